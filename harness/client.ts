@@ -1,0 +1,124 @@
+/**
+ * API client by operation id (docs/decisions.md): builds the URL from the operation's path, adds the
+ * authentication asked for, and returns the Exchange (statuses never throw).
+ *
+ *   const api = createApiClient({ http, baseUrl, authUrl, operations: contract.operations, tokens, account, accountAuth: 'basic' });
+ *   const ex = await api.call('getTransaction', { pathParams: { id } });            // default auth from the operation
+ *   await api.call('createPaymentLink', { json: body, auth: 'none' });               // negative test
+ *   await api.call('getTransaction', { pathParams: { id }, auth: { header: 'Bearer nope' } });
+ *
+ * A bearer call answered 401 invalidates the token; it is re-sent once with a new token ONLY when the request is
+ * idempotent (GET/HEAD). A POST is never re-sent: its 401 is returned as is.
+ */
+import { secrets } from './evidence.ts';
+import type { Exchange, Http } from './http.ts';
+import type { TokenCache } from './tokens.ts';
+
+export type Scheme = 'bearer' | 'account';
+
+export interface Operation {
+  method: string;
+  /** Relative to its server, with `{name}` placeholders, e.g. `/EnlacePago/{id}/activar`. */
+  path: string;
+  server: 'base' | 'auth';
+  /** Alternatives of the spec (5.5); the first alternative's first scheme is the default auth. */
+  security?: Scheme[][];
+}
+
+export type Auth = 'bearer' | 'account' | 'none' | { header: string };
+
+export interface CallOptions {
+  pathParams?: Record<string, string | number>;
+  json?: unknown;
+  /** A raw body (malformed-input tests); give its content-type in `headers`. */
+  body?: string;
+  headers?: Record<string, string>;
+  auth?: Auth;
+  label?: string;
+}
+
+export interface ApiClientOptions {
+  http: Http;
+  baseUrl: string;
+  authUrl?: string;
+  operations: Record<string, Operation>;
+  /** Business token cache; needed for bearer calls. */
+  tokens?: TokenCache | undefined;
+  account: { user: string; password: string } | undefined;
+  accountAuth: 'basic' | 'password-grant';
+  /** Account token cache, for accountAuth 'password-grant'. */
+  accountTokens?: TokenCache;
+}
+
+export interface ApiClient {
+  call(operationId: string, options?: CallOptions): Promise<Exchange>;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const { http, operations, tokens, account, accountAuth, accountTokens } = options;
+  if (account) secrets.add(account.password, 'account-password');
+
+  /** The authorization header for a scheme, and the cache that issued it (to invalidate on 401). */
+  async function authorization(auth: Auth): Promise<{ header?: string; cache?: TokenCache; token?: string }> {
+    if (auth === 'none') return {};
+    if (typeof auth === 'object') return { header: auth.header };
+    if (auth === 'bearer') {
+      if (!tokens) throw new Error('a bearer call needs business credentials (CLIENT_ID / CLIENT_SECRET), and none were given to this client');
+      const token = await tokens.get();
+      return { header: `Bearer ${token}`, cache: tokens, token };
+    }
+    if (!account) throw new Error('an account call needs ACCOUNT_USER and ACCOUNT_PASSWORD, which are not configured');
+    if (accountAuth === 'basic') {
+      return { header: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}` };
+    }
+    if (!accountTokens) throw new Error('ACCOUNT_AUTH=password-grant needs an account token cache (accountTokens), and none was given to this client');
+    const token = await accountTokens.get();
+    return { header: `Bearer ${token}`, cache: accountTokens, token };
+  }
+
+  return {
+    async call(operationId, callOptions = {}) {
+      const operation = operations[operationId];
+      if (!operation) throw new Error(`unknown operation id "${operationId}"; known: ${Object.keys(operations).join(', ')}`);
+      const method = operation.method.toUpperCase();
+      const url = buildUrl(options, operation, callOptions.pathParams ?? {}, operationId);
+      const auth = callOptions.auth ?? defaultAuth(operation);
+      const idempotent = method === 'GET' || method === 'HEAD';
+
+      const send = async () => {
+        const { header, cache, token } = await authorization(auth);
+        const ex = await http.request({
+          method,
+          url,
+          headers: { ...(header === undefined ? {} : { authorization: header }), ...callOptions.headers },
+          ...(callOptions.json === undefined ? {} : { json: callOptions.json }),
+          ...(callOptions.body === undefined ? {} : { body: callOptions.body }),
+          label: callOptions.label ?? operationId,
+        });
+        // A 401 with our token: the target no longer accepts it, so the next call asks for a new one.
+        if (ex.response?.status === 401 && cache && token) cache.invalidate(token);
+        return { ex, retry: ex.response?.status === 401 && cache !== undefined };
+      };
+
+      const first = await send();
+      if (first.retry && idempotent) return (await send()).ex;
+      return first.ex;
+    },
+  };
+}
+
+function defaultAuth(operation: Operation): Auth {
+  if (!operation.security) return 'bearer';
+  return operation.security[0]?.[0] ?? 'none';
+}
+
+function buildUrl(options: ApiClientOptions, operation: Operation, params: Record<string, string | number>, operationId: string): string {
+  const server = operation.server === 'auth' ? options.authUrl : options.baseUrl;
+  if (server === undefined) throw new Error(`operation ${operationId} is on the auth server, but no authUrl was given to the client`);
+  const path = operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`operation ${operationId} needs the path parameter "${name}"`);
+    return encodeURIComponent(String(value));
+  });
+  return `${server.replace(/\/+$/, '')}${path}`;
+}

@@ -1,0 +1,426 @@
+/**
+ * Configuration of a run, from the environment and `.env` (real environment variables win). Every variable is
+ * validated; a bad value throws `ConfigError` with one line naming the variable, what it means, what was wrong and
+ * an example. Secret values never appear in a message. Empty values count as unset.
+ *
+ *   const config = loadConfig();            // frozen
+ *   console.log(redactedConfigSummary(config));
+ *
+ * API_BASE_URL unset → `target.kind = 'embedded'` (credentials and URLs come from the embedded sandbox later);
+ * set → `'remote'`, which needs AUTH_URL, CLIENT_ID and CLIENT_SECRET. Every variable is documented in .env.example.
+ * The secrets read here (client secrets, passwords, hash key) are registered for redaction.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+import { ConfigError } from './errors.ts';
+import { secrets } from './evidence.ts';
+
+export { ConfigError } from './errors.ts';
+
+export type AccountAuth = 'basic' | 'password-grant';
+export type RedirectHashAlgorithm = 'off' | 'hmac-sha256' | 'hmac-sha512' | 'sha256' | 'sha512';
+export type Destructive = 'account-deletion';
+
+export type TargetConfig =
+  | { kind: 'embedded' }
+  | {
+      kind: 'remote';
+      /** {base_url}, without a trailing slash. */
+      baseUrl: string;
+      /** {auth_url}; the token endpoint is `${authUrl}/connect/token`. */
+      authUrl: string;
+      clientId: string;
+      clientSecret: string;
+      accountUser?: string;
+      accountPassword?: string;
+      /** A business of the same account without the MPOS permission. */
+      secondClientId?: string;
+      secondClientSecret?: string;
+      /** A disposable account that account deletion may destroy (only with ALLOW_DESTRUCTIVE=account-deletion). */
+      deletionAccountUser?: string;
+      deletionAccountPassword?: string;
+    };
+
+export interface Config {
+  target: TargetConfig;
+  accountAuth: AccountAuth;
+  http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number };
+  reportDir: string;
+  receiver: { host: string; port: number; publicUrl?: string };
+  webhook: {
+    /** 'off' = observe the signature header, don't verify it. */
+    signature: 'off' | 'hmac-sha256';
+    /** Lower case. */
+    signatureHeader: string;
+    timeoutS: number;
+    fieldCase: 'exact' | 'insensitive';
+  };
+  redirectHash: {
+    /** 'off' = observe the hash, don't verify it. */
+    algorithm: RedirectHashAlgorithm;
+    /** undefined = the business's client secret. */
+    key?: string;
+    encoding: 'hex' | 'base64';
+    /** spec = the seven fields of 6.3; link = identificadorEnlaceComercio, idTransaccion, idEnlace, monto. */
+    order: 'spec' | 'link';
+  };
+  maxWaitQrExpiryS: number;
+  allowDestructive: readonly Destructive[];
+  fastCheck: { seed?: number; numRuns: number };
+  expectedFailuresFile?: string;
+  testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
+  /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
+  sandbox: { mode: 'development' | 'production'; fault?: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads `.env` (if present; real variables win) and validates every variable. Throws ConfigError. */
+export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null } = {}): Config {
+  const merged = { ...readDotenv(options.dotenvPath), ...definedOnly(env) };
+  const config = parseConfig(merged);
+  registerSecrets(config);
+  return deepFreeze(config);
+}
+
+function readDotenv(path: string | null | undefined): Env {
+  if (path === null) return {};
+  const file = path ?? '.env';
+  if (!existsSync(file)) {
+    if (path === undefined) return {};
+    throw new ConfigError(`the .env file "${file}" does not exist; create it from .env.example or pass another path`, 'DOTENV');
+  }
+  return parseDotenv(readFileSync(file));
+}
+
+function definedOnly(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
+}
+
+/** One variable's reader: knows its name, meaning and an example for messages. */
+class Reader {
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === '' ? undefined : value;
+  }
+
+  isSet(name: string): boolean {
+    return this.raw(name) !== undefined;
+  }
+
+  /** `NAME must be <what> (got "x"); example: NAME=<example>` — secrets are described, never quoted. */
+  fail(name: string, what: string, example: string, secret = false, problem?: string): never {
+    const value = this.raw(name) ?? '';
+    const got = problem ?? (secret ? `got a value of ${value.length} characters` : `got "${value}"`);
+    throw new ConfigError(`${name} must be ${what} (${got}); example: ${name}=${example}`, name);
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  url(name: string, what: string, example: string): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    let u: URL;
+    try {
+      u = new URL(value);
+    } catch {
+      return this.fail(name, `an absolute http(s) URL, ${what}`, example);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') this.fail(name, `an absolute http(s) URL, ${what}`, example);
+    return value.replace(/\/+$/, '');
+  }
+
+  int(name: string, what: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      const kind = min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : 'an integer';
+      const range = max === Number.MAX_SAFE_INTEGER ? '' : min > 1 || min < 0 ? `, from ${min} to ${max}` : `, at most ${max}`;
+      this.fail(name, `${kind} ${what}${range}`, String(fallback));
+    }
+    return Number(value);
+  }
+
+  oneOf<T extends string>(name: string, what: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.fail(name, `one of ${allowed.join(' | ')} (${what})`, fallback);
+    }
+    return value as T;
+  }
+
+  pattern(name: string, what: string, re: RegExp, fallback: string, options: { example?: string; secret?: boolean } = {}): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!re.test(value)) this.fail(name, what, options.example ?? fallback, options.secret);
+    return value;
+  }
+}
+
+const allowedDestructive: readonly Destructive[] = ['account-deletion'];
+
+/** Variables that only make sense for a remote target: with the embedded sandbox they would be silently ignored. */
+const remoteOnly = [
+  'AUTH_URL',
+  'CLIENT_ID',
+  'CLIENT_SECRET',
+  'ACCOUNT_USER',
+  'ACCOUNT_PASSWORD',
+  'SECOND_CLIENT_ID',
+  'SECOND_CLIENT_SECRET',
+  'DELETION_ACCOUNT_USER',
+  'DELETION_ACCOUNT_PASSWORD',
+];
+
+const requiredRemote: Record<string, string> = {
+  AUTH_URL: 'the {auth_url} of the token issuer (AUTH_URL=https://auth.example.test)',
+  CLIENT_ID: 'the client id of a development business (CLIENT_ID=my-dev-business)',
+  CLIENT_SECRET: 'its client secret (CLIENT_SECRET=<the API Secret of that business>)',
+};
+
+function parseConfig(env: Env): Config {
+  const r = new Reader(env);
+
+  const baseUrl = r.url('API_BASE_URL', 'the {base_url} of the target, or unset for the embedded sandbox', 'https://api.example.test/api');
+  const remote = baseUrl !== undefined;
+  const target = remote ? remoteTarget(r, baseUrl) : embeddedTarget(r);
+
+  const accountAuth = r.oneOf<AccountAuth>('ACCOUNT_AUTH', 'how account user+password is sent: HTTP Basic or an OAuth2 password grant at AUTH_URL', ['basic', 'password-grant'], 'basic');
+
+  const http = {
+    timeoutMs: r.int('HTTP_TIMEOUT_MS', 'number of milliseconds', 15_000, 1),
+    retries: r.int('HTTP_RETRIES', 'number of extra attempts for idempotent requests', 3, 0, 10),
+    maxResponseBytes: r.int('MAX_RESPONSE_BYTES', 'number of bytes read of a response body', 1_048_576, 1),
+    runTimeoutS: r.int('RUN_TIMEOUT_S', 'number of seconds bounding the whole run', 900, 1),
+  };
+
+  const publicUrl = r.url('WEBHOOK_PUBLIC_URL', 'at which the target reaches the webhook receiver (a tunnel for a remote target)', 'https://my-tunnel.example.test');
+  const receiver = {
+    host: r.pattern('RECEIVER_HOST', 'a host name or IP address the webhook receiver binds to', /^[A-Za-z0-9.:-]+$/, '127.0.0.1'),
+    port: r.int('RECEIVER_PORT', 'TCP port of the webhook receiver (0 = any free port)', 0, 0, 65_535),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+  };
+
+  const webhook = {
+    signature: r.oneOf('WEBHOOK_SIGNATURE', 'verify the webhook signature header, or only observe it', ['off', 'hmac-sha256'] as const, remote ? 'off' : 'hmac-sha256'),
+    signatureHeader: r.pattern('WEBHOOK_SIGNATURE_HEADER', 'an HTTP header name carrying the webhook signature', /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'x-signature').toLowerCase(),
+    timeoutS: r.int('WEBHOOK_TIMEOUT_S', 'number of seconds to wait for a webhook', 10, 1),
+    fieldCase: r.oneOf('WEBHOOK_FIELD_CASE', 'how webhook field names are matched', ['exact', 'insensitive'] as const, 'exact'),
+  };
+
+  const hashKey = r.raw('REDIRECT_HASH_KEY');
+  const redirectHash = {
+    algorithm: r.oneOf<RedirectHashAlgorithm>('REDIRECT_HASH', 'the redirect hash algorithm; off = observe, don\'t verify', ['off', 'hmac-sha256', 'hmac-sha512', 'sha256', 'sha512'], remote ? 'off' : 'hmac-sha256'),
+    ...(hashKey === undefined ? {} : { key: hashKey }),
+    encoding: r.oneOf('REDIRECT_HASH_ENCODING', 'the encoding of the redirect hash', ['hex', 'base64'] as const, 'hex'),
+    order: r.oneOf('REDIRECT_HASH_ORDER', 'the fields hashed: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto', ['spec', 'link'] as const, 'spec'),
+  };
+
+  const allowDestructive = parseDestructive(r);
+  if (remote && allowDestructive.includes('account-deletion')) checkDeletionCredentials(r);
+
+  const seed = r.raw('FC_SEED') === undefined ? undefined : r.int('FC_SEED', 'fast-check seed (to replay a run)', 42, -2_147_483_648, 2_147_483_647);
+  const fastCheck = {
+    ...(seed === undefined ? {} : { seed }),
+    numRuns: r.int('FC_NUM_RUNS', 'number of fast-check runs per property', remote ? 10 : 100, 1, 100_000),
+  };
+
+  const expectedFailuresFile = r.raw('EXPECTED_FAILURES_FILE');
+  if (expectedFailuresFile !== undefined && !(existsSync(expectedFailuresFile) && statSync(expectedFailuresFile).isFile())) {
+    r.fail('EXPECTED_FAILURES_FILE', 'the path of an existing file listing test names expected to fail, one per line', 'expected-failures.txt', false, `got "${expectedFailuresFile}", which is not a file`);
+  }
+
+  const testData = {
+    cardNumber: r.pattern('TEST_CARD_NUMBER', 'a test card number of 13 to 19 digits, no spaces', /^\d{13,19}$/, '4111111111111111', { secret: true }),
+    cvv: r.pattern('TEST_CARD_CVV', 'a test cvv of 3 or 4 digits', /^\d{3,4}$/, '123', { secret: true }),
+    walletDui: r.pattern('TEST_WALLET_DUI', 'the dui (national identifier) of a test wallet account: digits and hyphens', /^[0-9-]{1,20}$/, '00000000-0'),
+    mpos: {
+      posId: r.pattern('MPOS_POS_ID', 'a POS identifier without spaces', /^\S{1,100}$/, 'POS-0001'),
+      track2: r.pattern('MPOS_TRACK2', 'test encTRACK2 card data from an MPOS device, in hexadecimal', /^[0-9A-Fa-f]{2,512}$/, 'A1B2C3D4E5F60718293A4B5C6D7E8F90A1B2C3D4E5F60718', { secret: true }),
+      ksn: r.pattern('MPOS_KSN', 'a test encTRACK KSN key from an MPOS device, in hexadecimal', /^[0-9A-Fa-f]{2,64}$/, 'FFFF9876543210E00001'),
+    },
+  };
+
+  const sandboxMode = r.oneOf('SANDBOX_MODE', 'the mode the embedded sandbox starts its businesses in', ['development', 'production'] as const, 'development');
+  const fault = r.pattern('SANDBOX_FAULT', 'the name of a fault of the sandbox\'s fault catalogue (used by npm run mutation)', /^[A-Za-z0-9._-]+$/, '', { example: '<a fault id of sandbox/faults.ts>' });
+  if (remote) {
+    for (const name of ['SANDBOX_MODE', 'SANDBOX_FAULT']) {
+      if (r.isSet(name)) throw new ConfigError(`${name} only applies to the embedded sandbox, but API_BASE_URL is set; unset ${name} to test the remote target`, name);
+    }
+  }
+
+  return {
+    target,
+    accountAuth,
+    http,
+    reportDir: r.string('REPORT_DIR', 'reports'),
+    receiver,
+    webhook,
+    redirectHash,
+    maxWaitQrExpiryS: r.int('MAX_WAIT_QR_EXPIRY_S', 'number of seconds a test may wait for a quick-pay QR to expire (0 = skip such tests without a clock)', 0, 0),
+    allowDestructive,
+    fastCheck,
+    ...(expectedFailuresFile === undefined ? {} : { expectedFailuresFile }),
+    testData,
+    sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }) },
+  };
+}
+
+function embeddedTarget(r: Reader): TargetConfig {
+  for (const name of remoteOnly) {
+    if (r.isSet(name)) {
+      throw new ConfigError(
+        `${name} is set but API_BASE_URL is not: set API_BASE_URL (example: API_BASE_URL=https://api.example.test/api) to test a remote target, or unset ${name} to use the embedded sandbox and its seeded credentials`,
+        name,
+      );
+    }
+  }
+  return { kind: 'embedded' };
+}
+
+function remoteTarget(r: Reader, baseUrl: string): TargetConfig {
+  const missing = Object.keys(requiredRemote).filter((name) => !r.isSet(name));
+  if (missing.length > 0) {
+    const needs = missing.map((name) => `${name} = ${requiredRemote[name]}`).join('; ');
+    throw new ConfigError(`a remote target (API_BASE_URL is set) also needs ${missing.join(', ')}: ${needs}`, missing[0]!);
+  }
+  const authUrl = r.url('AUTH_URL', 'the {auth_url} of the token issuer (the token is at AUTH_URL/connect/token)', 'https://auth.example.test')!;
+  return {
+    kind: 'remote',
+    baseUrl,
+    authUrl,
+    clientId: r.raw('CLIENT_ID')!,
+    clientSecret: r.raw('CLIENT_SECRET')!,
+    ...pair(r, 'ACCOUNT_USER', 'ACCOUNT_PASSWORD', 'account credentials (spec 4.2, 4.5, 4.9)', 'accountUser', 'accountPassword'),
+    ...pair(r, 'SECOND_CLIENT_ID', 'SECOND_CLIENT_SECRET', 'credentials of a business without the MPOS permission', 'secondClientId', 'secondClientSecret'),
+    ...pair(r, 'DELETION_ACCOUNT_USER', 'DELETION_ACCOUNT_PASSWORD', 'credentials of a disposable account for the deletion test', 'deletionAccountUser', 'deletionAccountPassword'),
+  };
+}
+
+/** Two variables that go together: both or neither. */
+function pair<K1 extends string, K2 extends string>(
+  r: Reader,
+  first: string,
+  second: string,
+  what: string,
+  key1: K1,
+  key2: K2,
+): Partial<Record<K1 | K2, string>> {
+  const a = r.raw(first);
+  const b = r.raw(second);
+  if (a === undefined && b === undefined) return {};
+  if (a === undefined || b === undefined) {
+    const [set, unset] = a === undefined ? [second, first] : [first, second];
+    throw new ConfigError(`${unset} must be set together with ${set} (${what}); set both, or neither to skip the tests that need them`, unset);
+  }
+  return { [key1]: a, [key2]: b } as Partial<Record<K1 | K2, string>>;
+}
+
+function parseDestructive(r: Reader): Destructive[] {
+  const value = r.raw('ALLOW_DESTRUCTIVE');
+  if (value === undefined) return [];
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const item of items) {
+    if (!(allowedDestructive as readonly string[]).includes(item)) {
+      r.fail('ALLOW_DESTRUCTIVE', `a comma-separated list of destructive tests to allow, from: ${allowedDestructive.join(', ')}`, 'account-deletion', false, `got unknown "${item}"`);
+    }
+  }
+  return [...new Set(items)] as Destructive[];
+}
+
+/** Deleting an account on a remote target needs a separate, disposable account, never the main one. */
+function checkDeletionCredentials(r: Reader): void {
+  if (!r.isSet('DELETION_ACCOUNT_USER')) {
+    throw new ConfigError(
+      'ALLOW_DESTRUCTIVE=account-deletion on a remote target needs DELETION_ACCOUNT_USER and DELETION_ACCOUNT_PASSWORD: the credentials of a disposable account that may be deleted (example: DELETION_ACCOUNT_USER=disposable@example.test)',
+      'DELETION_ACCOUNT_USER',
+    );
+  }
+  if (r.raw('DELETION_ACCOUNT_USER') === r.raw('ACCOUNT_USER')) {
+    throw new ConfigError(
+      'DELETION_ACCOUNT_USER must name a disposable account, not the main ACCOUNT_USER (got the same user): account deletion would destroy the account the suite runs with',
+      'DELETION_ACCOUNT_USER',
+    );
+  }
+}
+
+function registerSecrets(config: Config): void {
+  const t = config.target;
+  if (t.kind === 'remote') {
+    secrets.add(t.clientSecret, 'client-secret');
+    secrets.add(t.accountPassword, 'account-password');
+    secrets.add(t.secondClientSecret, 'second-client-secret');
+    secrets.add(t.deletionAccountPassword, 'deletion-password');
+  }
+  secrets.add(config.redirectHash.key, 'redirect-hash-key');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The configuration for printing: one `VARIABLE=value` line each; secrets as [set]/[unset]. */
+export function redactedConfigSummary(config: Config): string {
+  const t = config.target;
+  const flag = (v: string | undefined) => (v === undefined ? '[unset]' : '[set]');
+  const showUrl = (v: string | undefined) => {
+    if (v === undefined) return '[unset]';
+    const u = new URL(v);
+    if (u.password) u.password = 'REDACTED';
+    return u.toString().replace(/\/+$/, '');
+  };
+  const embedded = '(embedded sandbox)';
+  const lines: [string, string][] = [
+    ['target', t.kind],
+    ['API_BASE_URL', t.kind === 'remote' ? showUrl(t.baseUrl) : embedded],
+    ['AUTH_URL', t.kind === 'remote' ? showUrl(t.authUrl) : embedded],
+    ['CLIENT_ID', t.kind === 'remote' ? t.clientId : embedded],
+    ['CLIENT_SECRET', t.kind === 'remote' ? '[set]' : embedded],
+    ['ACCOUNT_USER', t.kind === 'remote' ? (t.accountUser ?? '[unset]') : embedded],
+    ['ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.accountPassword) : embedded],
+    ['ACCOUNT_AUTH', config.accountAuth],
+    ['SECOND_CLIENT_ID', t.kind === 'remote' ? (t.secondClientId ?? '[unset]') : embedded],
+    ['SECOND_CLIENT_SECRET', t.kind === 'remote' ? flag(t.secondClientSecret) : embedded],
+    ['DELETION_ACCOUNT_USER', t.kind === 'remote' ? (t.deletionAccountUser ?? '[unset]') : embedded],
+    ['DELETION_ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.deletionAccountPassword) : embedded],
+    ['ALLOW_DESTRUCTIVE', config.allowDestructive.join(',') || '(none)'],
+    ['WEBHOOK_PUBLIC_URL', showUrl(config.receiver.publicUrl)],
+    ['RECEIVER_HOST', config.receiver.host],
+    ['RECEIVER_PORT', String(config.receiver.port)],
+    ['REPORT_DIR', config.reportDir],
+    ['HTTP_TIMEOUT_MS', String(config.http.timeoutMs)],
+    ['RUN_TIMEOUT_S', String(config.http.runTimeoutS)],
+    ['HTTP_RETRIES', String(config.http.retries)],
+    ['MAX_RESPONSE_BYTES', String(config.http.maxResponseBytes)],
+    ['REDIRECT_HASH', config.redirectHash.algorithm],
+    ['REDIRECT_HASH_KEY', config.redirectHash.key === undefined ? '[unset: the client secret]' : '[set]'],
+    ['REDIRECT_HASH_ENCODING', config.redirectHash.encoding],
+    ['REDIRECT_HASH_ORDER', config.redirectHash.order],
+    ['WEBHOOK_SIGNATURE', config.webhook.signature],
+    ['WEBHOOK_SIGNATURE_HEADER', config.webhook.signatureHeader],
+    ['WEBHOOK_TIMEOUT_S', String(config.webhook.timeoutS)],
+    ['WEBHOOK_FIELD_CASE', config.webhook.fieldCase],
+    ['MAX_WAIT_QR_EXPIRY_S', String(config.maxWaitQrExpiryS)],
+    ['FC_SEED', config.fastCheck.seed === undefined ? '[unset: random]' : String(config.fastCheck.seed)],
+    ['FC_NUM_RUNS', String(config.fastCheck.numRuns)],
+    ['EXPECTED_FAILURES_FILE', config.expectedFailuresFile ?? '[unset]'],
+    ['TEST_CARD_NUMBER', '[set]'],
+    ['TEST_CARD_CVV', '[set]'],
+    ['TEST_WALLET_DUI', config.testData.walletDui],
+    ['MPOS_POS_ID', config.testData.mpos.posId],
+    ['MPOS_TRACK2', '[set]'],
+    ['MPOS_KSN', config.testData.mpos.ksn],
+    ['SANDBOX_MODE', config.sandbox.mode],
+    ['SANDBOX_FAULT', config.sandbox.fault ?? '[unset]'],
+  ];
+  return lines.map(([name, value]) => `${name}=${value}`).join('\n');
+}

@@ -1,0 +1,121 @@
+/**
+ * `clauseTest`: how every conformance test is declared. One behaviour per test (as in test262 and the OpenID
+ * conformance suite), its clause ids in the name and in the metadata the reporters read (harness/meta.ts).
+ *
+ *   clauseTest({ clauses: '4.1-monto-min', endpoint: 'POST /EnlacePago' }, 'monto 0 is rejected', async (t) => { … })
+ *
+ * The wrapper fails every test at once with one line when the target is unusable, stops purchases through the
+ * interlock, skips with the reason when the target lacks what the test needs, records observations (WARN) and
+ * failure evidence, and applies EXPECTED_FAILURES_FILE.
+ */
+import { readFileSync } from 'node:fs';
+import { it, type TestContext } from 'vitest';
+import './meta.ts';
+import { getRun, type Call, type Run } from './run.ts';
+import { CheckFailure } from './checks.ts';
+import type { Capability } from './target.ts';
+import type { Observation } from './meta.ts';
+
+/** What a test may need beyond the primary business; missing → skipped with the reason. */
+export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash';
+
+export interface ClauseTestSpec {
+  clauses: string | string[];
+  /** `METHOD /path` as in the spec, or `flow`. */
+  endpoint: string;
+  needs?: Need[];
+  /** A test that pays or purchases: refused by the interlock unless the business is in development. */
+  purchase?: boolean;
+}
+
+export interface T {
+  run: Run;
+  call: Call;
+  /** Record what was observed where the spec is silent: WARN in the reports, never a failure. */
+  observe(clause: string, message: string): void;
+  /** Skip with a reason shown in the reports. */
+  skip(reason: string): never;
+  /** Sets a fast-check seed / replay command in the metadata, for properties. */
+  replay(seed: number, command: string): void;
+}
+
+const NEED_REASONS: Record<Need, string> = {
+  clock: 'the target has no clock control (no sandbox test-control API)',
+  outbox: 'the target exposes no notification outbox (no sandbox test-control API)',
+  stats: 'the target exposes no state counters (no sandbox test-control API), so "creates nothing" cannot be observed',
+  reset: 'the target cannot be reset',
+  account: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD',
+  businessNoMpos: 'no second business without MPOS permission: set SECOND_CLIENT_ID and SECOND_CLIENT_SECRET',
+  deletion:
+    'account deletion is destructive: it runs only on the embedded sandbox\'s disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD',
+  hash: 'the redirect hash algorithm and key are not shown by the spec: set REDIRECT_HASH (e.g. hmac-sha256) and REDIRECT_HASH_KEY to verify it',
+};
+
+function missing(run: Run, need: Need): boolean {
+  switch (need) {
+    case 'account':
+      return !run.target.account;
+    case 'businessNoMpos':
+      return !run.target.businessNoMpos;
+    case 'deletion':
+      return !run.target.deletion;
+    case 'hash':
+      return !run.hash;
+    default:
+      return !run.target.capabilities.includes(need);
+  }
+}
+
+let expectedFailures: Set<string> | undefined;
+function isExpectedFailure(run: Run, name: string): boolean {
+  if (!expectedFailures) {
+    const file = run.config.expectedFailuresFile;
+    const lines = file ? readFileSync(file, 'utf8').split('\n') : [];
+    expectedFailures = new Set(lines.map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')));
+  }
+  return expectedFailures.has(name);
+}
+
+export function testName(clauses: string[], title: string): string {
+  return `[${clauses.join(' ')}] ${title}`;
+}
+
+export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
+  const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
+  const name = testName(clauses, title);
+  it(name, { meta: { clauses, endpoint: spec.endpoint }, ...(timeoutMs ? { timeout: timeoutMs } : {}) }, async (ctx: TestContext) => {
+    const run = await getRun();
+    if (run.target.unreachable) throw new Error(`target unusable: ${run.target.unreachable}`);
+    for (const need of spec.needs ?? []) if (missing(run, need)) ctx.skip(NEED_REASONS[need]);
+    if (spec.purchase) run.interlock.assertMayPay(run.target.mode);
+
+    const observations: Observation[] = [];
+    const t: T = {
+      run,
+      call: run.call,
+      observe(clause, message) {
+        observations.push({ clause, message });
+        ctx.task.meta.observations = observations;
+        void ctx.annotate(`WARN ${clause}: ${message}`, 'warning');
+      },
+      skip: (reason) => ctx.skip(reason),
+      replay(seed, command) {
+        ctx.task.meta.seed = seed;
+        ctx.task.meta.replay = command;
+      },
+    };
+
+    const expected = isExpectedFailure(run, name);
+    try {
+      await fn(t);
+    } catch (err) {
+      if (err instanceof CheckFailure) ctx.task.meta.failure = err.evidence;
+      if (expected) {
+        ctx.task.meta.expected = 'failed';
+        return;
+      }
+      throw err;
+    }
+    if (expected) ctx.task.meta.expected = 'passed';
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Error classes of the harness. Each message is one line that names the behaviour and what to do about it; none
+ * ever carries a secret value (callers build messages from redacted text only).
+ */
+import type { Exchange } from './http.ts';
+
+/** A bad or missing environment variable: the message names the variable, its meaning and an example. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(message: string, readonly variable: string) {
+    super(message);
+  }
+}
+
+/** A transport failure (no HTTP response): timeout, refused, reset, run bound. `exchange` is the redacted attempt. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(message: string, readonly exchange: Exchange, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The token endpoint refused or answered something that is not a token. */
+export class TokenError extends Error {
+  override name = 'TokenError';
+}
+
+/** The payer could not go on as a browser would (no form, redirect loop, missing field). */
+export class PayerError extends Error {
+  override name = 'PayerError';
+}

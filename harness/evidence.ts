@@ -1,0 +1,435 @@
+/**
+ * Evidence: the secret registry, redaction of exchanges, curl lines, and the recorder.
+ *
+ *   secrets.add(clientSecret, 'client-secret');        // the token module registers every issued token itself
+ *   const recorder = new Recorder();                    // pass it to createHttp
+ *   await withScope('4.1 monto-min', () => ...);        // exchanges made inside are attributed to that scope
+ *   currentScopeExchanges();                            // redacted, each with a `curl` line
+ *
+ * Redaction: registered secrets → `[REDACTED:<kind>]` anywhere; `authorization` → `Bearer [REDACTED]`; fields
+ * client_secret / clientSecret / password / access_token … → `[REDACTED:<kind>]`; numeroTarjeta and any 13–19
+ * digit run passing Luhn → first 6 + `******` + last 4; cvv fields removed entirely.
+ * curl lines name secrets as shell variables ($ACCESS_TOKEN, $CLIENT_SECRET, $CARD_NUMBER, $CVV …), never values.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Exchange } from './http.ts';
+
+/** Shell variable a curl line uses for a secret of each kind. */
+const variableOfKind: Record<string, string> = {
+  'access-token': 'ACCESS_TOKEN',
+  'account-token': 'ACCOUNT_TOKEN',
+  'client-secret': 'CLIENT_SECRET',
+  'second-client-secret': 'SECOND_CLIENT_SECRET',
+  'account-password': 'ACCOUNT_PASSWORD',
+  'deletion-password': 'DELETION_ACCOUNT_PASSWORD',
+  'redirect-hash-key': 'REDIRECT_HASH_KEY',
+};
+
+/** Field names (JSON keys, form or query parameters) whose values are secrets whatever their value. */
+const secretFields: Record<string, string> = {
+  access_token: 'access-token',
+  refresh_token: 'access-token',
+  id_token: 'access-token',
+  client_secret: 'client-secret',
+  clientsecret: 'client-secret',
+  password: 'account-password',
+};
+
+export class SecretRegistry {
+  // value (and its encoded forms) → kind
+  readonly #kinds = new Map<string, string>();
+  #sorted: string[] = [];
+
+  /** Register a secret; undefined or empty values are ignored. */
+  add(value: string | undefined, kind: string): void {
+    if (!value) return;
+    const forms = [
+      value,
+      encodeURIComponent(value),
+      new URLSearchParams({ v: value }).toString().slice(2),
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString('base64'),
+    ];
+    for (const form of forms) if (form.length > 0 && !this.#kinds.has(form)) this.#kinds.set(form, kind);
+    this.#sorted = [...this.#kinds.keys()].sort((a, b) => b.length - a.length);
+  }
+
+  /** The kind a value was registered with (exact value only). */
+  kindOf(value: string): string | undefined {
+    return this.#kinds.get(value);
+  }
+
+  /** Registered secrets → `[REDACTED:<kind>]`, then card-number runs masked. */
+  redactText(text: string): string {
+    let out = text;
+    for (const value of this.#sorted) {
+      if (out.includes(value)) out = out.split(value).join(`[REDACTED:${this.#kinds.get(value)}]`);
+    }
+    return maskCardRuns(out);
+  }
+}
+
+/** The process-wide registry: config, token cache and client register here; the recorder redacts with it. */
+export const secrets = new SecretRegistry();
+
+/** 4111111111111111 → 411111******1111; short values are masked whole. */
+function maskCardNumber(value: string): string {
+  return value.length >= 13 ? `${value.slice(0, 6)}******${value.slice(-4)}` : '******';
+}
+
+function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Any run of 13–19 digits (not part of a longer run) that passes Luhn → masked. */
+export function maskCardRuns(text: string): string {
+  return text.replace(/(?<!\d)\d{13,19}(?!\d)/g, (run) => (passesLuhn(run) ? maskCardNumber(run) : run));
+}
+
+// --- redaction of exchanges ---------------------------------------------------------------------------------
+
+/** A redacted deep copy of an exchange (response bytes dropped). */
+export function redactExchange(exchange: Exchange, registry: SecretRegistry = secrets): Exchange {
+  const { request, response } = exchange;
+  const out: Exchange = {
+    ...exchange,
+    ...(exchange.label === undefined ? {} : { label: registry.redactText(exchange.label) }),
+    request: {
+      method: request.method,
+      url: redactUrl(request.url, registry),
+      headers: redactHeaders(request.headers, registry) as Record<string, string>,
+      bodyText: redactBody(request.bodyText, request.headers['content-type'] ?? '', registry),
+    },
+  };
+  if (response) {
+    const { bytes: _bytes, json, ...rest } = response;
+    out.response = {
+      ...rest,
+      headers: redactHeaders(response.headers, registry),
+      bodyText: redactBody(response.bodyText, response.contentType, registry),
+      ...(json === undefined ? {} : { json: redactValue(json, registry) }),
+    };
+  }
+  return out;
+}
+
+function redactHeaders<T extends string | string[]>(
+  headers: Record<string, T>,
+  registry: SecretRegistry,
+): Record<string, T> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' || lower === 'proxy-authorization') {
+      const scheme = String(value).trim().split(/\s+/)[0] ?? '';
+      out[name] = String(value).trim().includes(' ') ? `${scheme} [REDACTED]` : '[REDACTED]';
+    } else {
+      out[name] = Array.isArray(value) ? value.map((v) => registry.redactText(v)) : registry.redactText(value);
+    }
+  }
+  return out as Record<string, T>;
+}
+
+/** Redacts one form/query parameter; undefined = drop it (cvv). */
+function redactParam(name: string, value: string, registry: SecretRegistry): string | undefined {
+  const lower = name.toLowerCase();
+  if (lower === 'cvv') return undefined;
+  if (lower === 'numerotarjeta') return maskCardNumber(value);
+  const kind = secretFields[lower];
+  if (kind) return `[REDACTED:${registry.kindOf(value) ?? kind}]`;
+  return registry.redactText(value);
+}
+
+function redactForm(text: string, registry: SecretRegistry): string {
+  const parts: string[] = [];
+  for (const [name, value] of new URLSearchParams(text)) {
+    const redacted = redactParam(name, value, registry);
+    if (redacted === undefined) continue;
+    const shown = redacted.startsWith('[REDACTED:') ? redacted : encodeURIComponent(redacted);
+    parts.push(`${encodeURIComponent(registry.redactText(name))}=${shown}`);
+  }
+  return parts.join('&');
+}
+
+function redactUrl(url: string, registry: SecretRegistry): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return registry.redactText(url);
+  }
+  if (u.password) u.password = 'REDACTED';
+  const query = u.search ? `?${redactForm(u.search.slice(1), registry)}` : '';
+  const hash = u.hash;
+  u.search = '';
+  u.hash = '';
+  return registry.redactText(u.toString()) + query + registry.redactText(hash);
+}
+
+function redactBody(text: string, contentType: string, registry: SecretRegistry): string {
+  if (text === '') return text;
+  if (/x-www-form-urlencoded/i.test(contentType)) return redactForm(text, registry);
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      const value: unknown = JSON.parse(text);
+      // Keep the exact text (number formatting matters as evidence) unless a field has to go.
+      if (hasSensitiveField(value)) return JSON.stringify(redactValue(value, registry));
+      return registry.redactText(text);
+    } catch {
+      // not JSON after all (or truncated): fall through to text rules
+    }
+  }
+  return redactLooseText(text, registry);
+}
+
+/** Text that may hold broken JSON: field-name rules by pattern, then secrets and card runs. */
+function redactLooseText(text: string, registry: SecretRegistry): string {
+  const value = String.raw`\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\]\s]+)`;
+  return registry.redactText(
+    text
+      .replace(new RegExp(String.raw`"cvv"${value}`, 'gi'), '"cvv":"[REDACTED:cvv]"')
+      .replace(new RegExp(String.raw`"numeroTarjeta"${value}`, 'gi'), (_m, v: string) => {
+        return `"numeroTarjeta":"${maskCardNumber(v.replace(/^"|"$/g, ''))}"`;
+      })
+      .replace(
+        new RegExp(String.raw`"(access_token|refresh_token|id_token|client_secret|clientSecret|password)"${value}`, 'gi'),
+        (_m, key: string) => `"${key}":"[REDACTED:${secretFields[key.toLowerCase()]}]"`,
+      ),
+  );
+}
+
+function hasSensitiveField(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasSensitiveField);
+  if (value === null || typeof value !== 'object') return typeof value === 'number' && isCardLikeNumber(value);
+  return Object.entries(value).some(([key, v]) => {
+    const lower = key.toLowerCase();
+    return lower === 'cvv' || lower === 'numerotarjeta' || lower in secretFields || hasSensitiveField(v);
+  });
+}
+
+function isCardLikeNumber(n: number): boolean {
+  const digits = Number.isSafeInteger(n) ? String(n) : '';
+  return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits);
+}
+
+/** A redacted deep copy of a JSON value. */
+export function redactValue(value: unknown, registry: SecretRegistry = secrets): unknown {
+  if (typeof value === 'string') return registry.redactText(value);
+  if (typeof value === 'number') return isCardLikeNumber(value) ? maskCardNumber(String(value)) : value;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, registry));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const lower = key.toLowerCase();
+    if (lower === 'cvv') continue;
+    if (lower === 'numerotarjeta') out[key] = maskCardNumber(String(v));
+    else if (lower in secretFields) {
+      out[key] = `[REDACTED:${(typeof v === 'string' && registry.kindOf(v)) || secretFields[lower]}]`;
+    } else out[key] = redactValue(v, registry);
+  }
+  return out;
+}
+
+// --- curl ---------------------------------------------------------------------------------------------------
+
+const sentinel = (variable: string) => `@@CURLVAR_${variable}@@`;
+
+/** Single-quotes for the shell; sentinels become `'"$VAR"'` so variables expand inside the quoted text. */
+function shellQuote(text: string): string {
+  if (text === '') return "''";
+  const quoted = `'${text.replace(/'/g, `'\\''`)}'`;
+  return quoted.replace(/@@CURLVAR_([A-Z0-9_]+)@@/g, `'"$$$1"'`).replace(/^''|''$/g, '');
+}
+
+/** Variable for a secret value, by its registered kind (or because it was already redacted). */
+function variableFor(value: string, registry: SecretRegistry, fallback: string | undefined): string | undefined {
+  const kind = registry.kindOf(value);
+  if (kind) return variableOfKind[kind] ?? `SECRET_${kind.toUpperCase()}`;
+  return value.includes('[REDACTED') ? fallback : undefined;
+}
+
+/**
+ * A one-line curl reproducing the request, with secrets as shell variables. Best from the raw exchange (the
+ * recorder stores it on each recorded copy); from a redacted copy, removed cvv fields cannot be reproduced.
+ */
+export function toCurl(exchange: Exchange, registry: SecretRegistry = secrets): string {
+  const { method, url, headers, bodyText } = exchange.request;
+  const parts = ['curl', '-sS', '-X', method, shellQuote(url)];
+  const contentType = headers['content-type'] ?? '';
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === 'content-length' || name === 'host') continue;
+    if (name === 'authorization') parts.push(...curlAuthorization(value, registry));
+    else parts.push('-H', shellQuote(`${name}: ${value}`));
+  }
+  if (bodyText !== '') {
+    if (/x-www-form-urlencoded/i.test(contentType)) parts.push(...curlForm(bodyText, registry));
+    else parts.push('--data-raw', shellQuote(curlBodyText(bodyText, registry)));
+  }
+  // Safety net: nothing registered survives, whatever path produced it.
+  return registry.redactText(parts.join(' '));
+}
+
+function curlAuthorization(value: string, registry: SecretRegistry): string[] {
+  const [scheme = '', credential = ''] = value.trim().split(/\s+/, 2);
+  if (/^bearer$/i.test(scheme)) {
+    const variable = variableFor(credential, registry, 'ACCESS_TOKEN');
+    if (variable) return ['-H', `"authorization: Bearer $${variable}"`];
+  } else if (/^basic$/i.test(scheme)) {
+    const decoded = Buffer.from(credential, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const kind = credential.includes('[REDACTED') ? 'account-password' : colon >= 0 ? registry.kindOf(decoded.slice(colon + 1)) : undefined;
+    if (kind === 'deletion-password') return ['-u', '"$DELETION_ACCOUNT_USER:$DELETION_ACCOUNT_PASSWORD"'];
+    if (kind) return ['-u', '"$ACCOUNT_USER:$ACCOUNT_PASSWORD"'];
+  }
+  // Not a registered credential (a negative test's made-up value): reproduce it literally.
+  return ['-H', shellQuote(`authorization: ${value}`)];
+}
+
+function curlForm(text: string, registry: SecretRegistry): string[] {
+  const params = new URLSearchParams(text);
+  const secretKind = registry.kindOf(params.get('client_secret') ?? '');
+  const clientVariable =
+    secretKind === 'client-secret' ? 'CLIENT_ID' : secretKind === 'second-client-secret' ? 'SECOND_CLIENT_ID' : undefined;
+  const passwordKind = registry.kindOf(params.get('password') ?? '');
+  const userVariable =
+    passwordKind === 'account-password' ? 'ACCOUNT_USER' : passwordKind === 'deletion-password' ? 'DELETION_ACCOUNT_USER' : undefined;
+  const parts: string[] = [];
+  for (const [name, value] of params) {
+    let variable: string | undefined;
+    if (name === 'client_id') variable = clientVariable;
+    else if (name === 'username') variable = userVariable;
+    else if (name === 'cvv') variable = 'CVV';
+    else if (name === 'numeroTarjeta') variable = 'CARD_NUMBER';
+    else variable = variableFor(value, registry, undefined);
+    parts.push('--data-urlencode', variable ? `"${name}=$${variable}"` : shellQuote(`${name}=${value}`));
+  }
+  return parts;
+}
+
+function curlBodyText(text: string, registry: SecretRegistry): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  let substituted = false;
+  const use = (variable: string) => {
+    substituted = true;
+    return sentinel(variable);
+  };
+  const substitute = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      const variable = variableFor(v, registry, undefined);
+      return variable ? use(variable) : v;
+    }
+    if (Array.isArray(v)) return v.map(substitute);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [key, field] of Object.entries(v)) {
+      const lower = key.toLowerCase();
+      if (lower === 'cvv') out[key] = use('CVV');
+      else if (lower === 'numerotarjeta') out[key] = use('CARD_NUMBER');
+      else out[key] = substitute(field);
+    }
+    return out;
+  };
+  const json = JSON.stringify(substitute(value));
+  // Re-serialise only when needed: the sent text (e.g. 10.00 vs 10) is what reproduces the request.
+  return substituted ? json : text;
+}
+
+/**
+ * Shell lines to run before the curl lines of a report: what to export, and ACCESS_TOKEN fetched from the token
+ * endpoint with $CLIENT_ID / $CLIENT_SECRET (parsed with node, no jq needed).
+ */
+export function curlPreamble(config: { authUrl?: string | undefined; accountAuth?: 'basic' | 'password-grant' }): string[] {
+  const tokenUrl = config.authUrl ? shellQuote(`${config.authUrl.replace(/\/+$/, '')}/connect/token`) : '"$AUTH_URL/connect/token"';
+  const readToken = `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).access_token'`;
+  const lines = [
+    '# export CLIENT_ID, CLIENT_SECRET, ACCOUNT_USER, ACCOUNT_PASSWORD, CARD_NUMBER and CVV first (values are not in this report)',
+    `export ACCESS_TOKEN="$(curl -sS -X POST ${tokenUrl} --data-urlencode 'grant_type=client_credentials' --data-urlencode 'audience=service_api' --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET" | ${readToken})"`,
+  ];
+  if (config.accountAuth === 'password-grant') {
+    lines.push(
+      `export ACCOUNT_TOKEN="$(curl -sS -X POST ${tokenUrl} --data-urlencode 'grant_type=password' --data-urlencode 'audience=service_api' --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET" --data-urlencode "username=$ACCOUNT_USER" --data-urlencode "password=$ACCOUNT_PASSWORD" | ${readToken})"`,
+    );
+  }
+  return lines;
+}
+
+// --- recorder and scopes ------------------------------------------------------------------------------------
+
+interface Scope {
+  name: string;
+  exchanges: Exchange[];
+}
+
+const scopeStorage = new AsyncLocalStorage<Scope>();
+const maxPerScope = 500;
+
+/** Runs fn with a scope: exchanges recorded inside (across awaits) are also listed for that scope. */
+export function withScope<T>(name: string, fn: () => T): T {
+  return scopeStorage.run({ name, exchanges: [] }, fn);
+}
+
+/** Redacted exchanges recorded in the current scope so far (empty outside any scope). */
+export function currentScopeExchanges(): Exchange[] {
+  return [...(scopeStorage.getStore()?.exchanges ?? [])];
+}
+
+/** Keeps the last `limit` exchanges, redacted, each with its curl line; bodies clipped to bound memory. */
+export class Recorder {
+  #stored: Exchange[] = [];
+  readonly #limit: number;
+  readonly #maxBodyChars: number;
+  readonly #registry: SecretRegistry;
+
+  constructor(options: { limit?: number; maxBodyChars?: number; registry?: SecretRegistry } = {}) {
+    this.#limit = options.limit ?? 2000;
+    this.#maxBodyChars = options.maxBodyChars ?? 65_536;
+    this.#registry = options.registry ?? secrets;
+  }
+
+  /** Stores a redacted copy (with a curl line made from the raw request) and returns it. */
+  record(exchange: Exchange): Exchange {
+    const copy = redactExchange(exchange, this.#registry);
+    copy.curl = toCurl(exchange, this.#registry);
+    copy.request.bodyText = this.#clip(copy.request.bodyText);
+    if (copy.response) copy.response.bodyText = this.#clip(copy.response.bodyText);
+    this.#stored.push(copy);
+    if (this.#stored.length > this.#limit) this.#stored.splice(0, this.#stored.length - this.#limit);
+    const scope = scopeStorage.getStore();
+    if (scope) {
+      scope.exchanges.push(copy);
+      if (scope.exchanges.length > maxPerScope) scope.exchanges.shift();
+    }
+    return copy;
+  }
+
+  /** Takes every stored exchange out, oldest first. */
+  drain(): Exchange[] {
+    const out = this.#stored;
+    this.#stored = [];
+    return out;
+  }
+
+  get size(): number {
+    return this.#stored.length;
+  }
+
+  #clip(text: string): string {
+    const max = this.#maxBodyChars;
+    return text.length > max ? `${text.slice(0, max)}…[${text.length - max} more characters]` : text;
+  }
+}

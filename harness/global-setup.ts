@@ -1,0 +1,27 @@
+/**
+ * vitest global setup of the conformance project: selects and probes the target once per run, hands it to the
+ * worker (`inject('target')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
+ */
+import type { TestProject } from 'vitest/node';
+import { loadConfig } from './config.ts';
+import { probeTarget, selectTarget } from './target.ts';
+import { PRODUCTION_MESSAGE } from './interlock.ts';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const config = loadConfig();
+  const { info, embedded } = await selectTarget(config);
+  const target = await probeTarget(info, config);
+  const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
+  process.env.CONFORMANCE_RUN_INFO = JSON.stringify({
+    targetUrl: target.baseUrl,
+    targetKind: target.kind,
+    mode: target.mode,
+    capabilities: target.capabilities,
+    fcSeed: config.fastCheck.seed,
+    ...(abort ? { abort } : {}),
+  });
+  project.provide('target', target);
+  return async () => {
+    await embedded?.close();
+  };
+}

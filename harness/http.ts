@@ -1,0 +1,321 @@
+/**
+ * The one HTTP client of the harness (undici, keep-alive). Every request becomes an `Exchange` that is handed to
+ * the recorder (which stores it redacted). Redirects are never followed here; the payer follows them itself.
+ *
+ *   const http = createHttp({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1 << 20, recorder });
+ *   const ex = await http.request({ method: 'POST', url, json: body, label: 'createPaymentLink' });
+ *
+ * Retries happen ONLY for idempotent requests (GET/HEAD by default, or `idempotent: true`, which the token cache
+ * passes): on connection errors, 429 and 503, with capped exponential backoff honouring Retry-After, never past
+ * the run deadline. A non-idempotent request is sent exactly once, whatever happens.
+ * Transport failures throw `HttpError` (one line naming the behaviour and the request); HTTP statuses never throw.
+ */
+import { Agent, request as undiciRequest } from 'undici';
+import { HttpError } from './errors.ts';
+import { secrets } from './evidence.ts';
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON with content-type application/json (unless a content-type header is given). */
+  json?: unknown;
+  /** Sent form-encoded (application/x-www-form-urlencoded). */
+  form?: Record<string, string>;
+  /** Sent as is (for malformed-body tests); set the content-type header yourself. */
+  body?: string | Buffer;
+  /** May this request be sent more than once? Default: true for GET and HEAD, false for everything else. */
+  idempotent?: boolean;
+  label?: string;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  /** Lower-case names; set-cookie (and any repeated header) is an array. */
+  headers: Record<string, string | string[]>;
+  /** The body as UTF-8 text; binary content types are summarised as `[binary body: N bytes, <type>]`. */
+  bodyText: string;
+  /** The raw bytes (up to the cap). Present on the exchange `request()` returns, dropped from recorded copies. */
+  bytes?: Buffer;
+  /** Parsed body when the content type says JSON and it parsed. */
+  json?: unknown;
+  /** Why a JSON content type did not give `json` (parse error, empty or truncated body). */
+  jsonError?: string;
+  contentType: string;
+  /** The body was larger than maxResponseBytes: only the first maxResponseBytes were read. */
+  truncated: boolean;
+}
+
+export interface Exchange {
+  id: string;
+  label?: string;
+  request: { method: string; url: string; headers: Record<string, string>; bodyText: string };
+  response?: ExchangeResponse;
+  attempts: number;
+  durationMs: number;
+  /** On recorded (redacted) copies: a curl line reproducing the request, with secrets as shell variables. */
+  curl?: string;
+}
+
+/** What http needs of the evidence recorder: store the exchange (redacted) and return the stored copy. */
+export interface ExchangeSink {
+  record(exchange: Exchange): Exchange;
+}
+
+export interface HttpOptions {
+  timeoutMs: number;
+  /** Extra attempts allowed for idempotent requests. */
+  retries: number;
+  maxResponseBytes: number;
+  /** Epoch ms after which nothing more is sent (the whole-run bound). */
+  deadline?: number;
+  /** Length of the whole-run bound in seconds, for messages ("the whole-run bound of 900 s …"). */
+  runTimeoutS?: number;
+  recorder: ExchangeSink;
+  /** Longest single backoff wait (ms); Retry-After is honoured up to this. */
+  maxBackoffMs?: number;
+}
+
+export interface Http {
+  request(req: HttpRequest): Promise<Exchange>;
+  close(): Promise<void>;
+}
+
+let nextId = 1;
+
+export function createHttp(options: HttpOptions): Http {
+  const { timeoutMs, retries, maxResponseBytes, deadline, recorder } = options;
+  const maxBackoffMs = options.maxBackoffMs ?? 5000;
+  const agent = new Agent({ keepAliveTimeout: 10_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+
+  async function request(req: HttpRequest): Promise<Exchange> {
+    const method = req.method.toUpperCase();
+    const idempotent = req.idempotent ?? (method === 'GET' || method === 'HEAD');
+    const { headers, bodyText, body } = encodeBody(req);
+    const exchange: Exchange = {
+      id: `ex-${nextId++}`,
+      ...(req.label === undefined ? {} : { label: req.label }),
+      request: { method, url: req.url, headers, bodyText },
+      attempts: 0,
+      durationMs: 0,
+    };
+    const started = Date.now();
+    const what = describe(method, req.url);
+    const host = hostOf(req.url);
+    const fail = (message: string, cause?: unknown): never => {
+      exchange.durationMs = Date.now() - started;
+      throw new HttpError(message, recorder.record(exchange), { cause });
+    };
+
+    for (;;) {
+      if (deadline !== undefined && Date.now() >= deadline) {
+        fail(`the whole-run bound${runBound(options.runTimeoutS)} was reached before ${what}`);
+      }
+      exchange.attempts++;
+      delete exchange.response; // only the last attempt's answer is kept
+      const budget = deadline === undefined ? timeoutMs : Math.min(timeoutMs, deadline - Date.now());
+      const byDeadline = budget < timeoutMs;
+      let response: ExchangeResponse | undefined;
+      let failure: { message: string; cause: unknown; retryable: boolean } | undefined;
+      try {
+        response = await send(agent, method, req.url, headers, body, budget, maxResponseBytes);
+      } catch (err) {
+        failure = describeFailure(err, what, host, budget, byDeadline, options.runTimeoutS);
+      }
+      const canRetry = idempotent && exchange.attempts <= retries;
+      if (failure) {
+        const wait = canRetry && failure.retryable ? backoff(exchange.attempts, undefined) : undefined;
+        if (wait === undefined || !fitsDeadline(wait)) fail(failure.message, failure.cause);
+        await sleep(wait!);
+        continue;
+      }
+      exchange.response = response!;
+      if (canRetry && (response!.status === 429 || response!.status === 503)) {
+        const wait = backoff(exchange.attempts, header(response!, 'retry-after'));
+        if (fitsDeadline(wait)) {
+          await sleep(wait);
+          continue;
+        }
+      }
+      exchange.durationMs = Date.now() - started;
+      recorder.record(exchange);
+      return exchange;
+    }
+  }
+
+  function backoff(attempt: number, retryAfter: string | undefined): number {
+    const asked = parseRetryAfter(retryAfter);
+    const wait = asked ?? 200 * 2 ** (attempt - 1);
+    return Math.min(Math.max(wait, 0), maxBackoffMs);
+  }
+
+  function fitsDeadline(wait: number): boolean {
+    return deadline === undefined || Date.now() + wait < deadline;
+  }
+
+  return {
+    request,
+    close: () => agent.close(),
+  };
+}
+
+/** A header of a response as one string (repeated headers joined with ", "). */
+export function header(response: ExchangeResponse | undefined, name: string): string | undefined {
+  const value = response?.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function encodeBody(req: HttpRequest): { headers: Record<string, string>; bodyText: string; body?: string | Buffer } {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (req.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    const text = JSON.stringify(req.json);
+    return { headers, bodyText: text, body: text };
+  }
+  if (req.form !== undefined) {
+    headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    const text = new URLSearchParams(req.form).toString();
+    return { headers, bodyText: text, body: text };
+  }
+  if (req.body !== undefined) {
+    return { headers, bodyText: typeof req.body === 'string' ? req.body : req.body.toString('utf8'), body: req.body };
+  }
+  return { headers, bodyText: '' };
+}
+
+async function send(
+  agent: Agent,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  budgetMs: number,
+  maxResponseBytes: number,
+): Promise<ExchangeResponse> {
+  // One timer covers headers and body, so a slow trickle cannot outlive the per-request timeout.
+  const signal = AbortSignal.timeout(Math.max(budgetMs, 1));
+  const res = await undiciRequest(url, {
+    dispatcher: agent,
+    method: method as 'GET',
+    headers,
+    ...(body === undefined ? {} : { body }),
+    signal,
+  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > maxResponseBytes) {
+      chunks.push(chunk.subarray(0, maxResponseBytes - size));
+      size = maxResponseBytes;
+      truncated = true;
+      // Stop reading: destroying the stream closes the connection instead of buffering the rest.
+      res.body.destroy();
+      break;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  const bytes = Buffer.concat(chunks, size);
+  const responseHeaders: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) responseHeaders[name.toLowerCase()] = value;
+  }
+  const rawType = responseHeaders['content-type'];
+  const contentType = (Array.isArray(rawType) ? rawType[0] : rawType) ?? '';
+  const response: ExchangeResponse = {
+    status: res.statusCode,
+    headers: responseHeaders,
+    bodyText: isTextual(contentType) ? bytes.toString('utf8') : `[binary body: ${size} bytes, ${contentType}]`,
+    bytes,
+    contentType,
+    truncated,
+  };
+  if (/\bjson\b|\+json/i.test(contentType)) {
+    if (truncated) response.jsonError = `body truncated at ${maxResponseBytes} bytes; not parsed`;
+    else if (size === 0) response.jsonError = 'empty body with a JSON content type';
+    else {
+      try {
+        response.json = JSON.parse(response.bodyText);
+      } catch (err) {
+        response.jsonError = (err as Error).message;
+      }
+    }
+  }
+  return response;
+}
+
+function isTextual(contentType: string): boolean {
+  return contentType === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded/i.test(contentType);
+}
+
+function describeFailure(
+  err: unknown,
+  what: string,
+  host: string,
+  budgetMs: number,
+  byDeadline: boolean,
+  runTimeoutS: number | undefined,
+): { message: string; cause: unknown; retryable: boolean } {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code ?? '';
+  const timedOut =
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_ABORTED';
+  if (timedOut) {
+    const message = byDeadline
+      ? `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`
+      : `no response within ${budgetMs / 1000} s from ${what}`;
+    return { message, cause: err, retryable: false };
+  }
+  if (code === 'ECONNREFUSED') return { message: `connection refused by ${host} (${what})`, cause: err, retryable: true };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') {
+    return { message: `connection reset by the target during ${what}`, cause: err, retryable: true };
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return { message: `could not connect to ${host} in time (${what})`, cause: err, retryable: true };
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return { message: `the host ${host} could not be resolved (${what})`, cause: err, retryable: false };
+  }
+  const detail = secrets.redactText(`${code ? code + ': ' : ''}${e.message ?? String(err)}`);
+  return { message: `request failed (${detail}) during ${what}`, cause: err, retryable: false };
+}
+
+/** "POST /api/EnlacePago", redacted, for messages. */
+function describe(method: string, url: string): string {
+  try {
+    const u = new URL(url);
+    return `${method} ${secrets.redactText(u.pathname + u.search)}`;
+  } catch {
+    return `${method} ${secrets.redactText(url)}`;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the target';
+  }
+}
+
+function runBound(runTimeoutS: number | undefined): string {
+  return runTimeoutS === undefined ? '' : ` of ${runTimeoutS} s`;
+}
+
+/** Retry-After in ms: delta-seconds or an HTTP date. */
+function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : at - Date.now();
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

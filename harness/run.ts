@@ -1,0 +1,143 @@
+/**
+ * The run as a conformance worker sees it: one instance per worker process (the conformance project runs its files
+ * in one worker without isolation, so the token cache, the receiver and the interlock are shared by every file).
+ * Every API response goes through `call`, which applies the interlock and the contract check.
+ */
+import { inject } from 'vitest';
+import { loadConfig, type Config } from './config.ts';
+import { loadContract, type Contract } from './contract.ts';
+import { createHttp, type Exchange, type Http } from './http.ts';
+import { Recorder, secrets } from './evidence.ts';
+import { createTokenCache } from './tokens.ts';
+import { createApiClient, type CallOptions } from './client.ts';
+import { startReceiver, type Receiver } from './receiver.ts';
+import { createPayer, type Payer } from './payer.ts';
+import { createControl, type Control } from './control.ts';
+import { Interlock, PURCHASE_OPERATIONS } from './interlock.ts';
+import { conformsToContract, type HashSettings } from './checks.ts';
+import type { Credentials, TargetInfo } from './target.ts';
+
+export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
+
+export interface Run {
+  config: Config;
+  target: TargetInfo;
+  contract: Contract;
+  http: Http;
+  recorder: Recorder;
+  interlock: Interlock;
+  /** The primary business (CLIENT_ID) with the account (ACCOUNT_USER) for account operations. */
+  call: Call;
+  /** Calls as another business / account (e.g. the one without MPOS permission, the disposable account). */
+  callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call;
+  /** Pays hosted screens; refuses (InterlockError) unless the business is known to be in development. */
+  payer: Payer;
+  receiver(): Promise<Receiver>;
+  control?: Control;
+  /** Redirect hash verification settings, or undefined when the run only observes the hash (REDIRECT_HASH=off). */
+  hash?: HashSettings;
+}
+
+let current: Promise<Run> | undefined;
+
+export function getRun(): Promise<Run> {
+  current ??= createRun();
+  return current;
+}
+
+async function createRun(): Promise<Run> {
+  const config = loadConfig();
+  const target = inject('target');
+  const contract = await loadContract();
+  const recorder = new Recorder();
+  const http = createHttp({
+    timeoutMs: config.http.timeoutMs,
+    retries: config.http.retries,
+    maxResponseBytes: config.http.maxResponseBytes,
+    deadline: Date.now() + config.http.runTimeoutS * 1000,
+    runTimeoutS: config.http.runTimeoutS,
+    recorder,
+  });
+  secrets.add(target.business.clientSecret, 'client-secret');
+  if (target.account) secrets.add(target.account.password, 'account-password');
+  if (target.deletion) secrets.add(target.deletion.password, 'deletion-password');
+  const interlock = new Interlock(target.mode);
+  const operations = contract.operations;
+
+  const clients = new Map<string, Call>();
+  function callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call {
+    const key = `${business?.clientId ?? '-'}|${account?.user ?? '-'}`;
+    const existing = clients.get(key);
+    if (existing) return existing;
+    if (business) secrets.add(business.clientSecret, 'client-secret');
+    const tokenUrl = `${target.authUrl}/connect/token`;
+    const tokens = business
+      ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api' })
+      : undefined;
+    // ACCOUNT_AUTH=password-grant: the account's token comes from an OAuth2 password grant made with the business's client.
+    const accountTokens =
+      account && business && config.accountAuth === 'password-grant'
+        ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api', password: { username: account.user, password: account.password } })
+        : undefined;
+    const api = createApiClient({
+      http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
+      ...(accountTokens ? { accountTokens } : {}),
+    });
+    const call: Call = async (operationId, options = {}) => {
+      if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(target.mode);
+      const ex = await api.call(operationId, options);
+      interlock.watch(ex.response?.json);
+      conformsToContract(contract, operationId, ex);
+      return ex;
+    };
+    clients.set(key, call);
+    return call;
+  }
+
+  const payer = guardPayer(createPayer({ http }), () => interlock.assertMayPay(target.mode), (b) => interlock.watch(b));
+  let receiver: Promise<Receiver> | undefined;
+  const hash = hashSettings(config, target);
+
+  return {
+    config,
+    target,
+    contract,
+    http,
+    recorder,
+    interlock,
+    call: callAs(target.business, target.account),
+    callAs,
+    payer,
+    receiver: () =>
+      (receiver ??= startReceiver({
+        host: config.receiver.host,
+        port: config.receiver.port,
+        ...(config.receiver.publicUrl ? { publicUrl: config.receiver.publicUrl } : {}),
+        ...(config.webhook.signature !== 'off'
+          ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
+          : {}),
+      })),
+    ...(target.controlUrl && target.capabilities.length > 0 ? { control: createControl(http, target.controlUrl) } : {}),
+    ...(hash ? { hash } : {}),
+  };
+}
+
+function hashSettings(config: Config, target: TargetInfo): HashSettings | undefined {
+  const h = config.redirectHash;
+  if (h.algorithm === 'off') return undefined;
+  return { algorithm: h.algorithm, key: h.key ?? target.business.clientSecret, encoding: h.encoding, order: h.order };
+}
+
+/** Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. */
+function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void): Payer {
+  const watchOutcome = <T extends { kind: string }>(o: T): T => {
+    if (o.kind === 'redirect') watch({ esReal: (o as unknown as { params: Record<string, string> }).params['esReal'] === 'true' });
+    return o;
+  };
+  return {
+    ...payer,
+    payLink: async (...args) => (assertMayPay(), watchOutcome(await payer.payLink(...args))),
+    complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args))),
+    payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args))),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Token cache (spec 5.1–5.2): one token request per credential set, shared by concurrent callers, reused until
+ * shortly before `expires_in` runs out (skew = min(60 s, 10 % of expires_in)).
+ *
+ *   const tokens = createTokenCache({ http, tokenUrl: `${authUrl}/connect/token`, clientId, clientSecret, audience: 'service_api' });
+ *   const token = await tokens.get();
+ *   tokens.invalidate(token);     // after a 401: the next get() asks for a new one
+ *
+ * With `password` it asks for an OAuth2 password grant instead (ACCOUNT_AUTH=password-grant). The client secret,
+ * the password and every issued token are registered for redaction.
+ */
+import { TokenError } from './errors.ts';
+import type { Http } from './http.ts';
+import { secrets } from './evidence.ts';
+
+export interface TokenCache {
+  get(): Promise<string>;
+  /** Forgets `token` if it is the cached one (a stale caller cannot drop a newer token). */
+  invalidate(token: string): void;
+  /** Token requests sent so far. */
+  readonly requests: number;
+}
+
+export interface TokenCacheOptions {
+  http: Http;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  audience: 'service_api';
+  /** Seconds before expiry at which a token is no longer used; default min(60, 10 % of expires_in). */
+  skewSeconds?: number;
+  /** Password grant (account tokens) instead of client credentials. */
+  password?: { username: string; password: string };
+  /** Clock (ms), for tests. */
+  now?: () => number;
+}
+
+/** When expires_in is missing or not a positive number (the spec says it is an int), reuse the token this long. */
+const fallbackLifetimeS = 60;
+
+export function createTokenCache(options: TokenCacheOptions): TokenCache {
+  const { http, tokenUrl, clientId, clientSecret, audience, password } = options;
+  const now = options.now ?? Date.now;
+  const tokenKind = password ? 'account-token' : 'access-token';
+  secrets.add(clientSecret, 'client-secret');
+  if (password) secrets.add(password.password, 'account-password');
+
+  let cached: { token: string; usableUntil: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+  let requests = 0;
+
+  async function fetchToken(): Promise<string> {
+    requests++;
+    const form: Record<string, string> = password
+      ? { grant_type: 'password', audience, client_id: clientId, client_secret: clientSecret, username: password.username, password: password.password }
+      : { grant_type: 'client_credentials', audience, client_id: clientId, client_secret: clientSecret };
+    const ex = await http.request({ method: 'POST', url: tokenUrl, form, idempotent: true, label: 'issueToken' });
+    const res = ex.response!;
+    const body = res.json as { access_token?: unknown; expires_in?: unknown } | undefined;
+    if (res.status < 200 || res.status > 299 || typeof body?.access_token !== 'string' || body.access_token === '') {
+      const shown = secrets.redactText(res.bodyText.slice(0, 300));
+      const why = res.status >= 200 && res.status <= 299 ? `answered ${res.status} without an access_token` : `was refused: ${res.status}`;
+      throw new TokenError(`token request to ${tokenUrl} ${why} ${shown}`.trimEnd());
+    }
+    const token = body.access_token;
+    secrets.add(token, tokenKind);
+    const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : fallbackLifetimeS;
+    const skew = options.skewSeconds ?? Math.min(60, lifetime * 0.1);
+    cached = { token, usableUntil: now() + (lifetime - skew) * 1000 };
+    return token;
+  }
+
+  return {
+    get() {
+      if (cached && now() < cached.usableUntil) return Promise.resolve(cached.token);
+      inFlight ??= fetchToken().finally(() => {
+        inFlight = undefined;
+      });
+      return inFlight;
+    },
+    invalidate(token) {
+      if (cached?.token === token) cached = undefined;
+    },
+    get requests() {
+      return requests;
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactedConfigSummary } from '../../harness/config.ts';
+
+const remote = {
+  API_BASE_URL: 'https://api.example.test/api/',
+  AUTH_URL: 'https://auth.example.test',
+  CLIENT_ID: 'my-client',
+  CLIENT_SECRET: 'S3cr3t-value-xyz',
+};
+
+const load = (env: Record<string, string>) => loadConfig(env, { dotenvPath: null });
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    load(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults when nothing is set', () => {
+    const c = load({});
+    expect(c.target).toEqual({ kind: 'embedded' });
+    expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900 });
+    expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', order: 'spec' });
+    expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', timeoutS: 10, fieldCase: 'exact' });
+    expect(c.fastCheck).toEqual({ numRuns: 100 });
+    expect(c.accountAuth).toBe('basic');
+    expect(c.receiver).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(c.testData.cardNumber).toBe('4111111111111111');
+    expect(c.allowDestructive).toEqual([]);
+    expect(Object.isFrozen(c) && Object.isFrozen(c.http)).toBe(true);
+  });
+
+  it('reads a remote target, with observe-only defaults where the spec is silent', () => {
+    const c = load(remote);
+    expect(c.target).toEqual({ kind: 'remote', baseUrl: 'https://api.example.test/api', authUrl: 'https://auth.example.test', clientId: 'my-client', clientSecret: 'S3cr3t-value-xyz' });
+    expect(c.redirectHash.algorithm).toBe('off');
+    expect(c.webhook.signature).toBe('off');
+    expect(c.fastCheck.numRuns).toBe(10);
+  });
+
+  it('names each missing remote variable', () => {
+    const e = errorOf({ API_BASE_URL: 'https://api.example.test', CLIENT_SECRET: 'x-secret-x' });
+    expect(e.message).toContain('AUTH_URL');
+    expect(e.message).toContain('CLIENT_ID');
+    expect(e.message).not.toMatch(/needs[^:]*CLIENT_SECRET/);
+    expect(e.message).not.toContain('x-secret-x');
+    expect(e.message).not.toContain('\n');
+  });
+
+  it.each([
+    [{ HTTP_TIMEOUT_MS: 'fast' }, 'HTTP_TIMEOUT_MS must be a positive integer number of milliseconds (got "fast"); example: HTTP_TIMEOUT_MS=15000'],
+    [{ HTTP_RETRIES: '-1' }, 'HTTP_RETRIES must be a non-negative integer'],
+    [{ HTTP_RETRIES: '99' }, 'at most 10'],
+    [{ RECEIVER_PORT: '70000' }, 'RECEIVER_PORT must be'],
+    [{ ACCOUNT_AUTH: 'digest' }, 'ACCOUNT_AUTH must be one of basic | password-grant'],
+    [{ REDIRECT_HASH: 'md5' }, 'REDIRECT_HASH must be one of off | hmac-sha256 | hmac-sha512 | sha256 | sha512'],
+    [{ REDIRECT_HASH_ORDER: 'alpha' }, 'REDIRECT_HASH_ORDER must be one of spec | link'],
+    [{ WEBHOOK_FIELD_CASE: 'lower' }, 'WEBHOOK_FIELD_CASE must be one of exact | insensitive'],
+    [{ API_BASE_URL: 'not a url' }, 'API_BASE_URL must be an absolute http(s) URL'],
+    [{ API_BASE_URL: 'ftp://x.test' }, 'API_BASE_URL must be an absolute http(s) URL'],
+    [{ WEBHOOK_PUBLIC_URL: '/relative' }, 'WEBHOOK_PUBLIC_URL must be an absolute http(s) URL'],
+    [{ ALLOW_DESTRUCTIVE: 'account-deletion,everything' }, 'ALLOW_DESTRUCTIVE must be a comma-separated list of destructive tests to allow, from: account-deletion (got unknown "everything")'],
+    [{ FC_SEED: '1.5' }, 'FC_SEED must be an integer'],
+    [{ FC_NUM_RUNS: '0' }, 'FC_NUM_RUNS must be a positive integer'],
+    [{ EXPECTED_FAILURES_FILE: '/nonexistent/xfail.txt' }, 'EXPECTED_FAILURES_FILE must be the path of an existing file'],
+    [{ WEBHOOK_SIGNATURE_HEADER: 'x signature' }, 'WEBHOOK_SIGNATURE_HEADER must be an HTTP header name'],
+    [{ CLIENT_ID: 'x' }, 'CLIENT_ID is set but API_BASE_URL is not'],
+    [{ SANDBOX_MODE: 'staging' }, 'SANDBOX_MODE must be one of development | production'],
+    [{ ...remote, SANDBOX_FAULT: 'x' }, 'SANDBOX_FAULT only applies to the embedded sandbox'],
+    [{ ...remote, ACCOUNT_USER: 'u@example.test' }, 'ACCOUNT_PASSWORD must be set together with ACCOUNT_USER'],
+    [{ ...remote, ALLOW_DESTRUCTIVE: 'account-deletion' }, 'needs DELETION_ACCOUNT_USER and DELETION_ACCOUNT_PASSWORD'],
+    [{ ...remote, ACCOUNT_USER: 'a@x.test', ACCOUNT_PASSWORD: 'pw-main-123', DELETION_ACCOUNT_USER: 'a@x.test', DELETION_ACCOUNT_PASSWORD: 'pw-del-123', ALLOW_DESTRUCTIVE: 'account-deletion' }, 'DELETION_ACCOUNT_USER must name a disposable account'],
+  ])('rejects %j with one clear line', (env, expected) => {
+    const e = errorOf(env as Record<string, string>);
+    expect(e.message).toContain(expected);
+    expect(e.message).not.toContain('\n');
+    expect(e.message).toMatch(/^[A-Z_]+[ =]|^a remote target/);
+  });
+
+  it('never quotes a secret value in a message', () => {
+    for (const [name, value] of [
+      ['TEST_CARD_NUMBER', '4111-1111-1111-1111'],
+      ['TEST_CARD_CVV', 'abcde'],
+      ['MPOS_TRACK2', 'not hex!'],
+    ] as const) {
+      const e = errorOf({ [name]: value });
+      expect(e.message).toContain(name);
+      expect(e.message).toContain(`got a value of ${value.length} characters`);
+      expect(e.message).not.toContain(value);
+    }
+  });
+
+  it('reads .env without overriding real variables, and treats empty values as unset', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
+    const path = join(dir, '.env');
+    writeFileSync(path, 'HTTP_TIMEOUT_MS=2000\nHTTP_RETRIES=1\nREPORT_DIR=\n');
+    const c = loadConfig({ HTTP_RETRIES: '5' }, { dotenvPath: path });
+    expect(c.http.timeoutMs).toBe(2000);
+    expect(c.http.retries).toBe(5);
+    expect(c.reportDir).toBe('reports');
+    expect(() => loadConfig({}, { dotenvPath: join(dir, 'missing.env') })).toThrow(ConfigError);
+  });
+
+  it('accepts every documented option', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
+    const xfail = join(dir, 'xfail.txt');
+    writeFileSync(xfail, '');
+    const c = load({
+      ...remote,
+      ACCOUNT_USER: 'merchant@example.test',
+      ACCOUNT_PASSWORD: 'acct-pass-123',
+      SECOND_CLIENT_ID: 'nompos',
+      SECOND_CLIENT_SECRET: 'nompos-secret-1',
+      DELETION_ACCOUNT_USER: 'disposable@example.test',
+      DELETION_ACCOUNT_PASSWORD: 'del-pass-123',
+      ALLOW_DESTRUCTIVE: 'account-deletion',
+      ACCOUNT_AUTH: 'password-grant',
+      REDIRECT_HASH: 'sha512',
+      REDIRECT_HASH_KEY: 'hash-key-123',
+      REDIRECT_HASH_ENCODING: 'base64',
+      REDIRECT_HASH_ORDER: 'link',
+      WEBHOOK_SIGNATURE: 'hmac-sha256',
+      WEBHOOK_SIGNATURE_HEADER: 'X-Firma',
+      WEBHOOK_FIELD_CASE: 'insensitive',
+      FC_SEED: '-7',
+      EXPECTED_FAILURES_FILE: xfail,
+      WEBHOOK_PUBLIC_URL: 'https://tunnel.example.test/',
+    });
+    expect(c.target).toMatchObject({ accountUser: 'merchant@example.test', secondClientId: 'nompos', deletionAccountUser: 'disposable@example.test' });
+    expect(c.allowDestructive).toEqual(['account-deletion']);
+    expect(c.redirectHash).toEqual({ algorithm: 'sha512', key: 'hash-key-123', encoding: 'base64', order: 'link' });
+    expect(c.webhook.signatureHeader).toBe('x-firma');
+    expect(c.fastCheck.seed).toBe(-7);
+    expect(c.receiver.publicUrl).toBe('https://tunnel.example.test');
+    expect(c.expectedFailuresFile).toBe(xfail);
+  });
+});
+
+describe('redactedConfigSummary', () => {
+  it('shows secrets only as [set]/[unset]', () => {
+    const c = load({
+      ...remote,
+      API_BASE_URL: 'https://user:url-pass-999@api.example.test/api',
+      ACCOUNT_USER: 'merchant@example.test',
+      ACCOUNT_PASSWORD: 'acct-pass-123',
+      REDIRECT_HASH_KEY: 'hash-key-123',
+    });
+    const summary = redactedConfigSummary(c);
+    for (const secret of ['S3cr3t-value-xyz', 'acct-pass-123', 'hash-key-123', 'url-pass-999', '4111111111111111']) {
+      expect(summary).not.toContain(secret);
+    }
+    expect(summary).toContain('CLIENT_SECRET=[set]');
+    expect(summary).toContain('ACCOUNT_PASSWORD=[set]');
+    expect(summary).toContain('SECOND_CLIENT_SECRET=[unset]');
+    expect(summary).toContain('REDIRECT_HASH_KEY=[set]');
+    expect(summary).toContain('CLIENT_ID=my-client');
+  });
+});

@@ -1,0 +1,240 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Recorder,
+  SecretRegistry,
+  currentScopeExchanges,
+  curlPreamble,
+  maskCardRuns,
+  redactExchange,
+  toCurl,
+  withScope,
+} from '../../harness/evidence.ts';
+import type { Exchange } from '../../harness/http.ts';
+
+const CLIENT_SECRET = 'cl13nt-S3cret/with+chars';
+const TOKEN = 'eyJhbGciOi.token-value-9f8e7d';
+const PASSWORD = 'p@ss word!';
+const CARD = '4111111111111111';
+const CVV = '987';
+
+function registry(): SecretRegistry {
+  const r = new SecretRegistry();
+  r.add(CLIENT_SECRET, 'client-secret');
+  r.add(TOKEN, 'access-token');
+  r.add(PASSWORD, 'account-password');
+  return r;
+}
+
+function exchange(request: Partial<Exchange['request']>, response?: Partial<NonNullable<Exchange['response']>>): Exchange {
+  return {
+    id: 'ex-1',
+    request: { method: 'POST', url: 'http://127.0.0.1:4010/api/TransaccionCompra/3DS', headers: {}, bodyText: '', ...request },
+    ...(response
+      ? { response: { status: 200, headers: {}, bodyText: '', contentType: 'application/json', truncated: false, ...response } }
+      : {}),
+    attempts: 1,
+    durationMs: 3,
+  };
+}
+
+const threeDsBody = {
+  tarjetaCreditoDebido: { numeroTarjeta: CARD, cvv: CVV, mesVencimiento: 12, anioVencimiento: 2030 },
+  monto: 10.5,
+  nombre: 'Ana',
+};
+
+/** Every way a secret could leak from a text. */
+function expectClean(text: string): void {
+  for (const secret of [CLIENT_SECRET, encodeURIComponent(CLIENT_SECRET), TOKEN, PASSWORD, encodeURIComponent(PASSWORD), CARD, Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')]) {
+    expect(text).not.toContain(secret);
+  }
+  expect(text).not.toMatch(/"cvv"\s*:\s*"987"|cvv=987/);
+}
+
+describe('redactExchange', () => {
+  it('redacts the bearer token, card number and cvv of a JSON request', () => {
+    const r = registry();
+    const ex = exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify(threeDsBody) });
+    const red = redactExchange(ex, r);
+    expect(red.request.headers.authorization).toBe('Bearer [REDACTED]');
+    const body = JSON.parse(red.request.bodyText);
+    expect(body.tarjetaCreditoDebido.numeroTarjeta).toBe('411111******1111');
+    expect('cvv' in body.tarjetaCreditoDebido).toBe(false);
+    expect(body.monto).toBe(10.5);
+    expectClean(JSON.stringify(red));
+    // the original is untouched (the caller still needs it)
+    expect(ex.request.bodyText).toContain(CARD);
+  });
+
+  it('redacts a form token request and its token response', () => {
+    const r = registry();
+    const ex = exchange(
+      {
+        url: 'http://127.0.0.1:4010/auth/connect/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        bodyText: new URLSearchParams({ grant_type: 'password', client_id: 'cid', client_secret: CLIENT_SECRET, username: 'merchant@x.test', password: PASSWORD }).toString(),
+      },
+      // a token the registry does not know yet: redacted by its field name
+      { bodyText: '{"access_token":"fresh-unregistered-token-1","expires_in":3600}', json: { access_token: 'fresh-unregistered-token-1', expires_in: 3600 } },
+    );
+    const red = redactExchange(ex, r);
+    expect(red.request.bodyText).toBe(
+      'grant_type=password&client_id=cid&client_secret=[REDACTED:client-secret]&username=merchant%40x.test&password=[REDACTED:account-password]',
+    );
+    expect(red.response?.bodyText).not.toContain('fresh-unregistered-token-1');
+    expect(red.response?.json).toEqual({ access_token: '[REDACTED:access-token]', expires_in: 3600 });
+    expectClean(JSON.stringify(red));
+  });
+
+  it('redacts a hosted-screen form post (card and cvv) and Basic credentials', () => {
+    const r = registry();
+    const ex = exchange({
+      url: 'http://127.0.0.1:4010/pagar/1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')}` },
+      bodyText: `intento=abc&numeroTarjeta=${CARD}&cvv=${CVV}&mesVencimiento=12`,
+    });
+    const red = redactExchange(ex, r);
+    expect(red.request.bodyText).toBe('intento=abc&numeroTarjeta=411111******1111&mesVencimiento=12');
+    expect(red.request.headers.authorization).toBe('Basic [REDACTED]');
+    expectClean(JSON.stringify(red));
+  });
+
+  it('redacts secrets in URLs, other headers, response bodies and broken JSON', () => {
+    const r = registry();
+    const ex = exchange(
+      {
+        method: 'GET',
+        url: `http://u:${encodeURIComponent(PASSWORD)}@127.0.0.1/x?access_token=${TOKEN}&cvv=${CVV}&card=${CARD}&q=1`,
+        headers: { 'x-debug': `secret=${CLIENT_SECRET}` },
+        bodyText: `{"numeroTarjeta": "${CARD}", "cvv": "${CVV}", "note": "cut`,
+      },
+      {
+        headers: { 'set-cookie': [`s=${TOKEN}`] },
+        bodyText: `{"aplicativos":[{"clientSecret":"other-unregistered-secret","clientIdApi":"x"}],"echo":"${CARD}"}`,
+        json: { aplicativos: [{ clientSecret: 'other-unregistered-secret', clientIdApi: 'x' }], echo: CARD },
+      },
+    );
+    const red = redactExchange(ex, r);
+    expect(red.request.url).toContain('access_token=[REDACTED:access-token]');
+    expect(red.request.url).not.toContain('cvv');
+    expect(red.request.url).toContain('q=1');
+    expect(red.request.headers['x-debug']).toBe('secret=[REDACTED:client-secret]');
+    expect(red.request.bodyText).toContain('"numeroTarjeta":"411111******1111"');
+    expect(red.response?.headers['set-cookie']).toEqual(['s=[REDACTED:access-token]']);
+    expect(JSON.stringify(red)).not.toContain('other-unregistered-secret');
+    expectClean(JSON.stringify(red));
+  });
+
+  it('masks Luhn-valid digit runs only', () => {
+    expect(maskCardRuns(`card ${CARD} id 1234567890123 ts 17000000000000000000000`)).toBe(
+      'card 411111******1111 id 1234567890123 ts 17000000000000000000000',
+    );
+    expect(maskCardRuns('5500005555555559')).toBe('550000******5559');
+  });
+
+  it('keeps the exact text of a JSON body without sensitive fields', () => {
+    const ex = exchange({}, { bodyText: '{ "monto": 10.00, "esReal": false }' });
+    expect(redactExchange(ex, registry()).response?.bodyText).toBe('{ "monto": 10.00, "esReal": false }');
+  });
+});
+
+describe('toCurl', () => {
+  it('refers to every secret by a shell variable and keeps the rest', () => {
+    const r = registry();
+    const ex = exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify(threeDsBody) });
+    const curl = toCurl(ex, r);
+    expectClean(curl);
+    expect(curl).not.toContain('\n');
+    expect(curl).toContain('"authorization: Bearer $ACCESS_TOKEN"');
+    expect(curl).toContain(`'"$CARD_NUMBER"'`);
+    expect(curl).toContain(`'"$CVV"'`);
+    expect(curl).toContain("-X POST 'http://127.0.0.1:4010/api/TransaccionCompra/3DS'");
+    expect(curl).toContain('"nombre":"Ana"');
+  });
+
+  it('uses -u for Basic and variables in token forms', () => {
+    const r = registry();
+    const basic = exchange({ method: 'DELETE', url: 'http://h/api/Cuenta', headers: { authorization: `Basic ${Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')}` } });
+    expect(toCurl(basic, r)).toBe(`curl -sS -X DELETE 'http://h/api/Cuenta' -u "$ACCOUNT_USER:$ACCOUNT_PASSWORD"`);
+    const token = exchange({
+      url: 'http://h/auth/connect/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      bodyText: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'cid', client_secret: CLIENT_SECRET }).toString(),
+    });
+    const curl = toCurl(token, r);
+    expect(curl).toContain(`--data-urlencode 'grant_type=client_credentials' --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET"`);
+    expectClean(curl);
+  });
+
+  it('reproduces a made-up credential of a negative test literally', () => {
+    const ex = exchange({ method: 'GET', url: 'http://h/api/TransaccionCompra/x', headers: { authorization: 'Bearer not-a-real-token' } });
+    expect(toCurl(ex, registry())).toContain(`-H 'authorization: Bearer not-a-real-token'`);
+  });
+
+  it('works on a redacted copy too, without any secret', () => {
+    const r = registry();
+    const ex = exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify(threeDsBody) });
+    const curl = toCurl(redactExchange(ex, r), r);
+    expect(curl).toContain('$ACCESS_TOKEN');
+    expect(curl).toContain('$CARD_NUMBER');
+    expectClean(curl);
+  });
+
+  it('quotes single quotes for the shell', () => {
+    const ex = exchange({ headers: { 'content-type': 'application/json' }, bodyText: `{"nombre":"O'Brien"}` });
+    expect(toCurl(ex, new SecretRegistry())).toContain(`--data-raw '{"nombre":"O'\\''Brien"}'`);
+  });
+});
+
+describe('curlPreamble', () => {
+  it('exports ACCESS_TOKEN from the token endpoint with variables and node, no jq', () => {
+    const lines = curlPreamble({ authUrl: 'http://127.0.0.1:4010/auth' });
+    const text = lines.join('\n');
+    expect(text).toContain(`export ACCESS_TOKEN="$(curl -sS -X POST 'http://127.0.0.1:4010/auth/connect/token'`);
+    expect(text).toContain('"client_id=$CLIENT_ID"');
+    expect(text).toContain('"client_secret=$CLIENT_SECRET"');
+    expect(text).toContain('node -pe');
+    expect(text).not.toContain('jq');
+    expect(curlPreamble({ accountAuth: 'password-grant' }).join('\n')).toContain('export ACCOUNT_TOKEN=');
+  });
+});
+
+describe('Recorder', () => {
+  it('keeps redacted copies with curl lines, bounded, and drains them', () => {
+    const r = registry();
+    const recorder = new Recorder({ limit: 3, registry: r });
+    for (let i = 0; i < 5; i++) {
+      recorder.record(exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify({ ...threeDsBody, i }) }));
+    }
+    expect(recorder.size).toBe(3);
+    const drained = recorder.drain();
+    expect(drained.map((e) => JSON.parse(e.request.bodyText).i)).toEqual([2, 3, 4]);
+    expect(recorder.size).toBe(0);
+    for (const e of drained) {
+      expectClean(JSON.stringify(e));
+      expect(e.curl).toContain('$CVV');
+    }
+  });
+
+  it('attributes exchanges to the scope that made them, across awaits', async () => {
+    const recorder = new Recorder({ registry: registry() });
+    const run = (name: string) =>
+      withScope(name, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        recorder.record(exchange({ url: `http://h/${name}` }));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return currentScopeExchanges().map((e) => e.request.url);
+      });
+    const [a, b] = await Promise.all([run('a'), run('b')]);
+    expect(a).toEqual(['http://h/a']);
+    expect(b).toEqual(['http://h/b']);
+    expect(currentScopeExchanges()).toEqual([]);
+  });
+
+  it('clips long bodies to bound memory', () => {
+    const recorder = new Recorder({ maxBodyChars: 100, registry: new SecretRegistry() });
+    const copy = recorder.record(exchange({}, { bodyText: 'x'.repeat(1000), contentType: 'text/plain' }));
+    expect(copy.response?.bodyText.length).toBeLessThan(150);
+    expect(copy.response?.bodyText).toContain('900 more characters');
+  });
+});

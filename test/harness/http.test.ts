@@ -1,0 +1,230 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpError } from '../../harness/errors.ts';
+import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
+import { createHttp, type Http, type HttpOptions } from '../../harness/http.ts';
+import { startFixture, type Fixture } from './server.ts';
+
+let fixture: Fixture | undefined;
+let http: Http | undefined;
+
+afterEach(async () => {
+  await http?.close();
+  await fixture?.close();
+  http = undefined;
+  fixture = undefined;
+});
+
+function client(options: Partial<HttpOptions> = {}): { http: Http; recorder: Recorder } {
+  const recorder = new Recorder({ registry: new SecretRegistry() });
+  http = createHttp({ timeoutMs: 2000, retries: 3, maxResponseBytes: 1024 * 1024, recorder, maxBackoffMs: 20, ...options });
+  return { http, recorder };
+}
+
+async function thrown(p: Promise<unknown>): Promise<HttpError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(HttpError);
+    return err as HttpError;
+  }
+  throw new Error('expected an HttpError');
+}
+
+describe('retries', () => {
+  it('never re-sends a POST after a connection reset, but retries a GET', async () => {
+    let resets = 0;
+    fixture = await startFixture((req, res) => {
+      if (resets < 1 || req.method === 'POST') {
+        resets++;
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+    const { http } = client();
+    const err = await thrown(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: { monto: 1 } }));
+    expect(err.message).toBe('connection reset by the target during POST /EnlacePago');
+    expect(err.exchange.attempts).toBe(1);
+    expect(fixture.seen).toEqual(['POST /EnlacePago']);
+
+    resets = 0;
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/TransaccionCompra/x` });
+    expect(ex.response?.status).toBe(200);
+    expect(ex.attempts).toBe(2);
+    expect(fixture.seen.filter((s) => s.startsWith('GET'))).toHaveLength(2);
+  });
+
+  it('retries an explicitly idempotent POST (token requests) but not a plain one on 503', async () => {
+    fixture = await startFixture((_req, res) => res.writeHead(503).end());
+    const { http } = client({ retries: 2 });
+    const plain = await http.request({ method: 'POST', url: `${fixture.url}/a`, json: {} });
+    expect(plain.response?.status).toBe(503);
+    expect(plain.attempts).toBe(1);
+    const token = await http.request({ method: 'POST', url: `${fixture.url}/b`, form: { grant_type: 'client_credentials' }, idempotent: true });
+    expect(token.response?.status).toBe(503);
+    expect(token.attempts).toBe(3);
+    expect(fixture.seen).toEqual(['POST /a', 'POST /b', 'POST /b', 'POST /b']);
+  });
+
+  it('honours Retry-After on 429 (seconds and HTTP date)', async () => {
+    let calls = 0;
+    fixture = await startFixture((req, res) => {
+      calls++;
+      if (calls === 1) return res.writeHead(429, { 'retry-after': '1' }).end();
+      if (calls === 3) return res.writeHead(429, { 'retry-after': new Date(Date.now() + 1500).toUTCString() }).end();
+      res.writeHead(200).end('ok');
+    });
+    const { http } = client({ maxBackoffMs: 5000 });
+    let started = Date.now();
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/x` });
+    expect(ex.response?.status).toBe(200);
+    expect(ex.attempts).toBe(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    started = Date.now();
+    const second = await http.request({ method: 'GET', url: `${fixture.url}/y` });
+    expect(second.attempts).toBe(2);
+    // HTTP dates have whole seconds: between 0.5 and 1.5 s
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
+  it('does not wait past the run deadline', async () => {
+    fixture = await startFixture((_req, res) => res.writeHead(429, { 'retry-after': '3' }).end());
+    const { http } = client({ maxBackoffMs: 5000, deadline: Date.now() + 1000 });
+    const started = Date.now();
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/x` });
+    expect(ex.response?.status).toBe(429);
+    expect(ex.attempts).toBe(1);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+});
+
+describe('transport failures', () => {
+  it('names the timeout and the request', async () => {
+    fixture = await startFixture(() => undefined); // never answers
+    const { http } = client({ timeoutMs: 200 });
+    const err = await thrown(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} }));
+    expect(err.message).toBe('no response within 0.2 s from POST /EnlacePago');
+    expect(err.exchange.response).toBeUndefined();
+  });
+
+  it('times out a body that trickles', async () => {
+    fixture = await startFixture((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+    });
+    const { http } = client({ timeoutMs: 300 });
+    const err = await thrown(http.request({ method: 'GET', url: `${fixture.url}/slow`, idempotent: false }));
+    expect(err.message).toBe('no response within 0.3 s from GET /slow');
+  });
+
+  it('names a refused connection, retrying only the GET', async () => {
+    const port = await freePort();
+    const { http } = client({ retries: 2 });
+    const post = await thrown(http.request({ method: 'POST', url: `http://127.0.0.1:${port}/EnlacePago`, json: {} }));
+    expect(post.message).toBe(`connection refused by 127.0.0.1:${port} (POST /EnlacePago)`);
+    expect(post.exchange.attempts).toBe(1);
+    const get = await thrown(http.request({ method: 'GET', url: `http://127.0.0.1:${port}/x` }));
+    expect(get.exchange.attempts).toBe(3);
+  });
+
+  it('stops at the whole-run bound', async () => {
+    const { http } = client({ deadline: Date.now() - 1, runTimeoutS: 900 });
+    const err = await thrown(http.request({ method: 'GET', url: 'http://127.0.0.1:9/TransaccionCompra/x' }));
+    expect(err.message).toBe('the whole-run bound of 900 s was reached before GET /TransaccionCompra/x');
+  });
+});
+
+describe('responses', () => {
+  it('records a JSON parse error instead of throwing', async () => {
+    fixture = await startFixture((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(req.url === '/html' ? '<html>oops</html>' : req.url === '/empty' ? '' : '{"a": [1, 2');
+    });
+    const { http } = client();
+    const html = await http.request({ method: 'GET', url: `${fixture.url}/html` });
+    expect(html.response?.json).toBeUndefined();
+    expect(html.response?.jsonError).toMatch(/JSON/);
+    expect(html.response?.bodyText).toBe('<html>oops</html>');
+    const cut = await http.request({ method: 'GET', url: `${fixture.url}/cut` });
+    expect(cut.response?.jsonError).toBeTruthy();
+    const empty = await http.request({ method: 'GET', url: `${fixture.url}/empty` });
+    expect(empty.response?.jsonError).toBe('empty body with a JSON content type');
+  });
+
+  it('parses JSON and keeps headers; does not follow redirects', async () => {
+    fixture = await startFixture((req, res) => {
+      if (req.url === '/r') return res.writeHead(302, { location: '/elsewhere', 'set-cookie': ['a=1', 'b=2'] }).end();
+      res.writeHead(200, { 'content-type': 'application/problem+json' }).end('{"monto":10.00}');
+    });
+    const { http, recorder } = client();
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/j`, label: 'getTransaction' });
+    expect(ex.response?.json).toEqual({ monto: 10 });
+    expect(ex.label).toBe('getTransaction');
+    const r = await http.request({ method: 'GET', url: `${fixture.url}/r` });
+    expect(r.response?.status).toBe(302);
+    expect(r.response?.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(fixture.seen).toEqual(['GET /j', 'GET /r']);
+    expect(recorder.drain().map((e) => e.response?.status)).toEqual([200, 302]);
+  });
+
+  it('reads at most maxResponseBytes of a 10 MB body, with bounded memory', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let written = 0;
+    fixture = await startFixture((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (written < 10 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => undefined);
+      pump();
+    });
+    const { http } = client({ maxResponseBytes: 1024 * 1024 });
+    const before = process.memoryUsage();
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/big` });
+    const after = process.memoryUsage();
+    expect(ex.response?.truncated).toBe(true);
+    expect(ex.response?.bodyText.length).toBe(1024 * 1024);
+    expect(ex.response?.jsonError).toMatch(/truncated/);
+    const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+    expect(growth).toBeLessThan(8 * 1024 * 1024);
+    expect(written).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('summarises binary bodies but keeps their bytes', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2]);
+    fixture = await startFixture((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+    const { http, recorder } = client();
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/qr.png` });
+    expect(ex.response?.bytes?.equals(png)).toBe(true);
+    expect(ex.response?.bodyText).toBe('[binary body: 11 bytes, image/png]');
+    expect(recorder.drain()[0]?.response?.bytes).toBeUndefined();
+  });
+
+  it('gives the recorder a redacted copy', async () => {
+    fixture = await startFixture((_req, res) => res.writeHead(200).end());
+    const registry = new SecretRegistry();
+    registry.add('tok-abcdef-123', 'access-token');
+    const recorder = new Recorder({ registry });
+    http = createHttp({ timeoutMs: 2000, retries: 0, maxResponseBytes: 1024, recorder });
+    await http.request({ method: 'POST', url: `${fixture.url}/x`, headers: { Authorization: 'Bearer tok-abcdef-123' }, json: { numeroTarjeta: '4111111111111111', cvv: '123' } });
+    const [recorded] = recorder.drain();
+    expect(JSON.stringify(recorded)).not.toContain('tok-abcdef-123');
+    expect(recorded?.request.bodyText).toBe('{"numeroTarjeta":"411111******1111"}');
+    expect(recorded?.curl).toContain('$ACCESS_TOKEN');
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}

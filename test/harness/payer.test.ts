@@ -1,0 +1,198 @@
+import QRCode from 'qrcode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PayerError } from '../../harness/errors.ts';
+import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
+import { createHttp, type Http } from '../../harness/http.ts';
+import { createPayer } from '../../harness/payer.ts';
+import { decodeQrPng } from '../../harness/qr.ts';
+import { startFixture, type Fixture } from './server.ts';
+
+// Never fetched: a redirect there is the outcome. Port 9 (discard) would refuse if it were.
+const prefix = 'http://127.0.0.1:9/redirect/t1';
+
+const screen = `<!doctype html><html><body>
+<h1>Pagar &quot;Producto&quot;</h1>
+<form method="post" id="pago" action="/pagar/1">
+  <input type="hidden" name="intento" value="att&amp;1">
+  <select name="formaPago"><option value="0" selected>Tarjeta</option><option value="2">Cuotas</option></select>
+  <select name="cuotas"><option value="3">3</option><option value="6">6</option></select>
+  <input type="hidden" name="cantidad" value="1">
+  <input name="numeroTarjeta"><input name="cvv" type="password">
+  <input name="mesVencimiento" type="number"><input name="anioVencimiento" type="number">
+  <input name="nombreTitular"><input name="email" type="email">
+  <input type="checkbox" name="recordar" value="si">
+  <button type="submit" name="accion" value="pagar">Pagar</button>
+</form></body></html>`;
+
+let fixture: Fixture;
+let http: Http;
+let recorder: Recorder;
+const posted: Record<string, string>[] = [];
+let qrPng: Buffer;
+
+beforeAll(async () => {
+  fixture = await startFixture((req, res, body) => {
+    const cookie = req.headers.cookie ?? '';
+    const html = (status: number, content: string, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(content);
+    const redirect = (status: number, location: string, headers: Record<string, string> = {}) => res.writeHead(status, { location, ...headers }).end();
+    switch (`${req.method} ${req.url}`) {
+      case 'GET /l/abc':
+        return redirect(302, '/pagar/1', { 'set-cookie': 'sid=s3ss10n; Path=/; HttpOnly' });
+      case 'GET /pagar/1':
+        return cookie.includes('sid=s3ss10n') ? html(200, screen) : html(400, '<p id="estado">sin sesión</p>');
+      case 'POST /pagar/1': {
+        const fields = Object.fromEntries(new URLSearchParams(body.toString()));
+        posted.push({ ...fields, cookie });
+        if (fields['cvv'] === '111') return redirect(303, `${prefix}?esAprobada=false&mensaje=declinada`);
+        return redirect(302, '/pagar/1/fin');
+      }
+      case 'GET /pagar/1/fin':
+        return redirect(303, `${prefix}?idTransaccion=t-9&monto=10.00&esAprobada=true&hash=ab12`);
+      case 'GET /pagar/2':
+        return html(410, '<p id="estado">El enlace no está disponible</p>');
+      case 'GET /loop/a':
+        return redirect(302, '/loop/b');
+      case 'GET /loop/b':
+        return redirect(302, '/loop/a');
+      case 'GET /3ds/t-3':
+        return html(200, '<form method="post"><input type="hidden" name="reto" value="ok"><button>Confirmar</button></form>');
+      case 'POST /3ds/t-3':
+        posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
+        return redirect(303, `${prefix}?idTransaccion=t-3&esAprobada=true`);
+      case 'GET /qp/t-4.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrPng);
+      case 'GET /qp/t-4':
+        return html(200, '<form method="post" action=""><input type="hidden" name="qp" value="t-4"><button>Pagar</button></form>');
+      case 'POST /qp/t-4':
+        return html(200, '<p id="estado">aprobada</p>');
+      case 'GET /307':
+        return html(200, '<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
+      case 'POST /307':
+        return redirect(307, '/307-again');
+      default:
+        return html(404, 'no');
+    }
+  });
+  qrPng = await QRCode.toBuffer(`${fixture.url}/qp/t-4`, { type: 'png' });
+  recorder = new Recorder({ registry: new SecretRegistry() });
+  http = createHttp({ timeoutMs: 2000, retries: 2, maxResponseBytes: 1 << 20, recorder, maxBackoffMs: 10 });
+});
+
+afterAll(async () => {
+  await http.close();
+  await fixture.close();
+});
+
+const card = { numeroTarjeta: '4111111111111111', cvv: '987', mesVencimiento: 12, anioVencimiento: 2030, redirectPrefix: prefix };
+
+describe('payer', () => {
+  it('opens a screen through a redirect with its cookie, and reads the form', async () => {
+    const s = await createPayer({ http }).openScreen(`${fixture.url}/l/abc`);
+    expect(s.status).toBe(200);
+    expect(s.url).toBe(`${fixture.url}/pagar/1`);
+    expect(s.form).toEqual({
+      action: `${fixture.url}/pagar/1`,
+      method: 'POST',
+      fields: { intento: 'att&1', formaPago: '0', cuotas: '3', cantidad: '1', numeroTarjeta: '', cvv: '', mesVencimiento: '', anioVencimiento: '', nombreTitular: '', email: '', accion: 'pagar' },
+      selects: { formaPago: ['0', '2'], cuotas: ['3', '6'] },
+    });
+  });
+
+  it('pays a link: hidden fields kept, inputs filled, 302 then 303 to the redirect prefix (not fetched)', async () => {
+    posted.length = 0;
+    const before = fixture.seen.length;
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 2, cuotas: 6, email: 'a@b.test', nombreTitular: 'Ana Pérez' });
+    expect(outcome).toEqual({
+      kind: 'redirect',
+      location: `${prefix}?idTransaccion=t-9&monto=10.00&esAprobada=true&hash=ab12`,
+      params: { idTransaccion: 't-9', monto: '10.00', esAprobada: 'true', hash: 'ab12' },
+    });
+    expect(posted).toEqual([
+      {
+        intento: 'att&1',
+        formaPago: '2',
+        cuotas: '6',
+        cantidad: '1',
+        numeroTarjeta: '4111111111111111',
+        cvv: '987',
+        mesVencimiento: '12',
+        anioVencimiento: '2030',
+        nombreTitular: 'Ana Pérez',
+        email: 'a@b.test',
+        accion: 'pagar',
+        cookie: 'sid=s3ss10n',
+      },
+    ]);
+    expect(fixture.seen.slice(before)).toEqual(['GET /l/abc', 'GET /pagar/1', 'POST /pagar/1', 'GET /pagar/1/fin']);
+    const recorded = JSON.stringify(recorder.drain());
+    expect(recorded).not.toContain('4111111111111111');
+    expect(recorded).not.toContain('cvv=987');
+    expect(recorded).toContain('411111******1111');
+  });
+
+  it('returns the declined outcome of cvv 111 as a redirect too', async () => {
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, cvv: '111' });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false', mensaje: 'declinada' } });
+  });
+
+  it('reports a refused screen with its estado', async () => {
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
+    expect(outcome).toMatchObject({ kind: 'refused', status: 410, estado: 'El enlace no está disponible' });
+  });
+
+  it('refuses what a customer could not do on the screen', async () => {
+    const payer = createPayer({ http });
+    posted.length = 0;
+    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow('the payment screen offers formaPago 0, 2, not 3');
+    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(/has no field "monto"/);
+    expect(posted).toEqual([]);
+  });
+
+  it('uses a vendor field-name map', async () => {
+    const payer = createPayer({ http, fieldNames: { email: 'nombreTitular' } });
+    posted.length = 0;
+    await payer.payLink(`${fixture.url}/l/abc`, { ...card, email: 'mapped@b.test' });
+    expect(posted[0]?.['nombreTitular']).toBe('mapped@b.test');
+  });
+
+  it('gives a clear error on a redirect loop', async () => {
+    await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(PayerError);
+    await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(/^a redirect loop \(.*\/loop\/(a|b) repeats\) starting at/);
+  });
+
+  it('never re-sends a payment POST on 307', async () => {
+    const before = fixture.seen.filter((s) => s === 'POST /307').length;
+    await expect(createPayer({ http }).payLink(`${fixture.url}/307`, card)).rejects.toThrow('a payment is never re-sent');
+    expect(fixture.seen.filter((s) => s === 'POST /307').length - before).toBe(1);
+  });
+
+  it('completes a 3DS challenge', async () => {
+    posted.length = 0;
+    const outcome = await createPayer({ http }).complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3', esAprobada: 'true' } });
+    expect(posted).toEqual([{ reto: 'ok' }]);
+  });
+
+  it('pays a quick-pay QR: fetch PNG, decode, open, submit', async () => {
+    const payer = createPayer({ http });
+    const image = await payer.fetchImage(`${fixture.url}/qp/t-4.png`);
+    expect(image).toMatchObject({ status: 200, contentType: 'image/png', isPng: true });
+    const outcome = await payer.payQuickPay(`${fixture.url}/qp/t-4.png`);
+    expect(outcome).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+    expect(fixture.seen.at(-1)).toBe('POST /qp/t-4');
+  });
+});
+
+describe('decodeQrPng', () => {
+  it('round-trips a URL through a PNG', async () => {
+    const url = 'http://127.0.0.1:4010/l/AbC123?x=1';
+    expect(decodeQrPng(await QRCode.toBuffer(url, { type: 'png' }))).toBe(url);
+  });
+
+  it('gives undefined for bytes that are not a QR PNG', async () => {
+    expect(decodeQrPng(Buffer.from('not a png'))).toBeUndefined();
+    const blank = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+    expect(decodeQrPng(blank)).toBeUndefined();
+  });
+});

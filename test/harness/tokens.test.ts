@@ -1,0 +1,185 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient, type Operation } from '../../harness/client.ts';
+import { TokenError } from '../../harness/errors.ts';
+import { Recorder, secrets } from '../../harness/evidence.ts';
+import { createHttp, type Http } from '../../harness/http.ts';
+import { createTokenCache } from '../../harness/tokens.ts';
+import { startFixture, type Fixture } from './server.ts';
+
+let fixture: Fixture | undefined;
+let http: Http | undefined;
+
+afterEach(async () => {
+  await http?.close();
+  await fixture?.close();
+  http = undefined;
+  fixture = undefined;
+});
+
+const operations: Record<string, Operation> = {
+  createPaymentLink: { method: 'post', path: '/EnlacePago', server: 'base', security: [['bearer']] },
+  activatePaymentLink: { method: 'put', path: '/EnlacePago/{id}/activar', server: 'base', security: [['account']] },
+  getTransaction: { method: 'get', path: '/TransaccionCompra/{id}', server: 'base', security: [['account'], ['bearer']] },
+};
+
+/**
+ * A token issuer + API: tokens are `tok-<n>`; `accepted` lists the tokens the API takes (the latest one by default).
+ * `expiresIn` and `refuse` shape the token answer.
+ */
+async function startTarget(options: { expiresIn?: number; refuse?: boolean; acceptOnly?: () => string[] } = {}) {
+  let issued = 0;
+  const apiCalls: string[] = [];
+  fixture = await startFixture((req, res, body) => {
+    if (req.url === '/auth/connect/token') {
+      const form = new URLSearchParams(body.toString());
+      if (options.refuse || form.get('client_secret') !== 'the-client-secret') {
+        return res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
+      }
+      issued++;
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ access_token: `tok-${issued}-${'x'.repeat(10)}`, expires_in: options.expiresIn ?? 3600, token_type: 'Bearer', scope: 'service_api' }));
+    }
+    const auth = req.headers.authorization ?? '';
+    apiCalls.push(`${req.method} ${req.url} ${auth}`);
+    const accepted = options.acceptOnly?.() ?? [`Bearer tok-${issued}-${'x'.repeat(10)}`];
+    const ok = accepted.includes(auth) || auth.startsWith('Basic ');
+    res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"ok":true}' : '{}');
+  });
+  http = createHttp({ timeoutMs: 2000, retries: 2, maxResponseBytes: 65536, recorder: new Recorder(), maxBackoffMs: 10 });
+  return { url: fixture.url, http, apiCalls, issued: () => issued };
+}
+
+const cacheFor = (t: { url: string; http: Http }, extra: { now?: () => number; clientSecret?: string } = {}) =>
+  createTokenCache({
+    http: t.http,
+    tokenUrl: `${t.url}/auth/connect/token`,
+    clientId: 'the-client',
+    clientSecret: extra.clientSecret ?? 'the-client-secret',
+    audience: 'service_api',
+    ...(extra.now ? { now: extra.now } : {}),
+  });
+
+describe('token cache', () => {
+  it('asks once for 100 concurrent callers and the sequential ones after', async () => {
+    const t = await startTarget();
+    const tokens = cacheFor(t);
+    const concurrent = await Promise.all(Array.from({ length: 100 }, () => tokens.get()));
+    for (let i = 0; i < 20; i++) concurrent.push(await tokens.get());
+    expect(new Set(concurrent).size).toBe(1);
+    expect(tokens.requests).toBe(1);
+    expect(t.issued()).toBe(1);
+    expect(fixture!.seen.filter((s) => s.includes('/connect/token'))).toHaveLength(1);
+    expect(secrets.kindOf(concurrent[0]!)).toBe('access-token');
+  });
+
+  it('asks again shortly before expires_in runs out', async () => {
+    const t = await startTarget({ expiresIn: 100 });
+    let clock = 1_000_000;
+    const tokens = cacheFor(t, { now: () => clock });
+    const first = await tokens.get();
+    clock += 89_000; // skew = min(60, 10 % of 100) = 10 s: still usable at 89 s
+    expect(await tokens.get()).toBe(first);
+    clock += 2_000; // 91 s
+    const second = await tokens.get();
+    expect(second).not.toBe(first);
+    expect(tokens.requests).toBe(2);
+  });
+
+  it('throws a clear, redacted error when the token request is refused', async () => {
+    const t = await startTarget();
+    const tokens = cacheFor(t, { clientSecret: 'wrong-secret-value' });
+    await expect(tokens.get()).rejects.toThrow(TokenError);
+    await expect(tokens.get()).rejects.toThrow(`token request to ${t.url}/auth/connect/token was refused: 401 {"error":"invalid_client"}`);
+    await expect(tokens.get()).rejects.not.toThrow(/wrong-secret-value/);
+    // a failed request is not cached: each get() asked again
+    expect(tokens.requests).toBe(3);
+  });
+
+  it('only forgets the token it is told about', async () => {
+    const t = await startTarget();
+    const tokens = cacheFor(t);
+    const first = await tokens.get();
+    tokens.invalidate('some-older-token');
+    expect(await tokens.get()).toBe(first);
+    tokens.invalidate(first);
+    expect(await tokens.get()).not.toBe(first);
+  });
+});
+
+describe('api client', () => {
+  it('re-sends a GET once with a new token after 401, never a POST', async () => {
+    let acceptNothing = true;
+    const t = await startTarget({ acceptOnly: () => (acceptNothing ? [] : [`Bearer tok-2-${'x'.repeat(10)}`]) });
+    const tokens = cacheFor(t);
+    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
+
+    const post = await api.call('createPaymentLink', { json: { monto: 1 } });
+    expect(post.response?.status).toBe(401);
+    expect(t.apiCalls.filter((c) => c.startsWith('POST'))).toHaveLength(1);
+
+    acceptNothing = false;
+    const get = await api.call('getTransaction', { pathParams: { id: 'a/b' }, auth: 'bearer' });
+    expect(get.response?.status).toBe(200);
+    expect(t.apiCalls.filter((c) => c.startsWith('GET'))).toEqual([`GET /api/TransaccionCompra/a%2Fb Bearer tok-2-${'x'.repeat(10)}`]);
+    expect(tokens.requests).toBe(2);
+  });
+
+  it('re-sends a GET that got 401 once, and invalidates the stale token', async () => {
+    const t = await startTarget({ acceptOnly: () => [`Bearer tok-2-${'x'.repeat(10)}`] });
+    const tokens = cacheFor(t);
+    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
+    const ex = await api.call('getTransaction', { pathParams: { id: 'x' }, auth: 'bearer' });
+    expect(ex.response?.status).toBe(200);
+    expect(t.apiCalls).toEqual([
+      `GET /api/TransaccionCompra/x Bearer tok-1-${'x'.repeat(10)}`,
+      `GET /api/TransaccionCompra/x Bearer tok-2-${'x'.repeat(10)}`,
+    ]);
+  });
+
+  it('sends account calls with HTTP Basic, raw headers as given, and nothing for auth none', async () => {
+    const t = await startTarget();
+    const api = createApiClient({
+      http: t.http,
+      baseUrl: `${t.url}/api/`,
+      operations,
+      tokens: cacheFor(t),
+      account: { user: 'merchant@x.test', password: 'acct-pw-1' },
+      accountAuth: 'basic',
+    });
+    await api.call('activatePaymentLink', { pathParams: { id: 7 } });
+    await api.call('getTransaction', { pathParams: { id: 'x' }, auth: { header: 'Bearer made-up' } });
+    await api.call('createPaymentLink', { json: {}, auth: 'none' });
+    expect(t.apiCalls).toEqual([
+      `PUT /api/EnlacePago/7/activar Basic ${Buffer.from('merchant@x.test:acct-pw-1').toString('base64')}`,
+      'GET /api/TransaccionCompra/x Bearer made-up',
+      'POST /api/EnlacePago ',
+    ]);
+    await expect(api.call('nope')).rejects.toThrow('unknown operation id "nope"');
+    await expect(api.call('activatePaymentLink')).rejects.toThrow('needs the path parameter "id"');
+  });
+
+  it('says which credentials are missing', async () => {
+    const t = await startTarget();
+    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, account: undefined, accountAuth: 'basic' });
+    await expect(api.call('activatePaymentLink', { pathParams: { id: 1 } })).rejects.toThrow('ACCOUNT_USER and ACCOUNT_PASSWORD');
+    await expect(api.call('createPaymentLink', { json: {} })).rejects.toThrow('CLIENT_ID / CLIENT_SECRET');
+  });
+
+  it('uses a password-grant token for account calls when asked', async () => {
+    const t = await startTarget({ acceptOnly: () => [`Bearer tok-1-${'x'.repeat(10)}`] });
+    const accountTokens = createTokenCache({
+      http: t.http,
+      tokenUrl: `${t.url}/auth/connect/token`,
+      clientId: 'the-client',
+      clientSecret: 'the-client-secret',
+      audience: 'service_api',
+      password: { username: 'merchant@x.test', password: 'acct-pw-1' },
+    });
+    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, account: { user: 'merchant@x.test', password: 'acct-pw-1' }, accountAuth: 'password-grant', accountTokens });
+    const ex = await api.call('activatePaymentLink', { pathParams: { id: 1 } });
+    expect(ex.response?.status).toBe(200);
+    expect(ex.request.headers.authorization).toBe(`Bearer tok-1-${'x'.repeat(10)}`);
+    expect(secrets.kindOf(`tok-1-${'x'.repeat(10)}`)).toBeDefined();
+  });
+});
