@@ -1,0 +1,173 @@
+/**
+ * Spec 5 — authentication: the token issuer (5.1, 5.2), the bearer header (5.3) and which credentials each
+ * endpoint takes (5.5). How account user-and-password authentication is performed is not shown (5.5): the harness
+ * uses ACCOUNT_AUTH (HTTP Basic by default), and "refused" means not accepted (no 2xx), whatever the status.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import { bodyOf, conformsToContract, fieldEquals, holds, notAccepted, succeeded } from '../harness/checks.ts';
+import type { Exchange } from '../harness/http.ts';
+import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
+import { createLink } from './flows.ts';
+
+async function requestToken(t: T, clientSecret: string): Promise<Exchange> {
+  const { business } = t.run.target;
+  return t.run.http.request({
+    method: 'POST',
+    url: `${t.run.target.authUrl}/connect/token`,
+    form: { grant_type: 'client_credentials', audience: 'service_api', client_id: business.clientId, client_secret: clientSecret },
+    idempotent: true,
+    label: 'token request',
+  });
+}
+
+/** Observes the status of a refusal: the spec shows no status codes, so anything but 4xx is only noted. */
+function observeRefusalStatus(t: T, ex: Exchange): void {
+  const s = ex.response?.status;
+  if (s !== undefined && (s < 400 || s > 499)) t.observe('7-error-format-not-shown', `refused with status ${s} (a 4xx would be usual)`);
+}
+
+describe('5.1 / 5.2 token issuance', () => {
+  clauseTest({ clauses: ['5.1-token-request', '5.1-grant-type', '5.1-audience', '5.1-client-credentials', '5.2-token-response'], endpoint: 'POST /connect/token' },
+    'client credentials of the business get a Bearer token for scope service_api', async (t) => {
+      const ex = await requestToken(t, t.run.target.business.clientSecret);
+      succeeded(ex, '5.1-token-request', 'the token request');
+      conformsToContract(t.run.contract, 'issueToken', ex);
+      const body = bodyOf(ex, '5.2-token-response');
+      holds(typeof body['access_token'] === 'string' && body['access_token'] !== '', 'token-issued', '5.2-token-response', 'a non-empty access_token', JSON.stringify(typeof body['access_token']), ex);
+      holds(String(body['token_type']).toLowerCase() === 'bearer', 'token-type', '5.2-token-response', 'token_type Bearer', String(body['token_type']), ex);
+      fieldEquals(body['scope'], 'service_api', 'scope', '5.2-token-response', ex);
+      holds(Number.isInteger(body['expires_in']) && (body['expires_in'] as number) > 0, 'expires-in', ['5.2-token-response', '8-token-lifetime'], 'expires_in a positive number of seconds', String(body['expires_in']), ex);
+    });
+
+  clauseTest({ clauses: '5.1-client-credentials', endpoint: 'POST /connect/token' }, 'a wrong client secret gets no token', async (t) => {
+    const ex = await requestToken(t, `${t.run.target.business.clientSecret}-wrong`);
+    notAccepted(ex, '5.1-client-credentials', 'a token request with a wrong client_secret');
+    const body = ex.response?.json as Record<string, unknown> | undefined;
+    holds(!body?.['access_token'], 'no-token', '5.1-client-credentials', 'no access_token for a wrong secret', 'an access_token was issued', ex);
+  });
+
+  clauseTest({ clauses: ['5.2-token-reuse', '5.3-bearer-header'], endpoint: 'POST /EnlacePago' }, 'one token serves several requests until it expires', async (t) => {
+    const ex = await requestToken(t, t.run.target.business.clientSecret);
+    const token = String(bodyOf(ex, '5.2-token-response')['access_token']);
+    for (const attempt of [1, 2, 3]) {
+      const created = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `Bearer ${token}` }, label: `reuse ${attempt}` });
+      succeeded(created, '5.2-token-reuse', `request ${attempt} with the same token`);
+    }
+  });
+});
+
+/** A valid body for each endpoint, so that only the credentials can make the request fail. */
+async function validRequest(t: T, operationId: string): Promise<{ json?: unknown; pathParams?: Record<string, string | number> }> {
+  const receiver = await t.run.receiver();
+  switch (operationId) {
+    case 'createPaymentLink':
+      return { json: paymentLinkMinimal() };
+    case 'purchase3ds':
+      return { json: purchase3ds(receiver.redirectUrl('auth'), t.run.config.testData) };
+    case 'purchaseWallet':
+      return { json: purchaseWallet(t.run.config.testData) };
+    case 'purchaseQuickPay':
+      return { json: purchaseQuickPay() };
+    case 'purchaseMposBanda':
+      return { json: purchaseMposBanda(t.run.config.testData) };
+    case 'getTransaction':
+      return { pathParams: { id: '00000000-0000-4000-8000-000000000000' } };
+    case 'activatePaymentLink': {
+      const { link } = await createLink(t);
+      return { pathParams: { id: link.idEnlace } };
+    }
+    case 'purchasePagoQr': {
+      const { link } = await createLink(t);
+      return { json: { urlEnlacePago: link.urlEnlace } };
+    }
+    default:
+      throw new Error(`no valid request for ${operationId}`);
+  }
+}
+
+const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchaseQuickPay', 'purchaseMposBanda', 'purchasePagoQr']);
+const ENDPOINT: Record<string, string> = {
+  createPaymentLink: 'POST /EnlacePago',
+  purchase3ds: 'POST /TransaccionCompra/3DS',
+  purchaseWallet: 'POST /TransaccionCompra/Wallet',
+  purchaseQuickPay: 'POST /TransaccionCompra/Quick-pay',
+  purchaseMposBanda: 'POST /TransaccionCompra/Mpos/Banda',
+  getTransaction: 'GET /TransaccionCompra/{id}',
+  activatePaymentLink: 'PUT /EnlacePago/{id}/activar',
+  purchasePagoQr: 'POST /TransaccionCompra/PagoQr',
+};
+
+describe('5.5 bearer endpoints refuse requests without a valid token', () => {
+  for (const op of ['createPaymentLink', 'purchase3ds', 'purchaseWallet']) {
+    const spec = { clauses: ['5.5-bearer-endpoints', '5.3-bearer-header'], endpoint: ENDPOINT[op]!, purchase: PURCHASES.has(op) };
+    clauseTest(spec, `${op} without an authorization header is refused`, async (t) => {
+      const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
+      notAccepted(ex, spec.clauses, `${op} without a token`);
+      observeRefusalStatus(t, ex);
+    });
+    clauseTest(spec, `${op} with an invalid bearer token is refused`, async (t) => {
+      const ex = await t.call(op, { ...(await validRequest(t, op)), auth: { header: 'Bearer conformance-invalid-token' } });
+      notAccepted(ex, spec.clauses, `${op} with an invalid token`);
+      observeRefusalStatus(t, ex);
+    });
+  }
+});
+
+describe('5.5 account endpoints refuse missing and wrong account credentials', () => {
+  for (const op of ['activatePaymentLink', 'purchasePagoQr']) {
+    const spec = { clauses: '5.5-account-endpoints', endpoint: ENDPOINT[op]!, needs: ['account' as const], purchase: PURCHASES.has(op) };
+    clauseTest(spec, `${op} without credentials is refused`, async (t) => {
+      const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
+      notAccepted(ex, '5.5-account-endpoints', `${op} without credentials`);
+    });
+    clauseTest(spec, `${op} with a wrong account password is refused`, async (t) => {
+      const user = t.run.target.account!.user;
+      const header = `Basic ${Buffer.from(`${user}:conformance-wrong-password`).toString('base64')}`;
+      const ex = await t.call(op, { ...(await validRequest(t, op)), auth: { header } });
+      notAccepted(ex, '5.5-account-endpoints', `${op} with a wrong password`);
+    });
+  }
+  clauseTest({ clauses: '5.5-account-endpoints', endpoint: 'DELETE /Cuenta', needs: ['deletion'] }, 'deleteAccount without credentials is refused', async (t) => {
+    const ex = await t.call('deleteAccount', { auth: 'none' });
+    notAccepted(ex, '5.5-account-endpoints', 'DELETE /Cuenta without credentials');
+  });
+});
+
+describe('5.5 "account or business" endpoints accept both and refuse neither', () => {
+  for (const op of ['purchaseQuickPay', 'purchaseMposBanda', 'getTransaction']) {
+    const purchase = PURCHASES.has(op);
+    clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase }, `${op} accepts the business's bearer token`, async (t) => {
+      const req = await validRequest(t, op);
+      const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'bearer') : await t.call(op, { ...req, auth: 'bearer' });
+      succeeded(ex, '5.5-either-endpoints', `${op} as the business`);
+    });
+    clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase, needs: ['account'] }, `${op} accepts the account's credentials`, async (t) => {
+      const req = await validRequest(t, op);
+      const body = op === 'purchaseMposBanda' ? { json: { ...(req.json as object), idAplicativo: await businessId(t) } } : req;
+      const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'account') : await t.call(op, { ...body, auth: 'account' });
+      succeeded(ex, '5.5-either-endpoints', `${op} as the account`);
+    });
+    clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase }, `${op} without credentials is refused`, async (t) => {
+      const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'none') : await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
+      notAccepted(ex, '5.5-either-endpoints', `${op} without credentials`);
+    });
+  }
+});
+
+/** A lookup of a transaction that exists (a wallet purchase), so that only the credentials decide the answer. */
+async function existingTransactionLookup(t: T, auth: 'bearer' | 'account' | 'none'): Promise<Exchange> {
+  t.run.interlock.assertMayPay(t.run.target.mode);
+  const purchase = await t.call('purchaseWallet', { json: purchaseWallet(t.run.config.testData) });
+  succeeded(purchase, '4.4-endpoint', 'the wallet purchase used for the lookup');
+  const id = String(bodyOf(purchase, '4.4-response-fields')['idTransaccion']);
+  return t.call('getTransaction', { pathParams: { id }, auth });
+}
+
+/** The idAplicativo of the primary business, learned from a created link (spec 2.1 via activar). */
+async function businessId(t: T): Promise<string> {
+  const { link } = await createLink(t);
+  const ex = await t.call('activatePaymentLink', { pathParams: { id: link.idEnlace } });
+  succeeded(ex, '4.2-endpoint', 'reading the link record');
+  return String(bodyOf(ex, '2.1-payment-link-types')['idAplicativo']);
+}
