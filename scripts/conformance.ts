@@ -3,7 +3,7 @@
  * the conformance project with the reporters, bounded by RUN_TIMEOUT_S. Exit 0 iff nothing failed.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { vitestCli } from './vitest-cli.ts';
 import { loadConfig, ConfigError } from '../harness/config.ts';
 
 let config;
@@ -17,7 +17,6 @@ try {
   throw err;
 }
 
-const vitestCli = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
 const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', ...process.argv.slice(2)], { stdio: 'inherit' });
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.

@@ -1,0 +1,66 @@
+/**
+ * `npm run bench`: figures, not assertions. A full conformance run's wall time against the embedded sandbox
+ * (start-up included), the requests per second it drives, the validator's compile time and per-response cost, and
+ * the sandbox's link creations per second. Printed and written to REPORT_DIR/bench.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { vitestCli } from './vitest-cli.ts';
+import { createSandbox } from '../sandbox/index.ts';
+import { run as benchValidator } from '../bench/validator.ts';
+import { run as benchSandbox } from '../bench/sandbox.ts';
+
+
+function conformanceRun(env: NodeJS.ProcessEnv): Promise<{ seconds: number; code: number | null }> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', '--reporter=dot'], { env, stdio: 'ignore' });
+    child.on('exit', (code) => resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, code }));
+  });
+}
+
+const reportDir = process.env['REPORT_DIR'] ?? 'reports';
+const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
+const baseEnv: NodeJS.ProcessEnv = { ...process.env, REPORT_DIR: scratch };
+delete baseEnv['API_BASE_URL'];
+
+// 1. The whole suite against the embedded sandbox, as `npm run conformance` runs it.
+const embedded = await conformanceRun(baseEnv);
+
+// 2. The same suite against a sandbox started here, counting the requests it receives.
+const sandbox = await createSandbox();
+let requests = 0;
+sandbox.app.server.on('request', () => requests++);
+const c = sandbox.credentials;
+const remote = await conformanceRun({
+  ...baseEnv,
+  API_BASE_URL: sandbox.baseUrl,
+  AUTH_URL: sandbox.authUrl,
+  CLIENT_ID: c.business.clientId,
+  CLIENT_SECRET: c.business.clientSecret,
+  ACCOUNT_USER: c.account.user,
+  ACCOUNT_PASSWORD: c.account.password,
+  SECOND_CLIENT_ID: c.businessNoMpos.clientId,
+  SECOND_CLIENT_SECRET: c.businessNoMpos.clientSecret,
+  REDIRECT_HASH: 'hmac-sha256',
+  WEBHOOK_SIGNATURE: 'hmac-sha256',
+});
+await sandbox.close();
+rmSync(scratch, { recursive: true, force: true });
+
+const figures = {
+  date: new Date().toISOString(),
+  node: process.version,
+  conformance_wall_s: Number(embedded.seconds.toFixed(2)),
+  conformance_exit_code: embedded.code,
+  conformance_requests: requests,
+  conformance_requests_per_s: Number((requests / remote.seconds).toFixed(1)),
+  ...(await benchValidator()),
+  ...(await benchSandbox()),
+};
+mkdirSync(reportDir, { recursive: true });
+writeFileSync(join(reportDir, 'bench.json'), `${JSON.stringify(figures, null, 2)}\n`);
+console.log(JSON.stringify(figures, null, 2));
+console.log(`written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, compile < 500 ms, validation < 20 µs, ≥ 3,000 links/s)`);
