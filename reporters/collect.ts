@@ -1,0 +1,283 @@
+/**
+ * What both reporters share: turning vitest's results for the conformance project into TestRecords, and the run's
+ * lifecycle — which files this run (this shard) was to run, when it started, CONFORMANCE_RUN_INFO, and a last
+ * write when a signal stops the process (vitest calls no onTestRunEnd then). Subclasses only write files.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import type {
+  Reporter,
+  SerializedError,
+  TestCase,
+  TestModule,
+  TestRunEndReason,
+  TestSpecification,
+  TestSuite,
+  Vitest,
+} from 'vitest/node';
+import '../harness/meta.ts';
+import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
+
+export interface ReporterOptions {
+  /** Where reports go; default REPORT_DIR (environment, then .env), else `reports`. */
+  reportDir?: string;
+  /** The vitest project whose tests are reported; default `conformance`. */
+  project?: string;
+  /** Paths relative to the vitest root; defaults spec/clauses.yaml, spec/openapi.yaml, package.json. */
+  clausesFile?: string;
+  openapiFile?: string;
+  packageFile?: string;
+}
+
+/** What the tests of one run amount to, and why some did not run. */
+interface Context {
+  notRunReason: string;
+  abort: string | undefined;
+  filtered: boolean;
+  /** Reasons tests did not run because the run stopped (abort, interlock, interruption): each is one ERROR. */
+  stops: Set<string>;
+}
+
+// vitest's note on the tests it cancels (Ctrl-C, cancelCurrentRun).
+const VITEST_CANCELLED = /^The test run was aborted/;
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+export abstract class ConformanceReporter implements Reporter {
+  private vitest: Vitest | undefined;
+  /** moduleId → path relative to the root, for the conformance files this run (this shard) is to run. */
+  private files = new Map<string, string>();
+  private startedAt = new Date();
+  private finished = false;
+
+  private readonly project: string;
+
+  constructor(protected readonly options: ReporterOptions = {}) {
+    this.project = options.project ?? 'conformance';
+  }
+
+  /** Writes this reporter's files; `log` prints a line on the console. */
+  protected abstract write(summary: Summary, dir: string, log: (line: string) => void): void;
+
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest;
+  }
+
+  async onTestRunStart(specifications: ReadonlyArray<TestSpecification>): Promise<void> {
+    const vitest = this.vitest;
+    if (!vitest) return;
+    this.startedAt = new Date();
+    this.finished = false;
+    // The specifications are every file of the run: --shard keeps its part later, the same way.
+    const { shard, sequence } = vitest.config;
+    const mine = shard ? await new sequence.sequencer(vitest).shard([...specifications]) : specifications;
+    this.files = new Map(
+      mine.filter((s) => s.project.name === this.project).map((s) => [s.moduleId, relative(s.project.config.root, s.moduleId)]),
+    );
+    for (const signal of SIGNALS) process.once(signal, this.onSignal);
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason): void {
+    this.stopListening();
+    this.finish(modules, unhandledErrors, reason);
+  }
+
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.stopListening();
+    // Synchronous on purpose: vitest exits a millisecond after a signal.
+    if (this.vitest) this.finish(this.vitest.state.getTestModules(), [], 'interrupted', signal);
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+
+  private stopListening(): void {
+    for (const signal of SIGNALS) process.off(signal, this.onSignal);
+  }
+
+  private finish(
+    modules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+    reason: TestRunEndReason,
+    signal?: string,
+  ): void {
+    const vitest = this.vitest;
+    const conformance = modules.filter((m) => m.project.name === this.project);
+    if (this.finished || !vitest || (this.files.size === 0 && conformance.length === 0)) return;
+    this.finished = true;
+
+    const root = vitest.config.root;
+    const fromRoot = (path: string | undefined, fallback: string) => resolve(root, path ?? fallback);
+    const { info, note } = readRunInfo(process.env.CONFORMANCE_RUN_INFO);
+    const ctx: Context = {
+      notRunReason:
+        info.abort ??
+        (signal
+          ? `the run was interrupted (${signal})`
+          : reason === 'interrupted'
+            ? 'the run was interrupted'
+            : `the run ended before it ran (vitest: run ${reason})`),
+      abort: info.abort,
+      filtered: vitest.config.testNamePattern !== undefined,
+      stops: new Set(),
+    };
+    const records = collect(conformance, this.files, unhandledErrors, ctx);
+    const catalogue = loadCatalogue(fromRoot(this.options.clausesFile, 'spec/clauses.yaml'));
+    const run: RunInfo = {
+      ...info,
+      specVersion: versionOf(fromRoot(this.options.openapiFile, 'spec/openapi.yaml'), 'info'),
+      suiteVersion: versionOf(fromRoot(this.options.packageFile, 'package.json'), 'package'),
+      startedAt: this.startedAt.toISOString(),
+      durationMs: Date.now() - this.startedAt.getTime(),
+      outcome: signal ? 'interrupted' : reason,
+      ...(ctx.stops.size > 0 && !info.abort ? { abort: [...ctx.stops].join('; ') } : {}),
+      ...(vitest.config.shard ? { shards: [`${vitest.config.shard.index}/${vitest.config.shard.count}`] } : {}),
+      notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
+    };
+    this.write(summarize(run, records, catalogue.clauses), reportDir(this.options.reportDir), (line) => vitest.logger.log(line));
+  }
+}
+
+/** REPORT_DIR from the option, the environment, then .env (as the harness reads it), else `reports`. */
+function reportDir(explicit: string | undefined): string {
+  const dotenv = existsSync('.env') ? parseDotenv(readFileSync('.env')).REPORT_DIR : undefined;
+  return resolve(explicit || process.env.REPORT_DIR || dotenv || 'reports');
+}
+
+type Listed = Pick<RunInfo, 'targetUrl' | 'targetKind' | 'mode' | 'abort' | 'fcSeed'>;
+
+/** Only the listed fields of CONFORMANCE_RUN_INFO reach a report; credentials in the target URL are dropped. */
+function readRunInfo(raw: string | undefined): { info: Listed; note?: string } {
+  if (!raw) return { info: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return { info: {}, note: 'CONFORMANCE_RUN_INFO is not a JSON object: the run metadata is missing' };
+  const value = parsed as Record<string, unknown>;
+  const text = (key: string) => (typeof value[key] === 'string' && value[key] !== '' ? (value[key] as string) : undefined);
+  const info: Listed = {};
+  const url = text('targetUrl');
+  if (url) info.targetUrl = withoutCredentials(url);
+  for (const key of ['targetKind', 'mode', 'abort'] as const) {
+    const v = text(key);
+    if (v) info[key] = v;
+  }
+  if (typeof value.fcSeed === 'number') info.fcSeed = value.fcSeed;
+  return { info };
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+function collect(
+  modules: TestModule[],
+  files: Map<string, string>,
+  unhandledErrors: ReadonlyArray<SerializedError>,
+  ctx: Context,
+): TestRecord[] {
+  const records = modules.flatMap((m) => moduleRecords(m, ctx));
+  const ran = new Set(modules.map((m) => m.moduleId));
+  for (const [id, file] of files) if (!ran.has(id)) records.push(fileNotRun(file, ctx));
+  // In a run of several projects, an unhandled error that names its file is ours only if the file is.
+  for (const e of unhandledErrors) {
+    const path = e.VITEST_TEST_PATH;
+    if (typeof path !== 'string' || files.has(path) || ran.has(path)) records.push(errorRecord('', 'unhandled error', errorText(e)));
+  }
+  for (const stop of ctx.stops) records.push(errorRecord('', 'run stopped', stop));
+  return records;
+}
+
+function moduleRecords(m: TestModule, ctx: Context): TestRecord[] {
+  const file = m.relativeModuleId;
+  const records = m.errors().map((e) => errorRecord(file, '(file)', errorText(e)));
+  for (const suite of m.children.allSuites()) {
+    for (const e of suite.errors()) records.push(errorRecord(file, `${suite.fullName} (hook)`, errorText(e)));
+  }
+  const tests = [...m.children.allTests()].map((t) => testRecord(t, ctx));
+  if (tests.length === 0 && records.length === 0) records.push(fileNotRun(file, ctx));
+  return [...records, ...tests];
+}
+
+function testRecord(test: TestCase, ctx: Context): TestRecord {
+  const meta = test.meta();
+  const result = test.result();
+  const record: TestRecord = {
+    file: test.module.relativeModuleId,
+    // The test's own name: what EXPECTED_FAILURES_FILE lists and JUnit shows under its file.
+    name: test.name,
+    status: 'pass',
+    durationMs: Math.round(test.diagnostic()?.duration ?? 0),
+    clauses: meta.clauses ?? [],
+    endpoint: meta.endpoint ?? '',
+    ...(meta.seed !== undefined ? { seed: meta.seed } : {}),
+    ...(meta.replay ? { replay: meta.replay } : {}),
+    ...(meta.failure ? { failure: meta.failure } : {}),
+    observations: meta.observations ?? [],
+  };
+  const notRun = (reason: string): TestRecord => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
+
+  if (result.state === 'pending') return notRun(ctx.notRunReason);
+  if (result.state === 'skipped') {
+    const note = result.note;
+    if (note && (VITEST_CANCELLED.test(note) || note === ctx.abort)) return notRun(ctx.notRunReason);
+    if (note) return { ...record, status: 'skip', reason: note };
+    const broken = brokenAncestor(test);
+    if (broken) return { ...record, status: 'notRun', reason: broken };
+    const reason =
+      test.options.mode === 'todo' ? 'todo' : ctx.filtered ? 'not selected by the test name filter (-t)' : 'skipped without a reason';
+    return { ...record, status: 'skip', reason };
+  }
+  const error = result.errors?.[0];
+  const withError = error ? { error: errorText(error) } : {};
+  // An expected failure (EXPECTED_FAILURES_FILE) is not a failure; one that passed is reported, not failed.
+  if (meta.expected === 'failed') return { ...record, status: 'expectedFailure', ...withError };
+  if (meta.expected === 'passed') return { ...record, status: 'expectedFailurePassed' };
+  if (result.state === 'failed') {
+    const stop = error && !meta.failure ? stoppedBy(error, ctx.abort) : undefined;
+    return stop ? notRun(stop) : { ...record, status: 'fail', ...withError };
+  }
+  return { ...record, status: record.observations.length > 0 ? 'warn' : 'pass' };
+}
+
+/** A test that threw because the run was stopped (the interlock, an unusable target) checked nothing. */
+function stoppedBy(error: SerializedError, abort: string | undefined): string | undefined {
+  if (error.name === 'InterlockError') return error.message;
+  if (abort && error.message.includes(abort)) return abort;
+  return undefined;
+}
+
+/** A test skipped without a note under a suite or file whose hook failed did not run because of it. */
+function brokenAncestor(test: TestCase): string | undefined {
+  let parent: TestSuite | TestModule = test.parent;
+  for (;;) {
+    const error = parent.errors()[0];
+    if (error) return `${parent.type === 'module' ? 'the file' : `"${parent.name}"`} failed before this test ran: ${error.message}`;
+    if (parent.type === 'module') return undefined;
+    parent = parent.parent;
+  }
+}
+
+function fileNotRun(file: string, ctx: Context): TestRecord {
+  ctx.stops.add(ctx.notRunReason);
+  return { file, name: '(file not run)', status: 'notRun', durationMs: 0, clauses: [], endpoint: '', reason: ctx.notRunReason, observations: [] };
+}
+
+function errorRecord(file: string, name: string, error: string): TestRecord {
+  return { file, name, status: 'error', durationMs: 0, clauses: [], endpoint: '', error, observations: [] };
+}
+
+function errorText(e: SerializedError & { expected?: unknown; actual?: unknown }): string {
+  const head = `${e.name ?? 'Error'}: ${e.message}`;
+  if (e.expected === undefined && e.actual === undefined) return head;
+  return `${head}\nexpected: ${String(e.expected)}\nactual: ${String(e.actual)}`;
+}

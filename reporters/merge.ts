@@ -1,0 +1,70 @@
+/**
+ * Merges the reports of shards (`vitest run --shard=i/n`, each with its own REPORT_DIR) into one junit.xml,
+ * summary.json and summary.md, as one unsharded run would have written them. Each shard's summary.json carries
+ * every test record (evidence included), so the merge concatenates the records and rebuilds the tallies, the
+ * coverage and the JUnit from them — the same code the reporters use.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { renderJUnit } from './junit.ts';
+import { summarize, type Clause, type RunInfo, type Summary } from './records.ts';
+import { writeSummary } from './summary.ts';
+
+/** A problem with the input; its message is one line saying what to do. */
+export class MergeError extends Error {
+  override name = 'MergeError';
+}
+
+export function mergeReports(dirs: string[], outDir: string): Summary {
+  if (dirs.length === 0) throw new MergeError('no shard report directory given');
+  const unique = new Set(dirs.map((d) => resolve(d)));
+  if (unique.size !== dirs.length) throw new MergeError('a shard report directory is given twice: each shard must be merged once');
+  const shards = dirs.map(readShard);
+
+  const catalogue = new Map<string, Clause>();
+  for (const s of shards) for (const c of s.clauses) if (!catalogue.has(c.id)) catalogue.set(c.id, { id: c.id, section: c.section, kind: c.kind, text: c.text });
+  const summary = summarize(mergeRunInfo(shards.map((s) => s.run)), shards.flatMap((s) => s.tests), [...catalogue.values()]);
+
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'junit.xml'), renderJUnit(summary));
+  writeSummary(summary, outDir);
+  return summary;
+}
+
+function readShard(dir: string): Summary {
+  const path = join(dir, 'summary.json');
+  if (!existsSync(path)) throw new MergeError(`${path} not found: give the REPORT_DIR of each shard (each shard needs its own)`);
+  let summary: Partial<Summary>;
+  try {
+    summary = JSON.parse(readFileSync(path, 'utf8')) as Partial<Summary>;
+  } catch (err) {
+    throw new MergeError(`${path} is not valid JSON (${(err as Error).message}): was the shard's run cut short while writing?`);
+  }
+  if (summary.format !== 'conformance-summary/1' || !Array.isArray(summary.tests) || !Array.isArray(summary.clauses) || !summary.run) {
+    throw new MergeError(`${path} is not a conformance summary (format conformance-summary/1) written by reporters/summary.ts`);
+  }
+  return summary as Summary;
+}
+
+/** One run spanning the shards: the first shard's target and versions, the earliest start to the latest end. */
+function mergeRunInfo(runs: RunInfo[]): RunInfo {
+  const first = runs[0] as RunInfo;
+  const start = Math.min(...runs.map((r) => Date.parse(r.startedAt)));
+  const end = Math.max(...runs.map((r) => Date.parse(r.startedAt) + r.durationMs));
+  const notes = new Set(runs.flatMap((r) => r.notes));
+  for (const key of ['targetUrl', 'targetKind', 'mode', 'specVersion', 'suiteVersion', 'fcSeed'] as const) {
+    const values = new Set(runs.map((r) => String(r[key] ?? '(unset)')));
+    if (values.size > 1) notes.add(`the shards differ in ${key} (${[...values].join(', ')}): the first shard's is shown`);
+  }
+  const aborts = [...new Set(runs.map((r) => r.abort).filter((a): a is string => a !== undefined))];
+  const outcomes = runs.map((r) => r.outcome);
+  return {
+    ...first,
+    startedAt: new Date(start).toISOString(),
+    durationMs: end - start,
+    outcome: outcomes.includes('interrupted') ? 'interrupted' : outcomes.includes('failed') ? 'failed' : 'passed',
+    ...(aborts.length > 0 ? { abort: aborts.join('; ') } : {}),
+    shards: runs.flatMap((r) => r.shards ?? ['(unsharded)']),
+    notes: [...notes],
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * The reports' data: one record per conformance test, the run's metadata, and the tallies per clause and per
+ * endpoint. Plain data and pure functions, so the vitest reporters and the shard merge (reporters/merge.ts) write
+ * the same files from the same records. summary.json is `Summary` as is.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { CheckEvidence, Observation } from '../harness/meta.ts';
+
+export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;
+export type Status = (typeof STATUSES)[number];
+export type Counts = Record<Status, number>;
+
+export const LABELS: Record<Status, string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  warn: 'WARN',
+  skip: 'SKIP',
+  expectedFailure: 'expected failure',
+  expectedFailurePassed: 'expected failure passed',
+  notRun: 'not run',
+  error: 'ERROR',
+};
+
+export interface TestRecord {
+  /** Test file relative to the root (`suites/links.test.ts`); '' for problems of the run itself. */
+  file: string;
+  /** The test's name (clauseTest: `[clause ids] title`). */
+  name: string;
+  status: Status;
+  durationMs: number;
+  clauses: string[];
+  /** `METHOD /path` or `flow`; '' when the test names none. */
+  endpoint: string;
+  seed?: number;
+  replay?: string;
+  /** Why it was skipped or not run. */
+  reason?: string;
+  /** The check that failed (already redacted by the harness). */
+  failure?: CheckEvidence;
+  /** The thrown error when there is no check evidence, or what an ERROR is about. */
+  error?: string;
+  observations: Observation[];
+}
+
+export interface RunInfo {
+  targetUrl?: string;
+  targetKind?: string;
+  mode?: string;
+  specVersion: string;
+  suiteVersion: string;
+  fcSeed?: number;
+  startedAt: string;
+  durationMs: number;
+  outcome: 'passed' | 'failed' | 'interrupted';
+  /** Why (part of) the run did not happen: the interlock, an unreachable target, an interruption. */
+  abort?: string;
+  /** `1/3` for one shard; after a merge, every shard merged. */
+  shards?: string[];
+  /** Problems of the reporting itself (catalogue missing, unreadable run info). */
+  notes: string[];
+}
+
+export interface Clause {
+  id: string;
+  section: string;
+  kind: string;
+  text: string;
+}
+
+export interface ClauseRow extends Clause {
+  covered: boolean;
+  /** The worst outcome of its tests (FAIL, expected failure, WARN, PASS, SKIP, not run) or `not covered`. */
+  status: string;
+  counts: Counts;
+}
+
+export interface Summary {
+  format: 'conformance-summary/1';
+  run: RunInfo;
+  totals: Counts;
+  /** What the last printed line says: passed = PASS+WARN+expected-failure-passed, failed = FAIL+ERROR, rest skipped. */
+  line: { passed: number; failed: number; skipped: number };
+  clauses: ClauseRow[];
+  /** Clauses of kind rule or flow that no test cites. */
+  uncovered: string[];
+  /** Clauses of kind type or observation that no test cites. */
+  uncoveredOther: string[];
+  /** Clause ids cited by tests but absent from the catalogue. */
+  unknownClauses: string[];
+  endpoints: { endpoint: string; counts: Counts }[];
+  tests: TestRecord[];
+}
+
+export function zeroCounts(): Counts {
+  return { pass: 0, fail: 0, warn: 0, skip: 0, expectedFailure: 0, expectedFailurePassed: 0, notRun: 0, error: 0 };
+}
+
+/** Reads spec/clauses.yaml (a YAML list of {id, section, kind, text}); a problem becomes a note, not a crash. */
+export function loadCatalogue(path: string): { clauses: Clause[]; note?: string } {
+  if (!existsSync(path)) return { clauses: [], note: `clause catalogue ${path} not found: coverage is not computed` };
+  try {
+    const list: unknown = parse(readFileSync(path, 'utf8'));
+    if (!Array.isArray(list)) return { clauses: [], note: `clause catalogue ${path} is not a YAML list` };
+    const clauses = list
+      .filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && typeof c.id === 'string')
+      .map((c) => ({ id: String(c.id), section: String(c.section ?? ''), kind: String(c.kind ?? ''), text: String(c.text ?? '').trim() }));
+    return { clauses };
+  } catch (err) {
+    return { clauses: [], note: `clause catalogue ${path} cannot be read: ${(err as Error).message}` };
+  }
+}
+
+/** `info.version` of the OpenAPI document, or `version` of package.json ('unknown' when unreadable). */
+export function versionOf(path: string, key: 'info' | 'package'): string {
+  try {
+    const doc = parse(readFileSync(path, 'utf8')) as { version?: unknown; info?: { version?: unknown } };
+    const version = key === 'info' ? doc.info?.version : doc.version;
+    return typeof version === 'string' && version !== '' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+// How bad an outcome is, for a clause's status: a failure hides a pass of the same clause.
+const CLAUSE_ORDER: [Status[], string][] = [
+  [['fail', 'error'], 'FAIL'],
+  [['expectedFailure'], 'expected failure'],
+  [['warn'], 'WARN'],
+  [['pass', 'expectedFailurePassed'], 'PASS'],
+  [['skip'], 'SKIP'],
+  [['notRun'], 'not run'],
+];
+
+/** The outcome of each clause a test touches: its cited clauses get the test's status, observed ones WARN. */
+function clauseOutcomes(t: TestRecord): Map<string, Status> {
+  const out = new Map<string, Status>();
+  for (const c of t.clauses) out.set(c, t.status === 'warn' ? 'pass' : t.status);
+  for (const o of t.observations) if (!out.has(o.clause) || out.get(o.clause) === 'pass') out.set(o.clause, 'warn');
+  return out;
+}
+
+export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause[]): Summary {
+  const tests = [...records].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const totals = zeroCounts();
+  const perClause = new Map<string, Counts>();
+  const perEndpoint = new Map<string, Counts>();
+  for (const t of tests) {
+    totals[t.status]++;
+    for (const [clause, status] of clauseOutcomes(t)) {
+      const counts = perClause.get(clause) ?? zeroCounts();
+      counts[status]++;
+      perClause.set(clause, counts);
+    }
+    if (t.file === '') continue;
+    const endpoint = t.endpoint || '(none)';
+    const counts = perEndpoint.get(endpoint) ?? zeroCounts();
+    counts[t.status]++;
+    perEndpoint.set(endpoint, counts);
+  }
+  const known = new Set(catalogue.map((c) => c.id));
+  const clauses = catalogue.map((c): ClauseRow => {
+    const counts = perClause.get(c.id);
+    const status = counts ? (CLAUSE_ORDER.find(([s]) => s.some((k) => counts[k] > 0))?.[1] ?? 'not run') : 'not covered';
+    return { ...c, covered: counts !== undefined, status, counts: counts ?? zeroCounts() };
+  });
+  const uncovered = (ruleOrFlow: boolean) =>
+    clauses.filter((c) => !c.covered && ['rule', 'flow'].includes(c.kind) === ruleOrFlow).map((c) => c.id);
+  return {
+    format: 'conformance-summary/1',
+    run,
+    totals,
+    line: {
+      passed: totals.pass + totals.warn + totals.expectedFailurePassed,
+      failed: totals.fail + totals.error,
+      skipped: totals.skip + totals.expectedFailure + totals.notRun,
+    },
+    clauses,
+    uncovered: uncovered(true),
+    uncoveredOther: uncovered(false),
+    unknownClauses: [...perClause.keys()].filter((id) => !known.has(id)).sort(),
+    endpoints: [...perEndpoint].sort(([a], [b]) => (a < b ? -1 : 1)).map(([endpoint, counts]) => ({ endpoint, counts })),
+    tests,
+  };
+}
+
+/** A failed (or expectedly failed) test as one line and as the full text: check, expected/actual, exchange, curl. */
+export function describeFailure(t: TestRecord): { message: string; text: string } {
+  const f = t.failure;
+  if (!f) {
+    const text = t.error ?? 'failed without an error message';
+    return { message: firstLine(text), text };
+  }
+  const text = [
+    `check: ${f.check}`,
+    `clauses: ${f.clauses.join(', ')}`,
+    `expected: ${f.expected}`,
+    `actual: ${f.actual}`,
+    ...(f.exchange ? ['', 'exchange:', f.exchange] : []),
+    ...(f.curl ? ['', 'reproduce:', f.curl] : []),
+  ].join('\n');
+  return { message: firstLine(`${f.check}: expected ${f.expected}; actual ${f.actual}`), text };
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}

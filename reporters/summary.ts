@@ -1,0 +1,163 @@
+/**
+ * The summary for people (`REPORT_DIR/summary.md`), for tools (`REPORT_DIR/summary.json`, the `Summary` of
+ * records.ts) and for the console (a few lines ending with `N passed, N failed, N skipped`, which CI reads):
+ * PASS / FAIL / WARN / SKIP (+ expected failures, not run) per clause and per endpoint, every clause of the
+ * catalogue with its status, the uncovered ones, and the run's metadata.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ConformanceReporter } from './collect.ts';
+import { LABELS, STATUSES, describeFailure, type Counts, type Status, type Summary, type TestRecord } from './records.ts';
+
+// Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
+export default class SummaryReporter extends ConformanceReporter {
+  protected write(summary: Summary, dir: string, log: (line: string) => void): void {
+    writeSummary(summary, dir);
+    for (const line of renderConsole(summary, dir)) log(line);
+  }
+}
+
+export function writeSummary(summary: Summary, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(join(dir, 'summary.md'), renderMarkdown(summary));
+}
+
+const MAX_LISTED = 20;
+
+/** The lines printed at the end of the run; the last one is the plain `N passed, N failed, N skipped`. */
+export function renderConsole(summary: Summary, dir: string): string[] {
+  const { run, totals, line } = summary;
+  const target = run.targetUrl ? ` against ${run.targetUrl} (${[run.targetKind, run.mode].filter(Boolean).join(', ')})` : '';
+  const shard = run.shards?.length === 1 ? ` [shard ${run.shards[0]}]` : '';
+  const lines = [`Conformance${target}${shard}: ${countsText(totals)}`];
+  const failed = summary.tests.filter((t) => t.status === 'fail' || t.status === 'error');
+  for (const t of failed.slice(0, MAX_LISTED)) {
+    lines.push(`  ${LABELS[t.status]} ${testTitle(t)}${t.status === 'error' ? `: ${describeFailure(t).message}` : ''}`);
+  }
+  if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
+  for (const t of summary.tests.filter((t) => t.status === 'expectedFailurePassed')) {
+    lines.push(`  expected failure passed (remove it from EXPECTED_FAILURES_FILE): ${testTitle(t)}`);
+  }
+  // When tests were stopped, a `run stopped` ERROR above already says why.
+  if (run.abort && totals.notRun === 0) lines.push(`  stopped: ${run.abort}`);
+  for (const note of run.notes) lines.push(`  note: ${note}`);
+  if (summary.clauses.length > 0) {
+    const ids = summary.uncovered.slice(0, 10).join(', ') + (summary.uncovered.length > 10 ? ', …' : '');
+    lines.push(`Uncovered rule/flow clauses: ${summary.uncovered.length}${ids ? ` (${ids})` : ''}`);
+  }
+  const shown = relative(process.cwd(), dir) || '.';
+  const files = ['junit.xml', 'summary.md', 'summary.json'].filter((f) => f !== 'junit.xml' || existsSync(join(dir, f)));
+  lines.push(`Reports: ${files.map((f) => join(shown, f)).join(', ')}`);
+  lines.push(`${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped`);
+  return lines;
+}
+
+export function renderMarkdown(summary: Summary): string {
+  const { run, totals, line } = summary;
+  const md: string[] = ['# Conformance report', ''];
+  md.push('| | |', '|---|---|');
+  const meta: [string, string | number | undefined][] = [
+    ['Target', run.targetUrl],
+    ['Target kind', run.targetKind],
+    ['Business mode', run.mode],
+    ['Spec document version', run.specVersion],
+    ['Suite version', run.suiteVersion],
+    ['fast-check seed', run.fcSeed],
+    ['Date', run.startedAt],
+    ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],
+    ['Outcome', run.outcome],
+    ['Shards', run.shards?.join(', ')],
+    ['Stopped', run.abort],
+  ];
+  for (const [key, value] of meta) if (value !== undefined) md.push(`| ${key} | ${cell(String(value))} |`);
+  md.push('');
+  for (const note of run.notes) md.push(`> Note: ${note}`, '');
+  if (run.shards?.length === 1) md.push(`> One shard of a sharded run: coverage is partial until the shards are merged (\`npm run reports:merge\`).`, '');
+
+  md.push('## Totals', '', countsHeader('Tests'), countsRow('all', totals), '', `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`, '');
+
+  section(md, 'Failures', byStatus(summary, 'fail', 'error'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), '']);
+  section(md, 'Expected failures that passed (remove them from EXPECTED_FAILURES_FILE)', byStatus(summary, 'expectedFailurePassed'), (t) => [`- ${testTitle(t)}`]);
+  section(md, 'Expected failures', byStatus(summary, 'expectedFailure'), (t) => [`- ${testTitle(t)}: ${describeFailure(t).message}`]);
+  section(md, 'Observations (WARN)', summary.tests.filter((t) => t.observations.length > 0), (t) =>
+    t.observations.map((o) => `- ${o.clause}: ${o.message} — ${testTitle(t)}`),
+  );
+  byReason(md, 'Skipped', byStatus(summary, 'skip'));
+  byReason(md, 'Not run', byStatus(summary, 'notRun'));
+
+  if (summary.clauses.length > 0) {
+    md.push(`## Uncovered clauses (rule, flow): ${summary.uncovered.length}`, '');
+    md.push(...(summary.uncovered.length > 0 ? summary.uncovered.map((id) => `- ${clauseLine(summary, id)}`) : ['None.']), '');
+    md.push(`## Uncovered clauses (type, observation): ${summary.uncoveredOther.length}`, '');
+    md.push(...(summary.uncoveredOther.length > 0 ? summary.uncoveredOther.map((id) => `- ${clauseLine(summary, id)}`) : ['None.']), '');
+  }
+  if (summary.unknownClauses.length > 0) {
+    md.push('## Clause ids cited by tests but absent from the catalogue', '', ...summary.unknownClauses.map((id) => `- ${id}`), '');
+  }
+
+  md.push('## Clauses', '', `| Clause | Kind | Status | ${STATUS_COLUMNS.map((s) => LABELS[s]).join(' | ')} | Text |`);
+  md.push(`|---|---|---|${STATUS_COLUMNS.map(() => '---:').join('|')}|---|`);
+  for (const c of summary.clauses) {
+    md.push(`| ${c.id} | ${c.kind} | ${c.status} | ${STATUS_COLUMNS.map((s) => c.counts[s]).join(' | ')} | ${cell(c.text)} |`);
+  }
+  md.push('', '## Endpoints', '', countsHeader('Endpoint'));
+  for (const e of summary.endpoints) md.push(countsRow(e.endpoint, e.counts));
+  md.push('');
+  return md.join('\n');
+}
+
+// Per clause and endpoint: ERROR belongs to no clause.
+const STATUS_COLUMNS = STATUSES.filter((s) => s !== 'error');
+
+function countsHeader(first: string): string {
+  return `| ${first} | ${STATUSES.map((s) => LABELS[s]).join(' | ')} |\n|---|${STATUSES.map(() => '---:').join('|')}|`;
+}
+
+function countsRow(first: string, counts: Counts): string {
+  return `| ${cell(first)} | ${STATUSES.map((s) => counts[s]).join(' | ')} |`;
+}
+
+function countsText(counts: Counts): string {
+  return STATUSES.filter((s) => counts[s] > 0 || ['pass', 'fail', 'warn', 'skip'].includes(s))
+    .map((s) => `${counts[s]} ${LABELS[s]}`)
+    .join(', ');
+}
+
+function byStatus(summary: Summary, ...statuses: Status[]): TestRecord[] {
+  return summary.tests.filter((t) => statuses.includes(t.status));
+}
+
+function section(md: string[], title: string, tests: TestRecord[], render: (t: TestRecord) => string[]): void {
+  if (tests.length === 0) return;
+  md.push(`## ${title}: ${tests.length}`, '', ...tests.flatMap(render), '');
+}
+
+/** `[clauses] file > name`; clauseTest names already start with their clause ids. */
+/** Skips and tests not run, grouped by their reason (often one reason for many tests). */
+function byReason(md: string[], title: string, tests: TestRecord[]): void {
+  if (tests.length === 0) return;
+  const groups = new Map<string, TestRecord[]>();
+  for (const t of tests) groups.set(t.reason ?? '', [...(groups.get(t.reason ?? '') ?? []), t]);
+  md.push(`## ${title}: ${tests.length}`, '');
+  for (const [reason, group] of groups) md.push(`**${reason}** (${group.length})`, '', ...group.map((t) => `- ${testTitle(t)}`), '');
+}
+
+function testTitle(t: TestRecord): string {
+  const clauses = t.clauses.length > 0 && !t.clauses.every((c) => t.name.includes(c)) ? `[${t.clauses.join(', ')}] ` : '';
+  return `${clauses}${t.file ? `${t.file} > ` : ''}${t.name}`;
+}
+
+function clauseLine(summary: Summary, id: string): string {
+  const c = summary.clauses.find((x) => x.id === id);
+  return c ? `${c.id} (${c.kind}, section ${c.section}): ${c.text}` : id;
+}
+
+function cell(text: string): string {
+  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replace(/\s*\n\s*/g, ' ');
+}
+
+function fence(text: string): string {
+  const ticks = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+  return `${ticks}\n${text}\n${ticks}`;
+}
