@@ -1,0 +1,137 @@
+/**
+ * Spec 5: the token issuer at {auth_url}/connect/token (OAuth 2.0 client credentials, errors per RFC 6749 5.2) and
+ * the request authentication of spec 5.5: bearer token, account user and password (HTTP Basic — the sandbox's
+ * decision, the spec does not show it), or either. Tokens expire by the sandbox clock.
+ */
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, onRequestAsyncHookHandler } from 'fastify';
+import type { Actor, SandboxContext } from './context.ts';
+import { SEED } from './store.ts';
+
+export type AuthMode = 'bearer' | 'account' | 'either';
+
+const AUDIENCE = 'service_api';
+
+function oauthError(reply: FastifyReply, status: 400 | 401, error: string, description: string): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
+}
+
+/** Splits an `Authorization: Basic` value into user and password; undefined when it is not one. */
+function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
+  const match = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function bearer(ctx: SandboxContext, header: string | undefined): Actor | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return undefined;
+  const token = ctx.store.tokens.get(match[1]);
+  if (token === undefined) return undefined;
+  if (token.expiresAtMs <= ctx.clock.nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
+  const business = ctx.store.businesses.get(token.idAplicativo);
+  const account = business && ctx.store.accounts.get(business.idCuenta);
+  return business && account ? { via: 'bearer', account, business } : undefined;
+}
+
+function account(ctx: SandboxContext, header: string | undefined): Actor | undefined {
+  const credentials = basicCredentials(header);
+  if (credentials === undefined) return undefined;
+  for (const acc of ctx.store.accounts.values()) {
+    if (acc.emailLogin !== credentials.user || acc.password !== credentials.password) continue;
+    const business = acc.aplicativos[0] === undefined ? undefined : ctx.store.businesses.get(acc.aplicativos[0]);
+    return business ? { via: 'account', account: acc, business } : undefined;
+  }
+  return undefined;
+}
+
+function seededActor(ctx: SandboxContext): Actor | null {
+  const business = ctx.store.businesses.get(SEED.business.idAplicativo);
+  const acc = business && ctx.store.accounts.get(business.idCuenta);
+  return business && acc ? { via: 'bearer', account: acc, business } : null;
+}
+
+/**
+ * onRequest hook (so authentication is judged before the body is parsed): sets `request.actor` or answers 401.
+ * `optional` only serves the faults that skip authentication: the request then acts as the seeded business.
+ */
+export function requireAuth(mode: AuthMode, opts: { optional?: boolean } = {}): onRequestAsyncHookHandler {
+  return async (req, reply) => {
+    const ctx = req.server.sandbox;
+    const header = req.headers.authorization;
+    const actor =
+      (mode !== 'account' ? bearer(ctx, header) : undefined) ?? (mode !== 'bearer' ? account(ctx, header) : undefined);
+    req.actor = actor ?? (opts.optional ? seededActor(ctx) : null);
+    if (req.actor !== null) return;
+    const challenges = [
+      ...(mode !== 'account' ? ['Bearer realm="service_api"'] : []),
+      ...(mode !== 'bearer' ? ['Basic realm="service_api"'] : []),
+    ];
+    const esperado = { bearer: 'un token Bearer', account: 'usuario y contraseña de la cuenta (HTTP Basic)', either: 'un token Bearer o usuario y contraseña de la cuenta (HTTP Basic)' }[mode];
+    return reply
+      .code(401)
+      .header('www-authenticate', challenges.join(', '))
+      .send({ errores: [{ campo: 'authorization', mensaje: `se requiere ${esperado} válido y vigente` }] });
+  };
+}
+
+export const authApi: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  await app.register(formbody);
+  // RFC 6749 5.2: every malformed token request is invalid_request (413 kept for an oversized body).
+  app.setErrorHandler<FastifyError>((err, _req, reply) => {
+    if (err.statusCode === 413) return reply.code(413).send({ error: 'invalid_request', error_description: 'cuerpo demasiado grande' });
+    return oauthError(reply, 400, 'invalid_request', 'cuerpo de la solicitud inválido');
+  });
+
+  app.post('/connect/token', async (req, reply) => {
+    const contentType = req.headers['content-type'] ?? '';
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType) || typeof req.body !== 'object' || req.body === null) {
+      return oauthError(reply, 400, 'invalid_request', 'el cuerpo debe ser application/x-www-form-urlencoded');
+    }
+    const form = req.body as Record<string, unknown>;
+    for (const name of ['grant_type', 'audience', 'client_id', 'client_secret', 'scope']) {
+      if (form[name] !== undefined && typeof form[name] !== 'string') {
+        return oauthError(reply, 400, 'invalid_request', `el parámetro ${name} aparece más de una vez`);
+      }
+    }
+    const field = (name: string): string | undefined => form[name] as string | undefined;
+    if (field('grant_type') === undefined) return oauthError(reply, 400, 'invalid_request', 'falta grant_type');
+    if (field('audience') === undefined) return oauthError(reply, 400, 'invalid_request', 'falta audience');
+
+    const basic = basicCredentials(req.headers.authorization);
+    if (basic !== undefined && (field('client_id') !== undefined || field('client_secret') !== undefined)) {
+      return oauthError(reply, 400, 'invalid_request', 'use un solo método de autenticación del cliente');
+    }
+    const clientId = basic?.user ?? field('client_id');
+    const clientSecret = basic?.password ?? field('client_secret');
+    const business = [...ctx.store.businesses.values()].find((b) => b.clientIdApi === clientId);
+    if (business === undefined || clientSecret === undefined || (business.clientSecret !== clientSecret && !ctx.fault('token-wrong-secret-accepted'))) {
+      if (basic !== undefined) reply.header('www-authenticate', 'Basic realm="service_api"');
+      return oauthError(reply, 401, 'invalid_client', 'credenciales del cliente inválidas');
+    }
+    if (field('grant_type') !== 'client_credentials') {
+      return oauthError(reply, 400, 'unsupported_grant_type', 'solo se admite grant_type=client_credentials');
+    }
+    if (field('audience') !== AUDIENCE || (field('scope') !== undefined && field('scope') !== AUDIENCE)) {
+      return oauthError(reply, 400, 'invalid_scope', `audience y scope deben ser ${AUDIENCE}`);
+    }
+
+    const accessToken = randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
+    const ttl = ctx.options.tokenTtlSeconds;
+    ctx.store.tokens.set(accessToken, { idAplicativo: business.idAplicativo, expiresAtMs: ctx.clock.nowMs() + ttl * 1000 });
+    return reply
+      .header('cache-control', 'no-store')
+      .header('pragma', 'no-cache')
+      .send({
+        access_token: accessToken,
+        expires_in: ctx.fault('token-expires-in-string') ? String(ttl) : ttl,
+        token_type: 'Bearer',
+        scope: AUDIENCE,
+      });
+  });
+};

@@ -1,0 +1,78 @@
+/**
+ * The fault catalogue: realistic vendor mistakes the sandbox can be told to make, one at a time
+ * (`options.fault` / `SANDBOX_FAULT`), so the conformance suite can prove it catches each one (`npm run mutation`).
+ * Every fault is checked with `fault('<id>')` right beside the behaviour it breaks, never in a copy of the code.
+ */
+export const FAULTS = [
+  // Response fields of the wrong type, missing or out of their enum.
+  { id: 'link-idenlace-string', area: 'response-types', description: '4.1 response: idEnlace is the string "1" instead of an int' },
+  { id: 'link-urlenlace-missing', area: 'response-types', description: '4.1 response: urlEnlace is missing' },
+  { id: 'transaction-monto-string', area: 'response-types', description: '4.8 response: monto is the string "10.00" instead of a number' },
+  { id: 'esreal-as-number', area: 'response-types', description: '4.3 response: esReal is 0/1 instead of a bool' },
+  { id: 'transaction-formapago-out-of-enum', area: 'response-types', description: '4.8 response: formaPago is 7 (outside 0..4)' },
+  { id: 'fecha-without-offset', area: 'response-types', description: '4.8 response: fechaTransaccion has no UTC offset' },
+  // Stated validation rules not enforced.
+  { id: 'link-monto-zero-accepted', area: 'validation', description: '4.1: a link with monto 0 is accepted (minimum is 0.01)' },
+  { id: 'link-monto-string-accepted', area: 'validation', description: '4.1: monto "10.00" (a string) is coerced and accepted' },
+  { id: 'link-formapago-all-false-accepted', area: 'validation', description: '4.1: formaPago with all five flags false is accepted' },
+  { id: 'link-formapago-partial-accepted', area: 'validation', description: '4.1: formaPago with fewer than five fields is accepted' },
+  { id: 'link-notification-target-not-required', area: 'validation', description: '4.1: a link with neither urlWebhook nor emailsNotificacion is accepted' },
+  { id: 'link-notificar-cliente-not-required', area: 'validation', description: '4.1: configuracion without notificarTransaccionCliente is accepted' },
+  { id: 'link-maxlength-not-enforced', area: 'validation', description: '4.1/8: identificadorEnlaceComercio and nombreProducto of 501 characters are accepted' },
+  { id: 'quickpay-monto-zero-accepted', area: 'validation', description: '4.6: quick-pay with monto 0 is accepted (must be > 0)' },
+  { id: 'quickpay-idexterno-51-accepted', area: 'validation', description: '4.6/8: quick-pay idExterno of 51 characters is accepted (max 50)' },
+  { id: 'mpos-monto-zero-accepted', area: 'validation', description: '4.7: MPOS with monto 0 is accepted (must be > 0)' },
+  { id: 'mpos-month-13-accepted', area: 'validation', description: '4.7: MPOS mesVencimiento 13 is accepted (1..12)' },
+  { id: 'mpos-idaplicativo-missing-accepted', area: 'validation', description: '4.7: MPOS as an account without idAplicativo is accepted' },
+  // Valid boundaries rejected.
+  { id: 'link-monto-min-rejected', area: 'boundaries', description: '4.1: a link with monto 0.01 (the minimum) is rejected' },
+  { id: 'link-nombreproducto-500-rejected', area: 'boundaries', description: '4.1: a nombreProducto of exactly 500 characters is rejected' },
+  { id: 'quickpay-idexterno-50-rejected', area: 'boundaries', description: '4.6: an idExterno of exactly 50 characters is rejected' },
+  { id: 'mpos-month-12-rejected', area: 'boundaries', description: '4.7: MPOS mesVencimiento 12 is rejected' },
+  // Authentication.
+  { id: 'token-wrong-secret-accepted', area: 'auth', description: '5.1: the token endpoint issues a token for a wrong client_secret' },
+  { id: 'token-expiry-ignored', area: 'auth', description: '5.2: tokens keep working after expires_in' },
+  { id: 'token-expires-in-string', area: 'auth', description: '5.2: expires_in is the string "3600" instead of an int' },
+  { id: '3ds-without-token-accepted', area: 'auth', description: '4.3/5.5: the 3DS purchase works without a bearer token' },
+  { id: 'get-transaction-without-auth', area: 'auth', description: '4.8/5.5: GET /TransaccionCompra/{id} works without any authentication' },
+  { id: 'mpos-without-permission-allowed', area: 'auth', description: '4.7: a business without the MPOS permission can make MPOS purchases' },
+  { id: 'deleted-account-still-works', area: 'accounts', description: '4.9: after DELETE /Cuenta the account and its businesses keep working' },
+  // Links and the hosted screen.
+  { id: 'failure-limit-not-enforced', area: 'links', description: '3: reaching cantidadMaximaPagosFallidos does not make the link unusable' },
+  { id: 'success-limit-not-enforced', area: 'links', description: '4.1: payments continue after cantidadMaximaPagosExitosos' },
+  { id: 'activation-noop', area: 'links', description: '4.2: activar answers but leaves the link unusable' },
+  { id: 'vigencia-not-enforced', area: 'links', description: '4.1: a link can be paid after vigencia.fechaFin' },
+  { id: 'screen-duration-not-enforced', area: 'screen', description: '4.1: a payment after duracionInterfazIntentoMinutos is still processed' },
+  { id: 'screen-cantidad-ignored', area: 'screen', description: '4.1: the screen charges monto instead of cantidad x monto' },
+  { id: 'cvv-111-approved-on-screen', area: 'test-mode', description: '7: cvv 111 on the payment screen is approved instead of declined' },
+  { id: 'cvv-111-declines-3ds', area: 'test-mode', description: '7: cvv 111 declines a 3DS payment (it must not work with 3DS)' },
+  { id: 'esreal-true-in-development', area: 'test-mode', description: '2.2/6.4: development transactions report esReal true' },
+  // 3DS, redirect hash and webhooks.
+  { id: '3ds-url-relative', area: '3ds', description: '4.3: urlCompletarPago3Ds is a relative path, not a URL' },
+  { id: 'hash-wrong-key', area: 'hash', description: '6.3: the redirect hash is keyed with the client id instead of the secret' },
+  { id: 'hash-wrong-order', area: 'hash', description: '6.3: the redirect hash concatenates the fields in the wrong order' },
+  { id: 'webhook-missing', area: 'webhook', description: '6.1: no webhook is sent for a successful transaction' },
+  { id: 'webhook-esproductiva-true', area: 'webhook', description: '6.1: the webhook of a test transaction says esProductiva true' },
+  { id: 'webhook-without-datosadicionales', area: 'webhook', description: '6.1: the webhook body omits datosAdicionales' },
+  { id: 'webhook-bad-signature', area: 'webhook', description: 'webhook x-signature is computed over a re-serialised body, not the bytes sent' },
+  { id: 'webhook-on-decline', area: 'webhook', description: '6.1: a webhook is also sent for a declined transaction' },
+  { id: 'webhook-no-retry', area: 'webhook', description: 'a failed webhook delivery is never retried' },
+  // Quick-pay, transactions and errors.
+  { id: 'quickpay-qr-never-expires', area: 'quick-pay', description: '4.6: a quick-pay QR can be paid after fechaVencimiento' },
+  { id: 'get-returns-other-transaction', area: 'transactions', description: '4.8: GET returns the data of another transaction' },
+  { id: 'unknown-id-500', area: 'errors', description: '4.8: an unknown transaction id answers 500 instead of 404' },
+  { id: 'malformed-json-500', area: 'errors', description: '7: a malformed JSON body answers 500 instead of 400' },
+  { id: 'responses-text-plain', area: 'errors', description: 'API responses carry content-type text/plain instead of application/json' },
+] as const satisfies readonly { id: string; area: string; description: string }[];
+
+export type FaultId = (typeof FAULTS)[number]['id'];
+/** True when the sandbox was started with this fault. */
+export type Fault = (id: FaultId) => boolean;
+
+export function selectFault(selected: string | undefined): Fault {
+  if (selected === undefined || selected === '') return () => false;
+  if (!FAULTS.some((f) => f.id === selected)) {
+    throw new Error(`unknown sandbox fault "${selected}"; valid ids: ${FAULTS.map((f) => f.id).join(', ')}`);
+  }
+  return (id) => id === selected;
+}

@@ -1,0 +1,208 @@
+/**
+ * The reference sandbox of the payment-service API: a fastify app with one plugin per resource, all state in one
+ * store, an injectable clock and no module-level state. `createSandbox` is the only entry point the harness uses;
+ * `buildApp` gives the instance without listening (for `inject` tests). URL layout, seeded credentials and every
+ * "not shown" decision: docs/decisions.md and sandbox/README.md.
+ */
+import type { AddressInfo } from 'node:net';
+import formbody from '@fastify/formbody';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { accountsApi } from './accounts.ts';
+import { authApi } from './auth.ts';
+import { createClock } from './clock.ts';
+import { type ResolvedOptions, type SandboxContext, nuevaClaveIntento } from './context.ts';
+import { controlApi } from './control.ts';
+import { selectFault } from './faults.ts';
+import { linksApi, linksPages } from './links.ts';
+import { createNotifier } from './notifications.ts';
+import { mposApi } from './purchases/mpos.ts';
+import { pagoQrApi } from './purchases/pagoqr.ts';
+import { quickPayApi, quickPayPages } from './purchases/quickpay.ts';
+import { threeDsApi, threeDsPages } from './purchases/threeds.ts';
+import { walletApi } from './purchases/wallet.ts';
+import { screenPages } from './screen.ts';
+import { type Mode, SEED, createStore } from './store.ts';
+import { transactionsApi } from './transactions.ts';
+
+export { FAULTS, type FaultId } from './faults.ts';
+export type { Mode } from './store.ts';
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  mode?: Mode;
+  tokenTtlSeconds?: number;
+  quickPayTtlSeconds?: number;
+  webhookRetryDelaysMs?: number[];
+  /** One id of FAULTS; unknown ids throw. */
+  fault?: string;
+  /** Base of the sandbox clock (the test-control API adds its offset). */
+  now?: () => Date;
+  logger?: boolean;
+}
+
+export interface BuildOptions extends SandboxOptions {
+  /** Origin written into hosted-page URLs; createSandbox sets it to the listening address. */
+  origin?: string;
+}
+
+export interface AccountCredentials {
+  user: string;
+  password: string;
+}
+
+export interface BusinessCredentials {
+  idAplicativo: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface SandboxCredentials {
+  account: AccountCredentials;
+  business: BusinessCredentials;
+  businessNoMpos: BusinessCredentials;
+  disposableAccount: AccountCredentials;
+  disposableBusiness: BusinessCredentials;
+}
+
+export interface Sandbox {
+  baseUrl: string;
+  authUrl: string;
+  controlUrl: string;
+  origin: string;
+  credentials: SandboxCredentials;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+const MIB = 1024 * 1024;
+const ES_JSON_MAL_FORMADO = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
+
+function resolveOptions(options: SandboxOptions): ResolvedOptions {
+  const mode = options.mode ?? 'development';
+  if (mode !== 'development' && mode !== 'production') {
+    throw new Error(`sandbox option mode must be "development" or "production" (got ${JSON.stringify(mode)})`);
+  }
+  const positive = (name: string, value: number) => {
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`sandbox option ${name} must be a positive number (got ${value})`);
+    return value;
+  };
+  const delays = options.webhookRetryDelaysMs ?? [100, 200, 400, 800];
+  if (!delays.every((d) => Number.isFinite(d) && d >= 0)) {
+    throw new Error('sandbox option webhookRetryDelaysMs must be a list of non-negative milliseconds, e.g. [100, 200, 400, 800]');
+  }
+  return {
+    mode,
+    tokenTtlSeconds: positive('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600),
+    quickPayTtlSeconds: positive('quickPayTtlSeconds', options.quickPayTtlSeconds ?? 600),
+    webhookRetryDelaysMs: delays,
+    fault: options.fault === '' ? undefined : options.fault,
+  };
+}
+
+/** Every client error becomes a 4xx with the JSON error body; only a genuine sandbox bug may answer 500. */
+function errorHandler(this: FastifyInstance, err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const errores = (campo: string, mensaje: string) => ({ errores: [{ campo, mensaje }] });
+  if (ES_JSON_MAL_FORMADO.has(err.code)) {
+    if (this.sandbox.fault('malformed-json-500')) return reply.code(500).send(errores('$', 'Internal Server Error'));
+    return reply.code(400).send(errores('$', 'el cuerpo no es JSON válido'));
+  }
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return reply.code(400).send(errores('content-type', 'el cuerpo debe enviarse como application/json'));
+  }
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(errores('$', 'el cuerpo supera 1 MiB'));
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return reply.code(status).send(errores('$', err.message));
+  req.log.error(err);
+  return reply.code(500).send(errores('$', 'error interno del sandbox'));
+}
+
+/** The endpoints of spec section 4, under /api: JSON bodies only. */
+const api: FastifyPluginAsync = async (app) => {
+  if (app.sandbox.fault('responses-text-plain')) {
+    app.addHook('onSend', async (_req, reply, payload) => {
+      reply.header('content-type', 'text/plain; charset=utf-8');
+      return payload;
+    });
+  }
+  for (const plugin of [linksApi, threeDsApi, walletApi, pagoQrApi, quickPayApi, mposApi, transactionsApi, accountsApi]) {
+    await app.register(plugin);
+  }
+};
+
+/** Hosted pages: the browser posts HTML forms here. */
+const hosted: FastifyPluginAsync = async (app) => {
+  await app.register(formbody);
+  for (const plugin of [linksPages, screenPages, threeDsPages, quickPayPages]) await app.register(plugin);
+};
+
+export function buildApp(options: BuildOptions = {}): FastifyInstance {
+  const resolved = resolveOptions(options);
+  const base = {
+    options: resolved,
+    store: createStore(resolved.mode),
+    clock: createClock(options.now),
+    fault: selectFault(resolved.fault),
+    origin: options.origin ?? 'http://127.0.0.1',
+    claveIntento: nuevaClaveIntento(),
+  };
+  // The notifier reads the same object (its store is replaced by reset), so it is added to it, not copied.
+  const ctx: SandboxContext = Object.assign(base, { notifier: createNotifier(base) });
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: MIB,
+    // A path with broken percent-encoding never reaches a route: answer it like any other client error.
+    frameworkErrors: (_err, _req, reply: FastifyReply) => {
+      void reply.code(400).send({ errores: [{ campo: 'url', mensaje: 'la URL no es válida' }] });
+    },
+  });
+  app.decorate('sandbox', ctx);
+  app.decorateRequest('actor', null);
+  // Only JSON (API) and form bodies (token endpoint, hosted pages) are parsed; anything else is a 400.
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ errores: [{ campo: 'url', mensaje: `no existe ${req.method} en esta ruta` }] }),
+  );
+  app.addHook('onClose', async () => ctx.notifier.cancelar());
+  void app.register(api, { prefix: '/api' });
+  void app.register(authApi, { prefix: '/auth' });
+  void app.register(hosted);
+  void app.register(controlApi, { prefix: '/__sandbox' });
+  return app;
+}
+
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const app = buildApp(options);
+  await app.listen({ port: options.port ?? 0, host });
+  const { port } = app.server.address() as AddressInfo;
+  // A wildcard address is not something a client can dial: advertise loopback.
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const origin = `http://${publicHost}:${port}`;
+  app.sandbox.origin = origin;
+  return {
+    baseUrl: `${origin}/api`,
+    authUrl: `${origin}/auth`,
+    controlUrl: `${origin}/__sandbox`,
+    origin,
+    credentials: structuredClone({
+      account: SEED.account,
+      business: SEED.business,
+      businessNoMpos: SEED.businessNoMpos,
+      disposableAccount: SEED.disposableAccount,
+      disposableBusiness: SEED.disposableBusiness,
+    }),
+    app,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

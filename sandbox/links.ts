@@ -1,0 +1,253 @@
+/**
+ * Payment links: 4.1 POST /EnlacePago, 4.2 PUT /EnlacePago/{id}/activar, the short URL (302 to the hosted screen)
+ * and the link's QR PNG. Also the link rules shared with the screen and PagoQr: availability (activation, vigencia,
+ * success limit) and the counters of spec 3 (failure limit → not usable).
+ *
+ * Activation (4.2, sandbox decision): usable again and new windows for both usage limits; the totals
+ * cantidadIntentoPagoFallidos / cantidadPagosExitosos keep the link's whole history.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import QRCode from 'qrcode';
+import { requireAuth } from './auth.ts';
+import type { SandboxContext } from './context.ts';
+import { paginaEstado } from './html.ts';
+import type { ConfiguracionEnlace, FormaPago, Link, Transaction } from './store.ts';
+import { vistaTransaccion } from './transactions.ts';
+import { Validacion } from './validate.ts';
+
+const CUOTAS: Record<string, number> = { Tres: 3, Seis: 6, Nueve: 9, Doce: 12 };
+const CAMPOS_FORMA_PAGO = [
+  'permitirTarjetaCreditoDebido',
+  'permitirPagoConPuntoPartner',
+  'permitirPagoEnCuotasPartner',
+  'permitirPagoEnBitcoin',
+  'permitePagoQuickPay',
+] as const satisfies readonly (keyof FormaPago)[];
+/** Spec 4.1: when formaPago is omitted, card and points are accepted. */
+const FORMA_PAGO_POR_DEFECTO: FormaPago = {
+  permitirTarjetaCreditoDebido: true,
+  permitirPagoConPuntoPartner: true,
+  permitirPagoEnCuotasPartner: false,
+  permitirPagoEnBitcoin: false,
+  permitePagoQuickPay: false,
+};
+
+function urlsEnlace(ctx: SandboxContext, link: Link) {
+  return {
+    urlEnlace: `${ctx.origin}/l/${link.codigo}`,
+    urlEnlaceLargo: `${ctx.origin}/pagar/${link.idEnlace}`,
+    urlQrCodeEnlace: `${ctx.origin}/qr/enlace/${link.idEnlace}.png`,
+  };
+}
+
+/** Why the link cannot take a payment now, or null when it can. */
+export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | null {
+  if (!link.activo) return 'el enlace está inactivo: alcanzó el máximo de pagos fallidos';
+  const ahora = ctx.clock.nowMs();
+  const { fechaInicio, fechaFin } = link.vigencia;
+  if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
+  if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return 'el enlace está vencido';
+  const maxExitosos = link.limitesDeUso.cantidadMaximaPagosExitosos;
+  if (maxExitosos !== null && link.exitososDesdeActivacion >= maxExitosos && !ctx.fault('success-limit-not-enforced')) {
+    return 'el enlace alcanzó el máximo de pagos exitosos';
+  }
+  return null;
+}
+
+/** Counts a settled payment of the link (synchronous: never await between reading and writing link state). */
+export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction): void {
+  if (tx.esAprobada) {
+    link.cantidadPagosExitosos += 1;
+    link.exitososDesdeActivacion += 1;
+    link.idTransaccionCompra = tx.idTransaccion;
+    return;
+  }
+  link.cantidadIntentoPagoFallidos += 1;
+  link.fallidosDesdeActivacion += 1;
+  const maxFallidos = link.limitesDeUso.cantidadMaximaPagosFallidos;
+  if (maxFallidos !== null && link.fallidosDesdeActivacion >= maxFallidos && !ctx.fault('failure-limit-not-enforced')) {
+    link.activo = false;
+  }
+}
+
+/** The 2.1 payment link record. */
+function registroEnlace(ctx: SandboxContext, link: Link) {
+  const { store } = ctx;
+  const business = store.businesses.get(link.idAplicativo);
+  const vista = (id: string) => {
+    const tx = store.transactions.get(id);
+    return tx === undefined ? null : vistaTransaccion(tx);
+  };
+  const { urlImagenProducto } = link.infoProducto;
+  return {
+    idEnlace: link.idEnlace,
+    idAplicativo: link.idAplicativo,
+    nombreAplicativo: business?.nombre ?? null,
+    nombreEnlace: link.nombreEnlace,
+    monto: link.monto,
+    nombreProducto: link.nombreProducto,
+    usable: motivoNoDisponible(ctx, link) === null,
+    transaccionCompra: link.idTransaccionCompra === null ? null : vista(link.idTransaccionCompra),
+    cantidadIntentoPagoFallidos: link.cantidadIntentoPagoFallidos,
+    cantidadPagosExitosos: link.cantidadPagosExitosos,
+    formaPago: link.formaPago,
+    infoProducto: link.infoProducto,
+    configuracion: link.configuracion,
+    cantidadMaximaCuotas: link.cantidadMaximaCuotas,
+    transacciones: link.transacciones.map(vista).filter((t) => t !== null),
+    imagenes: urlImagenProducto === null ? [] : [{ url: urlImagenProducto, esPrincipal: true }],
+    vigencia: link.vigencia,
+    limitesDeUso: link.limitesDeUso,
+    datosAdicionales: link.datosAdicionales,
+    idGrupoTarjetas: link.idGrupoTarjetas,
+    ...urlsEnlace(ctx, link),
+    estaProductivo: business?.estaProductivo ?? false,
+  };
+}
+
+export const linksApi: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+
+  app.post('/EnlacePago', { onRequest: requireAuth('bearer') }, async (req, reply) => {
+    const { fault } = ctx;
+    const v = new Validacion();
+    const b = v.cuerpo(req.body);
+    const max = fault('link-maxlength-not-enforced') ? undefined : 500;
+    const identificadorEnlaceComercio = b.texto('identificadorEnlaceComercio', { requerido: true, max });
+    const monto = b.numero('monto', {
+      requerido: true,
+      ...(fault('link-monto-min-rejected') ? { mayorQue: 0.01 } : { min: fault('link-monto-zero-accepted') ? 0 : 0.01 }),
+      aceptarTexto: fault('link-monto-string-accepted'),
+    });
+    const nombreProducto = b.texto('nombreProducto', {
+      requerido: true,
+      max: fault('link-nombreproducto-500-rejected') ? 499 : max,
+    });
+
+    let formaPago = { ...FORMA_PAGO_POR_DEFECTO };
+    const fp = b.objeto('formaPago');
+    if (fp !== undefined) {
+      const flags = CAMPOS_FORMA_PAGO.map((k) => fp.booleano(k, !fault('link-formapago-partial-accepted')));
+      formaPago = Object.fromEntries(CAMPOS_FORMA_PAGO.map((k, i) => [k, flags[i] ?? false])) as unknown as FormaPago;
+      if (flags.every((f) => f !== true) && !fault('link-formapago-all-false-accepted')) {
+        v.error('formaPago', 'al menos una forma de pago debe ser true');
+      }
+    }
+    const cantidadMaximaCuotas = b.enumeracion('cantidadMaximaCuotas', CUOTAS);
+    const idGrupoTarjetas = b.texto('idGrupoTarjetas');
+    const info = b.objeto('infoProducto');
+    const descripcionProducto = info?.texto('descripcionProducto');
+    const urlImagenProducto = info?.texto('urlImagenProducto', { url: true });
+
+    const c = b.objeto('configuracion');
+    const configuracion: ConfiguracionEnlace = {
+      urlRedirect: c?.texto('urlRedirect', { url: true }) ?? null,
+      esMontoEditable: c?.booleano('esMontoEditable') ?? false,
+      esCantidadEditable: c?.booleano('esCantidadEditable') ?? false,
+      cantidadPorDefecto: c?.numero('cantidadPorDefecto', { entero: true, min: 1 }) ?? 1,
+      duracionInterfazIntentoMinutos: c?.numero('duracionInterfazIntentoMinutos', { entero: true, min: 1 }) ?? null,
+      urlRetorno: c?.texto('urlRetorno', { url: true }) ?? null,
+      emailsNotificacion: c?.lista('emailsNotificacion', 'email') ?? null,
+      urlWebhook: c?.texto('urlWebhook', { url: true }) ?? null,
+      telefonosNotificacion: c?.lista('telefonosNotificacion', 'telefono') ?? null,
+      notificarTransaccionCliente: c?.booleano('notificarTransaccionCliente', !fault('link-notificar-cliente-not-required')) ?? false,
+    };
+    // configuracion itself is optional (4.1), but without it there is no notification target: the rule below reports it.
+    if (!c?.presente('urlWebhook') && !c?.presente('emailsNotificacion') && !fault('link-notification-target-not-required')) {
+      const mensaje = 'se requiere urlWebhook o emailsNotificacion (al menos uno no nulo)';
+      v.error('configuracion.urlWebhook', mensaje);
+      v.error('configuracion.emailsNotificacion', mensaje);
+    }
+
+    const vig = b.objeto('vigencia');
+    const fechaInicio = vig?.fecha('fechaInicio') ?? null;
+    const fechaFin = vig?.fecha('fechaFin') ?? null;
+    if (fechaInicio !== null && fechaFin !== null && Date.parse(fechaInicio) > Date.parse(fechaFin)) {
+      v.error('vigencia.fechaFin', 'debe ser posterior a fechaInicio');
+    }
+    const lim = b.objeto('limitesDeUso');
+    const cantidadMaximaPagosExitosos = lim?.numero('cantidadMaximaPagosExitosos', { entero: true, min: 1 }) ?? null;
+    const cantidadMaximaPagosFallidos = lim?.numero('cantidadMaximaPagosFallidos', { entero: true, min: 1 }) ?? null;
+    const datosAdicionales = b.diccionario('datosAdicionales') ?? null;
+
+    if (!v.ok || identificadorEnlaceComercio === undefined || monto === undefined || nombreProducto === undefined) {
+      return reply.code(400).send({ errores: v.errores });
+    }
+    const business = req.actor!.business;
+    const { store } = ctx;
+    let codigo = randomUUID().slice(0, 8);
+    while (store.linkCodes.has(codigo)) codigo = randomUUID().slice(0, 8);
+    const link: Link = {
+      idEnlace: store.nextIdEnlace++,
+      codigo,
+      idAplicativo: business.idAplicativo,
+      identificadorEnlaceComercio,
+      nombreEnlace: identificadorEnlaceComercio,
+      monto,
+      nombreProducto,
+      formaPago,
+      cantidadMaximaCuotas: cantidadMaximaCuotas ?? Math.max(...business.cuotasDisponibles.map((q) => q.cantidadCuotas)),
+      idGrupoTarjetas: idGrupoTarjetas ?? null,
+      infoProducto: { descripcionProducto: descripcionProducto ?? null, urlImagenProducto: urlImagenProducto ?? null },
+      configuracion,
+      vigencia: { fechaInicio, fechaFin },
+      limitesDeUso: { cantidadMaximaPagosExitosos, cantidadMaximaPagosFallidos },
+      datosAdicionales,
+      activo: true,
+      cantidadIntentoPagoFallidos: 0,
+      cantidadPagosExitosos: 0,
+      fallidosDesdeActivacion: 0,
+      exitososDesdeActivacion: 0,
+      transacciones: [],
+      idTransaccionCompra: null,
+    };
+    store.links.set(link.idEnlace, link);
+    store.linkCodes.set(codigo, link.idEnlace);
+
+    const respuesta: Record<string, unknown> = {
+      idEnlace: fault('link-idenlace-string') ? String(link.idEnlace) : link.idEnlace,
+      ...urlsEnlace(ctx, link),
+      estaProductivo: business.estaProductivo,
+    };
+    if (fault('link-urlenlace-missing')) delete respuesta.urlEnlace;
+    return respuesta;
+  });
+
+  app.put<{ Params: { id: string } }>('/EnlacePago/:id/activar', { onRequest: requireAuth('account') }, async (req, reply) => {
+    if (!/^\d{1,9}$/.test(req.params.id)) {
+      return reply.code(400).send({ errores: [{ campo: 'id', mensaje: 'debe ser un número entero' }] });
+    }
+    const link = ctx.store.links.get(Number(req.params.id));
+    if (link === undefined) return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'enlace no encontrado' }] });
+    if (!req.actor!.account.aplicativos.includes(link.idAplicativo)) {
+      return reply.code(403).send({ errores: [{ campo: 'id', mensaje: 'el enlace pertenece a otra cuenta' }] });
+    }
+    if (!ctx.fault('activation-noop')) {
+      link.activo = true;
+      link.fallidosDesdeActivacion = 0;
+      link.exitososDesdeActivacion = 0;
+    }
+    return registroEnlace(ctx, link);
+  });
+};
+
+/** Short URL and QR image of a link (hosted, no authentication). */
+export const linksPages: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+
+  app.get<{ Params: { codigo: string } }>('/l/:codigo', async (req, reply) => {
+    const id = ctx.store.linkCodes.get(req.params.codigo);
+    const link = id === undefined ? undefined : ctx.store.links.get(id);
+    if (link === undefined) return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Enlace de pago', 'no encontrado'));
+    return reply.redirect(urlsEnlace(ctx, link).urlEnlaceLargo, 302);
+  });
+
+  app.get<{ Params: { archivo: string } }>('/qr/enlace/:archivo', async (req, reply) => {
+    const match = /^(\d{1,9})\.png$/.exec(req.params.archivo);
+    const link = match?.[1] === undefined ? undefined : ctx.store.links.get(Number(match[1]));
+    if (link === undefined) return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Código QR', 'no encontrado'));
+    const png = await QRCode.toBuffer(urlsEnlace(ctx, link).urlEnlace, { type: 'png', margin: 2, scale: 6 });
+    return reply.type('image/png').send(png);
+  });
+};

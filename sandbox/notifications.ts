@@ -1,0 +1,122 @@
+/**
+ * Spec 6.1/6.2 notifications of a successful transaction: the webhook (JSON body signed in `x-signature`, delivered
+ * in the background with bounded retries, every attempt recorded in the outbox), e-mails and SMS (outbox only).
+ * Delivery never blocks the API response; closing or resetting the sandbox cancels pending retries.
+ */
+import type { SandboxContext } from './context.ts';
+import { hmacHex, montoTexto } from './hash.ts';
+import type { Link, Transaction, WebhookRecord } from './store.ts';
+
+export interface Notifier {
+  /** Called for every processed payment; only approved ones are notified. */
+  notificar(tx: Transaction, link: Link | null): void;
+  /** Stops pending deliveries and retries (close, reset). */
+  cancelar(): void;
+}
+
+const WEBHOOK_TIMEOUT_MS = 5000;
+
+export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | 'fault'>): Notifier {
+  const timers = new Set<NodeJS.Timeout>();
+  const enCurso = new Set<AbortController>();
+  // Bumped by cancelar(): a delivery started in an older generation records nothing and never retries.
+  let generacion = 0;
+
+  function entregar(registro: WebhookRecord, raw: string, firma: string, gen: number): void {
+    const controller = new AbortController();
+    enCurso.add(controller);
+    fetch(registro.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-signature': firma, 'user-agent': 'payment-service-sandbox' },
+      body: raw,
+      redirect: 'manual',
+      signal: AbortSignal.any([controller.signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]),
+    })
+      .then(
+        async (res) => {
+          await res.body?.cancel();
+          return res.status;
+        },
+        () => null,
+      )
+      .then((status) => {
+        enCurso.delete(controller);
+        if (gen !== generacion) return;
+        registro.attempts += 1;
+        registro.lastStatus = status;
+        registro.delivered = status !== null && status >= 200 && status < 300;
+        const espera = ctx.options.webhookRetryDelaysMs[registro.attempts - 1];
+        if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry')) return;
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          entregar(registro, raw, firma, gen);
+        }, espera);
+        timer.unref();
+        timers.add(timer);
+      });
+  }
+
+  function webhook(tx: Transaction, link: Link | null, secret: string): void {
+    const url = tx.notificaciones.urlWebhook;
+    if (url === null || ctx.fault('webhook-missing')) return;
+    const body: Record<string, unknown> = {
+      idTransaccion: tx.idTransaccion,
+      esReal: tx.esReal,
+      esAprobada: tx.esAprobada,
+      codigoAutorizacion: tx.codigoAutorizacion,
+      mensaje: tx.mensaje,
+      formaPago: tx.formaPago,
+      monto: tx.monto,
+      montoOriginal: tx.montoOriginal,
+      resultadoTransaccion: tx.resultadoTransaccion,
+      fechaTransaccion: tx.fechaTransaccion,
+      idExterno: tx.idExterno,
+      datosAdicionales: tx.datosAdicionales ?? {},
+      esProductiva: ctx.fault('webhook-esproductiva-true') ? true : tx.esReal,
+    };
+    if (ctx.fault('webhook-without-datosadicionales')) delete body.datosAdicionales;
+    if (link !== null) {
+      body.idEnlace = link.idEnlace;
+      body.identificadorEnlaceComercio = link.identificadorEnlaceComercio;
+    }
+    const raw = JSON.stringify(body);
+    const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(body, null, 2) : raw;
+    const registro: WebhookRecord = { url, body, attempts: 0, delivered: false, lastStatus: null };
+    ctx.store.outbox.webhooks.push(registro);
+    entregar(registro, raw, hmacHex(secret, firmado), generacion);
+  }
+
+  function correosYSms(tx: Transaction, link: Link | null): void {
+    const { outbox } = ctx.store;
+    const prueba = tx.esReal ? '' : '\nTRANSACCIÓN DE PRUEBA: no se realizó ningún cargo al cliente.';
+    const referencia = link === null ? '' : `\nEnlace: ${link.identificadorEnlaceComercio} (${link.idEnlace})`;
+    const detalle = `Transacción ${tx.idTransaccion} aprobada por $${montoTexto(tx.monto)}.${referencia}${prueba}`;
+    const lista = (texto: string | null): string[] =>
+      (texto ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    for (const to of lista(tx.notificaciones.emailsNotificacion)) {
+      outbox.emails.push({ to, subject: `Transacción aprobada ${tx.idTransaccion}`, body: detalle });
+    }
+    if (tx.notificaciones.notificarTransaccionCliente && tx.emailCliente !== null) {
+      outbox.emails.push({ to: tx.emailCliente, subject: 'Comprobante de su pago', body: detalle });
+    }
+    for (const to of lista(tx.notificaciones.telefonosNotificacion)) {
+      outbox.sms.push({ to, body: `Pago aprobado por $${montoTexto(tx.monto)} (${tx.idTransaccion}).${tx.esReal ? '' : ' Prueba.'}` });
+    }
+  }
+
+  return {
+    notificar(tx, link) {
+      const business = ctx.store.businesses.get(tx.idAplicativo);
+      if (business === undefined) return;
+      if (tx.esAprobada || ctx.fault('webhook-on-decline')) webhook(tx, link, business.clientSecret);
+      if (tx.esAprobada) correosYSms(tx, link);
+    },
+    cancelar() {
+      generacion += 1;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      for (const controller of enCurso) controller.abort();
+      enCurso.clear();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * 4.5 purchase from a link QR: an account pays the link behind `urlEnlacePago` (the link's short URL) for its
+ * monto. Unknown link → 404; a link that cannot take payments now (inactive, outside vigencia, success limit) → 400.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { requireAuth } from '../auth.ts';
+import { contarResultado, motivoNoDisponible } from '../links.ts';
+import type { Link } from '../store.ts';
+import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
+import { Validacion } from '../validate.ts';
+
+export const pagoQrApi: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+
+  /** The link whose short URL this is (same origin, path /l/:codigo). */
+  const enlaceDe = (urlEnlacePago: string): Link | undefined => {
+    const url = new URL(urlEnlacePago);
+    const codigo = /^\/l\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (url.origin !== ctx.origin || codigo === undefined) return undefined;
+    const id = ctx.store.linkCodes.get(codigo);
+    return id === undefined ? undefined : ctx.store.links.get(id);
+  };
+
+  app.post('/TransaccionCompra/PagoQr', { onRequest: [contarSolicitudCompra, requireAuth('account')] }, async (req, reply) => {
+    const v = new Validacion();
+    const b = v.cuerpo(req.body);
+    const urlEnlacePago = b.texto('urlEnlacePago', { requerido: true, url: true });
+    const datosAdicionales = b.diccionario('datosAdicionales');
+    if (!v.ok || urlEnlacePago === undefined) return reply.code(400).send({ errores: v.errores });
+
+    const link = enlaceDe(urlEnlacePago);
+    const business = link && ctx.store.businesses.get(link.idAplicativo);
+    const account = business && ctx.store.accounts.get(business.idCuenta);
+    if (link === undefined || business === undefined || account === undefined) {
+      return reply.code(404).send({ errores: [{ campo: 'urlEnlacePago', mensaje: 'enlace de pago no encontrado' }] });
+    }
+    const motivo = motivoNoDisponible(ctx, link);
+    if (motivo !== null) return reply.code(400).send({ errores: [{ campo: 'urlEnlacePago', mensaje: motivo }] });
+
+    const tx = nuevaTransaccion(ctx, {
+      tipo: 'pagoqr',
+      business,
+      monto: link.monto,
+      formaPago: 0,
+      notificaciones: notificacionesEfectivas(business, link),
+      datosAdicionales: datosAdicionales ?? link.datosAdicionales,
+      idEnlace: link.idEnlace,
+      idCuentaPagador: req.actor!.account.idCuenta,
+    });
+    aprobar(tx);
+    link.transacciones.push(tx.idTransaccion);
+    contarResultado(ctx, link, tx);
+    ctx.notifier.notificar(tx, link);
+    return {
+      idTransaccion: tx.idTransaccion,
+      numeroCuentaBanco: business.numeroCuenta,
+      monto: tx.monto,
+      nombreComercial: account.nombreComercial,
+      razonSocial: account.razonSocial,
+      nombreAplicativo: business.nombre,
+      producto: link.nombreProducto,
+    };
+  });
+};

@@ -1,0 +1,107 @@
+/**
+ * 4.6 quick-pay: the API call creates a pending transaction and a QR (`urlQR`, a PNG whose content is the absolute
+ * URL of the quick-pay page). Submitting that page before fechaVencimiento approves the transaction; afterwards it
+ * answers 410 and nothing changes. The payment screen's formaPago 4 uses the same page.
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
+import { requireAuth } from '../auth.ts';
+import type { SandboxContext } from '../context.ts';
+import { esc, pagina, paginaEstado } from '../html.ts';
+import { contarResultado } from '../links.ts';
+import type { Transaction } from '../store.ts';
+import {
+  aprobar,
+  contarSolicitudCompra,
+  leerNotificaciones,
+  notificacionesEfectivas,
+  nuevaTransaccion,
+} from '../transactions.ts';
+import { Validacion } from '../validate.ts';
+
+/** Starts the quick-pay validity of a pending transaction; returns datosQuickPay. */
+export function datosQuickPay(ctx: SandboxContext, tx: Transaction): { urlQR: string; fechaVencimiento: string } {
+  tx.fechaVencimiento = new Date(ctx.clock.nowMs() + ctx.options.quickPayTtlSeconds * 1000).toISOString();
+  return { urlQR: `${ctx.origin}/qp/${tx.idTransaccion}.png`, fechaVencimiento: tx.fechaVencimiento };
+}
+
+export const quickPayApi: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  app.post('/TransaccionCompra/Quick-pay', { onRequest: [contarSolicitudCompra, requireAuth('either')] }, async (req, reply) => {
+    const v = new Validacion();
+    const b = v.cuerpo(req.body);
+    const monto = b.numero('monto', { requerido: true, ...(ctx.fault('quickpay-monto-zero-accepted') ? { min: 0 } : { mayorQue: 0 }) });
+    const propias = leerNotificaciones(b);
+    const datosAdicionales = b.diccionario('datosAdicionales');
+    const maxIdExterno = ctx.fault('quickpay-idexterno-51-accepted') ? undefined : ctx.fault('quickpay-idexterno-50-rejected') ? 49 : 50;
+    const idExterno = b.texto('idExterno', { max: maxIdExterno });
+    if (!v.ok || monto === undefined) return reply.code(400).send({ errores: v.errores });
+
+    const business = req.actor!.business;
+    const tx = nuevaTransaccion(ctx, {
+      tipo: 'quickpay',
+      business,
+      monto,
+      formaPago: 4,
+      notificaciones: notificacionesEfectivas(business, null, propias),
+      idExterno,
+      datosAdicionales,
+    });
+    return {
+      datosQuickPay: datosQuickPay(ctx, tx),
+      idTransaccion: tx.idTransaccion,
+      esReal: tx.esReal,
+      esAprobada: tx.esAprobada,
+      codigoAutorizacion: tx.codigoAutorizacion,
+      mensaje: tx.mensaje,
+      formaPago: tx.formaPago,
+      monto: tx.monto,
+      idExterno: tx.idExterno,
+    };
+  });
+};
+
+export const quickPayPages: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body);
+  const buscar = (id: string) => {
+    const tx = ctx.store.transactions.get(id);
+    return tx?.tipo === 'quickpay' && tx.fechaVencimiento !== null ? tx : undefined;
+  };
+  /** Why this quick-pay cannot be paid now, or null. */
+  const motivo = (tx: Transaction): string | null => {
+    if (tx.resultadoTransaccion !== null) return 'pagada';
+    const vencido = ctx.clock.nowMs() > Date.parse(tx.fechaVencimiento ?? '');
+    return vencido && !ctx.fault('quickpay-qr-never-expires') ? 'vencido' : null;
+  };
+
+  app.get<{ Params: { archivo: string } }>('/qp/:archivo', async (req, reply) => {
+    const png = req.params.archivo.endsWith('.png');
+    const tx = buscar(png ? req.params.archivo.slice(0, -4) : req.params.archivo);
+    if (tx === undefined) return html(reply, 404, paginaEstado('QuickPay', 'no encontrado'));
+    if (png) {
+      const qr = await QRCode.toBuffer(`${ctx.origin}/qp/${tx.idTransaccion}`, { type: 'png', margin: 2, scale: 6 });
+      return reply.type('image/png').send(qr);
+    }
+    const estado = motivo(tx);
+    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado));
+    const cuerpo = `<p id="estado">pendiente</p>
+<p>Pago de $${tx.monto.toFixed(2)}; vence ${esc(tx.fechaVencimiento ?? '')}.</p>
+<form method="post" action="/qp/${esc(tx.idTransaccion)}">
+<button type="submit">Pagar</button>
+</form>`;
+    return html(reply, 200, pagina('QuickPay', cuerpo));
+  });
+
+  app.post<{ Params: { archivo: string } }>('/qp/:archivo', { onRequest: contarSolicitudCompra }, async (req, reply) => {
+    const tx = buscar(req.params.archivo);
+    if (tx === undefined) return html(reply, 404, paginaEstado('QuickPay', 'no encontrado'));
+    const estado = motivo(tx);
+    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado));
+    aprobar(tx);
+    const link = tx.idEnlace === null ? null : (ctx.store.links.get(tx.idEnlace) ?? null);
+    if (link !== null) contarResultado(ctx, link, tx);
+    ctx.notifier.notificar(tx, link);
+    return html(reply, 200, paginaEstado('QuickPay', 'aprobada'));
+  });
+};

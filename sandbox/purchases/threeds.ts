@@ -1,0 +1,112 @@
+/**
+ * 4.3 card purchase with 3DS: the API call creates a pending transaction and answers urlCompletarPago3Ds (absolute
+ * URL of the simulated issuer challenge); submitting that page approves the transaction (cvv 111 does not decline
+ * under 3DS, spec 7), fires the notifications and answers 303 to urlRedirect with the outcome and hash (6.3).
+ * A second submission changes nothing and answers 410 (sandbox decision).
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { requireAuth } from '../auth.ts';
+import { urlResultado } from '../hash.ts';
+import { esc, pagina, paginaEstado } from '../html.ts';
+import type { Transaction } from '../store.ts';
+import {
+  MENSAJE_DECLINADA,
+  aprobar,
+  contarSolicitudCompra,
+  declinar,
+  leerNotificaciones,
+  notificacionesEfectivas,
+  nuevaTransaccion,
+} from '../transactions.ts';
+import { EMAIL, Validacion } from '../validate.ts';
+
+export const threeDsApi: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  app.post(
+    '/TransaccionCompra/3DS',
+    { onRequest: [contarSolicitudCompra, requireAuth('bearer', { optional: ctx.fault('3ds-without-token-accepted') })] },
+    async (req, reply) => {
+      const v = new Validacion();
+      const b = v.cuerpo(req.body);
+      // The spec's field table also spells the object tarjetaCreditoDebito; the JSON example's spelling comes first.
+      const nombreTarjeta = !b.presente('tarjetaCreditoDebido') && b.presente('tarjetaCreditoDebito') ? 'tarjetaCreditoDebito' : 'tarjetaCreditoDebido';
+      const tarjeta = b.objeto(nombreTarjeta, true);
+      tarjeta?.texto('numeroTarjeta', { requerido: true, patron: /^\d{12,19}$/, mensajePatron: 'debe tener de 12 a 19 dígitos, sin espacios' });
+      const cvv = tarjeta?.texto('cvv', { requerido: true, patron: /^\d{3,4}$/, mensajePatron: 'debe tener 3 o 4 dígitos' });
+      tarjeta?.numero('mesVencimiento', { requerido: true, entero: true, min: 1, max: 12 });
+      tarjeta?.numero('anioVencimiento', { requerido: true, entero: true, min: 0, max: 9999 });
+      const monto = b.numero('monto', { requerido: true, mayorQue: 0 });
+      const urlRedirect = b.texto('urlRedirect', { requerido: true, url: true });
+      for (const campo of ['nombre', 'apellido', 'ciudad', 'direccion', 'codigoPostal', 'telefono']) {
+        b.texto(campo, { requerido: true, max: 500 });
+      }
+      const email = b.texto('email', { requerido: true, patron: EMAIL, mensajePatron: 'debe ser un correo electrónico' });
+      b.texto('idPais', { requerido: true, patron: /^[A-Z]{2}$/, mensajePatron: 'debe ser un código ISO 3166-1 alfa-2, p. ej. SV' });
+      b.texto('idRegion', { requerido: true, patron: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, mensajePatron: 'debe ser un código ISO 3166-2, p. ej. SV-SS' });
+      const propias = leerNotificaciones(b);
+      const datosAdicionales = b.diccionario('datosAdicionales');
+      if (!v.ok || monto === undefined || urlRedirect === undefined) return reply.code(400).send({ errores: v.errores });
+
+      const business = req.actor!.business;
+      const tx = nuevaTransaccion(ctx, {
+        tipo: '3ds',
+        business,
+        monto,
+        formaPago: 0,
+        notificaciones: notificacionesEfectivas(business, null, propias),
+        datosAdicionales,
+        emailCliente: email,
+        urlRedirect,
+      });
+      if (cvv === '111' && ctx.fault('cvv-111-declines-3ds')) declinar(tx, MENSAJE_DECLINADA);
+      const url = `/3ds/${tx.idTransaccion}`;
+      return {
+        idTransaccion: tx.idTransaccion,
+        esReal: ctx.fault('esreal-as-number') ? Number(tx.esReal) : tx.esReal,
+        urlCompletarPago3Ds: ctx.fault('3ds-url-relative') ? url : `${ctx.origin}${url}`,
+        monto: tx.monto,
+      };
+    },
+  );
+};
+
+export const threeDsPages: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  /** The pending 3DS transaction, or the refusal already sent. */
+  const pendiente = (id: string, reply: FastifyReply): Transaction | undefined => {
+    const tx = ctx.store.transactions.get(id);
+    if (tx === undefined || tx.tipo !== '3ds') {
+      void reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
+      return undefined;
+    }
+    if (tx.resultadoTransaccion !== null) {
+      void reply.code(410).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'completada', 'esta verificación ya se completó'));
+      return undefined;
+    }
+    return tx;
+  };
+
+  app.get<{ Params: { id: string } }>('/3ds/:id', async (req, reply) => {
+    const tx = pendiente(req.params.id, reply);
+    if (tx === undefined) return reply;
+    const cuerpo = `<p id="estado">pendiente</p>
+<p>Simulación del desafío del emisor para un pago de $${tx.monto.toFixed(2)}.</p>
+<form method="post" action="/3ds/${esc(tx.idTransaccion)}">
+<input type="hidden" name="desafio" value="aprobado">
+<button type="submit">Confirmar</button>
+</form>`;
+    return reply.type('text/html; charset=utf-8').send(pagina('Verificación 3DS', cuerpo));
+  });
+
+  app.post<{ Params: { id: string } }>('/3ds/:id', { onRequest: contarSolicitudCompra }, async (req, reply) => {
+    const tx = pendiente(req.params.id, reply);
+    if (tx === undefined) return reply;
+    const business = ctx.store.businesses.get(tx.idAplicativo);
+    if (business === undefined || tx.urlRedirect === null) {
+      return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
+    }
+    aprobar(tx);
+    ctx.notifier.notificar(tx, null);
+    return reply.redirect(urlResultado(ctx, tx, business, null, tx.urlRedirect), 303);
+  });
+};

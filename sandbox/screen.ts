@@ -1,0 +1,220 @@
+/**
+ * The hosted payment screen behind urlEnlaceLargo (`/pagar/:idEnlace`): a plain HTML form (field names in
+ * docs/decisions.md) and its submission. The `intento` token is signed and stateless, so showing the screen changes
+ * nothing; its age bounds the submission (duracionInterfazIntentoMinutos). A processed card payment answers 303 to
+ * urlRedirect (else the business URL) with the outcome query and hash; Bitcoin and quick-pay leave the
+ * transaction pending and show what the customer must scan.
+ */
+import { createHmac } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
+import type { SandboxContext } from './context.ts';
+import { urlResultado } from './hash.ts';
+import { esc, pagina, paginaErrores, paginaEstado } from './html.ts';
+import { contarResultado, motivoNoDisponible } from './links.ts';
+import { datosQuickPay } from './purchases/quickpay.ts';
+import type { Business, Link } from './store.ts';
+import {
+  MENSAJE_DECLINADA,
+  aprobar,
+  contarSolicitudCompra,
+  declinar,
+  notificacionesEfectivas,
+  nuevaTransaccion,
+} from './transactions.ts';
+import { EMAIL, Validacion } from './validate.ts';
+
+const NOMBRES_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
+/** Sandbox exchange rate for the simulated Bitcoin payment. */
+const DOLARES_POR_BITCOIN = 65_000;
+const MINUTOS_BITCOIN = 15;
+
+function formasAceptadas(link: Link): number[] {
+  const fp = link.formaPago;
+  const flags = [
+    fp.permitirTarjetaCreditoDebido,
+    fp.permitirPagoConPuntoPartner,
+    fp.permitirPagoEnCuotasPartner,
+    fp.permitirPagoEnBitcoin,
+    fp.permitePagoQuickPay,
+  ];
+  return flags.flatMap((permitido, formaPago) => (permitido ? [formaPago] : []));
+}
+
+function cuotasAceptadas(link: Link, business: Business): number[] {
+  return business.cuotasDisponibles.map((c) => c.cantidadCuotas).filter((n) => n <= link.cantidadMaximaCuotas);
+}
+
+function firmaIntento(ctx: SandboxContext, idEnlace: number, emitido: number): string {
+  return createHmac('sha256', ctx.claveIntento).update(`${idEnlace}.${emitido}`).digest('base64url').slice(0, 22);
+}
+
+function emitirIntento(ctx: SandboxContext, link: Link): string {
+  const emitido = ctx.clock.nowMs();
+  return `${emitido.toString(36)}.${firmaIntento(ctx, link.idEnlace, emitido)}`;
+}
+
+function leerIntento(ctx: SandboxContext, link: Link, intento: string): 'valido' | 'invalido' | 'vencido' {
+  const [marca = '', firma] = intento.split('.');
+  const emitido = parseInt(marca, 36);
+  if (!Number.isSafeInteger(emitido) || firma !== firmaIntento(ctx, link.idEnlace, emitido)) return 'invalido';
+  const minutos = link.configuracion.duracionInterfazIntentoMinutos;
+  const vencido = minutos !== null && ctx.clock.nowMs() - emitido > minutos * 60_000;
+  return vencido && !ctx.fault('screen-duration-not-enforced') ? 'vencido' : 'valido';
+}
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined): string {
+  const cfg = link.configuracion;
+  const opciones = (valores: number[], texto: (n: number) => string) =>
+    valores.map((n) => `<option value="${n}">${esc(texto(n))}</option>`).join('');
+  const formas = formasAceptadas(link);
+  const campos = [
+    `<input type="hidden" name="intento" value="${esc(emitirIntento(ctx, link))}">`,
+    `<label>Forma de pago <select name="formaPago">${opciones(formas, (n) => NOMBRES_FORMA_PAGO[n] ?? String(n))}</select></label>`,
+    formas.includes(2)
+      ? `<label>Cuotas <select name="cuotas">${opciones(cuotasAceptadas(link, business), (n) => `${n} meses`)}</select></label>`
+      : '',
+    cfg.esCantidadEditable
+      ? `<label>Cantidad <input type="number" name="cantidad" min="1" step="1" value="${cfg.cantidadPorDefecto}"></label>`
+      : `<input type="hidden" name="cantidad" value="${cfg.cantidadPorDefecto}">`,
+    cfg.esMontoEditable
+      ? `<label>Monto <input type="number" name="monto" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"></label>`
+      : '',
+    '<label>Número de tarjeta <input type="text" name="numeroTarjeta" inputmode="numeric" autocomplete="cc-number"></label>',
+    '<label>CVV <input type="password" name="cvv" inputmode="numeric" autocomplete="cc-csc"></label>',
+    '<label>Mes de vencimiento <input type="number" name="mesVencimiento" min="1" max="12"></label>',
+    '<label>Año de vencimiento <input type="number" name="anioVencimiento"></label>',
+    '<label>Nombre del titular <input type="text" name="nombreTitular" autocomplete="cc-name"></label>',
+    '<label>Correo electrónico <input type="email" name="email" autocomplete="email"></label>',
+    '<button type="submit">Pagar</button>',
+  ].filter((c) => c !== '');
+  const info = link.infoProducto;
+  const regreso = cfg.urlRetorno ?? referer;
+  return pagina(
+    link.nombreProducto,
+    [
+      `<p id="comercio">${esc(business.nombre)}</p>`,
+      info.urlImagenProducto === null ? '' : `<img src="${esc(info.urlImagenProducto)}" alt="">`,
+      info.descripcionProducto === null ? '' : `<p id="descripcion">${esc(info.descripcionProducto)}</p>`,
+      `<p id="monto">$${link.monto.toFixed(2)} × ${cfg.cantidadPorDefecto}</p>`,
+      `<form method="post" id="pago" action="/pagar/${link.idEnlace}">\n${campos.join('\n')}\n</form>`,
+      regreso === undefined ? '' : `<a id="regresar" href="${esc(regreso)}">Regresar</a>`,
+    ]
+      .filter((p) => p !== '')
+      .join('\n'),
+  );
+}
+
+export const screenPages: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  const buscar = (id: string): Link | undefined => (/^\d{1,9}$/.test(id) ? ctx.store.links.get(Number(id)) : undefined);
+
+  app.get<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', async (req, reply) => {
+    const link = buscar(req.params.idEnlace);
+    const business = link && ctx.store.businesses.get(link.idAplicativo);
+    if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
+    const motivo = motivoNoDisponible(ctx, link);
+    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo));
+    return html(reply, 200, formulario(ctx, link, business, req.headers.referer));
+  });
+
+  app.post<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) => {
+    const link = buscar(req.params.idEnlace);
+    const business = link && ctx.store.businesses.get(link.idAplicativo);
+    if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
+    const motivo = motivoNoDisponible(ctx, link);
+    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo));
+
+    const v = new Validacion(true);
+    const f = v.cuerpo(req.body);
+    const intento = f.texto('intento', { requerido: true });
+    if (intento !== undefined) {
+      const estado = leerIntento(ctx, link, intento);
+      if (estado === 'vencido') {
+        return html(reply, 410, paginaEstado(link.nombreProducto, 'intento vencido', 'vuelva a abrir el enlace de pago'));
+      }
+      if (estado === 'invalido') v.error('intento', 'no corresponde a esta pantalla de pago');
+    }
+    const formaPago = f.numero('formaPago', { requerido: true, entero: true });
+    if (formaPago !== undefined && !formasAceptadas(link).includes(formaPago)) {
+      v.error('formaPago', `el enlace acepta: ${formasAceptadas(link).join(', ')}`);
+    }
+    const conTarjeta = formaPago === undefined || formaPago <= 2;
+    const cvv = conTarjeta ? f.texto('cvv', { requerido: true, patron: /^\d{3,4}$/, mensajePatron: 'debe tener 3 o 4 dígitos' }) : undefined;
+    if (conTarjeta) {
+      f.texto('numeroTarjeta', { requerido: true, patron: /^\d{12,19}$/, mensajePatron: 'debe tener de 12 a 19 dígitos, sin espacios' });
+      f.numero('mesVencimiento', { requerido: true, entero: true, min: 1, max: 12 });
+      f.numero('anioVencimiento', { requerido: true, entero: true, min: 0, max: 2199 });
+    }
+    if (formaPago === 2) {
+      const cuotas = f.numero('cuotas', { requerido: true, entero: true });
+      if (cuotas !== undefined && !cuotasAceptadas(link, business).includes(cuotas)) {
+        v.error('cuotas', `debe ser una de: ${cuotasAceptadas(link, business).join(', ')}`);
+      }
+    }
+    f.texto('nombreTitular', { max: 200 });
+    const email = f.texto('email', { patron: EMAIL, mensajePatron: 'debe ser un correo electrónico' });
+    const cfg = link.configuracion;
+    const cantidad = cfg.esCantidadEditable
+      ? (f.numero('cantidad', { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)
+      : cfg.cantidadPorDefecto;
+    const montoUnitario = cfg.esMontoEditable ? (f.numero('monto', { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
+    if (!v.ok || formaPago === undefined) return html(reply, 400, paginaErrores(v.errores));
+
+    // Spec 4.1: amount charged = quantity × monto.
+    const monto = ctx.fault('screen-cantidad-ignored') ? montoUnitario : Math.round(cantidad * montoUnitario * 100) / 100;
+    const tx = nuevaTransaccion(ctx, {
+      tipo: formaPago === 4 ? 'quickpay' : 'enlace',
+      business,
+      monto,
+      formaPago,
+      notificaciones: notificacionesEfectivas(business, link),
+      datosAdicionales: link.datosAdicionales,
+      idEnlace: link.idEnlace,
+      emailCliente: email ?? null,
+    });
+    link.transacciones.push(tx.idTransaccion);
+
+    if (formaPago === 3) {
+      const qrData = `tb1q${tx.idTransaccion.replaceAll('-', '').slice(0, 38)}`;
+      tx.datosBitcoin = {
+        urlQR: `${ctx.origin}/qr/bitcoin/${tx.idTransaccion}.png`,
+        qrData,
+        ammountInBitcoins: Math.round((monto / DOLARES_POR_BITCOIN) * 1e8) / 1e8,
+        ammountInDollars: monto,
+        fechaVencimiento: new Date(ctx.clock.nowMs() + MINUTOS_BITCOIN * 60_000).toISOString(),
+      };
+      const cuerpo = `<p id="estado">pendiente</p>
+<p>Envíe ${tx.datosBitcoin.ammountInBitcoins} BTC a <code id="qrData">${esc(qrData)}</code> antes de ${esc(tx.datosBitcoin.fechaVencimiento)}.</p>
+<img id="qr" src="${esc(tx.datosBitcoin.urlQR)}" alt="QR de pago en Bitcoin">`;
+      return html(reply, 200, pagina('Pago con Bitcoin', cuerpo));
+    }
+    if (formaPago === 4) {
+      const qp = datosQuickPay(ctx, tx);
+      const cuerpo = `<p id="estado">pendiente</p>
+<p>Escanee el código antes de ${esc(qp.fechaVencimiento)}.</p>
+<img id="qr" src="${esc(qp.urlQR)}" alt="QR de QuickPay">
+<a id="pagina-quickpay" href="/qp/${tx.idTransaccion}">Pagar con QuickPay</a>`;
+      return html(reply, 200, pagina('Pago con QuickPay', cuerpo));
+    }
+
+    // Spec 7: development approves everything except cvv 111 on the payment screen.
+    if (!business.estaProductivo && cvv === '111' && !ctx.fault('cvv-111-approved-on-screen')) declinar(tx, MENSAJE_DECLINADA);
+    else aprobar(tx);
+    contarResultado(ctx, link, tx);
+    ctx.notifier.notificar(tx, link);
+    return reply.redirect(urlResultado(ctx, tx, business, link, cfg.urlRedirect ?? business.urlAplicativo), 303);
+  });
+
+  app.get<{ Params: { archivo: string } }>('/qr/bitcoin/:archivo', async (req, reply) => {
+    const id = req.params.archivo.replace(/\.png$/, '');
+    const datos = ctx.store.transactions.get(id)?.datosBitcoin;
+    if (!req.params.archivo.endsWith('.png') || datos == null) return html(reply, 404, paginaEstado('Código QR', 'no encontrado'));
+    const png = await QRCode.toBuffer(`bitcoin:${datos.qrData}?amount=${datos.ammountInBitcoins}`, { type: 'png', margin: 2, scale: 6 });
+    return reply.type('image/png').send(png);
+  });
+};

@@ -1,0 +1,264 @@
+/**
+ * All state of one sandbox lives in one Store object (nothing module-level, so two sandboxes in one process share
+ * nothing). `createStore` returns the seeded state of docs/decisions.md; the test-control reset replaces the store.
+ */
+export type Mode = 'development' | 'production';
+
+export interface Account {
+  idCuenta: string;
+  emailLogin: string;
+  password: string;
+  tipoPersoneria: string;
+  nit: string | null;
+  nombreCompletoContacto: string;
+  nombreCuenta: string;
+  nombreComercial: string;
+  razonSocial: string | null;
+  fechaRegistro: string;
+  actividadEconomica: string;
+  direccion: string;
+  urbanizacion: string;
+  calle: string;
+  local: string;
+  /** idAplicativo of its businesses; the first is the one the account acts as by default. */
+  aplicativos: string[];
+}
+
+/** Notification settings, at business, link or transaction level (spec 4.1 configuracion, 4.3 configuracion). */
+export interface Notificaciones {
+  urlWebhook: string | null;
+  emailsNotificacion: string | null;
+  telefonosNotificacion: string | null;
+  notificarTransaccionCliente: boolean | null;
+}
+
+export interface Business {
+  idAplicativo: string;
+  idCuenta: string;
+  clientIdApi: string;
+  clientSecret: string;
+  numeroCuenta: string;
+  nombre: string;
+  urlAplicativo: string;
+  estaProductivo: boolean;
+  urlLogo: string;
+  aplicaPagoConPuntos: boolean;
+  aplicaPagoConBitcoin: boolean;
+  aplicaPagoConQuickPay: boolean;
+  cuotasDisponibles: { cantidadCuotas: number; tasa: number }[];
+  tapOnPhone: null;
+  /** The "additional permissions" of 4.7. */
+  permisoMpos: boolean;
+  notificaciones: Notificaciones;
+}
+
+export interface FormaPago {
+  permitirTarjetaCreditoDebido: boolean;
+  permitirPagoConPuntoPartner: boolean;
+  permitirPagoEnCuotasPartner: boolean;
+  permitirPagoEnBitcoin: boolean;
+  permitePagoQuickPay: boolean;
+}
+
+export interface ConfiguracionEnlace extends Notificaciones {
+  urlRedirect: string | null;
+  esMontoEditable: boolean;
+  esCantidadEditable: boolean;
+  cantidadPorDefecto: number;
+  duracionInterfazIntentoMinutos: number | null;
+  urlRetorno: string | null;
+  notificarTransaccionCliente: boolean;
+}
+
+export interface Link {
+  idEnlace: number;
+  /** Code of the short URL /l/:codigo. */
+  codigo: string;
+  idAplicativo: string;
+  identificadorEnlaceComercio: string;
+  nombreEnlace: string;
+  monto: number;
+  nombreProducto: string;
+  formaPago: FormaPago;
+  cantidadMaximaCuotas: number;
+  idGrupoTarjetas: string | null;
+  infoProducto: { descripcionProducto: string | null; urlImagenProducto: string | null };
+  configuracion: ConfiguracionEnlace;
+  vigencia: { fechaInicio: string | null; fechaFin: string | null };
+  limitesDeUso: { cantidadMaximaPagosExitosos: number | null; cantidadMaximaPagosFallidos: number | null };
+  datosAdicionales: Record<string, string> | null;
+  /** False once the failure limit is reached; activar sets it back. */
+  activo: boolean;
+  cantidadIntentoPagoFallidos: number;
+  cantidadPagosExitosos: number;
+  /** Counters since the last activation: the usage limits apply to these (the totals above keep the history). */
+  fallidosDesdeActivacion: number;
+  exitososDesdeActivacion: number;
+  transacciones: string[];
+  idTransaccionCompra: string | null;
+}
+
+export type TipoTransaccion = 'enlace' | '3ds' | 'wallet' | 'pagoqr' | 'quickpay' | 'mpos';
+
+export interface DatosBitcoin {
+  urlQR: string;
+  qrData: string;
+  ammountInBitcoins: number;
+  ammountInDollars: number;
+  fechaVencimiento: string;
+}
+
+export interface Transaction {
+  idTransaccion: string;
+  tipo: TipoTransaccion;
+  idAplicativo: string;
+  /** The account that paid (PagoQr), so it can look the transaction up too. */
+  idCuentaPagador: string | null;
+  esReal: boolean;
+  esAprobada: boolean;
+  codigoAutorizacion: string | null;
+  mensaje: string | null;
+  formaPago: number;
+  monto: number;
+  montoOriginal: number;
+  resultadoTransaccion: 0 | 1 | 2 | null;
+  fechaTransaccion: string;
+  idExterno: string | null;
+  datosAdicionales: Record<string, string> | null;
+  idEnlace: number | null;
+  /** Effective notification settings (transaction over link over business). */
+  notificaciones: Notificaciones;
+  emailCliente: string | null;
+  urlRedirect: string | null;
+  /** Quick-pay expiry. */
+  fechaVencimiento: string | null;
+  datosBitcoin: DatosBitcoin | null;
+}
+
+export interface WebhookRecord {
+  url: string;
+  body: unknown;
+  attempts: number;
+  delivered: boolean;
+  lastStatus: number | null;
+}
+
+export interface Outbox {
+  webhooks: WebhookRecord[];
+  emails: { to: string; subject: string; body: string }[];
+  sms: { to: string; body: string }[];
+}
+
+export interface Store {
+  mode: Mode;
+  accounts: Map<string, Account>;
+  businesses: Map<string, Business>;
+  tokens: Map<string, { idAplicativo: string; expiresAtMs: number }>;
+  links: Map<number, Link>;
+  linkCodes: Map<string, number>;
+  transactions: Map<string, Transaction>;
+  nextIdEnlace: number;
+  outbox: Outbox;
+  stats: { purchaseRequests: number };
+}
+
+/** Seeded credentials (docs/decisions.md, same values as the defaults in .env.example). */
+export const SEED = {
+  account: { user: 'merchant@sandbox.test', password: 'sandbox-password' },
+  business: { idAplicativo: 'app-dev-1', clientId: 'sandbox-client', clientSecret: 'sandbox-secret' },
+  businessNoMpos: { idAplicativo: 'app-dev-2', clientId: 'sandbox-client-nompos', clientSecret: 'sandbox-secret-nompos' },
+  disposableAccount: { user: 'disposable@sandbox.test', password: 'disposable-password' },
+  disposableBusiness: { idAplicativo: 'app-disposable', clientId: 'disposable-client', clientSecret: 'disposable-secret' },
+} as const;
+
+const CUOTAS = [3, 6, 9, 12].map((cantidadCuotas) => ({ cantidadCuotas, tasa: 0 }));
+
+function business(
+  seed: { idAplicativo: string; clientId: string; clientSecret: string },
+  idCuenta: string,
+  nombre: string,
+  numeroCuenta: string,
+  permisoMpos: boolean,
+  mode: Mode,
+): Business {
+  const host = `https://${seed.idAplicativo}.merchant.sandbox.test`;
+  return {
+    idAplicativo: seed.idAplicativo,
+    idCuenta,
+    clientIdApi: seed.clientId,
+    clientSecret: seed.clientSecret,
+    numeroCuenta,
+    nombre,
+    urlAplicativo: `${host}/`,
+    estaProductivo: mode === 'production',
+    urlLogo: `${host}/logo.png`,
+    aplicaPagoConPuntos: true,
+    aplicaPagoConBitcoin: true,
+    aplicaPagoConQuickPay: true,
+    cuotasDisponibles: CUOTAS.map((c) => ({ ...c })),
+    tapOnPhone: null,
+    permisoMpos,
+    notificaciones: {
+      urlWebhook: null,
+      emailsNotificacion: `ventas@${seed.idAplicativo}.merchant.sandbox.test`,
+      telefonosNotificacion: null,
+      notificarTransaccionCliente: false,
+    },
+  };
+}
+
+export function createStore(mode: Mode): Store {
+  const merchant: Account = {
+    idCuenta: 'cuenta-sandbox-1',
+    emailLogin: SEED.account.user,
+    password: SEED.account.password,
+    tipoPersoneria: 'Jurídica',
+    nit: '0614-010190-101-1',
+    nombreCompletoContacto: 'Ana María Pérez',
+    nombreCuenta: 'Comercio Sandbox',
+    nombreComercial: 'Tienda Sandbox',
+    razonSocial: 'Comercio Sandbox, S.A. de C.V.',
+    fechaRegistro: '2024-01-15T09:30:00.000Z',
+    actividadEconomica: 'Venta al por menor',
+    direccion: 'Avenida Principal 123, San Salvador',
+    urbanizacion: 'Colonia Escalón',
+    calle: 'Calle El Mirador',
+    local: 'Local 4',
+    aplicativos: [SEED.business.idAplicativo, SEED.businessNoMpos.idAplicativo],
+  };
+  const disposable: Account = {
+    idCuenta: 'cuenta-desechable-1',
+    emailLogin: SEED.disposableAccount.user,
+    password: SEED.disposableAccount.password,
+    tipoPersoneria: 'Natural',
+    nit: null,
+    nombreCompletoContacto: 'José Martínez',
+    nombreCuenta: 'Cuenta Desechable',
+    nombreComercial: 'Prueba de Borrado',
+    razonSocial: null,
+    fechaRegistro: '2025-06-01T12:00:00.000Z',
+    actividadEconomica: 'Servicios',
+    direccion: 'Calle Secundaria 45, Santa Tecla',
+    urbanizacion: 'Residencial Las Palmas',
+    calle: 'Pasaje 3',
+    local: 'Casa 7',
+    aplicativos: [SEED.disposableBusiness.idAplicativo],
+  };
+  const businesses = [
+    business(SEED.business, merchant.idCuenta, 'Tienda Sandbox', '1234567890', true, mode),
+    business(SEED.businessNoMpos, merchant.idCuenta, 'Tienda Sandbox sin MPOS', '1234567891', false, mode),
+    business(SEED.disposableBusiness, disposable.idCuenta, 'Prueba de Borrado', '9876543210', false, mode),
+  ];
+  return {
+    mode,
+    accounts: new Map([merchant, disposable].map((a) => [a.idCuenta, a])),
+    businesses: new Map(businesses.map((b) => [b.idAplicativo, b])),
+    tokens: new Map(),
+    links: new Map(),
+    linkCodes: new Map(),
+    transactions: new Map(),
+    nextIdEnlace: 1,
+    outbox: { webhooks: [], emails: [], sms: [] },
+    stats: { purchaseRequests: 0 },
+  };
+}

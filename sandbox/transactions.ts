@@ -1,0 +1,153 @@
+/**
+ * Transactions (spec 2.2): creation with the test-mode rules of spec 7, approval/decline, the 2.2 view shared by
+ * GET /TransaccionCompra/{id} (4.8) and the link record, and the GET route itself.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
+import { requireAuth } from './auth.ts';
+import type { Actor, SandboxContext } from './context.ts';
+import type { Business, Link, Notificaciones, TipoTransaccion, Transaction } from './store.ts';
+import type { Lector } from './validate.ts';
+
+export const MENSAJE_DECLINADA = 'Transacción declinada (cvv de prueba 111)';
+
+/** Notification settings of a transaction: its own fields win, then the link's, then the business's. */
+export function notificacionesEfectivas(
+  business: Business,
+  link: Link | null,
+  propias: Partial<Notificaciones> = {},
+): Notificaciones {
+  const capas: Partial<Notificaciones>[] = [propias, link?.configuracion ?? {}, business.notificaciones];
+  const primero = <K extends keyof Notificaciones>(k: K): Notificaciones[K] | null =>
+    capas.map((c) => c[k]).find((v) => v !== undefined && v !== null) ?? null;
+  return {
+    urlWebhook: primero('urlWebhook'),
+    emailsNotificacion: primero('emailsNotificacion'),
+    telefonosNotificacion: primero('telefonosNotificacion'),
+    notificarTransaccionCliente: primero('notificarTransaccionCliente'),
+  };
+}
+
+/** The optional per-transaction configuracion of 4.3, 4.4 and 4.6 (overrides the business settings). */
+export function leerNotificaciones(b: Lector): Partial<Notificaciones> {
+  const c = b.objeto('configuracion');
+  if (c === undefined) return {};
+  return {
+    emailsNotificacion: c.lista('emailsNotificacion', 'email'),
+    urlWebhook: c.texto('urlWebhook', { url: true }),
+    telefonosNotificacion: c.lista('telefonosNotificacion', 'telefono'),
+    notificarTransaccionCliente: c.booleano('notificarTransaccionCliente'),
+  };
+}
+
+/** onRequest hook of every purchase POST (API and hosted): counts it, accepted or not (test-control stats). */
+export const contarSolicitudCompra: onRequestAsyncHookHandler = async (req) => {
+  req.server.sandbox.store.stats.purchaseRequests += 1;
+};
+
+export interface DatosTransaccion {
+  tipo: TipoTransaccion;
+  business: Business;
+  monto: number;
+  formaPago: number;
+  notificaciones: Notificaciones;
+  idExterno?: string | null;
+  datosAdicionales?: Record<string, string> | null;
+  idEnlace?: number | null;
+  idCuentaPagador?: string | null;
+  emailCliente?: string | null;
+  urlRedirect?: string | null;
+}
+
+/** A new pending transaction (esAprobada false, resultadoTransaccion null), already in the store. */
+export function nuevaTransaccion(ctx: SandboxContext, d: DatosTransaccion): Transaction {
+  const tx: Transaction = {
+    idTransaccion: randomUUID(),
+    tipo: d.tipo,
+    idAplicativo: d.business.idAplicativo,
+    idCuentaPagador: d.idCuentaPagador ?? null,
+    // Spec 2.2/7: a development business makes test transactions (not charged).
+    esReal: d.business.estaProductivo || ctx.fault('esreal-true-in-development'),
+    esAprobada: false,
+    codigoAutorizacion: null,
+    mensaje: null,
+    formaPago: d.formaPago,
+    monto: d.monto,
+    montoOriginal: d.monto,
+    resultadoTransaccion: null,
+    fechaTransaccion: ctx.clock.now().toISOString(),
+    idExterno: d.idExterno ?? null,
+    datosAdicionales: d.datosAdicionales ?? null,
+    idEnlace: d.idEnlace ?? null,
+    notificaciones: d.notificaciones,
+    emailCliente: d.emailCliente ?? null,
+    urlRedirect: d.urlRedirect ?? null,
+    fechaVencimiento: null,
+    datosBitcoin: null,
+  };
+  ctx.store.transactions.set(tx.idTransaccion, tx);
+  return tx;
+}
+
+export function aprobar(tx: Transaction): void {
+  tx.esAprobada = true;
+  tx.resultadoTransaccion = 0;
+  tx.codigoAutorizacion = String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
+  tx.mensaje = null;
+}
+
+export function declinar(tx: Transaction, mensaje: string): void {
+  tx.esAprobada = false;
+  tx.resultadoTransaccion = 1;
+  tx.codigoAutorizacion = null;
+  tx.mensaje = mensaje;
+}
+
+/** The 2.2 transaction object. */
+export function vistaTransaccion(tx: Transaction) {
+  return {
+    idTransaccion: tx.idTransaccion,
+    esReal: tx.esReal,
+    esAprobada: tx.esAprobada,
+    codigoAutorizacion: tx.codigoAutorizacion,
+    mensaje: tx.mensaje,
+    formaPago: tx.formaPago,
+    monto: tx.monto,
+    montoOriginal: tx.montoOriginal,
+    resultadoTransaccion: tx.resultadoTransaccion,
+    fechaTransaccion: tx.fechaTransaccion,
+    idExterno: tx.idExterno,
+    datosAdicionales: tx.datosAdicionales,
+  };
+}
+
+/** A transaction is visible to its business, to the businesses' account, and to the account that paid it. */
+function puedeVer(actor: Actor, tx: Transaction): boolean {
+  if (actor.via === 'bearer') return tx.idAplicativo === actor.business.idAplicativo;
+  return actor.account.aplicativos.includes(tx.idAplicativo) || tx.idCuentaPagador === actor.account.idCuenta;
+}
+
+export const transactionsApi: FastifyPluginAsync = async (app) => {
+  const ctx = app.sandbox;
+  app.get<{ Params: { id: string } }>(
+    '/TransaccionCompra/:id',
+    { onRequest: requireAuth('either', { optional: ctx.fault('get-transaction-without-auth') }) },
+    async (req, reply) => {
+      const actor = req.actor;
+      let tx = ctx.store.transactions.get(req.params.id);
+      if (tx === undefined && ctx.fault('unknown-id-500')) throw new Error('transaction lookup failed');
+      if (tx === undefined || actor === null || !(ctx.fault('get-transaction-without-auth') || puedeVer(actor, tx))) {
+        return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'transacción no encontrada' }] });
+      }
+      if (ctx.fault('get-returns-other-transaction')) {
+        tx = [...ctx.store.transactions.values()].find((t) => t.idTransaccion !== tx?.idTransaccion) ?? tx;
+      }
+      const vista: Record<string, unknown> = { ...vistaTransaccion(tx) };
+      if (tx.datosBitcoin !== null) vista.datosBitcoin = tx.datosBitcoin;
+      if (ctx.fault('transaction-monto-string')) vista.monto = tx.monto.toFixed(2);
+      if (ctx.fault('transaction-formapago-out-of-enum')) vista.formaPago = 7;
+      if (ctx.fault('fecha-without-offset')) vista.fechaTransaccion = tx.fechaTransaccion.replace(/\.\d+Z$/, '');
+      return vista;
+    },
+  );
+};

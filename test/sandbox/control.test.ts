@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { FAULTS, createSandbox } from '../../sandbox/index.ts';
+import { CUENTA, basic, enlaceValido, sandbox, walletValido } from './helpers.ts';
+
+describe('test-control API (/__sandbox)', () => {
+  it('describes itself', async () => {
+    const p = await sandbox();
+    const res = await p.app.inject({ url: '/__sandbox' });
+    expect(res.json()).toEqual({ sandbox: true, mode: 'development', capabilities: ['clock', 'outbox', 'stats', 'reset'], fault: null });
+  });
+
+  it('reads and advances the clock; refuses a bad advance without moving it', async () => {
+    const p = await sandbox({ now: () => new Date('2026-11-22T10:00:00Z') });
+    expect((await p.app.inject({ url: '/__sandbox/clock' })).json()).toEqual({ now: '2026-11-22T10:00:00.000Z', offsetSeconds: 0 });
+    expect((await p.avanzar(90)).json()).toEqual({ now: '2026-11-22T10:01:30.000Z', offsetSeconds: 90 });
+    for (const seconds of [-1, '10', null]) {
+      const res = await p.app.inject({ method: 'POST', url: '/__sandbox/clock/advance', payload: { seconds } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errores[0].campo).toBe('seconds');
+    }
+    expect((await p.app.inject({ url: '/__sandbox/clock' })).json().offsetSeconds).toBe(90);
+  });
+
+  it('stats count links, transactions, accounts and every purchase request, accepted or not; reset restores the seed', async () => {
+    const p = await sandbox();
+    await p.crearEnlace();
+    const auth = await p.bearer();
+    await p.api('POST', '/TransaccionCompra/Wallet', auth, walletValido());
+    await p.api('POST', '/TransaccionCompra/Wallet', auth, { monto: 'x' });
+    await p.api('POST', '/TransaccionCompra/Mpos/Banda', undefined, {});
+    await p.app.inject({ method: 'POST', url: '/pagar/1', payload: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await p.api('GET', '/TransaccionCompra/nope', auth);
+    await p.api('DELETE', '/Cuenta', basic('disposable@sandbox.test', 'disposable-password'));
+    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 1, transactions: 1, accounts: 1, purchaseRequests: 4 });
+
+    await p.avanzar(100);
+    expect((await p.app.inject({ method: 'POST', url: '/__sandbox/reset' })).statusCode).toBe(200);
+    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 0, transactions: 0, accounts: 2, purchaseRequests: 0 });
+    expect((await p.app.inject({ url: '/__sandbox/clock' })).json().offsetSeconds).toBe(0);
+    // Tokens issued before the reset are gone; the seeded credentials work again.
+    expect((await p.api('POST', '/EnlacePago', auth, enlaceValido())).statusCode).toBe(401);
+    expect((await p.api('DELETE', '/Cuenta', basic('disposable@sandbox.test', 'disposable-password'))).statusCode).toBe(200);
+    expect((await p.api('PUT', '/EnlacePago/1/activar', basic(CUENTA.user, CUENTA.password))).statusCode).toBe(404);
+  });
+
+  it('the outbox lists webhooks, e-mails and SMS', async () => {
+    const p = await sandbox();
+    await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ configuracion: { telefonosNotificacion: '+50371111111' } }));
+    const outbox = (await p.app.inject({ url: '/__sandbox/outbox' })).json();
+    expect(outbox.webhooks).toEqual([]);
+    expect(outbox.emails).toHaveLength(1);
+    expect(outbox.sms).toEqual([{ to: '+50371111111', body: expect.any(String) }]);
+  });
+});
+
+describe('createSandbox', () => {
+  it('listens on loopback, answers over real sockets and returns the documented shape', async () => {
+    const t0 = performance.now();
+    const sb = await createSandbox();
+    expect(performance.now() - t0).toBeLessThan(1000);
+    try {
+      expect(sb.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(sb.baseUrl).toBe(`${sb.origin}/api`);
+      expect(sb.authUrl).toBe(`${sb.origin}/auth`);
+      expect(sb.controlUrl).toBe(`${sb.origin}/__sandbox`);
+      expect(sb.credentials).toEqual({
+        account: { user: 'merchant@sandbox.test', password: 'sandbox-password' },
+        business: { idAplicativo: 'app-dev-1', clientId: 'sandbox-client', clientSecret: 'sandbox-secret' },
+        businessNoMpos: { idAplicativo: 'app-dev-2', clientId: 'sandbox-client-nompos', clientSecret: 'sandbox-secret-nompos' },
+        disposableAccount: { user: 'disposable@sandbox.test', password: 'disposable-password' },
+        disposableBusiness: { idAplicativo: 'app-disposable', clientId: 'disposable-client', clientSecret: 'disposable-secret' },
+      });
+      const res = await fetch(`${sb.baseUrl}/EnlacePago/1/activar`, { method: 'PUT', headers: { authorization: basic(CUENTA.user, CUENTA.password) } });
+      expect(res.status).toBe(404);
+      expect((await fetch(`${sb.origin}/nothing/here`)).status).toBe(404);
+    } finally {
+      await sb.close();
+    }
+  });
+
+  it('two sandboxes in one process share nothing', async () => {
+    const a = await createSandbox();
+    const b = await createSandbox();
+    try {
+      a.app.sandbox.store.nextIdEnlace = 50;
+      await fetch(`${a.controlUrl}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"seconds": 60}' });
+      expect(b.app.sandbox.store.nextIdEnlace).toBe(1);
+      expect(((await (await fetch(`${b.controlUrl}/clock`)).json()) as { offsetSeconds: number }).offsetSeconds).toBe(0);
+      expect(b.app.sandbox.store.accounts).not.toBe(a.app.sandbox.store.accounts);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('refuses an unknown fault or a bad option with a clear message', async () => {
+    await expect(createSandbox({ fault: 'no-such-fault' })).rejects.toThrow(/unknown sandbox fault "no-such-fault"; valid ids: link-idenlace-string, /);
+    await expect(createSandbox({ mode: 'staging' as 'production' })).rejects.toThrow(/mode must be "development" or "production"/);
+    await expect(createSandbox({ tokenTtlSeconds: 0 })).rejects.toThrow(/tokenTtlSeconds must be a positive number/);
+    expect(FAULTS.length).toBeGreaterThanOrEqual(32);
+  });
+});
+
+describe('cli', () => {
+  it('prints the URLs and seeded credentials, listens, and exits on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0', '--mode', 'production'], {
+      cwd: new URL('../..', import.meta.url),
+      env: { ...process.env, SANDBOX_FAULT: 'webhook-missing' },
+    });
+    let salida = '';
+    child.stdout.on('data', (c: Buffer) => (salida += c.toString()));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`cli did not start: ${salida}`)), 15_000);
+      child.stdout.on('data', () => {
+        if (salida.includes('disposable business')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    expect(salida).toContain('(production, fault webhook-missing)');
+    expect(salida).toContain('sandbox-client / sandbox-secret');
+    const control = /control URL\s+(\S+)/.exec(salida)![1]!;
+    const info = (await (await fetch(control)).json()) as { mode: string; fault: string };
+    expect(info).toMatchObject({ mode: 'production', fault: 'webhook-missing' });
+    const salidaCodigo = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await salidaCodigo).toBe(0);
+  });
+});

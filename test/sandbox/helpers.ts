@@ -1,0 +1,182 @@
+/** Helpers for the sandbox's own tests: an app driven with `inject`, valid request bodies, the screen flow. */
+import { createHmac } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import jsqr from 'jsqr';
+import { parse } from 'node-html-parser';
+import { PNG } from 'pngjs';
+import { type BuildOptions, buildApp } from '../../sandbox/index.ts';
+
+export const ORIGIN = 'http://sandbox.test';
+export const CUENTA = { user: 'merchant@sandbox.test', password: 'sandbox-password' };
+export const DESECHABLE = { user: 'disposable@sandbox.test', password: 'disposable-password' };
+export const NEGOCIO = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
+export const NEGOCIO_SIN_MPOS = { clientId: 'sandbox-client-nompos', clientSecret: 'sandbox-secret-nompos' };
+
+type Cuerpo = Record<string, unknown>;
+
+export function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+export function hmacHex(key: string, message: string): string {
+  return createHmac('sha256', key).update(message).digest('hex');
+}
+
+/** Path and query of an absolute sandbox URL, for `inject`. */
+export function ruta(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
+export const enlaceValido = (extra: Cuerpo = {}): Cuerpo => ({
+  identificadorEnlaceComercio: 'pedido-1',
+  monto: 10,
+  nombreProducto: 'Camisa',
+  configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'ventas@merchant.test' },
+  ...extra,
+});
+
+export const compra3dsValida = (extra: Cuerpo = {}): Cuerpo => ({
+  tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '123', mesVencimiento: 12, anioVencimiento: 2030 },
+  monto: 25.5,
+  urlRedirect: 'https://merchant.test/vuelta',
+  nombre: 'Ana',
+  apellido: 'Pérez',
+  email: 'ana@cliente.test',
+  ciudad: 'San Salvador',
+  direccion: 'Calle 1',
+  idPais: 'SV',
+  idRegion: 'SV-SS',
+  codigoPostal: '1101',
+  telefono: '+503 7777 7777',
+  ...extra,
+});
+
+export const walletValido = (extra: Cuerpo = {}): Cuerpo => ({ monto: 12.5, dui: '00000000-0', descripcion: 'Compra', ...extra });
+
+export const mposValido = (extra: Cuerpo = {}): Cuerpo => ({
+  posId: 'POS-0001',
+  numeroTarjeta: '4111111111111111',
+  mesVencimiento: 12,
+  anioVencimiento: 2035,
+  monto: 7.25,
+  tarjetaBan: 'ENCTRACK2DATA',
+  llaveTarjetaBan: 'FFFF9876543210E00001',
+  ...extra,
+});
+
+export const tarjeta = (cvv = '123'): Record<string, string> => ({
+  formaPago: '0',
+  numeroTarjeta: '4111111111111111',
+  cvv,
+  mesVencimiento: '12',
+  anioVencimiento: '2030',
+  nombreTitular: 'Ana Pérez',
+  email: 'ana@cliente.test',
+});
+
+/** The form of a hosted page: hidden fields with their values and the select options. */
+export function formulario(html: string): { action: string; campos: Record<string, string>; opciones: Record<string, string[]> } {
+  const form = parse(html).querySelector('form');
+  if (form === null) throw new Error(`no form in page:\n${html}`);
+  const campos: Record<string, string> = {};
+  for (const input of form.querySelectorAll('input')) campos[input.getAttribute('name') ?? ''] = input.getAttribute('value') ?? '';
+  const opciones: Record<string, string[]> = {};
+  for (const select of form.querySelectorAll('select')) {
+    opciones[select.getAttribute('name') ?? ''] = select.querySelectorAll('option').map((o) => o.getAttribute('value') ?? '');
+  }
+  return { action: form.getAttribute('action') ?? '', campos, opciones };
+}
+
+export function estado(html: string): string | undefined {
+  return parse(html).querySelector('#estado')?.text;
+}
+
+export class Prueba {
+  private tokens = new Map<string, string>();
+  constructor(readonly app: FastifyInstance) {}
+
+  get ctx() {
+    return this.app.sandbox;
+  }
+
+  async token(c = NEGOCIO): Promise<string> {
+    const cached = this.tokens.get(c.clientId);
+    if (cached !== undefined) return cached;
+    const res = await this.app.inject({
+      method: 'POST',
+      url: '/auth/connect/token',
+      payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: c.clientId, client_secret: c.clientSecret }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const token = (res.json() as { access_token: string }).access_token;
+    this.tokens.set(c.clientId, token);
+    return token;
+  }
+
+  async bearer(c = NEGOCIO): Promise<string> {
+    return `Bearer ${await this.token(c)}`;
+  }
+
+  /** JSON request to the API (`/api` + path). `auth` is a ready Authorization header value, or none. */
+  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, auth?: string, body?: unknown): Promise<LightMyRequestResponse> {
+    const headers: Record<string, string> = {};
+    if (auth !== undefined) headers.authorization = auth;
+    return this.app.inject({ method, url: `/api${path}`, headers, ...(body === undefined ? {} : { payload: body as Cuerpo }) });
+  }
+
+  async crearEnlace(body: Cuerpo = enlaceValido()): Promise<{ idEnlace: number; urlEnlace: string; urlEnlaceLargo: string; urlQrCodeEnlace: string }> {
+    const res = await this.api('POST', '/EnlacePago', await this.bearer(), body);
+    if (res.statusCode !== 200) throw new Error(`link creation failed: ${res.statusCode} ${res.body}`);
+    return res.json();
+  }
+
+  abrir(url: string): Promise<LightMyRequestResponse> {
+    return this.app.inject({ method: 'GET', url: ruta(url) });
+  }
+
+  enviarFormulario(url: string, campos: Record<string, string>): Promise<LightMyRequestResponse> {
+    return this.app.inject({
+      method: 'POST',
+      url: ruta(url),
+      payload: new URLSearchParams(campos).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+  }
+
+  /** Opens the screen of a link and submits its form with `campos` added. */
+  async pagar(urlEnlaceLargo: string, campos: Record<string, string> = tarjeta()): Promise<LightMyRequestResponse> {
+    const pantalla = await this.abrir(urlEnlaceLargo);
+    if (pantalla.statusCode !== 200) return pantalla;
+    const form = formulario(pantalla.body);
+    return this.enviarFormulario(urlEnlaceLargo, { ...form.campos, ...campos });
+  }
+
+  async registro(idEnlace: number): Promise<Cuerpo> {
+    const res = await this.api('PUT', `/EnlacePago/${idEnlace}/activar`, basic(CUENTA.user, CUENTA.password));
+    return res.json();
+  }
+
+  avanzar(seconds: number): Promise<LightMyRequestResponse> {
+    return this.app.inject({ method: 'POST', url: '/__sandbox/clock/advance', payload: { seconds } });
+  }
+}
+
+export async function sandbox(options: BuildOptions = {}): Promise<Prueba> {
+  const app = buildApp({ origin: ORIGIN, ...options });
+  await app.ready();
+  return new Prueba(app);
+}
+
+/** The query of a 303 redirect. */
+export function consulta(res: LightMyRequestResponse): Record<string, string> {
+  const location = res.headers.location;
+  if (typeof location !== 'string') throw new Error(`no redirect: ${res.statusCode} ${res.body}`);
+  return Object.fromEntries(new URL(location).searchParams);
+}
+
+export function decodificarQr(png: Buffer): string | undefined {
+  const img = PNG.sync.read(png);
+  // jsqr is CommonJS: its default import is module.exports, whose `default` is the decoder.
+  return jsqr.default(new Uint8ClampedArray(img.data), img.width, img.height)?.data;
+}
