@@ -9,7 +9,7 @@ export interface OutboxWebhook {
   body: unknown;
   attempts: number;
   delivered: boolean;
-  lastStatus?: number;
+  lastStatus?: number | null;
 }
 
 export interface Outbox {
