@@ -9,6 +9,7 @@ import type { Exchange } from './http.ts';
 import { redactExchange, toCurl } from './evidence.ts';
 import type { CheckEvidence } from './meta.ts';
 import type { Contract } from './contract.ts';
+import type { PaymentOutcome } from './payer.ts';
 
 export class CheckFailure extends Error {
   constructor(readonly evidence: CheckEvidence) {
@@ -179,4 +180,115 @@ export function isPng(image: { status: number; contentType?: string; isPng: bool
 /** A plain condition with its evidence: for the few rules no other check expresses. */
 export function holds(condition: boolean, check: string, clauses: Clauses, expected: string, actual: string, ex?: Exchange): asserts condition {
   if (!condition) fail(check, clauses, expected, actual, ex);
+}
+
+/** How a hosted-screen payment ended, for failure messages (never the card data). */
+function outcomeText(o: PaymentOutcome): string {
+  if (o.kind === 'redirect') return `a redirect to the merchant with esAprobada=${o.params['esAprobada'] ?? '(absent)'}`;
+  return `${o.kind === 'refused' ? 'a refusal' : 'a page'} (status ${o.status}${o.estado ? `, estado "${o.estado}"` : ''})`;
+}
+
+const esAprobada = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['esAprobada']?.toLowerCase() : undefined);
+
+/** A hosted-screen payment was processed and approved: the customer is sent back with esAprobada=true (spec 6.3). Returns the outcome query. */
+export function paymentApproved(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
+  if (o.kind !== 'redirect' || esAprobada(o) !== 'true') fail('payment-approved', clauses, `${what} is approved (redirect with esAprobada=true)`, outcomeText(o));
+  return o.params;
+}
+
+/** A hosted-screen payment was processed and declined: the customer is sent back with esAprobada=false (spec 6.3, 7). */
+export function paymentDeclined(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
+  if (o.kind !== 'redirect' || esAprobada(o) !== 'false') fail('payment-declined', clauses, `${what} is declined (redirect with esAprobada=false)`, outcomeText(o));
+  return o.params;
+}
+
+/** No payment was approved: a refusal, an error page or a decline all qualify; only an approved redirect fails. */
+export function paymentNotApproved(o: PaymentOutcome, clauses: Clauses, what: string): void {
+  if (esAprobada(o) === 'true') fail('payment-not-approved', clauses, `${what} is not processed (no approved payment)`, outcomeText(o));
+}
+
+/** A boolean as JSON or as redirect text ("true"/"false", any case) equals `expected`. */
+export function flagEquals(actual: unknown, expected: boolean, field: string, clauses: Clauses, ex?: Exchange): void {
+  const text = typeof actual === 'string' ? actual.trim().toLowerCase() : actual;
+  if (text !== expected && text !== String(expected)) fail('flag-equals', clauses, `${field} = ${expected}`, `${field} = ${JSON.stringify(actual)}`, ex);
+}
+
+/** A field holds one of the values the spec allows. */
+export function fieldIn(actual: unknown, allowed: readonly unknown[], field: string, clauses: Clauses, ex?: Exchange): void {
+  if (!allowed.some((a) => sameValue(actual, a))) fail('field-in', clauses, `${field} one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, `${field} = ${JSON.stringify(actual)}`, ex);
+}
+
+/** Every key/value pair that was sent comes back unchanged (datosAdicionales echoed: spec 2.2, 6.1). */
+export function containsPairs(actual: unknown, sent: Record<string, string>, field: string, clauses: Clauses, ex?: Exchange): void {
+  const got = actual !== null && typeof actual === 'object' && !Array.isArray(actual) ? (actual as Record<string, unknown>) : undefined;
+  const missing = Object.entries(sent).filter(([k, v]) => got?.[k] !== v).map(([k]) => k);
+  if (missing.length > 0) {
+    fail('contains-pairs', clauses, `${field} holds the pairs sent (${Object.keys(sent).join(', ')})`, got ? `${field} differs at ${missing.join(', ')}: ${JSON.stringify(got)}` : `${field} = ${JSON.stringify(actual)}`, ex);
+  }
+}
+
+/**
+ * The webhook body matches the contract (spec 6.1). With fieldCase 'insensitive' PascalCase names (seen in the wild)
+ * are read as the spec's camelCase.
+ */
+export function webhookConforms(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): void {
+  const shown =
+    fieldCase === 'insensitive' && body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
+      : body;
+  const violations = contract.validateWebhook(shown);
+  if (violations.length > 0) {
+    const clauses = [...new Set(violations.flatMap((v) => v.clause))];
+    fail('webhook-contract', clauses.length > 0 ? clauses : ['6.1-webhook-transaction-data'], 'a webhook body that matches the contract (transactionSucceeded)',
+      violations.map((v) => `${v.path || '/'} ${v.message}`).join('; '));
+  }
+}
+
+/**
+ * What was sent comes back: each field of `sent` equals the same field of `shown`, objects compared key by key
+ * (a server may order keys differently), numbers to 1e-9.
+ */
+export function echoed(shown: unknown, sent: unknown, field: string, clauses: Clauses, ex?: Exchange): void {
+  if (sent !== null && typeof sent === 'object' && !Array.isArray(sent)) {
+    const got = shown !== null && typeof shown === 'object' && !Array.isArray(shown) ? (shown as Record<string, unknown>) : {};
+    for (const [key, value] of Object.entries(sent)) echoed(got[key], value, `${field}.${key}`, clauses, ex);
+    return;
+  }
+  const describe = (v: unknown) => (typeof v === 'string' && v.length > 80 ? `a string of ${[...v].length} characters starting ${JSON.stringify(v.slice(0, 40))}` : JSON.stringify(v));
+  if (!sameValue(shown, sent)) fail('echoed', clauses, `${field} = ${describe(sent)} (as sent)`, `${field} = ${describe(shown)}`, ex);
+}
+
+/** A fast-check property found a counterexample: the shrunk case's own evidence, with the seed, path and replay command. */
+export function counterexampleFound(
+  clauses: Clauses,
+  property: string,
+  found: { error: unknown; counterexample: string; seed: number; path: string; shrinks: number; command: string },
+): never {
+  const inner = found.error instanceof CheckFailure ? found.error.evidence : undefined;
+  const cause = inner ? inner.actual : found.error instanceof Error ? found.error.message : String(found.error);
+  throw new CheckFailure({
+    check: inner ? `property/${inner.check}` : 'property',
+    clauses: list(clauses),
+    expected: `${property}${inner ? ` — ${inner.expected}` : ''}`,
+    actual: [
+      cause,
+      `counterexample (seed ${found.seed}, path ${found.path}, shrunk ${found.shrinks} times): ${found.counterexample}`,
+      `replay: ${found.command}`,
+    ].join('\n'),
+    ...(inner?.exchange ? { exchange: inner.exchange } : {}),
+    ...(inner?.curl ? { curl: inner.curl } : {}),
+  });
+}
+
+/** Nothing was created between two snapshots of the test-control stats: no link, no transaction (7: violations are rejected). */
+export function createdNothing(
+  before: { links: number; transactions: number },
+  after: { links: number; transactions: number },
+  clauses: Clauses,
+  ex?: Exchange,
+): void {
+  if (after.links !== before.links || after.transactions !== before.transactions) {
+    fail('created-nothing', clauses, 'a rejected request creates no link and no transaction',
+      `links ${before.links} → ${after.links}, transactions ${before.transactions} → ${after.transactions}`, ex);
+  }
 }

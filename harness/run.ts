@@ -8,7 +8,7 @@ import { loadConfig, type Config } from './config.ts';
 import { loadContract, type Contract } from './contract.ts';
 import { createHttp, type Exchange, type Http } from './http.ts';
 import { Recorder, secrets } from './evidence.ts';
-import { createTokenCache } from './tokens.ts';
+import { createTokenCache, type TokenCache } from './tokens.ts';
 import { createApiClient, type CallOptions } from './client.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { createPayer, type Payer } from './payer.ts';
@@ -65,6 +65,7 @@ async function createRun(): Promise<Run> {
   const operations = contract.operations;
 
   const clients = new Map<string, Call>();
+  const tokenCaches: TokenCache[] = [];
   function callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call {
     const key = `${business?.clientId ?? '-'}|${account?.user ?? '-'}`;
     const existing = clients.get(key);
@@ -79,6 +80,7 @@ async function createRun(): Promise<Run> {
       account && business && config.accountAuth === 'password-grant'
         ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api', password: { username: account.user, password: account.password } })
         : undefined;
+    tokenCaches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({
       http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
@@ -117,8 +119,19 @@ async function createRun(): Promise<Run> {
           ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
           : {}),
       })),
-    ...(target.controlUrl && target.capabilities.length > 0 ? { control: createControl(http, target.controlUrl) } : {}),
+    ...(target.controlUrl && target.capabilities.length > 0 ? { control: forgettingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
     ...(hash ? { hash } : {}),
+  };
+}
+
+/** Moving the target's clock may expire every cached token: the next call of each client fetches a new one. */
+function forgettingTokensOnClockMoves(control: Control, caches: TokenCache[]): Control {
+  return {
+    ...control,
+    async advanceClock(seconds) {
+      await control.advanceClock(seconds);
+      for (const cache of caches) cache.forget();
+    },
   };
 }
 

@@ -17,6 +17,8 @@ export interface TokenCache {
   get(): Promise<string>;
   /** Forgets `token` if it is the cached one (a stale caller cannot drop a newer token). */
   invalidate(token: string): void;
+  /** Forgets whatever token is cached: after the target's clock was moved, its expiry is no longer ours to know. */
+  forget(): void;
   /** Token requests sent so far. */
   readonly requests: number;
 }
@@ -80,6 +82,9 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     },
     invalidate(token) {
       if (cached?.token === token) cached = undefined;
+    },
+    forget() {
+      cached = undefined;
     },
     get requests() {
       return requests;

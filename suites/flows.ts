@@ -5,9 +5,20 @@
 import type { T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
-import { bodyOf, succeeded } from '../harness/checks.ts';
-import { paymentLinkMinimal } from '../generators/bodies.ts';
-import type { PaymentLink, PaymentLinkCreateRequest, PaymentLinkCreated } from '../spec/types.ts';
+import type { ReceivedWebhook } from '../harness/receiver.ts';
+import type { Credentials } from '../harness/target.ts';
+import { bodyOf, conformsToContract, echoed, fail, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
+import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
+import type {
+  MposBandaRequest,
+  PaymentLink,
+  PaymentLinkCreateRequest,
+  PaymentLinkCreated,
+  Purchase3dsRequest,
+  PurchaseQuickPayRequest,
+  PurchaseWalletRequest,
+} from '../spec/types.ts';
 
 export interface CreatedLink {
   ex: Exchange;
@@ -67,4 +78,138 @@ export async function observedLinkBody(t: T, overrides: Partial<PaymentLinkCreat
       ...overrides.configuracion,
     },
   };
+}
+
+/** Makes `n` payments with the test-mode decline cvv on the link's screen, each checked to be declined (spec 7). */
+export async function declineOnScreen(t: T, urlEnlace: string, n: number): Promise<Record<string, string>[]> {
+  const declines: Record<string, string>[] = [];
+  for (let i = 1; i <= n; i++) {
+    declines.push(paymentDeclined(await payOnScreen(t, urlEnlace, { cvv: DECLINE_CVV }), '7-cvv-111-declines', `test-mode decline ${i} of ${n}`));
+  }
+  return declines;
+}
+
+/** A purchase made through the API: the exchange, the body sent and the response body. */
+export interface Purchase<R> {
+  ex: Exchange;
+  request: R;
+  response: Record<string, unknown>;
+}
+
+/** Free key/value data unique to one test, to see it echoed (datosAdicionales, spec 2.2, 6.1). */
+export function datosAdicionales(prefix: string): Record<string, string> {
+  return { pedido: uniqueRef(prefix), canal: 'conformance' };
+}
+
+/** POST /TransaccionCompra/Wallet (4.4) as the primary business; fails the test unless it succeeds. */
+export async function buyWallet(t: T, overrides: Partial<PurchaseWalletRequest> = {}): Promise<Purchase<PurchaseWalletRequest>> {
+  const request = purchaseWallet(t.run.config.testData, overrides);
+  const ex = await t.call('purchaseWallet', { json: request });
+  succeeded(ex, '4.4-endpoint', 'the wallet purchase');
+  return { ex, request, response: bodyOf(ex, '4.4-response-fields') };
+}
+
+/** POST /TransaccionCompra/3DS (4.3) whose urlRedirect is the suite's receiver; fails the test unless it succeeds. */
+export async function buy3ds(t: T, overrides: Partial<Purchase3dsRequest> = {}): Promise<Purchase<Purchase3dsRequest>> {
+  const receiver = await t.run.receiver();
+  const request = purchase3ds(receiver.redirectUrl('3ds'), t.run.config.testData, overrides);
+  const ex = await t.call('purchase3ds', { json: request });
+  succeeded(ex, '4.3-endpoint', 'the 3DS purchase');
+  return { ex, request, response: bodyOf(ex, '4.3-response-fields') };
+}
+
+/** The payer's browser completes the page at urlCompletarPago3Ds and must come back approved to urlRedirect (4.3, 6.3). */
+export async function complete3ds(t: T, purchase: Purchase<Purchase3dsRequest>, clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome']): Promise<Record<string, string>> {
+  const outcome = await t.run.payer.complete3ds(String(purchase.response['urlCompletarPago3Ds']), { redirectPrefix: purchase.request.urlRedirect });
+  return paymentApproved(outcome, clauses, 'the completed 3DS payment');
+}
+
+/** POST /TransaccionCompra/Quick-pay (4.6) logged in as the primary business; fails the test unless it succeeds. */
+export async function createQuickPay(t: T, overrides: Partial<PurchaseQuickPayRequest> = {}): Promise<Purchase<PurchaseQuickPayRequest>> {
+  const request = purchaseQuickPay(overrides);
+  const ex = await t.call('purchaseQuickPay', { json: request, auth: 'bearer' });
+  succeeded(ex, '4.6-endpoint', 'the quick-pay request');
+  return { ex, request, response: bodyOf(ex, '4.6-response-fields') };
+}
+
+/** POST /TransaccionCompra/Mpos/Banda (4.7) logged in as the primary business (MPOS permission); fails the test unless it succeeds. */
+export async function buyMpos(t: T, overrides: Partial<MposBandaRequest> = {}): Promise<Purchase<MposBandaRequest>> {
+  const request = purchaseMposBanda(t.run.config.testData, overrides);
+  const ex = await t.call('purchaseMposBanda', { json: request, auth: 'bearer' });
+  succeeded(ex, ['4.7-endpoint', '4.7-permission-required'], 'the MPOS purchase of a business with the MPOS permission');
+  return { ex, request, response: bodyOf(ex, '4.7-response-fields') };
+}
+
+/** GET /TransaccionCompra/{id} (4.8) as the primary business; fails the test unless it succeeds. */
+export async function lookUp(t: T, idTransaccion: unknown): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+  const ex = await t.call('getTransaction', { pathParams: { id: String(idTransaccion) }, auth: 'bearer' });
+  succeeded(ex, '4.8-endpoint', 'looking the transaction up');
+  return { ex, tx: bodyOf(ex, '4.8-response-fields') };
+}
+
+/** The webhook of a transaction, waited for up to WEBHOOK_TIMEOUT_S; fails the test when none arrives (6.1). */
+export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[]): Promise<ReceivedWebhook> {
+  const receiver = await t.run.receiver();
+  const { timeoutS, fieldCase } = t.run.config.webhook;
+  try {
+    return await receiver.waitForWebhook({ idTransaccion: String(idTransaccion), fieldCase }, timeoutS * 1000);
+  } catch (err) {
+    return fail('webhook-received', clauses, `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`, (err as Error).message);
+  }
+}
+
+/** POST {auth_url}/connect/token with a business's client credentials (5.1), outside the token cache; contract-checked. */
+export async function requestToken(t: T, business: Credentials): Promise<Exchange> {
+  const ex = await t.run.http.request({
+    method: 'POST',
+    url: `${t.run.target.authUrl}/connect/token`,
+    form: { grant_type: 'client_credentials', audience: 'service_api', client_id: business.clientId, client_secret: business.clientSecret },
+    idempotent: true,
+    label: 'token request',
+  });
+  conformsToContract(t.run.contract, 'issueToken', ex);
+  return ex;
+}
+
+/** The idAplicativo of the primary business, read from a new link's record (2.1 via activar: needs the account). */
+export async function businessIdOf(t: T): Promise<string> {
+  const { link } = await createLink(t);
+  const { ex, record } = await activate(t, link.idEnlace);
+  const id = record.idAplicativo;
+  if (typeof id !== 'string' || id === '') fail('business-id', '2.1-payment-link-types', 'the link record names its business (idAplicativo)', JSON.stringify(id), ex);
+  return id;
+}
+
+/** `METHOD /path` of the spec for the operations that take a JSON body (clauseTest's endpoint). */
+export const BODY_ENDPOINTS: Record<string, string> = {
+  createPaymentLink: 'POST /EnlacePago',
+  purchase3ds: 'POST /TransaccionCompra/3DS',
+  purchaseWallet: 'POST /TransaccionCompra/Wallet',
+  purchasePagoQr: 'POST /TransaccionCompra/PagoQr',
+  purchaseQuickPay: 'POST /TransaccionCompra/Quick-pay',
+  purchaseMposBanda: 'POST /TransaccionCompra/Mpos/Banda',
+};
+
+/** The run's data for generated bodies (generators/requests.ts); the business id (an account names it in MPOS) only when asked. */
+export async function bodyContext(t: T, withBusinessId = false): Promise<BodyContext> {
+  const idAplicativo = withBusinessId ? await businessIdOf(t) : defaultContext.idAplicativo;
+  return { ...defaultContext, testData: t.run.config.testData, idAplicativo, now: new Date() };
+}
+
+/** POSTs a body as the business (bearer), or as the account where the endpoint (4.5) or the rule (4.7 idAplicativo) wants it. */
+export function sendBody(t: T, operationId: string, body: unknown, auth?: 'account'): Promise<Exchange> {
+  return t.call(operationId, { json: body, auth: auth ?? (operationId === 'purchasePagoQr' ? 'account' : 'bearer') });
+}
+
+/** The fields of an accepted body come back as sent, in the success response or in the link record (activar: needs the account). */
+export async function echoedBack(t: T, entry: Pick<RuleEntry, 'echo'>, sent: Body, accepted: Exchange, clauses: string[]): Promise<void> {
+  if (!entry.echo) return;
+  let shown: unknown = bodyOf(accepted, clauses);
+  let ex = accepted;
+  if (entry.echo.in === 'record') ({ ex, record: shown } = await activate(t, Number((shown as PaymentLinkCreated).idEnlace)));
+  for (const field of entry.echo.fields) {
+    const value = getAt(sent, field);
+    // a field sent as null (a notification target) may come back null or absent: only values are compared
+    if (value !== undefined && value !== null) echoed(getAt(shown, field), value, field.slice(1), clauses, ex);
+  }
 }

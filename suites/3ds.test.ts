@@ -1,0 +1,75 @@
+/**
+ * Spec 4.3 — card purchase with 3DS: the API answers urlCompletarPago3Ds, the payer's browser completes it and is
+ * sent to urlRedirect with the outcome and its hash (6.3); cvv 111 does not decline under 3DS (7).
+ * The hash algorithm and key are not shown (6.3): the hash is verified only with REDIRECT_HASH set (need 'hash').
+ */
+import { describe } from 'vitest';
+import { clauseTest } from '../harness/conformance.ts';
+import { absoluteUrl, fieldEquals, fieldIn, flagEquals, hashVerifies, holds } from '../harness/checks.ts';
+import { futureExpiry } from '../generators/bodies.ts';
+import { buy3ds, complete3ds, lookUp } from './flows.ts';
+
+const ENDPOINT = 'POST /TransaccionCompra/3DS';
+
+describe('4.3 the 3DS purchase response', () => {
+  clauseTest({ clauses: ['4.3-url-completar', '4.3-response-fields'], endpoint: ENDPOINT, purchase: true },
+    'urlCompletarPago3Ds is an absolute URL the browser can be sent to', async (t) => {
+      const { ex, response } = await buy3ds(t);
+      absoluteUrl(response['urlCompletarPago3Ds'], 'urlCompletarPago3Ds', '4.3-url-completar', ex);
+    });
+
+  clauseTest({ clauses: ['4.3-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
+    'esReal is false for a development business', async (t) => {
+      const { ex, response } = await buy3ds(t);
+      fieldEquals(response['esReal'], false, 'esReal', '2.2-esreal-test-not-charged', ex);
+    });
+
+  clauseTest({ clauses: ['4.3-response-fields', '4.3-endpoint'], endpoint: ENDPOINT, purchase: true }, 'monto is the amount sent', async (t) => {
+    const { ex, request, response } = await buy3ds(t, { monto: 23.45 });
+    fieldEquals(response['monto'], request.monto, 'monto', '4.3-response-fields', ex);
+  });
+});
+
+describe('4.3 / 6.3 completing the 3DS page', () => {
+  clauseTest({ clauses: ['4.3-url-completar', '6.3-redirect-outcome', '2.2-esreal-test-not-charged', '2.2-formapago-values'], endpoint: 'flow', purchase: true },
+    'the completed payment sends the browser to urlRedirect with the outcome of this transaction', async (t) => {
+      const purchase = await buy3ds(t);
+      const params = await complete3ds(t, purchase);
+      fieldEquals(params['idTransaccion'], purchase.response['idTransaccion'], 'idTransaccion (redirect)', '6.3-redirect-outcome');
+      fieldEquals(Number(params['monto']), purchase.request.monto, 'monto (redirect)', '6.3-redirect-outcome');
+      flagEquals(params['esReal'], false, 'esReal (redirect)', ['6.3-redirect-outcome', '2.2-esreal-test-not-charged']);
+      fieldIn(Number(params['formaPago']), [0, 1, 2, 3, 4], 'formaPago (redirect)', ['6.3-redirect-outcome', '2.2-formapago-values']);
+    });
+
+  clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', purchase: true }, 'the redirect carries a hash', async (t) => {
+    const params = await complete3ds(t, await buy3ds(t));
+    const hash = params['hash'] ?? '';
+    holds(hash !== '', 'hash-present', '6.3-redirect-hash', 'a hash parameter in the redirect (6.3)', 'no hash parameter');
+    if (!t.run.hash) t.observe('6.3-hash-algorithm-not-shown', `hash of ${hash.length} characters received; not verified (REDIRECT_HASH=off)`);
+  });
+
+  clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', purchase: true, needs: ['hash'] },
+    'the hash verifies over idTransaccion, monto, esReal, formaPago, esAprobada, codigoAutorizacion, mensaje', async (t) => {
+      const params = await complete3ds(t, await buy3ds(t));
+      // An API (3DS) payment is hashed over the seven values of 6.3 whatever REDIRECT_HASH_ORDER says for links.
+      hashVerifies(params, { ...t.run.hash!, order: 'spec' }, '6.3-redirect-hash');
+    });
+
+  clauseTest({ clauses: ['4.3-url-completar', '2.2-resultado-values'], endpoint: 'flow', purchase: true },
+    'after completion the transaction is shown approved', async (t) => {
+      const purchase = await buy3ds(t);
+      await complete3ds(t, purchase);
+      const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
+      fieldEquals(tx['esAprobada'], true, 'esAprobada', '4.3-url-completar', ex);
+      fieldIn(tx['resultadoTransaccion'] ?? null, [0, null], 'resultadoTransaccion (ExitosaAprobada=0)', '2.2-resultado-values', ex);
+    });
+});
+
+describe('7 test mode under 3DS', () => {
+  clauseTest({ clauses: '7-cvv-111-not-3ds', endpoint: 'flow', purchase: true }, 'cvv 111 does not decline a 3DS payment', async (t) => {
+    const purchase = await buy3ds(t, { tarjetaCreditoDebido: { numeroTarjeta: t.run.config.testData.cardNumber, cvv: '111', ...futureExpiry() } });
+    await complete3ds(t, purchase, ['7-cvv-111-not-3ds']);
+    const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
+    fieldEquals(tx['esAprobada'], true, 'esAprobada', '7-cvv-111-not-3ds', ex);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * Spec 4.9 — DELETE /Cuenta answers the deleted account (2.6) with its businesses (2.7); afterwards the account's
+ * credentials and its businesses' client credentials no longer work. Destructive, so only with need 'deletion': the
+ * embedded sandbox's disposable account, or ALLOW_DESTRUCTIVE=account-deletion with DELETION_ACCOUNT_USER/PASSWORD.
+ * The account is deleted once per run, by whichever test comes first; the others look at the result.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import type { Call } from '../harness/run.ts';
+import type { Exchange } from '../harness/http.ts';
+import type { Credentials } from '../harness/target.ts';
+import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
+import { secrets } from '../harness/evidence.ts';
+import { requestToken } from './flows.ts';
+
+const ENDPOINT = 'DELETE /Cuenta';
+
+/** The disposable account (and, on the embedded sandbox, its business) — never the account the suite runs with. */
+function disposable(t: T): Call {
+  const d = t.run.target.deletion!;
+  return t.run.callAs(d.business, { user: d.user, password: d.password });
+}
+
+let deletion: Promise<Exchange> | undefined;
+
+/** DELETE /Cuenta of the disposable account, sent once per run; fails the test unless it succeeded. */
+async function deleted(t: T): Promise<{ ex: Exchange; record: Record<string, unknown> }> {
+  deletion ??= disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' });
+  const ex = await deletion;
+  succeeded(ex, '4.9-endpoint', 'deleting the disposable account');
+  const record = bodyOf(ex, '2.6-account-types');
+  for (const b of businessesOf(record)) secrets.add(b.clientSecret, 'client-secret');
+  return { ex, record };
+}
+
+/** The client credentials of the businesses listed in the record (2.7). */
+function businessesOf(record: Record<string, unknown>): Credentials[] {
+  const list = Array.isArray(record['aplicativos']) ? (record['aplicativos'] as Record<string, unknown>[]) : [];
+  return list.map((b) => ({ clientId: String(b['clientIdApi']), clientSecret: String(b['clientSecret']) }));
+}
+
+describe('4.9 account deletion', () => {
+  clauseTest({ clauses: ['4.9-endpoint', '2.6-account-types', '2.7-business-types'], endpoint: ENDPOINT, needs: ['deletion'] },
+    'DELETE /Cuenta answers the deleted account with its businesses', async (t) => {
+      const { ex, record } = await deleted(t);
+      const { user, business } = t.run.target.deletion!;
+      holds(String(record['emailLogin']).toLowerCase() === user.toLowerCase(), 'account-record', '2.6-account-types',
+        'emailLogin of the account whose credentials were used', `emailLogin ${JSON.stringify(record['emailLogin'])}`, ex);
+      const ids = businessesOf(record).map((b) => b.clientId);
+      holds(ids.length > 0, 'account-businesses', '2.7-business-types', 'aplicativos lists the businesses of the account', 'no business listed', ex);
+      if (business) {
+        holds(ids.includes(business.clientId), 'account-businesses', '2.7-business-types', `aplicativos includes the business ${business.clientId}`, `clientIdApi ${ids.join(', ')}`, ex);
+      }
+    });
+
+  clauseTest({ clauses: '4.9-deletes-account', endpoint: ENDPOINT, needs: ['deletion'] }, 'afterwards the account\'s credentials are refused', async (t) => {
+    await deleted(t);
+    const again = await disposable(t)('deleteAccount', { label: 'DELETE /Cuenta with the deleted account' });
+    notAccepted(again, '4.9-deletes-account', 'an account call with the credentials of the deleted account');
+  });
+
+  clauseTest({ clauses: '4.9-deletes-account', endpoint: 'POST /connect/token', needs: ['deletion'] },
+    'afterwards the businesses of the account get no token', async (t) => {
+      const { record } = await deleted(t);
+      const known = t.run.target.deletion!.business;
+      const businesses = [...businessesOf(record), ...(known ? [known] : [])];
+      holds(businesses.length > 0, 'account-businesses', '4.9-deletes-account', 'client credentials of a business of the deleted account', 'none known');
+      for (const business of businesses) {
+        const ex = await requestToken(t, business);
+        notAccepted(ex, '4.9-deletes-account', `a token for ${business.clientId}, a business of the deleted account`);
+      }
+    });
+});

@@ -1,0 +1,156 @@
+/**
+ * Spec 3 (a link's states), 4.2 (activar) and the payment-screen rules of 7 (cvv 111 declines in test mode, every
+ * other payment is authorized), with the counters and transactions of 2.1 as the activar record shows them.
+ * The record is only readable through activar (4.2), which changes an unusable link; so a link's state before
+ * activation is seen through payments (refused or not), and counters are read from links that are still usable.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import { fieldEquals, holds, notAccepted, paymentApproved, paymentDeclined, paymentNotApproved } from '../harness/checks.ts';
+import type { PaymentOutcome } from '../harness/payer.ts';
+import type { Exchange } from '../harness/http.ts';
+import type { PaymentLink } from '../spec/types.ts';
+import { activate, createLink, DECLINE_CVV, declineOnScreen, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+
+const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
+
+/** How a refused payment ended, for the observation of its (unstated) form. */
+function refusalText(o: PaymentOutcome): string {
+  return o.kind === 'redirect' ? 'a declined redirect' : `${o.kind} with status ${o.status}${o.estado ? ` ("${o.estado}")` : ''}`;
+}
+
+describe('3 failure limit and 4.2 activation', () => {
+  clauseTest(screenPayment(['3-failure-limit-deactivates', '3-inactive-no-payments']), 'after cantidadMaximaPagosFallidos declines, the link takes no further payment', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+    await declineOnScreen(t, link.urlEnlace, 2);
+    const outcome = await payOnScreen(t, link.urlEnlace);
+    paymentNotApproved(outcome, ['3-failure-limit-deactivates', '3-inactive-no-payments'], 'a payment with a valid card after the failure limit was reached');
+    t.observe('7-error-format-not-shown', `the payment on the inactive link ended in ${refusalText(outcome)}`);
+  });
+
+  clauseTest(screenPayment(['4.2-activar-restores', '4.2-endpoint', '3-usable-when-available'], ['account']), 'activar makes an inactive link usable and payable again, and returns its record', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+    await declineOnScreen(t, link.urlEnlace, 2);
+    const { ex, record } = await activate(t, link.idEnlace);
+    fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace of the returned record', '4.2-activar-restores', ex);
+    fieldEquals(record.usable, true, 'usable after activar', ['4.2-activar-restores', '3-usable-when-available'], ex);
+    paymentApproved(await payOnScreen(t, link.urlEnlace), '4.2-activar-restores', 'a payment after activar');
+  });
+
+  clauseTest({ clauses: ['4.2-endpoint', '3-usable-when-available'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'the record of a new link says usable true', async (t) => {
+    const { link } = await createLink(t);
+    const { ex, record } = await activate(t, link.idEnlace);
+    fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace', '4.2-endpoint', ex);
+    fieldEquals(record.usable, true, 'usable', '3-usable-when-available', ex);
+  });
+
+  clauseTest({ clauses: '4.2-endpoint', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'activar of an unknown idEnlace is refused', async (t) => {
+    const ex = await t.call('activatePaymentLink', { pathParams: { id: 999_999_999 } });
+    notAccepted(ex, '4.2-endpoint', 'activar of a link that does not exist');
+    t.observe('7-error-format-not-shown', `activar of an unknown id answered ${ex.response?.status ?? 'nothing'}`);
+  });
+});
+
+describe('3 success limit', () => {
+  clauseTest(screenPayment('3-success-limit-bounds-use'), 'after cantidadMaximaPagosExitosos approved payments, the link takes no further payment', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 2 } }));
+    for (const n of [1, 2]) paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', `approved payment ${n} of 2`);
+    const outcome = await payOnScreen(t, link.urlEnlace);
+    paymentNotApproved(outcome, '3-success-limit-bounds-use', 'a third payment on a link limited to 2');
+    t.observe('3-other-link-transitions-not-shown', `a payment past the success limit ended in ${refusalText(outcome)}`);
+  });
+});
+
+/** A link paid decline, approve, decline, approve on its screen; its record read afterwards through activar. */
+interface History {
+  declined: string[];
+  approved: string[];
+  monto: number;
+  ex: Exchange;
+  record: PaymentLink;
+}
+
+let history: Promise<History> | undefined;
+
+/** Built once by whichever test asks first; each 2.1 test then checks one field of the same record. */
+function linkHistory(t: T): Promise<History> {
+  history ??= (async () => {
+    const request = await observedLinkBody(t);
+    const { link } = await createLink(t, request);
+    const declined: string[] = [];
+    const approved: string[] = [];
+    for (const cvv of [DECLINE_CVV, undefined, DECLINE_CVV, undefined]) {
+      const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
+      const params = cvv === undefined ? paymentApproved(outcome, '7-dev-authorizes', 'a payment') : paymentDeclined(outcome, '7-cvv-111-declines', 'a payment with cvv 111');
+      const id = params['idTransaccion'];
+      holds(id !== undefined && id !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect carries idTransaccion', JSON.stringify(id));
+      (cvv === undefined ? approved : declined).push(id);
+    }
+    return { declined, approved, monto: request.monto, ...(await activate(t, link.idEnlace)) };
+  })();
+  return history;
+}
+
+describe('2.1 counters and transactions of a link (decline, approve, decline, approve)', () => {
+  const spec = (clauses: string | string[]) => screenPayment(clauses, ['account']);
+
+  clauseTest(spec('2.1-failed-attempts-counted'), 'cantidadIntentoPagoFallidos counts the declined payments', async (t) => {
+    const { ex, record } = await linkHistory(t);
+    fieldEquals(record.cantidadIntentoPagoFallidos, 2, 'cantidadIntentoPagoFallidos', '2.1-failed-attempts-counted', ex);
+  });
+
+  clauseTest(spec('2.1-successful-payments-counted'), 'cantidadPagosExitosos counts the approved payments', async (t) => {
+    const { ex, record } = await linkHistory(t);
+    fieldEquals(record.cantidadPagosExitosos, 2, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
+  });
+
+  clauseTest(spec('2.1-transacciones-all'), 'transacciones lists every payment of the link, approved and declined', async (t) => {
+    const { ex, record, declined, approved, monto } = await linkHistory(t);
+    const listed = new Map(record.transacciones.map((tx) => [tx.idTransaccion, tx]));
+    fieldEquals(record.transacciones.length, 4, 'number of transacciones', '2.1-transacciones-all', ex);
+    for (const [id, esAprobada] of [...declined.map((id) => [id, false] as const), ...approved.map((id) => [id, true] as const)]) {
+      const tx = listed.get(id);
+      holds(tx !== undefined, 'transaction-listed', '2.1-transacciones-all', `transacciones lists ${id}`, `ids listed: ${[...listed.keys()].join(', ')}`, ex);
+      fieldEquals(tx.esAprobada, esAprobada, `esAprobada of ${id}`, '2.1-transacciones-all', ex);
+      fieldEquals(tx.monto, monto, `monto of ${id}`, '2.1-transacciones-all', ex);
+    }
+  });
+
+  clauseTest(spec('2.1-transaccion-compra-last-success'), 'transaccionCompra is the last approved payment', async (t) => {
+    const { ex, record, approved } = await linkHistory(t);
+    fieldEquals(record.transaccionCompra?.idTransaccion, approved[1], 'transaccionCompra.idTransaccion', '2.1-transaccion-compra-last-success', ex);
+    fieldEquals(record.transaccionCompra?.esAprobada, true, 'transaccionCompra.esAprobada', '2.1-transaccion-compra-last-success', ex);
+  });
+
+  clauseTest(spec(['7-cvv-111-declines', '7-failure-in-transaction']), 'a cvv 111 payment is recorded declined: esAprobada false, a mensaje, resultadoTransaccion 1 or 2', async (t) => {
+    const { ex, record, declined } = await linkHistory(t);
+    for (const id of declined) {
+      const tx = record.transacciones.find((x) => x.idTransaccion === id);
+      holds(tx !== undefined, 'transaction-listed', '2.1-transacciones-all', `transacciones lists the declined ${id}`, 'not listed', ex);
+      fieldEquals(tx.esAprobada, false, `esAprobada of ${id}`, '7-cvv-111-declines', ex);
+      holds(typeof tx.mensaje === 'string' && tx.mensaje.trim() !== '', 'failure-mensaje', '7-failure-in-transaction', `mensaje of ${id} holds the error text`, JSON.stringify(tx.mensaje), ex);
+      holds(tx.resultadoTransaccion === 1 || tx.resultadoTransaccion === 2, 'failure-resultado', '7-failure-in-transaction', `resultadoTransaccion of ${id} is 1 (declined) or 2 (failed)`, JSON.stringify(tx.resultadoTransaccion), ex);
+    }
+  });
+});
+
+describe('7 test mode on the payment screen', () => {
+  clauseTest(screenPayment(['7-cvv-111-declines', '6.1-webhook-on-success']), 'cvv 111 on the screen declines the payment, and no webhook is sent for it', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t));
+    const declinedId = (await declineOnScreen(t, link.urlEnlace, 1))[0]?.['idTransaccion'] ?? '';
+    holds(declinedId !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of the declined payment carries idTransaccion', 'none');
+    const approved = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'a payment with a valid card after the decline');
+    // The approved payment's webhook comes after any the declined one would have caused.
+    await webhookFor(t, approved['idTransaccion'], ['6.1-webhook-on-success']);
+    const forDecline = (await t.run.receiver()).webhooks().filter((w) => w.rawBody.toString('utf8').includes(declinedId));
+    holds(forDecline.length === 0, 'no-webhook-on-decline', '6.1-webhook-on-success', 'no webhook for the declined payment (webhooks are sent when a transaction succeeds)', `${forDecline.length} webhook(s) for it`);
+  });
+
+  clauseTest(screenPayment('7-dev-authorizes'), 'in development, payments with any cvv but 111 are authorized', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t));
+    const cvvs = ['123', '000', '112', '999'];
+    for (const [i, cvv] of cvvs.entries()) {
+      paymentApproved(await payOnScreen(t, link.urlEnlace, { cvv }), '7-dev-authorizes', `test payment ${i + 1} of ${cvvs.length} (a cvv other than 111)`);
+    }
+  });
+});

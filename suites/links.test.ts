@@ -1,0 +1,386 @@
+/**
+ * Spec 4.1 (create a payment link) with 2.1 and 2.3–2.5 (what the link record keeps), the hosted payment screen the
+ * link leads to, and 6.2 (the notifications a link's successful payment sends). Outcomes of hosted payments are
+ * read from the redirect to the suite's receiver (6.3); amounts from its monto. How a screen looks is not shown by
+ * the spec, so the screen is only asserted where a stated rule can be seen (a form, the product, the back button).
+ */
+import { describe } from 'vitest';
+import { parse } from 'node-html-parser';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import { absoluteUrl, fieldEquals, holds, isPng, paymentApproved, paymentNotApproved } from '../harness/checks.ts';
+import { defaultFieldNames, type CardPayment, type FieldNames, type PaymentOutcome, type Screen } from '../harness/payer.ts';
+import type { Outbox } from '../harness/control.ts';
+import { webhookField } from '../harness/receiver.ts';
+import { header } from '../harness/http.ts';
+import { decodeQrPng } from '../harness/qr.ts';
+import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
+import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
+import { activate, createLink, observedLinkBody, payOnScreen, testCard, webhookFor, type CreatedLink } from './flows.ts';
+
+/** A link whose redirect and webhook go to the receiver, with these settings. */
+async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Partial<PaymentLinkCreateRequest> = {}): Promise<CreatedLink> {
+  const base = await observedLinkBody(t, fields);
+  return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
+}
+
+/** The amount a processed payment charged, from the redirect's monto (spec 6.3). */
+function charged(params: Record<string, string>, clauses: string | string[]): number {
+  const monto = Number(params['monto']);
+  holds(params['monto'] !== undefined && Number.isFinite(monto), 'redirect-monto', clauses, 'the redirect carries the monto charged', JSON.stringify(params['monto']));
+  return monto;
+}
+
+const approved = (o: PaymentOutcome): o is PaymentOutcome & { kind: 'redirect' } => o.kind === 'redirect' && o.params['esAprobada']?.toLowerCase() === 'true';
+
+/** A screen's text as the customer reads it (entities decoded, tags dropped). */
+const screenText = (screen: Screen): string => parse(screen.html).text;
+
+/**
+ * Submits a screen opened earlier, as its browser would: the form's own fields, the card, then `extra` (fields a
+ * customer could forge). The payment POST is sent once; a redirect to the receiver is the outcome.
+ */
+async function submitOpened(t: T, screen: Screen, card: CardPayment, extra: Record<string, string> = {}): Promise<PaymentOutcome> {
+  const form = screen.form;
+  holds(form !== undefined, 'screen-form', '4.1-url-enlace-leads-to-screen', 'the payment screen shows a payment form', `status ${screen.status} without a form`);
+  const { redirectPrefix, ...values } = card;
+  const fields = { ...form.fields };
+  for (const [field, value] of Object.entries(values)) if (value !== undefined) fields[defaultFieldNames[field as keyof FieldNames]] = String(value);
+  Object.assign(fields, extra);
+  const url = form.method === 'GET' ? `${form.action.split('?')[0]}?${new URLSearchParams(fields)}` : form.action;
+  // The payer's guard, kept for this hand-made submission: no payment unless the business is in development.
+  t.run.interlock.assertMayPay(t.run.target.mode);
+  const ex = await t.run.http.request({ method: form.method, url, ...(form.method === 'POST' ? { form: fields } : {}), label: 'pay link (screen opened earlier)' });
+  const res = ex.response!;
+  const location = header(res, 'location');
+  const next = location === undefined ? undefined : new URL(location, url).href;
+  if (res.status >= 300 && res.status < 400 && next?.startsWith(redirectPrefix)) {
+    const params = Object.fromEntries(new URL(next).searchParams);
+    t.run.interlock.watch({ esReal: params['esReal'] === 'true' });
+    return { kind: 'redirect', location: next, params };
+  }
+  const estado = parse(res.bodyText).querySelector('#estado')?.text.trim();
+  return { kind: res.status >= 400 && res.status < 500 ? 'refused' : 'page', status: res.status, html: res.bodyText, ...(estado === undefined ? {} : { estado }) };
+}
+
+/** The sandbox clock's time (test-control API), so validity dates can be set relative to it. */
+async function sandboxNow(t: T): Promise<Date> {
+  const ex = await t.run.http.request({ method: 'GET', url: `${t.run.target.controlUrl}/clock`, label: 'control /clock' });
+  const now = (ex.response?.json as { now?: unknown } | undefined)?.now;
+  if (typeof now !== 'string') throw new Error(`test-control API /clock answered ${ex.response?.status ?? 'nothing'}`);
+  return new Date(now);
+}
+
+/** The outbox once `ready` holds, or as it is when the webhook timeout runs out (the test's check then says what is missing). */
+async function outboxWhen(t: T, ready: (o: Outbox) => boolean): Promise<Outbox> {
+  const until = Date.now() + t.run.config.webhook.timeoutS * 1000;
+  for (;;) {
+    const outbox = await t.run.control!.outbox();
+    if (ready(outbox) || Date.now() > until) return outbox;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const emailsTo = (o: Outbox, to: string) => o.emails.filter((e) => e.to.trim().toLowerCase() === to.toLowerCase());
+const smsTo = (o: Outbox, to: string) => o.sms.filter((s) => s.to.replace(/[\s()-]/g, '') === to);
+/** A unique address and a unique mobile number, so this run's notifications can be told apart in the outbox. */
+const uniqueEmail = (who: string) => `${uniqueRef(who)}@example.com`;
+const uniquePhone = () => `+5037${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+
+describe('4.1 creating a payment link', () => {
+  clauseTest({ clauses: ['4.1-endpoint', '4.1-response-fields'], endpoint: 'POST /EnlacePago' }, 'a minimal body creates a link: idEnlace, short URL and QR URL', async (t) => {
+    const { ex, link } = await createLink(t);
+    holds(Number.isInteger(link.idEnlace), 'idenlace-int', '4.1-response-fields', 'idEnlace is an int', JSON.stringify(link.idEnlace), ex);
+    absoluteUrl(link.urlEnlace, 'urlEnlace', '4.1-response-fields', ex);
+    absoluteUrl(link.urlQrCodeEnlace, 'urlQrCodeEnlace', '4.1-response-fields', ex);
+  });
+
+  clauseTest(
+    {
+      clauses: ['4.1-endpoint', '4.2-endpoint', '2.1-payment-link-types', '2.1-cantidad-maxima-cuotas-values', '2.3-formapago-fields', '2.4-infoproducto-types', '2.5-configuracion-types'],
+      endpoint: 'POST /EnlacePago',
+      needs: ['account'],
+    },
+    'a full body is accepted and the link record keeps what was sent',
+    async (t) => {
+      const receiver = await t.run.receiver();
+      const request = paymentLinkFull(receiver.webhookUrl('link'), receiver.redirectUrl('link'));
+      const { link } = await createLink(t, request);
+      const { ex, record } = await activate(t, link.idEnlace);
+      const c = '2.1-payment-link-types';
+      /** Each field that was sent is kept (compared one by one: the record may order or add fields as it likes). */
+      const keeps = (kept: unknown, sent: object | undefined, prefix: string, clause: string, as: (v: unknown) => unknown = (v) => v) => {
+        for (const [key, value] of Object.entries(sent ?? {})) {
+          fieldEquals(as((kept as Record<string, unknown> | null | undefined)?.[key]), as(value), `${prefix}.${key}`, clause, ex);
+        }
+      };
+      fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace', '4.1-response-fields', ex);
+      fieldEquals(record.urlEnlace, link.urlEnlace, 'urlEnlace', c, ex);
+      fieldEquals(record.urlQrCodeEnlace, link.urlQrCodeEnlace, 'urlQrCodeEnlace', c, ex);
+      fieldEquals(record.monto, request.monto, 'monto', c, ex);
+      fieldEquals(record.nombreProducto, request.nombreProducto, 'nombreProducto', c, ex);
+      // cantidadMaximaCuotas is sent as the word (Seis) and kept as the number of months (2.1).
+      fieldEquals(record.cantidadMaximaCuotas, 6, 'cantidadMaximaCuotas', '2.1-cantidad-maxima-cuotas-values', ex);
+      keeps(record.formaPago, request.formaPago, 'formaPago', '2.3-formapago-fields');
+      keeps(record.infoProducto, request.infoProducto, 'infoProducto', '2.4-infoproducto-types');
+      keeps(record.limitesDeUso, request.limitesDeUso, 'limitesDeUso', c);
+      // Lists compared item by item (spaces after the commas aside); dates as instants (any offset).
+      const { emailsNotificacion, telefonosNotificacion, ...settings } = request.configuracion;
+      keeps(record.configuracion, settings, 'configuracion', '2.5-configuracion-types');
+      keeps(record.configuracion, { emailsNotificacion, telefonosNotificacion }, 'configuracion', '2.5-configuracion-types', (v) => String(v).split(',').map((s) => s.trim()));
+      keeps(record.vigencia, request.vigencia, 'vigencia', c, (v) => (typeof v === 'string' ? Date.parse(v) : v));
+    },
+  );
+
+  clauseTest({ clauses: '4.1-esta-productivo', endpoint: 'POST /EnlacePago' }, 'estaProductivo of a new link tells the business mode (false in development)', async (t) => {
+    const { ex, link } = await createLink(t);
+    fieldEquals(link.estaProductivo, expectedProductivo(t), 'estaProductivo', '4.1-esta-productivo', ex);
+  });
+
+  clauseTest({ clauses: '2.1-esta-productivo', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'estaProductivo of the link record tells the business mode (false in development)', async (t) => {
+    const { link } = await createLink(t);
+    const { ex, record } = await activate(t, link.idEnlace);
+    fieldEquals(record.estaProductivo, expectedProductivo(t), 'estaProductivo', '2.1-esta-productivo', ex);
+  });
+
+  clauseTest({ clauses: '4.1-idenlace-unique', endpoint: 'POST /EnlacePago' }, 'every new link gets an idEnlace of its own', async (t) => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createLink(t)).link.idEnlace);
+    holds(new Set(ids).size === ids.length, 'idenlace-unique', '4.1-idenlace-unique', 'three links, three different idEnlace', ids.join(', '));
+  });
+
+  clauseTest({ clauses: '4.1-url-enlace-leads-to-screen', endpoint: 'POST /EnlacePago' }, 'urlEnlace opens the payment screen of that link: a form showing its product', async (t) => {
+    const nombreProducto = uniqueRef('Producto enlace');
+    const { link } = await createLink(t, paymentLinkMinimal({ nombreProducto }));
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    screenOfProduct(screen, nombreProducto, '4.1-url-enlace-leads-to-screen', `${link.urlEnlace}`);
+  });
+
+  clauseTest({ clauses: '4.1-qr-leads-to-screen', endpoint: 'POST /EnlacePago' }, 'the QR image is a PNG whose code leads to the payment screen of that link', async (t) => {
+    const nombreProducto = uniqueRef('Producto QR');
+    const { link } = await createLink(t, paymentLinkMinimal({ nombreProducto }));
+    const image = await t.run.payer.fetchImage(link.urlQrCodeEnlace);
+    isPng(image, link.urlQrCodeEnlace, '4.1-qr-leads-to-screen');
+    const text = decodeQrPng(image.bytes);
+    holds(text !== undefined, 'qr-readable', '4.1-qr-leads-to-screen', 'the PNG holds a readable QR code', 'no QR code could be decoded');
+    const target = new URL(text, link.urlQrCodeEnlace).href;
+    screenOfProduct(await t.run.payer.openScreen(target), nombreProducto, '4.1-qr-leads-to-screen', `the QR's ${target}`);
+  });
+});
+
+/** The mode the configured business is in: the embedded sandbox's mode, else a development business (CLIENT_ID). */
+function expectedProductivo(t: T): boolean {
+  return t.run.target.kind === 'embedded' && t.run.config.sandbox.mode === 'production';
+}
+
+/** The screen is a payment screen (a form) for this product (4.1: "Product name shown to the customer"). */
+function screenOfProduct(screen: Screen, nombreProducto: string, clause: string, what: string): void {
+  holds(screen.status >= 200 && screen.status < 300 && screen.form !== undefined, 'payment-screen', clause, `${what} shows a payment form`, `status ${screen.status}${screen.form ? '' : ', no form'}`);
+  holds(screenText(screen).includes(nombreProducto), 'screen-product', clause, `the screen shows the link's product "${nombreProducto}"`, 'the product name is not on the screen');
+}
+
+describe('4.1 formaPago omitted', () => {
+  clauseTest({ clauses: ['4.1-formapago-default', '7-dev-authorizes'], endpoint: 'flow', purchase: true }, 'without formaPago, a card payment and a points payment are both accepted', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t));
+    const card = paymentApproved(await payOnScreen(t, link.urlEnlace, { formaPago: 0 }), '4.1-formapago-default', 'a card payment (formaPago 0)');
+    fieldEquals(card['formaPago'], '0', 'redirect formaPago of the card payment', '4.1-formapago-default');
+    const points = paymentApproved(await payOnScreen(t, link.urlEnlace, { formaPago: 1 }), '4.1-formapago-default', 'a points payment (formaPago 1)');
+    fieldEquals(points['formaPago'], '1', 'redirect formaPago of the points payment', '4.1-formapago-default');
+  });
+
+  clauseTest({ clauses: ['4.1-formapago-default', '2.3-formapago-fields'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'without formaPago, the link record accepts card credit/debit and points', async (t) => {
+    const { link } = await createLink(t);
+    const { ex, record } = await activate(t, link.idEnlace);
+    fieldEquals(record.formaPago.permitirTarjetaCreditoDebido, true, 'formaPago.permitirTarjetaCreditoDebido', '4.1-formapago-default', ex);
+    fieldEquals(record.formaPago.permitirPagoConPuntoPartner, true, 'formaPago.permitirPagoConPuntoPartner', '4.1-formapago-default', ex);
+  });
+});
+
+describe('4.1 amount and quantity charged on the screen', () => {
+  const spec = (clauses: string) => ({ clauses, endpoint: 'flow', purchase: true });
+
+  clauseTest(spec('4.1-cantidad-por-defecto'), 'the amount charged is cantidadPorDefecto × monto', async (t) => {
+    const { link } = await linkWith(t, { cantidadPorDefecto: 3 }, { monto: 10.5 });
+    const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-cantidad-por-defecto', 'the payment');
+    fieldEquals(charged(params, '4.1-cantidad-por-defecto'), 31.5, 'amount charged (3 × 10.50)', '4.1-cantidad-por-defecto');
+  });
+
+  clauseTest(spec('4.1-cantidad-por-defecto'), 'without cantidadPorDefecto the quantity is 1: the amount charged is monto', async (t) => {
+    const { link } = await linkWith(t, {}, { monto: 12.25 });
+    const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-cantidad-por-defecto', 'the payment');
+    fieldEquals(charged(params, '4.1-cantidad-por-defecto'), 12.25, 'amount charged (1 × 12.25)', '4.1-cantidad-por-defecto');
+  });
+
+  clauseTest(spec('4.1-cantidad-editable'), 'with esCantidadEditable, the quantity the customer enters is charged: quantity × monto', async (t) => {
+    const { link } = await linkWith(t, { esCantidadEditable: true, cantidadPorDefecto: 1 }, { monto: 10.5 });
+    const params = paymentApproved(await payOnScreen(t, link.urlEnlace, { cantidad: 4 }), '4.1-cantidad-editable', 'a payment of quantity 4');
+    fieldEquals(charged(params, '4.1-cantidad-editable'), 42, 'amount charged (4 × 10.50)', '4.1-cantidad-editable');
+  });
+
+  clauseTest(spec('4.1-cantidad-editable'), 'without esCantidadEditable, a quantity forged by the customer does not change the amount', async (t) => {
+    const { link } = await linkWith(t, { esCantidadEditable: false, cantidadPorDefecto: 2 }, { monto: 10.5 });
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    const outcome = await submitOpened(t, screen, await testCard(t), { [defaultFieldNames.cantidad]: '5' });
+    if (approved(outcome)) {
+      fieldEquals(charged(outcome.params, '4.1-cantidad-editable'), 21, 'amount charged (the default quantity 2 × 10.50, not the forged 5)', '4.1-cantidad-editable');
+    } else {
+      t.observe('4.1-cantidad-editable', `a payment with a forged quantity was not approved (${outcome.kind}); nothing was charged`);
+    }
+  });
+
+  clauseTest(spec('4.1-monto-editable'), 'with esMontoEditable, the amount the customer enters is charged', async (t) => {
+    const { link } = await linkWith(t, { esMontoEditable: true }, { monto: 10.5 });
+    const params = paymentApproved(await payOnScreen(t, link.urlEnlace, { monto: '20.00' }), '4.1-monto-editable', 'a payment of an edited amount');
+    fieldEquals(charged(params, '4.1-monto-editable'), 20, 'amount charged (the customer\'s 20.00)', '4.1-monto-editable');
+  });
+
+  clauseTest(spec('4.1-monto-editable'), 'without esMontoEditable, an amount forged by the customer is not charged', async (t) => {
+    const { link } = await linkWith(t, { esMontoEditable: false }, { monto: 10.5 });
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    const outcome = await submitOpened(t, screen, await testCard(t), { [defaultFieldNames.monto]: '1.00' });
+    if (approved(outcome)) {
+      fieldEquals(charged(outcome.params, '4.1-monto-editable'), 10.5, 'amount charged (the link\'s 10.50, not the forged 1.00)', '4.1-monto-editable');
+    } else {
+      t.observe('4.1-monto-editable', `a payment with a forged amount was not approved (${outcome.kind}); nothing was charged`);
+    }
+  });
+});
+
+describe('4.1 / 3 how long a screen and a link can be paid', () => {
+  clauseTest(
+    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, needs: ['clock'] },
+    'a screen is paid within duracionInterfazIntentoMinutos of being shown; a payment made later is not processed',
+    async (t) => {
+      const { link } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
+      const control = t.run.control!;
+      const card = await testCard(t);
+      const inTime = await t.run.payer.openScreen(link.urlEnlace);
+      await control.advanceClock(30);
+      paymentApproved(await submitOpened(t, inTime, card), '4.1-duracion-intento', 'a payment 30 s after the screen was shown (validity 1 minute)');
+      const late = await t.run.payer.openScreen(link.urlEnlace);
+      await control.advanceClock(90);
+      const outcome = await submitOpened(t, late, card);
+      paymentNotApproved(outcome, '4.1-duracion-intento', 'a payment 90 s after the screen was shown (validity 1 minute)');
+      if (outcome.kind === 'redirect') t.observe('4.1-duracion-intento', 'the late payment was answered with a declined redirect rather than refused');
+    },
+  );
+
+  clauseTest(
+    { clauses: ['3-vigencia-bounds-use', '3-other-link-transitions-not-shown'], endpoint: 'flow', purchase: true, needs: ['clock'] },
+    'a link is paid until vigencia.fechaFin and not after it',
+    async (t) => {
+      const fechaFin = new Date((await sandboxNow(t)).getTime() + 120_000).toISOString();
+      const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
+      paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
+      await t.run.control!.advanceClock(180);
+      const outcome = await payOnScreen(t, link.urlEnlace);
+      paymentNotApproved(outcome, '3-vigencia-bounds-use', 'a payment one minute after vigencia.fechaFin');
+      t.observe('3-other-link-transitions-not-shown', `a payment after fechaFin ended in ${outcome.kind === 'redirect' ? 'a declined redirect' : `${outcome.kind} (status ${outcome.status})`}`);
+    },
+  );
+
+  clauseTest({ clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true }, 'a link is not paid before vigencia.fechaInicio', async (t) => {
+    const fechaInicio = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaInicio } }));
+    paymentNotApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment a year before vigencia.fechaInicio');
+  });
+});
+
+describe('4.1 where the screen sends the customer', () => {
+  clauseTest({ clauses: '4.1-url-retorno', endpoint: 'POST /EnlacePago' }, 'the back button of the screen goes to urlRetorno', async (t) => {
+    const urlRetorno = `https://merchant.example/volver/${uniqueRef('retorno')}`;
+    const { link } = await linkWith(t, { urlRetorno });
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    const targets = parse(screen.html)
+      .querySelectorAll('a[href], area[href], form[action], button[formaction], input[formaction]')
+      .map((el) => el.getAttribute('href') ?? el.getAttribute('action') ?? el.getAttribute('formaction') ?? '')
+      .map((href) => URL.canParse(href, screen.url) ? new URL(href, screen.url).href : href);
+    holds(targets.includes(new URL(urlRetorno).href), 'back-button', '4.1-url-retorno', `a link or button of the screen leads to urlRetorno ${urlRetorno}`, `the screen leads to: ${targets.join(', ') || '(nothing)'}`);
+  });
+
+  clauseTest({ clauses: '4.1-url-redirect', endpoint: 'flow', purchase: true }, 'after paying, the customer is sent to urlRedirect with the outcome', async (t) => {
+    const receiver = await t.run.receiver();
+    const urlRedirect = receiver.redirectUrl(uniqueRef('redirect'));
+    const { link } = await linkWith(t, { urlRedirect });
+    const outcome = await payOnScreen(t, link.urlEnlace);
+    const params = paymentApproved(outcome, '4.1-url-redirect', 'the payment');
+    holds(outcome.kind === 'redirect' && outcome.location.startsWith(`${urlRedirect}?`), 'redirect-target', '4.1-url-redirect', `the customer is sent to ${urlRedirect}`, outcome.kind === 'redirect' ? new URL(outcome.location).pathname : outcome.kind);
+    holds(typeof params['idTransaccion'] === 'string' && params['idTransaccion'] !== '', 'redirect-outcome', '4.1-url-redirect', 'the redirect query carries idTransaccion', JSON.stringify(params['idTransaccion']));
+  });
+
+  clauseTest({ clauses: '4.1-url-redirect', endpoint: 'flow', purchase: true }, 'without urlRedirect, the customer is still sent somewhere with the outcome (the business URL)', async (t) => {
+    const { link } = await createLink(t);
+    // The screen's own URL, so that only the payment's redirect can match the catch-all prefix below.
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    const outcome = await payOnScreen(t, screen.url, { redirectPrefix: 'http' });
+    const params = paymentApproved(outcome, '4.1-url-redirect', 'the payment');
+    holds(typeof params['idTransaccion'] === 'string' && params['idTransaccion'] !== '', 'redirect-outcome', '4.1-url-redirect', 'the redirect query carries idTransaccion', JSON.stringify(params['idTransaccion']));
+    if (outcome.kind === 'redirect') {
+      const to = new URL(outcome.location);
+      t.observe('4.1-url-redirect', `without urlRedirect the customer was sent to ${to.origin}${to.pathname} (the business URL is not known to the suite)`);
+    }
+  });
+});
+
+describe('4.1 / 6.2 notifications of a successful payment', () => {
+  const notified = (clauses: string | string[]) => ({ clauses, endpoint: 'flow', purchase: true, needs: ['outbox' as const] });
+
+  clauseTest(notified(['4.1-emails-comma-separated', '6.2-email-on-success']), 'every address of a comma-separated emailsNotificacion is e-mailed on success', async (t) => {
+    const to = [uniqueEmail('ventas'), uniqueEmail('soporte')];
+    const { link } = await linkWith(t, { emailsNotificacion: to.join(',') });
+    paymentApproved(await payOnScreen(t, link.urlEnlace), '6.2-email-on-success', 'the payment');
+    const outbox = await outboxWhen(t, (o) => to.every((a) => emailsTo(o, a).length > 0));
+    for (const address of to) {
+      holds(emailsTo(outbox, address).length > 0, 'email-sent', ['4.1-emails-comma-separated', '6.2-email-on-success'], `an e-mail to ${address}`, 'none');
+    }
+  });
+
+  clauseTest(notified(['4.1-telefonos-comma-separated', '6.2-sms-on-success']), 'every number of a comma-separated telefonosNotificacion gets an SMS on success', async (t) => {
+    const to = [uniquePhone(), uniquePhone()];
+    const { link } = await linkWith(t, { telefonosNotificacion: to.join(',') });
+    paymentApproved(await payOnScreen(t, link.urlEnlace), '6.2-sms-on-success', 'the payment');
+    const outbox = await outboxWhen(t, (o) => to.every((n) => smsTo(o, n).length > 0));
+    for (const number of to) {
+      holds(smsTo(outbox, number).length > 0, 'sms-sent', ['4.1-telefonos-comma-separated', '6.2-sms-on-success'], `an SMS to ${number}`, 'none');
+    }
+  });
+
+  clauseTest(notified('6.2-customer-email'), 'with notificarTransaccionCliente true, the customer is e-mailed at the address entered on the screen', async (t) => {
+    const customer = uniqueEmail('cliente');
+    const { link } = await linkWith(t, { notificarTransaccionCliente: true });
+    paymentApproved(await payOnScreen(t, link.urlEnlace, { email: customer }), '6.2-customer-email', 'the payment');
+    const outbox = await outboxWhen(t, (o) => emailsTo(o, customer).length > 0);
+    holds(emailsTo(outbox, customer).length > 0, 'customer-emailed', '6.2-customer-email', `an e-mail to the customer's ${customer}`, 'none');
+  });
+
+  clauseTest(notified('6.2-customer-email'), 'with notificarTransaccionCliente false, the customer is not e-mailed', async (t) => {
+    const customer = uniqueEmail('cliente');
+    const merchant = uniqueEmail('ventas');
+    const { link } = await linkWith(t, { notificarTransaccionCliente: false, emailsNotificacion: merchant });
+    paymentApproved(await payOnScreen(t, link.urlEnlace, { email: customer }), '6.2-customer-email', 'the payment');
+    // The merchant's e-mail marks the notifications of this payment as sent.
+    const outbox = await outboxWhen(t, (o) => emailsTo(o, merchant).length > 0);
+    holds(emailsTo(outbox, merchant).length > 0, 'email-sent', '6.2-email-on-success', `an e-mail to ${merchant}`, 'none');
+    holds(emailsTo(outbox, customer).length === 0, 'customer-not-emailed', '6.2-customer-email', 'no e-mail to the customer', `${emailsTo(outbox, customer).length} e-mail(s) to ${customer}`);
+  });
+
+  clauseTest({ clauses: '4.1-identificador-in-webhook', endpoint: 'flow', purchase: true }, 'the webhook of a link payment carries identificadorEnlaceComercio', async (t) => {
+    const { link, request } = await createLink(t, await observedLinkBody(t));
+    const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-identificador-in-webhook', 'the payment');
+    const webhook = await webhookFor(t, params['idTransaccion'], ['4.1-identificador-in-webhook']);
+    const named = webhookField(webhook, 'identificadorEnlaceComercio', t.run.config.webhook.fieldCase);
+    holds(
+      named === request.identificadorEnlaceComercio || webhook.rawBody.toString('utf8').includes(JSON.stringify(request.identificadorEnlaceComercio)),
+      'webhook-identificador', '4.1-identificador-in-webhook', `the webhook carries identificadorEnlaceComercio "${request.identificadorEnlaceComercio}"`,
+      `webhook fields: ${Object.keys((webhook.json ?? {}) as object).join(', ')}`,
+    );
+  });
+
+  clauseTest(notified('4.1-identificador-in-webhook'), 'the notification e-mail of a link payment carries identificadorEnlaceComercio', async (t) => {
+    const merchant = uniqueEmail('ventas');
+    const { link, request } = await linkWith(t, { emailsNotificacion: merchant });
+    paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-identificador-in-webhook', 'the payment');
+    const mail = emailsTo(await outboxWhen(t, (o) => emailsTo(o, merchant).length > 0), merchant)[0];
+    holds(mail !== undefined, 'email-sent', '6.2-email-on-success', `an e-mail to ${merchant}`, 'none');
+    holds(`${mail.subject}\n${mail.body}`.includes(request.identificadorEnlaceComercio), 'email-identificador', '4.1-identificador-in-webhook', `the e-mail names identificadorEnlaceComercio "${request.identificadorEnlaceComercio}"`, `subject "${mail.subject}"`);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Spec 4.8 — GET /TransaccionCompra/{id}: the transaction of each kind of purchase, with the values the purchase
+ * showed (its response, or the redirect of 6.3 for payments made in the browser). A declined payment is reported in
+ * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import type { Exchange } from '../harness/http.ts';
+import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import {
+  buy3ds,
+  buyMpos,
+  buyWallet,
+  complete3ds,
+  createLink,
+  createQuickPay,
+  datosAdicionales,
+  DECLINE_CVV,
+  lookUp,
+  observedLinkBody,
+  payOnScreen,
+} from './flows.ts';
+
+const ENDPOINT = 'GET /TransaccionCompra/{id}';
+
+/** Each field of the looked-up transaction equals what the purchase showed (4.8). */
+function sameTransaction(tx: Record<string, unknown>, expected: Record<string, unknown>, ex: Exchange): void {
+  for (const [name, value] of Object.entries(expected)) fieldEquals(tx[name], value, name, '4.8-same-transaction', ex);
+}
+
+/** The redirect's text values (6.3) against the JSON of the lookup. */
+function sameAsRedirect(tx: Record<string, unknown>, params: Record<string, string>, ex: Exchange): void {
+  sameTransaction(tx, { idTransaccion: params['idTransaccion'], monto: Number(params['monto']), formaPago: Number(params['formaPago']) }, ex);
+  flagEquals(params['esAprobada'], tx['esAprobada'] === true, 'esAprobada (redirect vs lookup)', '4.8-same-transaction', ex);
+  flagEquals(params['esReal'], tx['esReal'] === true, 'esReal (redirect vs lookup)', '4.8-same-transaction', ex);
+  fieldEquals(tx['codigoAutorizacion'] ?? '', params['codigoAutorizacion'] ?? '', 'codigoAutorizacion', '4.8-same-transaction', ex);
+}
+
+async function paidLink(t: T, cvv?: string): Promise<Record<string, string>> {
+  const { link } = await createLink(t, await observedLinkBody(t));
+  const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
+  return cvv === DECLINE_CVV ? paymentDeclined(outcome, '7-cvv-111-declines', 'the payment with cvv 111') : paymentApproved(outcome, '7-dev-authorizes', 'the link payment');
+}
+
+describe('4.8 the looked-up transaction is the one purchased', () => {
+  clauseTest({ clauses: ['4.8-endpoint', '4.8-same-transaction', '2.2-idexterno-echo', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true },
+    'a wallet purchase', async (t) => {
+      const { request, response } = await buyWallet(t, { datosAdicionales: datosAdicionales('lookup-wallet') });
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      sameTransaction(tx, {
+        idTransaccion: response['idTransaccion'],
+        esReal: response['esReal'],
+        monto: request.monto,
+        formaPago: response['formaPago'],
+        idExterno: request.idExterno,
+      }, ex);
+      containsPairs(tx['datosAdicionales'], request.datosAdicionales!, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
+    });
+
+  clauseTest({ clauses: ['4.8-same-transaction', '6.3-redirect-outcome', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true }, 'a completed 3DS purchase', async (t) => {
+    const purchase = await buy3ds(t, { datosAdicionales: datosAdicionales('lookup-3ds') });
+    const params = await complete3ds(t, purchase);
+    const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
+    sameTransaction(tx, { esReal: purchase.response['esReal'], monto: purchase.request.monto }, ex);
+    sameAsRedirect(tx, params, ex);
+    containsPairs(tx['datosAdicionales'], purchase.request.datosAdicionales!, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
+  });
+
+  clauseTest({ clauses: ['4.8-same-transaction', '2.2-formapago-values', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
+    'a paid quick-pay, with formaPago QuickPay (4)', async (t) => {
+      const { request, response } = await createQuickPay(t);
+      await t.run.payer.payQuickPay(String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR));
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      sameTransaction(tx, { idTransaccion: response['idTransaccion'], esReal: response['esReal'], monto: request.monto, idExterno: request.idExterno, esAprobada: true }, ex);
+      fieldEquals(tx['formaPago'], 4, 'formaPago (QuickPay=4)', '2.2-formapago-values', ex);
+    });
+
+  clauseTest({ clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true }, 'an MPOS purchase', async (t) => {
+    const { request, response } = await buyMpos(t);
+    const { ex, tx } = await lookUp(t, response['idTransaccion']);
+    sameTransaction(tx, {
+      idTransaccion: response['idTransaccion'],
+      esReal: response['esReal'],
+      esAprobada: response['esAprobada'],
+      codigoAutorizacion: response['codigoAutorizacion'] ?? null,
+      monto: request.monto,
+    }, ex);
+  });
+
+  clauseTest({ clauses: ['4.8-same-transaction', '6.3-redirect-outcome'], endpoint: ENDPOINT, purchase: true }, 'a link paid on its screen', async (t) => {
+    const params = await paidLink(t);
+    const { ex, tx } = await lookUp(t, params['idTransaccion']);
+    sameAsRedirect(tx, params, ex);
+  });
+
+  clauseTest({ clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true, needs: ['account'] }, 'a link paid through PagoQr', async (t) => {
+    const { link, request } = await createLink(t);
+    const paid = await t.call('purchasePagoQr', { json: { urlEnlacePago: link.urlEnlace } });
+    succeeded(paid, '4.5-endpoint', 'paying the link through PagoQr');
+    const response = bodyOf(paid, '4.5-response-fields');
+    const { ex, tx } = await lookUp(t, response['idTransaccion']);
+    sameTransaction(tx, { idTransaccion: response['idTransaccion'], monto: request.monto }, ex);
+  });
+});
+
+describe('7 a failed payment is reported in the transaction', () => {
+  clauseTest({ clauses: ['7-failure-in-transaction', '2.2-mensaje-on-error', '2.2-resultado-values'], endpoint: ENDPOINT, purchase: true },
+    'a declined payment: esAprobada false, mensaje with the error, resultadoTransaccion 1 or 2', async (t) => {
+      const params = await paidLink(t, DECLINE_CVV);
+      const { ex, tx } = await lookUp(t, params['idTransaccion']);
+      fieldEquals(tx['esAprobada'], false, 'esAprobada', '7-failure-in-transaction', ex);
+      const mensaje = tx['mensaje'];
+      holds(typeof mensaje === 'string' && mensaje.trim() !== '', 'mensaje-on-error', ['7-failure-in-transaction', '2.2-mensaje-on-error'], 'mensaje holding the error text', JSON.stringify(mensaje), ex);
+      fieldIn(tx['resultadoTransaccion'], [1, 2], 'resultadoTransaccion (ExitosaDeclinada=1, Fallida=2)', ['7-failure-in-transaction', '2.2-resultado-values'], ex);
+    });
+});
+
+describe('4.8 an unknown id', () => {
+  clauseTest({ clauses: '4.8-endpoint', endpoint: ENDPOINT }, 'is not found', async (t) => {
+    const ex = await t.call('getTransaction', { pathParams: { id: '00000000-0000-4000-8000-000000000000' }, auth: 'bearer' });
+    notAccepted(ex, '4.8-endpoint', 'a lookup of an id that names no transaction');
+    const status = ex.response?.status ?? 0;
+    if (status < 400 || status > 499) t.observe('7-error-format-not-shown', `an unknown id answered ${status} (a 4xx such as 404 would be usual)`);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * Spec 4.5 — POST /TransaccionCompra/PagoQr: an account pays a payment link from its short URL (the URL its QR
+ * holds). The payment shows in the link's record (2.1) like a screen payment, and the link's state (3) bounds it:
+ * an unknown or unusable link is not paid. The spec shows no status for a refusal: "refused" is "not 2xx".
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import { bodyOf, fieldEquals, holds, notAccepted, succeeded } from '../harness/checks.ts';
+import type { Exchange } from '../harness/http.ts';
+import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
+import type { PaymentLinkCreateRequest } from '../spec/types.ts';
+import { activate, createLink, declineOnScreen, observedLinkBody } from './flows.ts';
+
+const spec = (clauses: string | string[]) => ({ clauses, endpoint: 'POST /TransaccionCompra/PagoQr', needs: ['account' as const], purchase: true });
+
+async function payQr(t: T, urlEnlacePago: string, label?: string): Promise<Exchange> {
+  return t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlacePago), ...(label ? { label } : {}) });
+}
+
+/** A refusal with its status observed: the spec shows no error status (7). */
+function refused(t: T, ex: Exchange, clauses: string | string[], what: string): void {
+  notAccepted(ex, clauses, what);
+  t.observe('7-error-format-not-shown', `${what}: answered ${ex.response?.status ?? 'nothing'}`);
+}
+
+describe('4.5 paying a link from its QR', () => {
+  clauseTest(spec(['4.5-endpoint', '4.5-pays-the-link', '4.5-response-fields']), 'PagoQr with the short URL pays the link for its monto', async (t) => {
+    const request: PaymentLinkCreateRequest = paymentLinkMinimal({ monto: 17.35 });
+    const { link } = await createLink(t, request);
+    const ex = await payQr(t, link.urlEnlace);
+    succeeded(ex, ['4.5-endpoint', '4.5-pays-the-link'], 'paying the link from its short URL');
+    const body = bodyOf(ex, '4.5-response-fields');
+    holds(typeof body['idTransaccion'] === 'string' && body['idTransaccion'] !== '', 'id-transaccion', '4.5-response-fields', 'a non-empty idTransaccion', JSON.stringify(body['idTransaccion']), ex);
+    fieldEquals(body['monto'], request.monto, 'monto (the link\'s amount)', '4.5-pays-the-link', ex);
+    if (body['producto'] !== request.nombreProducto) {
+      t.observe('4.5-response-fields', `producto is ${JSON.stringify(body['producto'])}, not the link's nombreProducto`);
+    }
+  });
+
+  clauseTest(
+    spec(['4.5-pays-the-link', '2.1-successful-payments-counted', '2.1-transacciones-all', '2.1-transaccion-compra-last-success']),
+    'the PagoQr payment shows in the link record: counted, listed, and its last successful transaction',
+    async (t) => {
+      const { link } = await createLink(t);
+      const paid = await payQr(t, link.urlEnlace);
+      succeeded(paid, '4.5-pays-the-link', 'paying the link from its short URL');
+      const id = bodyOf(paid, '4.5-response-fields')['idTransaccion'];
+      const { ex, record } = await activate(t, link.idEnlace);
+      fieldEquals(record.cantidadPagosExitosos, 1, 'cantidadPagosExitosos', ['4.5-pays-the-link', '2.1-successful-payments-counted'], ex);
+      holds(record.transacciones.some((tx) => tx.idTransaccion === id), 'transaction-listed', ['4.5-pays-the-link', '2.1-transacciones-all'], `transacciones lists ${String(id)}`, `ids listed: ${record.transacciones.map((tx) => tx.idTransaccion).join(', ') || '(none)'}`, ex);
+      fieldEquals(record.transaccionCompra?.idTransaccion, id, 'transaccionCompra.idTransaccion', '2.1-transaccion-compra-last-success', ex);
+      // The nombreAplicativo of the purchase and of the link record name the same owning business.
+      fieldEquals(bodyOf(paid, '4.5-response-fields')['nombreAplicativo'], record.nombreAplicativo, 'nombreAplicativo', '4.5-response-fields', paid);
+    },
+  );
+
+  clauseTest(spec('4.5-pays-the-link'), 'PagoQr with the URL of no link is refused', async (t) => {
+    const { link } = await createLink(t);
+    const unknown = new URL(link.urlEnlace);
+    unknown.pathname = `${unknown.pathname.replace(/\/+$/, '')}-no-existe`;
+    refused(t, await payQr(t, unknown.href), '4.5-pays-the-link', 'PagoQr with the short URL of no link');
+  });
+
+  clauseTest(spec(['4.5-pays-the-link', '3-inactive-no-payments']), 'PagoQr of a link made inactive by its failure limit is refused', async (t) => {
+    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 1 } }));
+    await declineOnScreen(t, link.urlEnlace, 1);
+    refused(t, await payQr(t, link.urlEnlace), ['4.5-pays-the-link', '3-inactive-no-payments'], 'PagoQr of an inactive link');
+  });
+
+  clauseTest(spec(['4.5-pays-the-link', '3-success-limit-bounds-use']), 'PagoQr of a link past its success limit is refused', async (t) => {
+    const { link } = await createLink(t, paymentLinkMinimal({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
+    succeeded(await payQr(t, link.urlEnlace, 'PagoQr 1 of 1'), '4.5-pays-the-link', 'the one payment the link allows');
+    refused(t, await payQr(t, link.urlEnlace, 'PagoQr 2 of 1'), ['4.5-pays-the-link', '3-success-limit-bounds-use'], 'PagoQr past cantidadMaximaPagosExitosos');
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Spec 4.6 — quick-pay: the API answers a QR (datosQuickPay.urlQR, a PNG) valid until fechaVencimiento. Paying it
+ * before expiry approves the transaction; after expiry the payment is refused and the transaction stays unapproved.
+ * Expiry is reached with the sandbox clock, or on a remote target by waiting when it is at most
+ * MAX_WAIT_QR_EXPIRY_S away; otherwise that test is skipped with the reason. How a vendor's page shows a refusal
+ * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
+ */
+import { describe } from 'vitest';
+import { clauseTest } from '../harness/conformance.ts';
+import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isPng } from '../harness/checks.ts';
+import { PayerError } from '../harness/errors.ts';
+import { webhookField } from '../harness/receiver.ts';
+import { createQuickPay, datosAdicionales, lookUp, webhookFor } from './flows.ts';
+
+const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
+
+/** The longest this file waits for a QR to expire on a target without clock control (the test's timeout follows). */
+const MAX_WAIT_S = 900;
+
+const datosQuickPay = (response: Record<string, unknown>) => (response['datosQuickPay'] ?? {}) as { urlQR?: unknown; fechaVencimiento?: unknown };
+
+describe('4.6 the quick-pay QR', () => {
+  clauseTest({ clauses: ['4.6-url-qr', '4.6-endpoint'], endpoint: ENDPOINT, purchase: true }, 'urlQR is an absolute URL serving a PNG image', async (t) => {
+    const { ex, response } = await createQuickPay(t);
+    const url = absoluteUrl(datosQuickPay(response).urlQR, 'datosQuickPay.urlQR', '4.6-url-qr', ex);
+    isPng(await t.run.payer.fetchImage(url.href), url.href, '4.6-url-qr');
+  });
+
+  clauseTest({ clauses: '4.6-qr-expiry', endpoint: ENDPOINT, purchase: true }, 'fechaVencimiento lies in the future', async (t) => {
+    const { ex, response } = await createQuickPay(t);
+    dateAfter(datosQuickPay(response).fechaVencimiento, new Date(), 'datosQuickPay.fechaVencimiento', '4.6-qr-expiry', ex);
+  });
+
+  clauseTest({ clauses: ['4.6-url-qr', '4.6-qr-expiry', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
+    'paying the QR before it expires approves the transaction', async (t) => {
+      const { response } = await createQuickPay(t);
+      await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
+    });
+
+  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true }, 'a payment after fechaVencimiento is refused and the transaction stays unapproved', async (t) => {
+    const { response } = await createQuickPay(t);
+    const id = response['idTransaccion'];
+    const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
+    if (t.run.control && t.run.target.capabilities.includes('clock')) {
+      // The sandbox clock may run ahead of this machine's: measure the validity from the transaction's own date.
+      const creada = Date.parse(String((await lookUp(t, id)).tx['fechaTransaccion']));
+      await t.run.control.advanceClock(Math.ceil((vence - creada) / 1000) + 1);
+    } else {
+      const waitS = Math.ceil((vence - Date.now()) / 1000) + 1;
+      const maxS = Math.min(t.run.config.maxWaitQrExpiryS, MAX_WAIT_S);
+      if (waitS > maxS) {
+        t.skip(`the target has no clock control and fechaVencimiento is ${waitS} s away, more than MAX_WAIT_QR_EXPIRY_S=${t.run.config.maxWaitQrExpiryS}${maxS < t.run.config.maxWaitQrExpiryS ? ` (capped at ${MAX_WAIT_S} s by the test timeout)` : ''}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitS * 1000));
+    }
+    // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
+    try {
+      const outcome = await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      if (outcome.kind !== 'refused') t.observe('4.6-qr-expiry', `the expired QR's page answered ${outcome.kind === 'page' ? `a page with status ${outcome.status}` : 'a redirect'}, not a refusal`);
+    } catch (err) {
+      if (!(err instanceof PayerError)) throw err;
+      t.observe('4.6-qr-expiry', `the expired QR could not be paid: ${err.message}`);
+    }
+    const { ex, tx } = await lookUp(t, id);
+    fieldEquals(tx['esAprobada'], false, 'esAprobada after paying an expired QR', '4.6-qr-expiry', ex);
+  }, (MAX_WAIT_S + 60) * 1000);
+});
+
+describe('4.6 what the quick-pay keeps', () => {
+  clauseTest({ clauses: ['4.6-response-fields', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true }, 'idExterno and monto are echoed', async (t) => {
+    const { ex, request, response } = await createQuickPay(t, { monto: 4.75 });
+    fieldEquals(response['idExterno'], request.idExterno, 'idExterno', '2.2-idexterno-echo', ex);
+    fieldEquals(response['monto'], request.monto, 'monto', '4.6-response-fields', ex);
+  });
+
+  clauseTest({ clauses: ['4.6-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
+    'esReal is false for a development business', async (t) => {
+      const { ex, response } = await createQuickPay(t);
+      fieldEquals(response['esReal'], false, 'esReal', '2.2-esreal-test-not-charged', ex);
+    });
+
+  clauseTest({ clauses: ['2.2-datos-adicionales-echo', '4.8-same-transaction'], endpoint: 'flow', purchase: true },
+    'datosAdicionales are kept with the transaction', async (t) => {
+      const sent = datosAdicionales('qp');
+      const { response } = await createQuickPay(t, { datosAdicionales: sent });
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      containsPairs(tx['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
+    });
+
+  clauseTest({ clauses: ['6.1-webhook-datos-adicionales', '6.1-webhook-on-success'], endpoint: 'flow', purchase: true },
+    'a paid quick-pay is notified with its datosAdicionales', async (t) => {
+      const receiver = await t.run.receiver();
+      const sent = datosAdicionales('qp-webhook');
+      const { response } = await createQuickPay(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('quick-pay') } });
+      await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
+      containsPairs(webhookField(webhook, 'datosAdicionales', t.run.config.webhook.fieldCase), sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+    });
+});

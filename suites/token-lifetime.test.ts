@@ -1,0 +1,28 @@
+/**
+ * Spec 8 / 5.2 — a token lives expires_in seconds: it works when issued and is refused once that time has passed.
+ * Reaching expiry takes the sandbox clock (need 'clock'); the harness forgets its cached tokens when the clock moves.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
+import { secrets } from '../harness/evidence.ts';
+import { paymentLinkMinimal } from '../generators/bodies.ts';
+import { requestToken } from './flows.ts';
+
+describe('8 access token lifetime', () => {
+  clauseTest({ clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', needs: ['clock'] },
+    'a token is accepted when issued and refused once expires_in seconds have passed', async (t) => {
+      const ex = await requestToken(t, t.run.target.business);
+      succeeded(ex, '5.1-token-request', 'the token request');
+      const body = bodyOf(ex, '5.2-token-response');
+      const expiresIn = body['expires_in'];
+      holds(typeof expiresIn === 'number' && Number.isInteger(expiresIn) && expiresIn > 0, 'expires-in', '8-token-lifetime', 'expires_in a positive number of seconds', JSON.stringify(expiresIn), ex);
+      const token = String(body['access_token']);
+      secrets.add(token, 'access-token');
+      const auth = { header: `Bearer ${token}` };
+      succeeded(await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth }), '5.2-token-reuse', 'a request with the token just issued');
+      await t.run.control!.advanceClock(expiresIn + 1);
+      const late = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth });
+      notAccepted(late, '8-token-lifetime', `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`);
+    });
+});

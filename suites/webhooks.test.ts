@@ -1,0 +1,127 @@
+/**
+ * Spec 6.1 / 6.4 — webhooks: a POST to urlWebhook when a transaction succeeds, carrying the transaction data, the
+ * datosAdicionales sent and esProductiva (false for a test). Only successful transactions are notified.
+ * Not shown (6.1): the full payload, the signature, retries and delivery guarantees — the signature is verified
+ * only when WEBHOOK_SIGNATURE is set, retries are only observed. Field names are matched per WEBHOOK_FIELD_CASE.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/conformance.ts';
+import { containsPairs, fieldEquals, holds, paymentApproved, paymentDeclined, webhookConforms } from '../harness/checks.ts';
+import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
+import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+
+const WALLET = 'POST /TransaccionCompra/Wallet';
+
+/** A field of the webhook body, by the spec's name (case per WEBHOOK_FIELD_CASE). */
+function field(t: T, w: ReceivedWebhook, name: string): unknown {
+  return webhookField(w, name, t.run.config.webhook.fieldCase);
+}
+
+/** A wallet purchase notified to the receiver under `tag`, and its webhook. */
+async function notifiedWallet(t: T, tag: string) {
+  const receiver = await t.run.receiver();
+  const purchase = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl(tag) }, datosAdicionales: datosAdicionales(tag) });
+  const webhook = await webhookFor(t, purchase.response['idTransaccion'], ['6.1-webhook-on-success', '6.1-webhook-url']);
+  return { ...purchase, webhook };
+}
+
+describe('6.1 the webhook of a successful transaction', () => {
+  clauseTest({ clauses: ['6.1-webhook-on-success', '6.1-webhook-url'], endpoint: WALLET, purchase: true },
+    'a successful purchase is POSTed to the urlWebhook of its configuracion', async (t) => {
+      const { webhook } = await notifiedWallet(t, 'wallet-url');
+      holds(webhook.method === 'POST', 'webhook-method', '6.1-webhook-url', 'an HTTP POST', webhook.method);
+      holds(webhook.tag === 'wallet-url', 'webhook-target', '6.1-webhook-url', 'sent to the urlWebhook of the purchase', webhook.path);
+      webhookConforms(t.run.contract, webhook.json, t.run.config.webhook.fieldCase);
+    });
+
+  clauseTest({ clauses: '6.1-webhook-transaction-data', endpoint: WALLET, purchase: true }, 'the body carries the data of the transaction', async (t) => {
+    const { request, webhook } = await notifiedWallet(t, 'wallet-data');
+    // The full payload is not shown (6.1): fields beyond idTransaccion are compared when present, noted when absent.
+    const expected: [string, unknown][] = [['monto', request.monto], ['esAprobada', true], ['idExterno', request.idExterno]];
+    for (const [name, value] of expected) {
+      const got = field(t, webhook, name);
+      if (got === undefined) t.observe('6.1-webhook-payload-not-shown', `the webhook has no ${name}`);
+      else fieldEquals(got, value, `${name} (webhook)`, '6.1-webhook-transaction-data');
+    }
+  });
+
+  clauseTest({ clauses: ['6.1-webhook-esproductiva', '6.4-test-identifiable'], endpoint: WALLET, purchase: true },
+    'esProductiva is false for a test transaction', async (t) => {
+      const { webhook } = await notifiedWallet(t, 'wallet-esproductiva');
+      fieldEquals(field(t, webhook, 'esProductiva'), false, 'esProductiva (webhook)', ['6.1-webhook-esproductiva', '6.4-test-identifiable']);
+    });
+
+  clauseTest({ clauses: ['6.1-webhook-datos-adicionales', '2.2-datos-adicionales-echo'], endpoint: WALLET, purchase: true },
+    'the datosAdicionales sent with the purchase are in the body', async (t) => {
+      const { request, webhook } = await notifiedWallet(t, 'wallet-datos');
+      containsPairs(field(t, webhook, 'datosAdicionales'), request.datosAdicionales!, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+    });
+
+  clauseTest({ clauses: ['6.1-webhook-on-success', '6.1-webhook-datos-adicionales', '4.3-url-completar'], endpoint: 'flow', purchase: true },
+    'a completed 3DS payment is notified with its datosAdicionales', async (t) => {
+      const receiver = await t.run.receiver();
+      const sent = datosAdicionales('3ds');
+      const purchase = await buy3ds(t, { configuracion: { urlWebhook: receiver.webhookUrl('3ds') }, datosAdicionales: sent });
+      await complete3ds(t, purchase);
+      const webhook = await webhookFor(t, purchase.response['idTransaccion'], ['6.1-webhook-on-success', '4.3-url-completar']);
+      containsPairs(field(t, webhook, 'datosAdicionales'), sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+    });
+});
+
+describe('6.1 only successful transactions are notified', () => {
+  clauseTest({ clauses: ['6.1-webhook-on-success', '7-cvv-111-declines'], endpoint: 'flow', purchase: true },
+    'a declined link payment (cvv 111) sends no webhook', async (t) => {
+      const receiver = await t.run.receiver();
+      const { link } = await createLink(t, await observedLinkBody(t, { configuracion: { notificarTransaccionCliente: false, urlWebhook: receiver.webhookUrl('decline') } }));
+      const declined = paymentDeclined(await payOnScreen(t, link.urlEnlace, { cvv: DECLINE_CVV }), '7-cvv-111-declines', 'the payment with cvv 111');
+      // Control: an approved payment on the same link is notified, so the receiver is reachable and the wait is real.
+      const approved = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'a payment with another cvv');
+      await webhookFor(t, approved['idTransaccion'], ['6.1-webhook-on-success']);
+      const outbox = t.run.target.capabilities.includes('outbox');
+      await new Promise((resolve) => setTimeout(resolve, outbox ? 200 : Math.min(t.run.config.webhook.timeoutS, 3) * 1000));
+      const sent = receiver.webhooks().filter((w) => field(t, w, 'idTransaccion') === declined['idTransaccion']);
+      const queued = outbox ? (await t.run.control!.outbox()).webhooks.filter((w) => (w.body as { idTransaccion?: unknown }).idTransaccion === declined['idTransaccion']) : [];
+      holds(sent.length === 0 && queued.length === 0, 'no-webhook-on-decline', '6.1-webhook-on-success', 'no webhook for a declined transaction (sent when a transaction succeeds)',
+        `${sent.length + queued.length} webhook(s) for the declined transaction ${declined['idTransaccion'] ?? ''}`);
+    });
+});
+
+describe('6.1 what the spec does not show: signature and retries', () => {
+  clauseTest({ clauses: '6.1-webhook-signature-not-shown', endpoint: WALLET, purchase: true }, 'the webhook signature verifies when configured', async (t) => {
+    const { webhook } = await notifiedWallet(t, 'wallet-signature');
+    const { signature, signatureHeader } = t.run.config.webhook;
+    if (signature === 'off') {
+      const names = Object.keys(webhook.headers).filter((h) => /sign|hmac|hash/i.test(h));
+      t.observe('6.1-webhook-signature-not-shown', names.length > 0 ? `signature-like headers: ${names.join(', ')} (not verified: WEBHOOK_SIGNATURE=off)` : 'no signature-like header');
+      return;
+    }
+    holds(webhook.signatureValid === true, 'webhook-signature', '6.1-webhook-signature-not-shown',
+      `the ${signatureHeader} header is the ${signature} of the raw body keyed with the client secret (WEBHOOK_SIGNATURE=${signature})`,
+      webhook.headers[signatureHeader] === undefined ? `no ${signatureHeader} header` : 'a signature that does not verify');
+  });
+
+  clauseTest({ clauses: ['6.1-webhook-retries-not-shown', '6.1-webhook-on-success'], endpoint: WALLET, purchase: true },
+    'a delivery answered 503 is observed for a retry (never failed)', async (t) => {
+      const receiver = await t.run.receiver();
+      receiver.failNext(1, 503);
+      try {
+        const { response } = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl('retry') } });
+        const id = response['idTransaccion'];
+        const first = await webhookFor(t, id, ['6.1-webhook-on-success']);
+        if (first.answeredStatus < 300) {
+          t.observe('6.1-webhook-retries-not-shown', 'the first delivery was not the one answered 503, so retries were not observed');
+          return;
+        }
+        const { timeoutS } = t.run.config.webhook;
+        const delivered = await receiver
+          .waitForWebhook((w) => field(t, w, 'idTransaccion') === id && w.answeredStatus < 300, timeoutS * 1000)
+          .catch(() => undefined);
+        const attempts = receiver.webhooks().filter((w) => field(t, w, 'idTransaccion') === id).length;
+        t.observe('6.1-webhook-retries-not-shown', delivered
+          ? `after a 503 the webhook was retried and delivered (${attempts} attempts, ${delivered.at.getTime() - first.at.getTime()} ms after the first)`
+          : `after a 503 the webhook was not retried within ${timeoutS} s`);
+      } finally {
+        receiver.failNext(0, 200);
+      }
+    });
+});
