@@ -26,6 +26,8 @@ export interface Stats {
 }
 
 export interface Control {
+  /** The target's clock, which runs ahead of ours once advanced. */
+  now(): Promise<Date>;
   advanceClock(seconds: number): Promise<void>;
   outbox(): Promise<Outbox>;
   stats(): Promise<Stats>;
@@ -38,6 +40,11 @@ export function createControl(http: Http, controlUrl: string): Control {
     return ex.response.json as T;
   }
   return {
+    async now() {
+      const { now } = await get<{ now?: unknown }>('/clock');
+      if (typeof now !== 'string' || Number.isNaN(Date.parse(now))) throw new Error('test-control API /clock answered no date-time "now"');
+      return new Date(now);
+    },
     async advanceClock(seconds) {
       const ex = await http.request({ method: 'POST', url: `${controlUrl}/clock/advance`, json: { seconds }, label: 'control clock' });
       if (ex.response?.status !== 200) throw new Error(`test-control API clock/advance answered ${ex.response?.status ?? 'nothing'}`);

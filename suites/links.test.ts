@@ -62,14 +62,6 @@ async function submitOpened(t: T, screen: Screen, card: CardPayment, extra: Reco
   return { kind: res.status >= 400 && res.status < 500 ? 'refused' : 'page', status: res.status, html: res.bodyText, ...(estado === undefined ? {} : { estado }) };
 }
 
-/** The sandbox clock's time (test-control API), so validity dates can be set relative to it. */
-async function sandboxNow(t: T): Promise<Date> {
-  const ex = await t.run.http.request({ method: 'GET', url: `${t.run.target.controlUrl}/clock`, label: 'control /clock' });
-  const now = (ex.response?.json as { now?: unknown } | undefined)?.now;
-  if (typeof now !== 'string') throw new Error(`test-control API /clock answered ${ex.response?.status ?? 'nothing'}`);
-  return new Date(now);
-}
-
 /** The outbox once `ready` holds, or as it is when the webhook timeout runs out (the test's check then says what is missing). */
 async function outboxWhen(t: T, ready: (o: Outbox) => boolean): Promise<Outbox> {
   const until = Date.now() + t.run.config.webhook.timeoutS * 1000;
@@ -268,7 +260,7 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
     { clauses: ['3-vigencia-bounds-use', '3-other-link-transitions-not-shown'], endpoint: 'flow', purchase: true, needs: ['clock'] },
     'a link is paid until vigencia.fechaFin and not after it',
     async (t) => {
-      const fechaFin = new Date((await sandboxNow(t)).getTime() + 120_000).toISOString();
+      const fechaFin = new Date((await t.run.control!.now()).getTime() + 120_000).toISOString();
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
       await t.run.control!.advanceClock(180);
