@@ -14,7 +14,8 @@ import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from './checks.ts';
 import type { Capability } from './target.ts';
-import type { Observation } from './meta.ts';
+import type { CheckEvidence, Observation } from './meta.ts';
+import { curlPreamble } from './evidence.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash';
@@ -76,6 +77,13 @@ function isExpectedFailure(run: Run, name: string): boolean {
   return expectedFailures.has(name);
 }
 
+/** A curl line that needs $ACCESS_TOKEN comes with the lines that fetch it, so it can be pasted as it is. */
+function withPreamble(evidence: CheckEvidence, run: Run): CheckEvidence {
+  if (!evidence.curl?.includes('$ACCESS_TOKEN') && !evidence.curl?.includes('$ACCOUNT_TOKEN')) return evidence;
+  const preamble = curlPreamble({ authUrl: run.target.authUrl, accountAuth: run.config.accountAuth });
+  return { ...evidence, curl: [...preamble, evidence.curl].join('\n') };
+}
+
 export function testName(clauses: string[], title: string): string {
   return `[${clauses.join(' ')}] ${title}`;
 }
@@ -109,7 +117,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     try {
       await fn(t);
     } catch (err) {
-      if (err instanceof CheckFailure) ctx.task.meta.failure = err.evidence;
+      if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
       if (expected) {
         ctx.task.meta.expected = 'failed';
         return;
