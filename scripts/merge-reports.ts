@@ -1,6 +1,6 @@
 /**
  * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir>`: one junit.xml + summary.json + summary.md from
- * the REPORT_DIRs of sharded runs (see docs/reports.md). Exit 0 when nothing failed, 1 when something did, 2 on
+ * the REPORT_DIRs of sharded runs (see README.md, "Sharding"). Exit 0 when nothing failed, 1 when something did, 2 on
  * bad input.
  */
 import { MergeError, mergeReports } from '../reporters/merge.ts';
