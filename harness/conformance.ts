@@ -15,7 +15,7 @@ import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from './checks.ts';
 import type { Capability } from './target.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
-import { curlPreamble } from './evidence.ts';
+import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash';
@@ -51,6 +51,10 @@ const NEED_REASONS: Record<Need, string> = {
     'account deletion is destructive: it runs only on the embedded sandbox\'s disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD',
   hash: 'the redirect hash algorithm and key are not shown by the spec: set REDIRECT_HASH (e.g. hmac-sha256) and REDIRECT_HASH_KEY to verify it',
 };
+
+const UNPROCESSED =
+  'not checked: the target answered 429 (rate limited) or 503 (unavailable), so it did not process the request; ' +
+  'run again with fewer requests at once (a lower FC_NUM_RUNS, fewer suites or a --shard) or when the target is up';
 
 function missing(run: Run, need: Need): boolean {
   switch (need) {
@@ -114,8 +118,12 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     };
 
     const expected = isExpectedFailure(run, name);
+    let unprocessed: number;
     try {
-      await fn(t);
+      unprocessed = await withScope(name, async () => {
+        await fn(t);
+        return currentScopeExchanges().filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
+      });
     } catch (err) {
       if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
       if (expected) {
@@ -124,6 +132,8 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       }
       throw err;
     }
+    // A "refused" that was only a rate limiter (429) or an unavailable service (503) says nothing about the rule.
+    if (unprocessed > 0) ctx.skip(`${UNPROCESSED} (${unprocessed} request(s) of this test)`);
     if (expected) ctx.task.meta.expected = 'passed';
   });
 }

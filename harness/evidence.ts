@@ -208,8 +208,12 @@ function redactLooseText(text: string, registry: SecretRegistry): string {
   );
 }
 
+/** A sensitive field written inside a string: a target that echoes the request body as text (`"{\"cvv\":…}"`). */
+const SENSITIVE_IN_TEXT = /"(cvv|numeroTarjeta|access_token|refresh_token|id_token|client_secret|clientSecret|password)"\s*:/i;
+
 function hasSensitiveField(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasSensitiveField);
+  if (typeof value === 'string') return SENSITIVE_IN_TEXT.test(value);
   if (value === null || typeof value !== 'object') return typeof value === 'number' && isCardLikeNumber(value);
   return Object.entries(value).some(([key, v]) => {
     const lower = key.toLowerCase();
@@ -224,7 +228,7 @@ function isCardLikeNumber(n: number): boolean {
 
 /** A redacted deep copy of a JSON value. */
 export function redactValue(value: unknown, registry: SecretRegistry = secrets): unknown {
-  if (typeof value === 'string') return registry.redactText(value);
+  if (typeof value === 'string') return SENSITIVE_IN_TEXT.test(value) ? redactLooseText(value, registry) : registry.redactText(value);
   if (typeof value === 'number') return isCardLikeNumber(value) ? maskCardNumber(String(value)) : value;
   if (Array.isArray(value)) return value.map((v) => redactValue(v, registry));
   if (value === null || typeof value !== 'object') return value;

@@ -3,12 +3,20 @@
  * worker (`inject('target')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
  */
 import type { TestProject } from 'vitest/node';
-import { loadConfig } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { probeTarget, selectTarget } from './target.ts';
 import { PRODUCTION_MESSAGE } from './interlock.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const config = loadConfig();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // Run directly by vitest (npm test), a throw here reads "No test files found": let the reports say why instead.
+    process.env.CONFORMANCE_RUN_INFO = JSON.stringify({ abort: `configuration error: ${err.message}` });
+    throw err;
+  }
   const { info, embedded } = await selectTarget(config);
   const target = await probeTarget(info, config);
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);

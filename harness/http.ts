@@ -92,6 +92,7 @@ export function createHttp(options: HttpOptions): Http {
     const method = req.method.toUpperCase();
     const idempotent = req.idempotent ?? (method === 'GET' || method === 'HEAD');
     const { headers, bodyText, body } = encodeBody(req);
+    registerBasicCredential(headers['authorization']);
     const exchange: Exchange = {
       id: `ex-${nextId++}`,
       ...(req.label === undefined ? {} : { label: req.label }),
@@ -130,6 +131,7 @@ export function createHttp(options: HttpOptions): Http {
         continue;
       }
       exchange.response = response!;
+      registerIssuedToken(response!.json);
       if (canRetry && (response!.status === 429 || response!.status === 503)) {
         const wait = backoff(exchange.attempts, header(response!, 'retry-after'));
         if (fitsDeadline(wait)) {
@@ -157,6 +159,26 @@ export function createHttp(options: HttpOptions): Http {
     request,
     close: () => agent.close(),
   };
+}
+
+/**
+ * A target may echo credentials back (in an error body, say), in forms the registry does not know yet: a token
+ * obtained by a direct token request rather than the token cache, or `Basic base64(user:password)`, whose base64
+ * does not contain the password's own. Both become secrets the moment they pass through here.
+ */
+function registerBasicCredential(authorization: string | undefined): void {
+  const credential = /^Basic\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!credential || secrets.kindOf(credential)) return;
+  const decoded = Buffer.from(credential, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  // Only a registered password makes the credential secret: a negative test's made-up one stays reproducible.
+  const kind = colon >= 0 ? secrets.kindOf(decoded.slice(colon + 1)) : undefined;
+  if (kind) secrets.add(credential, kind);
+}
+
+function registerIssuedToken(json: unknown): void {
+  const token = (json as { access_token?: unknown } | undefined)?.access_token;
+  if (typeof token === 'string' && !secrets.kindOf(token)) secrets.add(token, 'access-token');
 }
 
 /** A header of a response as one string (repeated headers joined with ", "). */

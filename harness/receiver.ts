@@ -64,6 +64,8 @@ export interface ReceiverOptions {
   signature?: { header: string; algorithm: 'hmac-sha256'; key: string };
   /** Stored webhooks (and redirects) kept, oldest dropped first. */
   maxStored?: number;
+  /** Bytes of stored webhooks (body, path, headers) kept, oldest dropped first: a storm of near-limit bodies stays bounded. */
+  maxStoredBytes?: number;
 }
 
 /** A field of a webhook body, by exact or case-insensitive name (targets in the wild send PascalCase). */
@@ -76,7 +78,7 @@ export function webhookField(w: ReceivedWebhook, name: string, fieldCase: 'exact
 }
 
 export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
-  const { host = '127.0.0.1', port = 0, maxBodyBytes = 1024 * 1024, signature, maxStored = 10_000 } = options;
+  const { host = '127.0.0.1', port = 0, maxBodyBytes = 1024 * 1024, signature, maxStored = 10_000, maxStoredBytes = 32 * 1024 * 1024 } = options;
   const webhooks: ReceivedWebhook[] = [];
   const redirects: ReceivedRedirect[] = [];
   const waiters = new Set<{ test: (w: ReceivedWebhook) => boolean; resolve: (w: ReceivedWebhook) => void }>();
@@ -87,8 +89,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     if (list.length > maxStored) list.shift();
   };
 
+  let storedBytes = 0;
   function store(w: ReceivedWebhook): void {
-    keep(webhooks, w);
+    webhooks.push(w);
+    storedBytes += sizeOf(w);
+    while (webhooks.length > maxStored || (storedBytes > maxStoredBytes && webhooks.length > 1)) {
+      storedBytes -= sizeOf(webhooks.shift()!);
+    }
     for (const waiter of waiters) if (safeTest(waiter.test, w)) waiter.resolve(w);
   }
 
@@ -212,6 +219,13 @@ function matcher(match: WebhookMatch): { test: (w: ReceivedWebhook) => boolean; 
     test: (w) => webhookField(w, 'idTransaccion', fieldCase) === idTransaccion,
     what: `for idTransaccion ${idTransaccion}`,
   };
+}
+
+/** What a stored webhook holds on to, roughly: its body, path and header text. */
+function sizeOf(w: ReceivedWebhook): number {
+  let size = w.rawBody.length + w.path.length;
+  for (const [name, value] of Object.entries(w.headers)) size += name.length + String(value ?? '').length;
+  return size;
 }
 
 /** A throwing predicate (a test's bug, or an odd body) must not break the receiver. */

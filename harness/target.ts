@@ -93,7 +93,15 @@ const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', '
  * (estaProductivo of a created link — spec 4.1; a link is no purchase, so this is safe in production).
  */
 export async function probeTarget(info: TargetInfo, config: Config): Promise<TargetInfo> {
-  const http = createHttp({ timeoutMs: config.http.timeoutMs, retries: config.http.retries, maxResponseBytes: config.http.maxResponseBytes, recorder: new Recorder() });
+  // The probe is part of the run: RUN_TIMEOUT_S bounds it too (a rate limiter's Retry-After must not stall setup).
+  const http = createHttp({
+    timeoutMs: config.http.timeoutMs,
+    retries: config.http.retries,
+    maxResponseBytes: config.http.maxResponseBytes,
+    deadline: Date.now() + config.http.runTimeoutS * 1000,
+    runTimeoutS: config.http.runTimeoutS,
+    recorder: new Recorder(),
+  });
   secrets.add(info.business.clientSecret, 'client-secret');
   try {
     const capabilities = await probeControl(http, info.controlUrl);
@@ -134,7 +142,8 @@ function modeOf(ex: Exchange): BusinessMode {
 async function probeControl(http: ReturnType<typeof createHttp>, controlUrl: string | undefined): Promise<Capability[]> {
   if (!controlUrl) return [];
   try {
-    const ex = await http.request({ method: 'GET', url: controlUrl, label: 'capability probe' });
+    // Optional, so one attempt: retries here would spend the run's time before the token request that matters.
+    const ex = await http.request({ method: 'GET', url: controlUrl, idempotent: false, label: 'capability probe' });
     const body = ex.response?.json as { sandbox?: unknown; capabilities?: unknown } | undefined;
     if (ex.response?.status !== 200 || body?.sandbox !== true || !Array.isArray(body.capabilities)) return [];
     return body.capabilities.filter((c): c is Capability => KNOWN_CAPABILITIES.includes(c as Capability));

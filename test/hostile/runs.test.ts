@@ -1,0 +1,240 @@
+/**
+ * Issue 8: the conformance run stays trustworthy against a broken target. Each case runs the auth suite (small, yet
+ * it calls every endpoint) as a child process against a hostile server and checks what a user relies on: the run
+ * ends within its bound, fails, says what went wrong in each affected test, writes its reports, and sends no POST
+ * twice. The runs go a few at a time, in parallel, in beforeAll; each `it` then judges one.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestRecord } from '../../reporters/records.ts';
+import { startHostile, type Behaviour, type HostileServer } from './server.ts';
+import { failureText, listing, runConformance, type ChildRun } from './run.ts';
+
+interface Case {
+  behaviour: Behaviour;
+  healthy: number;
+  breakToken?: boolean;
+  /** HTTP_TIMEOUT_MS: short where the behaviour is a timeout, roomy elsewhere so a busy machine cannot time out. */
+  timeoutMs: number;
+  runTimeoutS: number;
+  env?: Record<string, string>;
+}
+
+const ACCOUNT = { user: 'hostile@example.tst', password: 'hostile-pass-5b3f1' };
+const CARD = { number: '4000000000000002', cvv: '947' };
+
+const CASES = {
+  'silent API, met by the probe': { behaviour: 'silent', healthy: 0, timeoutMs: 500, runTimeoutS: 10 },
+  'silent API after the probe, past the run bound': { behaviour: 'silent', healthy: 1, timeoutMs: 500, runTimeoutS: 3 },
+  'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 10 },
+  'connection resets': { behaviour: 'reset', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  '5xx with HTML': { behaviour: 'html-5xx', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  '429 on the API': { behaviour: 'rate-limit', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  '429 on the token too': { behaviour: 'rate-limit', healthy: 0, breakToken: true, timeoutMs: 5000, runTimeoutS: 3 },
+  'non-JSON with a JSON content type': { behaviour: 'non-json', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  'truncated JSON': { behaviour: 'truncated-json', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  '10 MB bodies': { behaviour: 'huge-body', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  'redirect loops': { behaviour: 'redirect-loop', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  'echoed credentials and card data': {
+    behaviour: 'echo',
+    healthy: 1,
+    timeoutMs: 5000,
+    runTimeoutS: 10,
+    env: { ACCOUNT_USER: ACCOUNT.user, ACCOUNT_PASSWORD: ACCOUNT.password, TEST_CARD_NUMBER: CARD.number, TEST_CARD_CVV: CARD.cvv },
+  },
+} satisfies Record<string, Case>;
+type Name = keyof typeof CASES;
+
+const results = new Map<Name, { run: ChildRun; server: HostileServer }>();
+
+beforeAll(async () => {
+  // Three at a time: enough to keep the folder short, few enough that a 0.5 s timeout means the target, not the CPU.
+  const queue = Object.keys(CASES) as Name[];
+  await Promise.all(
+    [1, 2, 3].map(async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        const c: Case = CASES[name];
+        const server = await startHostile({ behaviour: c.behaviour, healthy: c.healthy, breakToken: c.breakToken ?? false });
+        const run = await runConformance({
+          files: ['suites/auth.test.ts'],
+          timeoutMs: (c.runTimeoutS + 60) * 1000,
+          env: {
+            API_BASE_URL: server.baseUrl,
+            AUTH_URL: server.authUrl,
+            CLIENT_ID: server.credentials.clientId,
+            CLIENT_SECRET: server.credentials.clientSecret,
+            HTTP_TIMEOUT_MS: String(c.timeoutMs),
+            RUN_TIMEOUT_S: String(c.runTimeoutS),
+            ...c.env,
+          },
+        });
+        await server.close();
+        results.set(name, { run, server });
+      }
+    }),
+  );
+}, 180_000);
+
+function result(name: Name): { run: ChildRun; server: HostileServer; tests: TestRecord[] } {
+  const r = results.get(name)!;
+  return { ...r, tests: r.run.summary?.tests.filter((t) => t.file !== '') ?? [] };
+}
+
+/** What every case must show, whatever the behaviour. */
+function judgeRun(name: Name): void {
+  const { run, server, tests } = result(name);
+  const c: Case = CASES[name];
+  expect(run.killed, run.output.slice(-2000)).toBe(false);
+  // A bound, not a benchmark: the run bound itself plus a generous allowance for starting vitest on a busy machine.
+  expect(run.durationMs).toBeLessThan((c.runTimeoutS + 30) * 1000);
+  expect(run.code).toBe(1);
+  expect(Object.keys(run.files)).toEqual(expect.arrayContaining(['junit.xml', 'summary.json', 'summary.md']));
+  expect(run.summary?.run.targetUrl).toBe(server.baseUrl);
+  expect(tests.length).toBeGreaterThan(10);
+  expect(run.files['junit.xml']!.match(/<testcase /g)?.length ?? 0).toBeGreaterThanOrEqual(tests.length);
+  expect(server.repeats(), 'a non-idempotent request was sent twice').toEqual([]);
+  for (const t of tests.filter((t) => t.status === 'skip' || t.status === 'notRun')) expect(t.reason, t.name).toMatch(/\S/);
+}
+
+/** Every test that failed says `pattern`; at least `min` did (the behaviour really bit). */
+function judgeFailures(name: Name, pattern: RegExp, min: number): TestRecord[] {
+  const { run, tests } = result(name);
+  const failed = tests.filter((t) => t.status === 'fail' || t.status === 'error');
+  expect(failed.length, listing(run)).toBeGreaterThanOrEqual(min);
+  for (const t of failed) expect(failureText(t), t.name).toMatch(pattern);
+  return failed;
+}
+
+/** Behaviours no API test can survive: every test that calls the API fails (token-only tests may pass). */
+function judgeNothingPasses(name: Name): void {
+  const { run, tests } = result(name);
+  const passed = tests.filter((t) => (t.status === 'pass' || t.status === 'warn') && t.endpoint !== 'POST /connect/token');
+  expect(passed.map((t) => t.name), listing(run)).toEqual([]);
+}
+
+/** The probe met the behaviour: one ERROR line says why, and every test is reported not run with that reason. */
+function judgeUnreachable(name: Name, reason: RegExp): void {
+  const { run, tests } = result(name);
+  const stop = run.summary?.tests.find((t) => t.file === '' && t.status === 'error');
+  expect(failureText(stop!), listing(run)).toMatch(reason);
+  for (const t of tests) {
+    expect(t.status, t.name).toBe('notRun');
+    expect(t.reason, t.name).toMatch(reason);
+  }
+}
+
+describe.concurrent('a conformance run against a hostile target', () => {
+  it('silent API met by the probe: every test reports the one-line reason, and the probe POST is sent once', () => {
+    judgeRun('silent API, met by the probe');
+    judgeUnreachable('silent API, met by the probe', /^(run stopped: )?no response within 0\.5 s from POST \/EnlacePago$/);
+    expect(result('silent API, met by the probe').server.counts()['POST /EnlacePago']).toBe(1);
+  });
+
+  it('silent API after the probe: requests time out one by one, then the whole-run bound stops the rest', () => {
+    judgeRun('silent API after the probe, past the run bound');
+    judgeNothingPasses('silent API after the probe, past the run bound');
+    const failed = judgeFailures(
+      'silent API after the probe, past the run bound',
+      /no response within 0\.5 s from (POST|GET|PUT|DELETE) \/|the whole-run bound of 3 s was reached (before|during) (POST|GET|PUT|DELETE) \//,
+      5,
+    );
+    expect(failed.some((t) => /no response within 0\.5 s/.test(failureText(t)))).toBe(true);
+    expect(failed.some((t) => /whole-run bound of 3 s/.test(failureText(t)))).toBe(true);
+  });
+
+  it('stalled response bodies time out with the request named', () => {
+    judgeRun('stalled bodies');
+    judgeNothingPasses('stalled bodies');
+    judgeFailures('stalled bodies', /no response within 0\.5 s from POST \/(EnlacePago|TransaccionCompra\/)/, 5);
+  });
+
+  it('connection resets are named and never make a POST go twice', () => {
+    judgeRun('connection resets');
+    judgeNothingPasses('connection resets');
+    judgeFailures('connection resets', /connection reset by the target during POST \//, 5);
+  });
+
+  it('5xx HTML pages fail the tests that need a success, naming the status', () => {
+    judgeRun('5xx with HTML');
+    judgeFailures('5xx with HTML', /actual:?\s+50[023]\b[\s\S]*< 50[023] text\/html/, 3);
+  });
+
+  it('429 fails the tests that need a success, naming the status; none passes on it; no POST is retried', () => {
+    const name = '429 on the API';
+    judgeRun(name);
+    judgeNothingPasses(name);
+    judgeFailures(name, /actual:?\s+429\b/, 3);
+    // A refusal that was only the rate limiter is no pass: it is reported not checked, saying why.
+    const notChecked = result(name).tests.filter((t) => t.status === 'skip' && /^not checked: the target answered 429/.test(t.reason ?? ''));
+    expect(notChecked.length, listing(result(name).run)).toBeGreaterThan(3);
+  });
+
+  it('429 on the token endpoint: the probe honours the run bound instead of waiting out Retry-After', () => {
+    const name = '429 on the token too';
+    judgeRun(name);
+    judgeUnreachable(name, /cannot obtain a token from http:\/\/127\.0\.0\.1:\d+\/auth\/connect\/token: .*refused: 429/);
+    // Retry-After: 30 (capped at 5 s per wait) fits no 3 s bound, so the token is asked for once and the optional
+    // capability probe is not retried at all.
+    const counts = result(name).server.counts();
+    expect(counts['POST /auth/connect/token']).toBe(1);
+    expect(counts['GET /__sandbox']).toBe(1);
+  });
+
+  it('non-JSON with a JSON content type is named as such', () => {
+    judgeRun('non-JSON with a JSON content type');
+    judgeNothingPasses('non-JSON with a JSON content type');
+    judgeFailures('non-JSON with a JSON content type', /a JSON response body[\s\S]*application\/json; .*is not valid JSON/, 5);
+  });
+
+  it('truncated JSON is named as a parse error', () => {
+    judgeRun('truncated JSON');
+    judgeNothingPasses('truncated JSON');
+    judgeFailures('truncated JSON', /a JSON response body[\s\S]*application\/json; .*(Unterminated string|end of JSON)/, 5);
+  });
+
+  it('10 MB bodies are cut at MAX_RESPONSE_BYTES and named as truncated', () => {
+    judgeRun('10 MB bodies');
+    judgeNothingPasses('10 MB bodies');
+    judgeFailures('10 MB bodies', /body truncated at 1048576 bytes; not parsed/, 5);
+    const { server } = result('10 MB bodies');
+    const sends = Object.entries(server.counts()).filter(([k]) => k.startsWith('POST /') && !k.startsWith('POST /auth/')).reduce((n, [, v]) => n + v, 0);
+    expect(server.hugeBytesWritten()).toBeLessThan(sends * 10 * 1024 * 1024);
+  });
+
+  it('redirect loops are not followed by API calls: each request goes once and fails naming the 302', () => {
+    judgeRun('redirect loops');
+    judgeFailures('redirect loops', /actual:?\s+302\b/, 3);
+    const followed = Object.keys(result('redirect loops').server.counts()).filter((k) => k.startsWith('GET ') && k !== 'GET /__sandbox');
+    expect(followed).toEqual([]);
+  });
+
+  it('a configuration error stops the run with one line naming the variable, in the reports too', async () => {
+    // Run directly by vitest (as npm test does), not through npm run conformance, which checks the configuration first.
+    const run = await runConformance({ files: ['suites/auth.test.ts'], env: { API_BASE_URL: 'http://127.0.0.1:9/api', AUTH_URL: 'http://127.0.0.1:9', CLIENT_ID: 'c' }, timeoutMs: 60_000 });
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('ConfigError: a remote target (API_BASE_URL is set) also needs CLIENT_SECRET');
+    const stop = run.summary?.tests.find((t) => t.status === 'error');
+    expect(stop && failureText(stop)).toMatch(/^(run stopped: )?configuration error: a remote target \(API_BASE_URL is set\) also needs CLIENT_SECRET: CLIENT_SECRET = its client secret/);
+    expect(run.files['junit.xml']).toContain('configuration error');
+  });
+
+  it('a target echoing credentials and card data gets none of them into the reports or the console', () => {
+    const { run, server } = result('echoed credentials and card data');
+    judgeRun('echoed credentials and card data');
+    // The echoes did reach the reports (so the search below means something), redacted.
+    expect(run.files['summary.json']).toContain('recibido');
+    expect(run.files['summary.json']).toContain('[REDACTED');
+    expect(server.tokens.length).toBeGreaterThanOrEqual(2);
+    const secrets: Record<string, string> = {
+      'client secret': server.credentials.clientSecret,
+      'account password': ACCOUNT.password,
+      'Basic credential': Buffer.from(`${ACCOUNT.user}:${ACCOUNT.password}`).toString('base64'),
+      'card number': CARD.number,
+      ...Object.fromEntries(server.tokens.map((t, i) => [`access token ${i + 1}`, t])),
+    };
+    for (const [where, text] of Object.entries({ console: run.output, ...run.files })) {
+      for (const [what, value] of Object.entries(secrets)) expect(text.includes(value), `${what} in ${where}`).toBe(false);
+      // A 3-digit cvv is only meaningful next to its field name (plain, or escaped inside an echoed string).
+      expect(text, `cvv in ${where}`).not.toMatch(new RegExp(`cvv[\\\\"':= ]{0,12}${CARD.cvv}`, 'i'));
+    }
+  });
+});
