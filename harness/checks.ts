@@ -280,15 +280,19 @@ export function counterexampleFound(
   });
 }
 
-/** Nothing was created between two snapshots of the test-control stats: no link, no transaction (7: violations are rejected). */
+/**
+ * Nothing was created between two snapshots of the test-control stats: no link, no transaction (7: violations are
+ * rejected). `over` says what the snapshots bracket when it is more than `ex` (e.g. a whole property and its replay).
+ */
 export function createdNothing(
   before: { links: number; transactions: number },
   after: { links: number; transactions: number },
   clauses: Clauses,
   ex?: Exchange,
+  over?: string,
 ): void {
   if (after.links !== before.links || after.transactions !== before.transactions) {
     fail('created-nothing', clauses, 'a rejected request creates no link and no transaction',
-      `links ${before.links} → ${after.links}, transactions ${before.transactions} → ${after.transactions}`, ex);
+      `links ${before.links} → ${after.links}, transactions ${before.transactions} → ${after.transactions}${over ? `, ${over}` : ''}`, ex);
   }
 }

@@ -227,7 +227,8 @@ function parseConfig(env: Env): Config {
   const seed = r.raw('FC_SEED') === undefined ? undefined : r.int('FC_SEED', 'fast-check seed (to replay a run)', 42, -2_147_483_648, 2_147_483_647);
   const fastCheck = {
     ...(seed === undefined ? {} : { seed }),
-    numRuns: r.int('FC_NUM_RUNS', 'number of fast-check runs per property', remote ? 10 : 100, 1, 100_000),
+    // embedded: 50 keeps suites/properties.test.ts (33 properties) near 3 s; remote: few, not to flood a real sandbox
+    numRuns: r.int('FC_NUM_RUNS', 'number of fast-check runs per property', remote ? 10 : 50, 1, 100_000),
   };
 
   const expectedFailuresFile = r.raw('EXPECTED_FAILURES_FILE');

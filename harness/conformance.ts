@@ -14,6 +14,7 @@ import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from './checks.ts';
 import type { Capability } from './target.ts';
+import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
 import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
 
@@ -81,6 +82,20 @@ function isExpectedFailure(run: Run, name: string): boolean {
   return expectedFailures.has(name);
 }
 
+/**
+ * A server error the test did not fail on (e.g. a 500 for an unknown id, where the spec only says "not 2xx"):
+ * the spec shows no status codes, so it is an observation, but never a silent one.
+ */
+function observeServerErrors(t: T, exchanges: readonly Exchange[], already: readonly Observation[]): void {
+  for (const ex of exchanges) {
+    const status = ex.response?.status;
+    const noted = already.some((o) => o.message.includes(String(status)));
+    if (status !== undefined && status >= 500 && status !== 503 && !noted) {
+      t.observe('7-error-format-not-shown', `${ex.request.method} ${new URL(ex.request.url).pathname} answered ${status} (a server error)`);
+    }
+  }
+}
+
 /** A curl line that needs $ACCESS_TOKEN comes with the lines that fetch it, so it can be pasted as it is. */
 function withPreamble(evidence: CheckEvidence, run: Run): CheckEvidence {
   if (!evidence.curl?.includes('$ACCESS_TOKEN') && !evidence.curl?.includes('$ACCOUNT_TOKEN')) return evidence;
@@ -99,7 +114,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     const run = await getRun();
     if (run.target.unreachable) throw new Error(`target unusable: ${run.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(run, need)) ctx.skip(NEED_REASONS[need]);
-    if (spec.purchase) run.interlock.assertMayPay(run.target.mode);
+    if (spec.purchase) run.interlock.assertMayPay(run.target);
 
     const observations: Observation[] = [];
     const t: T = {
@@ -122,7 +137,9 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     try {
       unprocessed = await withScope(name, async () => {
         await fn(t);
-        return currentScopeExchanges().filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
+        const exchanges = currentScopeExchanges();
+        observeServerErrors(t, exchanges, observations);
+        return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       });
     } catch (err) {
       if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);

@@ -38,10 +38,11 @@ export class Interlock {
   }
 
   /** Throws before a purchase or payment unless the business is known to be in development. */
-  assertMayPay(mode: BusinessMode): void {
+  assertMayPay(target: { mode: BusinessMode; modeUnknownBecause?: string }): void {
     if (this.stopped) throw new InterlockError(this.stopped);
-    if (mode !== 'development') {
-      throw new InterlockError('STOPPED: the business mode of the target could not be learned (no estaProductivo on a created link), so no purchase is sent.');
+    if (target.mode !== 'development') {
+      const why = target.modeUnknownBecause ? ` (${target.modeUnknownBecause})` : '';
+      throw new InterlockError(`STOPPED: the business mode of the target could not be learned${why}, so no purchase is sent.`);
     }
   }
 

@@ -54,7 +54,7 @@ async function createRun(): Promise<Run> {
     timeoutMs: config.http.timeoutMs,
     retries: config.http.retries,
     maxResponseBytes: config.http.maxResponseBytes,
-    deadline: Date.now() + config.http.runTimeoutS * 1000,
+    deadline: target.deadline,
     runTimeoutS: config.http.runTimeoutS,
     recorder,
   });
@@ -86,7 +86,7 @@ async function createRun(): Promise<Run> {
       ...(accountTokens ? { accountTokens } : {}),
     });
     const call: Call = async (operationId, options = {}) => {
-      if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(target.mode);
+      if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(target);
       const ex = await api.call(operationId, options);
       interlock.watch(ex.response?.json);
       conformsToContract(contract, operationId, ex);
@@ -96,7 +96,7 @@ async function createRun(): Promise<Run> {
     return call;
   }
 
-  const payer = guardPayer(createPayer({ http }), () => interlock.assertMayPay(target.mode), (b) => interlock.watch(b));
+  const payer = guardPayer(createPayer({ http }), () => interlock.assertMayPay(target), (b) => interlock.watch(b));
   let receiver: Promise<Receiver> | undefined;
   const hash = hashSettings(config, target);
 

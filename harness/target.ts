@@ -30,6 +30,10 @@ export interface TargetInfo {
   /** Credentials that account deletion may destroy: the sandbox's disposable account, or an explicit opt-in. */
   deletion?: { user: string; password: string; business?: Credentials };
   mode: BusinessMode;
+  /** Why the mode is 'unknown': what the mode probe got instead of estaProductivo. */
+  modeUnknownBecause?: string;
+  /** Epoch ms at which the whole run must end (RUN_TIMEOUT_S counted from the start of the global setup). */
+  deadline: number;
   /** Set when the target cannot be used at all: every test fails with this one line. */
   unreachable?: string;
 }
@@ -46,6 +50,7 @@ export interface EmbeddedHandle {
 
 /** Starts the embedded sandbox (only through its public factory) or describes the remote target from config. */
 export async function selectTarget(config: Config): Promise<{ info: TargetInfo; embedded?: EmbeddedHandle }> {
+  const deadline = Date.now() + config.http.runTimeoutS * 1000;
   if (config.target.kind === 'embedded') {
     const { createSandbox } = await import('../sandbox/index.ts');
     const sandbox = await createSandbox({ mode: config.sandbox.mode, ...(config.sandbox.fault ? { fault: config.sandbox.fault } : {}) });
@@ -65,6 +70,7 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
         business: { clientId: c.disposableBusiness.clientId, clientSecret: c.disposableBusiness.clientSecret },
       },
       mode: 'unknown',
+      deadline,
     };
     return { info, embedded: sandbox };
   }
@@ -82,6 +88,7 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
       ? { deletion: { user: t.deletionAccountUser, password: t.deletionAccountPassword } }
       : {}),
     mode: 'unknown',
+    deadline,
   };
   return { info };
 }
@@ -98,7 +105,7 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
     timeoutMs: config.http.timeoutMs,
     retries: config.http.retries,
     maxResponseBytes: config.http.maxResponseBytes,
-    deadline: Date.now() + config.http.runTimeoutS * 1000,
+    deadline: info.deadline,
     runTimeoutS: config.http.runTimeoutS,
     recorder: new Recorder(),
   });
@@ -124,7 +131,8 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
       },
       label: 'mode probe',
     });
-    return { ...info, capabilities, mode: modeOf(ex) };
+    const mode = modeOf(ex);
+    return { ...info, capabilities, mode, ...(mode === 'unknown' ? { modeUnknownBecause: `POST /EnlacePago answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo` } : {}) };
   } catch (err) {
     return { ...info, unreachable: (err as Error).message };
   } finally {

@@ -48,7 +48,7 @@ async function submitOpened(t: T, screen: Screen, card: CardPayment, extra: Reco
   Object.assign(fields, extra);
   const url = form.method === 'GET' ? `${form.action.split('?')[0]}?${new URLSearchParams(fields)}` : form.action;
   // The payer's guard, kept for this hand-made submission: no payment unless the business is in development.
-  t.run.interlock.assertMayPay(t.run.target.mode);
+  t.run.interlock.assertMayPay(t.run.target);
   const ex = await t.run.http.request({ method: form.method, url, ...(form.method === 'POST' ? { form: fields } : {}), label: 'pay link (screen opened earlier)' });
   const res = ex.response!;
   const location = header(res, 'location');
