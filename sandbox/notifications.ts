@@ -6,6 +6,7 @@
 import type { SandboxContext } from './context.ts';
 import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
+import { vistaTransaccion } from './transactions.ts';
 
 export interface Notifier {
   /** Called for every processed payment; only approved ones are notified. */
@@ -60,17 +61,7 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     const url = tx.notificaciones.urlWebhook;
     if (url === null || ctx.fault('webhook-missing')) return;
     const body: Record<string, unknown> = {
-      idTransaccion: tx.idTransaccion,
-      esReal: tx.esReal,
-      esAprobada: tx.esAprobada,
-      codigoAutorizacion: tx.codigoAutorizacion,
-      mensaje: tx.mensaje,
-      formaPago: tx.formaPago,
-      monto: tx.monto,
-      montoOriginal: tx.montoOriginal,
-      resultadoTransaccion: tx.resultadoTransaccion,
-      fechaTransaccion: tx.fechaTransaccion,
-      idExterno: tx.idExterno,
+      ...vistaTransaccion(tx),
       datosAdicionales: tx.datosAdicionales ?? {},
       esProductiva: ctx.fault('webhook-esproductiva-true') ? true : tx.esReal,
     };
