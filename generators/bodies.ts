@@ -12,22 +12,19 @@ import type {
   PurchasePagoQrRequest,
 } from '../spec/types.ts';
 
+/** The shape of the harness's TEST_* settings (config.testData). */
 export interface TestData {
   cardNumber: string;
   cvv: string;
   walletDui: string;
-  mposPosId: string;
-  mposTrack2: string;
-  mposKsn: string;
+  mpos: { posId: string; track2: string; ksn: string };
 }
 
 export const defaultTestData: TestData = {
   cardNumber: '4111111111111111',
   cvv: '123',
   walletDui: '00000000-0',
-  mposPosId: 'POS-0001',
-  mposTrack2: 'ENC-TRACK2-TEST',
-  mposKsn: 'FFFF9876543210E00001',
+  mpos: { posId: 'POS-0001', track2: 'ENC-TRACK2-TEST', ksn: 'FFFF9876543210E00001' },
 };
 
 /** A card expiry safely in the future (January, three years ahead). */
@@ -113,12 +110,12 @@ export function purchaseQuickPay(overrides: Partial<PurchaseQuickPayRequest> = {
 
 export function purchaseMposBanda(data: TestData = defaultTestData, overrides: Partial<MposBandaRequest> = {}): MposBandaRequest {
   return {
-    posId: data.mposPosId,
+    posId: data.mpos.posId,
     numeroTarjeta: data.cardNumber,
     ...futureExpiry(),
     monto: 15,
-    tarjetaBan: data.mposTrack2,
-    llaveTarjetaBan: data.mposKsn,
+    tarjetaBan: data.mpos.track2,
+    llaveTarjetaBan: data.mpos.ksn,
     ...overrides,
   };
 }

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
     expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900 });
     expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', order: 'spec' });
     expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', timeoutS: 10, fieldCase: 'exact' });
-    expect(c.fastCheck).toEqual({ numRuns: 100 });
+    expect(c.fastCheck).toEqual({ numRuns: 50 });
     expect(c.accountAuth).toBe('basic');
     expect(c.receiver).toEqual({ host: '127.0.0.1', port: 0 });
     expect(c.testData.cardNumber).toBe('4111111111111111');

@@ -1,0 +1,60 @@
+/**
+ * Enumerations and flag sets of a link request (4.1): cantidadMaximaCuotas and formaPago.
+ */
+import fc from 'fast-check';
+import type { FormaPagoRequest } from '../spec/types.ts';
+
+/** 4.1: the values a default account accepts. */
+export const CUOTAS = ['Tres', 'Seis', 'Nueve', 'Doce'] as const;
+
+export const validCuotas = fc.constantFrom(...CUOTAS);
+
+/**
+ * Values a default account must refuse: near-misses of the names (case, surrounding space, accent), the numbers
+ * they stand for (the request takes names; the record gives ints), and names of counts that are no instalment count
+ * at all (2.1 lists 1–12, 18, 24, 36, so "Quince" is invalid even for a negotiated account). Never null: null for
+ * an optional field may mean "not sent".
+ */
+export const invalidCuotas: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom<unknown>('tres', 'TRES', 'Tres ', ' Seis', 'Nueve\n', 'doce', 'Trés', 'Quince', 'Veinte', 'Cien', '', 'Tres,Seis'),
+  fc.constantFrom<unknown>(3, 6, 12, '3', '12', true),
+  fc.constantFrom(...CUOTAS).map((c) => c.toLowerCase()),
+);
+
+export const FORMA_PAGO_FIELDS = [
+  'permitirTarjetaCreditoDebido',
+  'permitirPagoConPuntoPartner',
+  'permitirPagoEnCuotasPartner',
+  'permitirPagoEnBitcoin',
+  'permitePagoQuickPay',
+] as const satisfies readonly (keyof FormaPagoRequest)[];
+
+export type FormaPagoField = (typeof FORMA_PAGO_FIELDS)[number];
+export type FormaPagoFlags = Record<FormaPagoField, boolean>;
+
+const flags: fc.Arbitrary<FormaPagoFlags> = fc.record(
+  Object.fromEntries(FORMA_PAGO_FIELDS.map((f) => [f, fc.boolean()])) as Record<FormaPagoField, fc.Arbitrary<boolean>>,
+);
+
+/** All five fields, at least one true (4.1): the 31 valid combinations. */
+export const validFormaPago: fc.Arbitrary<FormaPagoFlags> = flags.filter((f) => Object.values(f).some((v) => v));
+
+/** All five fields, all false: violates "at least one must be true" only. */
+export const allFalseFormaPago = Object.fromEntries(FORMA_PAGO_FIELDS.map((f) => [f, false])) as FormaPagoFlags;
+
+/**
+ * One to four of the five fields, at least one of those sent true: violates "all five fields are required" only
+ * (an all-false partial object would break both rules).
+ */
+export const partialFormaPago: fc.Arbitrary<Partial<FormaPagoFlags>> = fc
+  .tuple(flags, fc.subarray([...FORMA_PAGO_FIELDS], { minLength: 1, maxLength: 4 }), fc.nat())
+  .map(([values, kept, pick]) => {
+    const partial: Partial<FormaPagoFlags> = Object.fromEntries(kept.map((f) => [f, values[f]]));
+    partial[kept[pick % kept.length]!] = true;
+    return partial;
+  });
+
+/** Only `field` true, the other four false: a valid formaPago at the edge of "at least one must be true". */
+export function onlyFlag(field: FormaPagoField): FormaPagoFlags {
+  return Object.fromEntries(FORMA_PAGO_FIELDS.map((f) => [f, f === field])) as FormaPagoFlags;
+}

@@ -1,0 +1,166 @@
+/**
+ * Spec 4, 7, 8 — the stated validation rules. For each rule of the catalogue in generators/requests.ts: its
+ * canonical violating examples are rejected with a 4xx (7: "violations are rejected"; the status is not shown, so
+ * any 4xx will do), and its canonical boundary examples are accepted and, where the response or the link record
+ * shows the field, come back as sent. Also: each required field of each request missing → rejected
+ * (4.x-request-fields); bodies that are not a JSON object → rejected, never a 5xx (4: "Request bodies … are JSON");
+ * a rejected request creates nothing (test-control stats). The same rules explored by fast-check: properties.test.ts.
+ */
+import fc from 'fast-check';
+import { describe } from 'vitest';
+import { clauseTest, type Need, type T } from '../harness/conformance.ts';
+import { createdNothing, fieldEquals, rejected, succeeded } from '../harness/checks.ts';
+import type { Exchange } from '../harness/http.ts';
+import { catalogue, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
+import { activate, BODY_ENDPOINTS, bodyContext, echoedBack, sendBody } from './flows.ts';
+
+const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'purchaseQuickPay', 'purchaseMposBanda']);
+
+function spec(on: { operationId: string; auth?: 'account' }, clauses: string[], needs: Need[] = []) {
+  const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
+  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, purchase: PURCHASES.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
+}
+
+// The catalogue built with the run's data, once per business id (titles are registered from the default one).
+const built = new Map<string, RuleEntry[]>();
+
+/** A canonical example of the catalogue, with the run's data, as sent (a link's identificador made unique). */
+async function example(t: T, entry: RuleEntry, kind: 'violating' | 'boundary', index: number): Promise<Body> {
+  const ctx = await bodyContext(t, kind === 'boundary' && entry.rule === '4.7-idaplicativo-conditional');
+  if (!built.has(ctx.idAplicativo)) built.set(ctx.idAplicativo, catalogue(ctx));
+  const fresh = built.get(ctx.idAplicativo)!.find((e) => e.operationId === entry.operationId && e.rule === entry.rule)!;
+  return withUniqueRef(fresh.canonical[kind][index]!.body);
+}
+
+const status = (ex: Exchange) => ex.response?.status ?? 0;
+const entries = catalogue();
+
+describe('stated rules: the canonical violation is rejected', () => {
+  for (const entry of entries) {
+    entry.canonical.violating.forEach(({ label }, i) => {
+      const clauses = [entry.rule, '7-violations-rejected'];
+      clauseTest(spec(entry, clauses), `${entry.operationId}: ${label} is rejected (${entry.statement})`, async (t) => {
+        rejected(await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth), clauses, entry.statement);
+        if (i === 0) await observeNearMisses(t, entry);
+      });
+    });
+  }
+});
+
+/**
+ * Inputs next to a rule where the spec leaves the verdict open: recorded when the target takes them (or fails on
+ * them), never failed. A literal reading refuses them, which the rule's own test already checks.
+ */
+async function observeNearMisses(t: T, entry: RuleEntry): Promise<void> {
+  const base = await example(t, entry, 'violating', 0);
+  const tries: [string, Body][] = [];
+  // The table marks configuracion optional, yet both notification fields live in it: a target may use the business's.
+  if (entry.rule === '4.1-notification-target') tries.push(['a link request without configuracion', setAt(base, '/configuracion', undefined)]);
+  // ISO writes the codes in capitals; some systems compare them case-blind.
+  if (entry.rule === '4.3-id-pais-iso') tries.push(['idPais "sv" (an alpha-2 code in lower case)', setAt(base, '/idPais', 'sv')]);
+  for (const [what, body] of tries) {
+    const ex = await sendBody(t, entry.operationId, body);
+    if (status(ex) < 400 || status(ex) > 499) t.observe(entry.rule, `${what} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx`);
+  }
+}
+
+describe('stated rules: the boundary is accepted', () => {
+  for (const entry of entries) {
+    entry.canonical.boundary.forEach(({ label }, i) => {
+      clauseTest(spec(entry, [entry.rule]), `${entry.operationId}: ${label} is accepted`, async (t) => {
+        const body = await example(t, entry, 'boundary', i);
+        const ex = await sendBody(t, entry.operationId, body, entry.auth);
+        succeeded(ex, entry.rule, `${entry.operationId} with ${label}`);
+        if (entry.echo?.in === 'response') await echoedBack(t, entry, body, ex, [entry.rule]);
+        if (i === 0) await observeOverPrecision(t, entry, body);
+      });
+    });
+  }
+});
+
+/** Amounts with more than two decimals meet "at least 0.01" / "greater than 0"; a target may still refuse fractions of a cent. */
+async function observeOverPrecision(t: T, entry: RuleEntry, body: Body): Promise<void> {
+  const amounts: Partial<Record<string, number>> = { '4.1-monto-min': 0.011, '4.6-monto-positive': 0.001 };
+  const monto = amounts[entry.rule];
+  if (monto === undefined) return;
+  const ex = await sendBody(t, entry.operationId, withUniqueRef(setAt(body, '/monto', monto)));
+  if (status(ex) < 200 || status(ex) > 299) t.observe(entry.rule, `monto ${monto} (more than two decimals, yet within the rule) was answered ${status(ex) || 'with nothing'}`);
+}
+
+describe('stated rules: the boundary is stored as sent (link record, read through activar)', () => {
+  for (const entry of entries.filter((e) => e.echo?.in === 'record' || e.rule === '4.1-cuotas-enum')) {
+    const { label } = entry.canonical.boundary[0]!;
+    const clauses = [entry.rule, '4.2-activar-restores'];
+    clauseTest(spec(entry, clauses, ['account']), `${entry.operationId}: ${label} comes back in the link record`, async (t) => {
+      const body = await example(t, entry, 'boundary', 0);
+      const ex = await sendBody(t, entry.operationId, body);
+      succeeded(ex, entry.rule, `${entry.operationId} with ${label}`);
+      if (entry.echo) return echoedBack(t, entry, body, ex, clauses);
+      // 2.1 gives the record's cantidadMaximaCuotas as the number of instalments; the request's "Tres" is three.
+      const { ex: read, record } = await activate(t, Number((ex.response?.json as { idEnlace?: unknown }).idEnlace));
+      fieldEquals(record.cantidadMaximaCuotas, 3, 'cantidadMaximaCuotas', ['4.1-cuotas-enum', '2.1-cantidad-maxima-cuotas-values'], read);
+    });
+  }
+});
+
+describe('4.x required fields: a request without one is rejected', () => {
+  for (const [operationId, fields] of Object.entries(REQUIRED_FIELDS)) {
+    for (const { field, clause } of fields) {
+      const clauses = [clause, '7-violations-rejected'];
+      clauseTest(spec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
+        const [valid] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS, await bodyContext(t)), { numRuns: 1, seed: 1 });
+        rejected(await sendBody(t, operationId, withUniqueRef(setAt(valid!, field, undefined))), clauses, `${field.slice(1)} is required`);
+      });
+    }
+  }
+});
+
+describe('4 request bodies are JSON', () => {
+  const raw: [string, string, string][] = [
+    ['a truncated JSON body', 'application/json', '{"identificadorEnlaceComercio": "conf-json", "monto": 10.5,'],
+    ['an empty body declared as JSON', 'application/json', ''],
+    ['a JSON array instead of an object', 'application/json', '[]'],
+    ['a JSON string instead of an object', 'application/json', '"monto=10.5"'],
+    ['a text/plain body that is not JSON', 'text/plain', 'identificadorEnlaceComercio=conf-json&monto=10.5&nombreProducto=x'],
+  ];
+  const clauses = ['4-json-bodies', '7-violations-rejected'];
+  for (const operationId of ['createPaymentLink', 'purchaseQuickPay']) {
+    for (const [what, contentType, body] of raw) {
+      clauseTest(spec({ operationId }, clauses), `${operationId} with ${what} is rejected (4xx, never 5xx)`, async (t) => {
+        const ex = await t.call(operationId, { body, headers: { 'content-type': contentType }, auth: 'bearer' });
+        rejected(ex, clauses, `a request body that is not a JSON object (${what})`);
+      });
+    }
+  }
+});
+
+describe('7 a rejected request creates nothing', () => {
+  const firstOfEach = [...new Map(entries.filter((e) => e.canonical.violating.length > 0 && !e.auth).reverse().map((e) => [e.operationId, e])).values()];
+  for (const entry of firstOfEach) {
+    const clauses = [entry.rule, '7-violations-rejected'];
+    clauseTest(spec(entry, clauses, ['stats']), `${entry.operationId}: ${entry.canonical.violating[0]!.label} creates no link and no transaction`, async (t) => {
+      const body = await example(t, entry, 'violating', 0);
+      const before = await t.run.control!.stats();
+      const ex = await sendBody(t, entry.operationId, body);
+      rejected(ex, clauses, entry.statement);
+      createdNothing(before, await t.run.control!.stats(), clauses, ex);
+    });
+  }
+
+  const walletClauses = ['4.4-request-fields', '7-violations-rejected'];
+  clauseTest(spec({ operationId: 'purchaseWallet' }, walletClauses, ['stats']), 'purchaseWallet without monto creates no transaction', async (t) => {
+    const [valid] = fc.sample(validBody('purchaseWallet', await bodyContext(t)), { numRuns: 1, seed: 1 });
+    const before = await t.run.control!.stats();
+    const ex = await sendBody(t, 'purchaseWallet', setAt(valid!, '/monto', undefined));
+    rejected(ex, walletClauses, 'monto is required');
+    createdNothing(before, await t.run.control!.stats(), walletClauses, ex);
+  });
+
+  const jsonClauses = ['4-json-bodies', '7-violations-rejected'];
+  clauseTest(spec({ operationId: 'createPaymentLink' }, jsonClauses, ['stats']), 'createPaymentLink with a truncated JSON body creates no link', async (t) => {
+    const before = await t.run.control!.stats();
+    const ex = await t.call('createPaymentLink', { body: '{"monto": 10.5,', headers: { 'content-type': 'application/json' } });
+    rejected(ex, jsonClauses, 'a request body that is not JSON');
+    createdNothing(before, await t.run.control!.stats(), jsonClauses, ex);
+  });
+});

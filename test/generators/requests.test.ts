@@ -1,0 +1,160 @@
+/**
+ * The request arbitraries against the contract (spec/openapi.yaml): a "violates only rule X" body is reported by
+ * contract.validateRequest with violations of clause X and nothing else; boundary and valid bodies pass it.
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadContract, type Contract } from '../../harness/contract.ts';
+import { loadClauses } from '../../spec/clauses.ts';
+import {
+  boundaryValid,
+  catalogue,
+  defaultContext,
+  getAt,
+  LINK_REF,
+  REQUIRED_FIELDS,
+  RULE_IDS,
+  setAt,
+  validBody,
+  validProblem,
+  violating,
+  violatesOnly,
+  withUniqueRef,
+  type RuleEntry,
+} from '../../generators/requests.ts';
+import { characters } from '../../generators/strings.ts';
+
+let contract: Contract;
+beforeAll(async () => {
+  contract = await loadContract();
+});
+
+const RUNS = { numRuns: 150, seed: 7 };
+const entries = catalogue();
+
+describe('the catalogue', () => {
+  it('lists every rule once, each a rule clause of spec/clauses.yaml', async () => {
+    const clauses = new Map((await loadClauses()).map((c) => [c.id, c]));
+    expect(entries.map((e) => e.rule).sort()).toEqual([...RULE_IDS].sort());
+    for (const e of entries) expect(clauses.get(e.rule)?.kind, e.rule).toBe('rule');
+  });
+
+  it('gives every restriction canonical violating and boundary examples, and 2.4 only a boundary', () => {
+    for (const e of entries) {
+      expect(e.canonical.boundary.length, e.rule).toBeGreaterThan(0);
+      expect(e.canonical.violating.length > 0, e.rule).toBe(e.rule !== '2.4-descripcion-unbounded');
+      expect(e.violating !== undefined, e.rule).toBe(e.rule !== '2.4-descripcion-unbounded');
+    }
+  });
+
+  it('violating() and boundaryValid() find entries and refuse unknown pairs', () => {
+    expect(violating('createPaymentLink', '4.1-monto-min')).toBeDefined();
+    expect(boundaryValid('purchaseQuickPay', '4.6-idexterno-max-50')).toBeDefined();
+    expect(() => violating('purchaseQuickPay', '4.1-monto-min')).toThrow(/no rule 4.1-monto-min for purchaseQuickPay/);
+    expect(() => violating('createPaymentLink', '2.4-descripcion-unbounded')).toThrow(/freedom/);
+  });
+});
+
+describe.each(entries.map((e) => [`${e.operationId} ${e.rule}`, e] as [string, RuleEntry]))('%s', (_name, entry) => {
+  const violationsAtField = (body: unknown) => contract.validateRequest(entry.operationId, body).every((v) => v.path.startsWith(entry.field));
+
+  const violatingBodies = entry.violating;
+  if (violatingBodies) it('every generated violating body breaks this rule and no other, at its field', () => {
+    fc.assert(
+      fc.property(violatingBodies, (body) => {
+        expect(violatesOnly(contract, entry, body)).toBeUndefined();
+        expect(violationsAtField(body)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it('every generated boundary body is valid', () => {
+    fc.assert(
+      fc.property(entry.boundary, (body) => {
+        expect(validProblem(contract, entry.operationId, body)).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  it('the canonical examples: violating ones break only this rule, boundary ones are valid', () => {
+    for (const { label, body } of entry.canonical.violating) expect(violatesOnly(contract, entry, body), label).toBeUndefined();
+    for (const { label, body } of entry.canonical.boundary) expect(validProblem(contract, entry.operationId, body), label).toBeUndefined();
+  });
+});
+
+describe('violatesOnly', () => {
+  const monto = entries.find((e) => e.rule === '4.1-monto-min')!;
+  const idAplicativo = entries.find((e) => e.rule === '4.7-idaplicativo-conditional')!;
+  const [valid] = fc.sample(validBody('createPaymentLink'), { numRuns: 1, seed: 1 });
+
+  it('refuses a valid body and a body that also breaks another rule', () => {
+    expect(violatesOnly(contract, monto, valid)).toMatch(/no violation/);
+    const twoRules = setAt(setAt(valid!, '/monto', 0), '/cantidadMaximaCuotas', 'Quince');
+    expect(violatesOnly(contract, monto, twoRules)).toMatch(/also breaks: \/cantidadMaximaCuotas/);
+  });
+
+  it('for a rule the body cannot show (4.7 idAplicativo), wants a valid body without the field', () => {
+    const [mpos] = fc.sample(validBody('purchaseMposBanda'), { numRuns: 1, seed: 2 });
+    expect(violatesOnly(contract, idAplicativo, mpos)).toBeUndefined();
+    expect(violatesOnly(contract, idAplicativo, setAt(mpos!, '/idAplicativo', 'app-dev-1'))).toMatch(/present/);
+    expect(violatesOnly(contract, idAplicativo, setAt(mpos!, '/monto', 0))).toMatch(/other rules/);
+  });
+});
+
+describe('valid bodies', () => {
+  it.each(Object.keys(REQUIRED_FIELDS))('validBody(%s) passes the contract', (operationId) => {
+    fc.assert(
+      fc.property(validBody(operationId as keyof typeof REQUIRED_FIELDS), (body) => {
+        expect(validProblem(contract, operationId as never, body)).toBeUndefined();
+      }),
+      RUNS,
+    );
+  });
+
+  it('link bodies carry LINK_REF, the identificador a suite replaces by a unique one', () => {
+    for (const body of fc.sample(validBody('createPaymentLink'), { numRuns: 20, seed: 3 })) expect(body['identificadorEnlaceComercio']).toBe(LINK_REF);
+  });
+
+  it('withUniqueRef makes each link identifier unique and keeps its length in characters', () => {
+    const [long] = fc.sample(boundaryValid('createPaymentLink', '4.1-identificador-max-500'), { numRuns: 1, seed: 6 });
+    const [tooLong] = fc.sample(violating('createPaymentLink', '4.1-identificador-max-500'), { numRuns: 1, seed: 6 });
+    const [plain] = fc.sample(validBody('createPaymentLink'), { numRuns: 1, seed: 6 });
+    const ids = [1, 2, 3].map(() => withUniqueRef(plain!)['identificadorEnlaceComercio']);
+    expect(new Set(ids).size).toBe(3);
+    for (const body of [long!, tooLong!]) {
+      const sent = withUniqueRef(body);
+      expect(characters(String(sent['identificadorEnlaceComercio']))).toBe(characters(String(body['identificadorEnlaceComercio'])));
+      expect(sent['identificadorEnlaceComercio']).not.toBe(body['identificadorEnlaceComercio']);
+    }
+    expect(validProblem(contract, 'createPaymentLink', withUniqueRef(long!))).toBeUndefined();
+    expect(violatesOnly(contract, entries.find((e) => e.rule === '4.1-identificador-max-500')!, withUniqueRef(tooLong!))).toBeUndefined();
+    const quickPay = { monto: 1 };
+    expect(withUniqueRef(quickPay)).toBe(quickPay);
+  });
+
+  it('the same seed makes the same bodies (replays reproduce counterexamples)', () => {
+    const a = fc.sample(violating('createPaymentLink', '4.1-monto-min'), { numRuns: 20, seed: 99 });
+    const b = fc.sample(violating('createPaymentLink', '4.1-monto-min'), { numRuns: 20, seed: 99 });
+    expect(a).toEqual(b);
+  });
+
+  it('the MPOS bodies carry the context data: idAplicativo for the account, a card of TEST_CARD_NUMBER', () => {
+    const ctx = { ...defaultContext, idAplicativo: 'app-otro', testData: { ...defaultContext.testData, cardNumber: '5555555555554444' } };
+    const [body] = fc.sample(boundaryValid('purchaseMposBanda', '4.7-idaplicativo-conditional', ctx), { numRuns: 1, seed: 4 });
+    expect(body).toMatchObject({ idAplicativo: 'app-otro', numeroTarjeta: '5555555555554444' });
+  });
+});
+
+describe('required fields (4.x-request-fields)', () => {
+  const cases = Object.entries(REQUIRED_FIELDS).flatMap(([operationId, fields]) => fields.map((f) => [operationId, f.field, f.clause] as const));
+
+  it.each(cases)('%s without %s breaks clause %s, as a missing field', (operationId, field, clause) => {
+    const [body] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS), { numRuns: 1, seed: 5 });
+    const without = setAt(body!, field, undefined);
+    expect(getAt(without, field)).toBeUndefined();
+    const violations = contract.validateRequest(operationId, without);
+    expect(violations).toEqual([expect.objectContaining({ path: field, keyword: 'required', clause: expect.arrayContaining([clause]) })]);
+  });
+});
