@@ -337,7 +337,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       field: '/cantidadMaximaCuotas',
       inBody: true,
       canonical: {
-        violating: [ex('cantidadMaximaCuotas "Quince"', fixedLink, '/cantidadMaximaCuotas', 'Quince'), ex('cantidadMaximaCuotas "tres" (lower case)', fixedLink, '/cantidadMaximaCuotas', 'tres')],
+        violating: [ex('cantidadMaximaCuotas "Quince"', fixedLink, '/cantidadMaximaCuotas', 'Quince'), ex('cantidadMaximaCuotas 3 (a number)', fixedLink, '/cantidadMaximaCuotas', 3)],
         boundary: ['Tres', 'Seis', 'Nueve', 'Doce'].map((c) => ex(`cantidadMaximaCuotas "${c}"`, fixedLink, '/cantidadMaximaCuotas', c)),
       },
       violating: withValue(link, '/cantidadMaximaCuotas', invalidCuotas),

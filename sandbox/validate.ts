@@ -102,8 +102,10 @@ export class Lector {
     }
     const errores = this.v.errores.length;
     if (reglas.requerido && valor.trim() === '') this.v.error(ruta, 'es requerido (no puede estar vacío)');
-    if (reglas.max !== undefined && valor.length > reglas.max) {
-      this.v.error(ruta, `no debe superar ${reglas.max} caracteres (tiene ${valor.length})`);
+    // Characters are Unicode code points (an emoji is one), not UTF-16 units.
+    const caracteres = [...valor].length;
+    if (reglas.max !== undefined && caracteres > reglas.max) {
+      this.v.error(ruta, `no debe superar ${reglas.max} caracteres (tiene ${caracteres})`);
     }
     if (reglas.url && !esUrlHttp(valor)) this.v.error(ruta, 'debe ser una URL absoluta http o https');
     if (reglas.patron && !reglas.patron.test(valor)) this.v.error(ruta, reglas.mensajePatron ?? 'formato inválido');

@@ -13,6 +13,7 @@ import { createdNothing, fieldEquals, rejected, succeeded } from '../harness/che
 import type { Exchange } from '../harness/http.ts';
 import { catalogue, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
 import { activate, BODY_ENDPOINTS, bodyContext, echoedBack, sendBody } from './flows.ts';
+import { NEAR_MISS_CUOTAS } from '../generators/enums.ts';
 
 const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'purchaseQuickPay', 'purchaseMposBanda']);
 
@@ -58,6 +59,7 @@ async function observeNearMisses(t: T, entry: RuleEntry): Promise<void> {
   if (entry.rule === '4.1-notification-target') tries.push(['a link request without configuracion', setAt(base, '/configuracion', undefined)]);
   // ISO writes the codes in capitals; some systems compare them case-blind.
   if (entry.rule === '4.3-id-pais-iso') tries.push(['idPais "sv" (an alpha-2 code in lower case)', setAt(base, '/idPais', 'sv')]);
+  if (entry.rule === '4.1-cuotas-enum') for (const c of NEAR_MISS_CUOTAS) tries.push([`cantidadMaximaCuotas ${JSON.stringify(c)}`, withUniqueRef(setAt(base, '/cantidadMaximaCuotas', c))]);
   for (const [what, body] of tries) {
     const ex = await sendBody(t, entry.operationId, body);
     if (status(ex) < 400 || status(ex) > 499) t.observe(entry.rule, `${what} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx`);

@@ -39,6 +39,14 @@ describe('4.1 POST /EnlacePago', () => {
     expect((await p.app.inject({ url: '/qr/enlace/99.png' })).statusCode).toBe(404);
   });
 
+  it('counts characters as code points: 500 emoji fit in nombreProducto, 501 do not', async () => {
+    const p = await sandbox();
+    const ok = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ nombreProducto: '😀'.repeat(500) }));
+    expect(ok.statusCode).toBe(200);
+    const tooLong = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ nombreProducto: '😀'.repeat(501) }));
+    expect(tooLong.statusCode).toBe(400);
+  });
+
   it('accepts the boundaries: monto 0.01, 500-character strings, every optional field', async () => {
     const p = await sandbox();
     const res = await p.api('POST', '/EnlacePago', await p.bearer(), {
