@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vitestCli } from './vitest-cli.ts';
-import { createSandbox } from '../sandbox/index.ts';
+import { startRemoteSandbox } from '../test/e2e/remote.ts';
 import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
 
@@ -29,24 +29,10 @@ delete baseEnv['API_BASE_URL'];
 // 1. The whole suite against the embedded sandbox, as `npm run conformance` runs it.
 const embedded = await conformanceRun(baseEnv);
 
-// 2. The same suite against a sandbox started here, counting the requests it receives.
-const sandbox = await createSandbox();
-let requests = 0;
-sandbox.app.server.on('request', () => requests++);
-const c = sandbox.credentials;
-const remote = await conformanceRun({
-  ...baseEnv,
-  API_BASE_URL: sandbox.baseUrl,
-  AUTH_URL: sandbox.authUrl,
-  CLIENT_ID: c.business.clientId,
-  CLIENT_SECRET: c.business.clientSecret,
-  ACCOUNT_USER: c.account.user,
-  ACCOUNT_PASSWORD: c.account.password,
-  SECOND_CLIENT_ID: c.businessNoMpos.clientId,
-  SECOND_CLIENT_SECRET: c.businessNoMpos.clientSecret,
-  REDIRECT_HASH: 'hmac-sha256',
-  WEBHOOK_SIGNATURE: 'hmac-sha256',
-});
+// 2. The same suite against a sandbox started here as a remote target, counting the requests it receives.
+const sandbox = await startRemoteSandbox({ mode: 'development' });
+const remote = await conformanceRun({ ...baseEnv, ...sandbox.env, REDIRECT_HASH: 'hmac-sha256', WEBHOOK_SIGNATURE: 'hmac-sha256' });
+const requests = sandbox.requests.length;
 await sandbox.close();
 rmSync(scratch, { recursive: true, force: true });
 
