@@ -16,7 +16,7 @@ import { run as benchSandbox } from '../bench/sandbox.ts';
 function conformanceRun(env: NodeJS.ProcessEnv): Promise<{ seconds: number; code: number | null }> {
   const started = process.hrtime.bigint();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', '--reporter=dot'], { env, stdio: 'ignore' });
+    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance'], { env, stdio: 'ignore' });
     child.on('exit', (code) => resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, code }));
   });
 }

@@ -42,7 +42,7 @@ function runSuite(fault: string | undefined): Promise<RunResult> {
   delete env['API_BASE_URL'];
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', '--reporter=dot'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     child.on('exit', () => {
