@@ -11,7 +11,10 @@
  *   their bearer tokens, card numbers and cvvs.
  * The test card and cvv are unusual values, so that finding them means something.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
+import { loadClauses } from '../../spec/clauses.ts';
 import { runConformance, type ChildRun } from '../hostile/run.ts';
 import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
 
@@ -89,5 +92,23 @@ describe('no secrets in reports or console output', () => {
     expect(target.requests).toContain('DELETE /api/Cuenta');
     const tokens = Object.fromEntries(target.tokens.map((t, i) => [`access token ${i + 1}`, t]));
     expectNoSecrets(remote, { ...secretsOf(target), ...tokens }, ['authorization: Bearer [REDACTED]', '$ACCESS_TOKEN', '400000******0002']);
+  });
+});
+
+// The same full run (with failures, so failure evidence is in it) checked as CI and people read it.
+describe('the reports of a full run against the embedded sandbox', () => {
+  it('junit.xml validates against the JUnit schema, and every testcase names its clauses', async () => {
+    const xml = embedded.files['junit.xml']!;
+    const xsd = readFileSync(new URL('../../reporters/schema/junit-10.xsd', import.meta.url), 'utf8');
+    const result = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [xsd] });
+    expect(result.errors).toEqual([]);
+    const testcases = xml.split('<testcase ').slice(1);
+    expect(testcases.length).toBe(embedded.summary?.tests.length);
+    for (const tc of testcases) expect(tc.slice(0, tc.indexOf('</testcase>')), tc.slice(0, 120)).toMatch(/<property name="clause" value="[^"]+"/);
+  });
+
+  it('summary.md lists every clause of spec/clauses.yaml', () => {
+    const md = embedded.files['summary.md']!;
+    for (const clause of loadClauses()) expect(md, clause.id).toContain(clause.id);
   });
 });
