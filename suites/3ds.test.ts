@@ -12,7 +12,7 @@ import { buy3ds, complete3ds, lookUp } from './flows.ts';
 const ENDPOINT = 'POST /TransaccionCompra/3DS';
 
 describe('4.3 the 3DS purchase response', () => {
-  clauseTest({ clauses: ['4.3-url-completar', '4.3-response-fields'], endpoint: ENDPOINT, purchase: true },
+  clauseTest({ clauses: ['4.3-url-completar', '4.3-response-fields', '4.3-card-object-spelling'], endpoint: ENDPOINT, purchase: true },
     'urlCompletarPago3Ds is an absolute URL the browser can be sent to', async (t) => {
       const { ex, response } = await buy3ds(t);
       absoluteUrl(response['urlCompletarPago3Ds'], 'urlCompletarPago3Ds', '4.3-url-completar', ex);

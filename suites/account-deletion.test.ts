@@ -40,7 +40,7 @@ function businessesOf(record: Record<string, unknown>): Credentials[] {
 }
 
 describe('4.9 account deletion', () => {
-  clauseTest({ clauses: ['4.9-endpoint', '2.6-account-types', '2.7-business-types'], endpoint: ENDPOINT, needs: ['deletion'] },
+  clauseTest({ clauses: ['4.9-endpoint', '2.6-account-types', '2.6-tipo-personeria', '2.7-business-types'], endpoint: ENDPOINT, needs: ['deletion'] },
     'DELETE /Cuenta answers the deleted account with its businesses', async (t) => {
       const { ex, record } = await deleted(t);
       const { user, business } = t.run.target.deletion!;

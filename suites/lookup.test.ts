@@ -8,6 +8,7 @@ import { clauseTest, type T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
 import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
 import {
+  activate,
   buy3ds,
   buyMpos,
   buyWallet,
@@ -43,7 +44,7 @@ async function paidLink(t: T, cvv?: string): Promise<Record<string, string>> {
 }
 
 describe('4.8 the looked-up transaction is the one purchased', () => {
-  clauseTest({ clauses: ['4.8-endpoint', '4.8-same-transaction', '2.2-idexterno-echo', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true },
+  clauseTest({ clauses: ['4.8-endpoint', '4.8-same-transaction', '4.8-response-fields', '2.2-transaction-types', '2.2-idexterno-echo', '2.2-datos-adicionales-echo', '2-dictionary-type'], endpoint: ENDPOINT, purchase: true },
     'a wallet purchase', async (t) => {
       const { request, response } = await buyWallet(t, { datosAdicionales: datosAdicionales('lookup-wallet') });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
@@ -101,6 +102,24 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
     const { ex, tx } = await lookUp(t, response['idTransaccion']);
     sameTransaction(tx, { idTransaccion: response['idTransaccion'], monto: request.monto }, ex);
   });
+});
+
+describe('4.8 a Bitcoin payment', () => {
+  // The transaction of a payment made on the screen is found through the link's record (2.1 transacciones, via activar).
+  clauseTest({ clauses: ['4.8-datos-bitcoin', '2.1-transacciones-all'], endpoint: ENDPOINT, purchase: true, needs: ['account'] },
+    'carries datosBitcoin: urlQR, qrData, amounts in bitcoins and dollars, and the QR expiry', async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, {
+        formaPago: { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false },
+      }));
+      await payOnScreen(t, link.urlEnlace, { formaPago: 3 });
+      const { ex: read, record } = await activate(t, link.idEnlace);
+      const bitcoin = (record.transacciones ?? []).find((tx) => tx.formaPago === 3);
+      holds(bitcoin !== undefined, 'bitcoin-transaction', '2.1-transacciones-all', 'the Bitcoin payment among the link\'s transacciones (formaPago 3)', JSON.stringify(record.transacciones ?? null).slice(0, 300), read);
+      const { ex, tx } = await lookUp(t, bitcoin.idTransaccion);
+      const datos = tx['datosBitcoin'] as Record<string, unknown> | null | undefined;
+      holds(typeof datos === 'object' && datos !== null, 'datos-bitcoin', '4.8-datos-bitcoin', 'datosBitcoin for a Bitcoin payment', JSON.stringify(datos), ex);
+      fieldEquals(datos['ammountInDollars'], tx['monto'], 'datosBitcoin.ammountInDollars', '4.8-datos-bitcoin', ex);
+    });
 });
 
 describe('7 a failed payment is reported in the transaction', () => {

@@ -18,7 +18,7 @@ describe('4.4 wallet purchase', () => {
       fieldEquals(tx['esAprobada'], true, 'esAprobada', '7-dev-authorizes', ex);
     });
 
-  clauseTest({ clauses: ['4.4-response-fields', '2.2-resultado-values'], endpoint: ENDPOINT, purchase: true },
+  clauseTest({ clauses: ['4.4-response-fields', '2.2-resultado-values', '4.4-resultado-string', '4.4-fecha-datetime'], endpoint: ENDPOINT, purchase: true },
     'resultadoTransaccion of the approved purchase is ExitosaAprobada', async (t) => {
       const { ex, response } = await buyWallet(t);
       fieldIn(response['resultadoTransaccion'], ['ExitosaAprobada', 0], 'resultadoTransaccion', ['2.2-resultado-values', '4.4-resultado-string'], ex);
