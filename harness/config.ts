@@ -69,6 +69,10 @@ export interface Config {
   fastCheck: { seed?: number; numRuns: number };
   expectedFailuresFile?: string;
   testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
+  /** Names of the hosted payment screen's fields where they differ from the sandbox's (SCREEN_FIELD_NAMES). */
+  screenFieldNames: Record<string, string>;
+  /** The CLIENT_ID business has the MPOS permission (MPOS_PERMITTED). */
+  mposPermitted: boolean;
   /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
   sandbox: { mode: 'development' | 'production'; fault?: string };
 }
@@ -247,6 +251,10 @@ function parseConfig(env: Env): Config {
     },
   };
 
+  // The hosted screens' field names are the vendor's choice (spec 1: "a payment screen hosted by the service").
+  const screenFieldNames = parseFieldNames(r);
+  const mposPermitted = r.oneOf('MPOS_PERMITTED', 'whether the CLIENT_ID business has the additional MPOS permission of 4.7 (no = MPOS purchases as that business are skipped)', ['yes', 'no'] as const, 'yes') === 'yes';
+
   const sandboxMode = r.oneOf('SANDBOX_MODE', 'the mode the embedded sandbox starts its businesses in', ['development', 'production'] as const, 'development');
   const fault = r.pattern('SANDBOX_FAULT', 'the name of a fault of the sandbox\'s fault catalogue (used by npm run mutation)', /^[A-Za-z0-9._-]+$/, '', { example: '<a fault id of sandbox/faults.ts>' });
   if (remote) {
@@ -268,8 +276,30 @@ function parseConfig(env: Env): Config {
     fastCheck,
     ...(expectedFailuresFile === undefined ? {} : { expectedFailuresFile }),
     testData,
+    screenFieldNames,
+    mposPermitted,
     sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }) },
   };
+}
+
+const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
+
+function parseFieldNames(r: Reader): Record<string, string> {
+  const raw = r.raw('SCREEN_FIELD_NAMES');
+  if (raw === undefined) return {};
+  const what = `a JSON object mapping the payment screen's fields (${SCREEN_FIELDS.join(', ')}) to the input names of the target's screen`;
+  const example = '{"numeroTarjeta":"card_number","cvv":"cvc"}';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    r.fail('SCREEN_FIELD_NAMES', what, example, false, 'got text that is not JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) r.fail('SCREEN_FIELD_NAMES', what, example, false, 'got JSON that is not an object');
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!SCREEN_FIELDS.includes(key) || typeof value !== 'string' || value === '') r.fail('SCREEN_FIELD_NAMES', what, example, false, `got an entry "${key}" that is not one of those fields with a non-empty name`);
+  }
+  return parsed as Record<string, string>;
 }
 
 function embeddedTarget(r: Reader): TargetConfig {
