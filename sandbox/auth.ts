@@ -123,7 +123,12 @@ export const authApi: FastifyPluginAsync = async (app) => {
 
     const accessToken = randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
     const ttl = ctx.options.tokenTtlSeconds;
-    ctx.store.tokens.set(accessToken, { idAplicativo: business.idAplicativo, expiresAtMs: ctx.clock.nowMs() + ttl * 1000 });
+    // Expired tokens are dropped as new ones are issued, so a long-running sandbox does not grow without bound.
+    const ahora = ctx.clock.nowMs();
+    if (!ctx.fault('token-expiry-ignored')) {
+      for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= ahora) ctx.store.tokens.delete(t);
+    }
+    ctx.store.tokens.set(accessToken, { idAplicativo: business.idAplicativo, expiresAtMs: ahora + ttl * 1000 });
     return reply
       .header('cache-control', 'no-store')
       .header('pragma', 'no-cache')

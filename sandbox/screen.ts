@@ -167,6 +167,8 @@ export const screenPages: FastifyPluginAsync = async (app) => {
 
     // Spec 4.1: amount charged = quantity × monto.
     const monto = ctx.fault('screen-cantidad-ignored') ? montoUnitario : Math.round(cantidad * montoUnitario * 100) / 100;
+    // A huge link monto times the quantity can leave the doubles: refuse it rather than store Infinity.
+    if (!Number.isFinite(monto)) return html(reply, 400, paginaErrores([{ campo: 'cantidad', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }]));
     const tx = nuevaTransaccion(ctx, {
       tipo: formaPago === 4 ? 'quickpay' : 'enlace',
       business,

@@ -8,7 +8,7 @@ import QRCode from 'qrcode';
 import { requireAuth } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
 import { esc, pagina, paginaEstado } from '../html.ts';
-import { contarResultado } from '../links.ts';
+import { contarResultado, motivoNoDisponible } from '../links.ts';
 import type { Transaction } from '../store.ts';
 import {
   aprobar,
@@ -68,11 +68,13 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
     const tx = ctx.store.transactions.get(id);
     return tx?.tipo === 'quickpay' && tx.fechaVencimiento !== null ? tx : undefined;
   };
-  /** Why this quick-pay cannot be paid now, or null. */
+  /** Why this quick-pay cannot be paid now, or null. One started from a link's screen obeys that link's state too. */
   const motivo = (tx: Transaction): string | null => {
     if (tx.resultadoTransaccion !== null) return 'pagada';
     const vencido = ctx.clock.nowMs() > Date.parse(tx.fechaVencimiento ?? '');
-    return vencido && !ctx.fault('quickpay-qr-never-expires') ? 'vencido' : null;
+    if (vencido && !ctx.fault('quickpay-qr-never-expires')) return 'vencido';
+    const link = tx.idEnlace === null ? undefined : ctx.store.links.get(tx.idEnlace);
+    return link === undefined ? null : motivoNoDisponible(ctx, link);
   };
 
   app.get<{ Params: { archivo: string } }>('/qp/:archivo', async (req, reply) => {

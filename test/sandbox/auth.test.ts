@@ -128,4 +128,20 @@ describe('request authentication (spec 5.3, 5.5)', () => {
     const res = await p.app.inject({ method: 'POST', url: '/api/EnlacePago', payload: '{oops', headers: { 'content-type': 'application/json' } });
     expect(res.statusCode).toBe(401);
   });
+
+  it('drops expired tokens as new ones are issued (a long-running sandbox stays bounded)', async () => {
+    const p = await sandbox();
+    const issue = () =>
+      p.app.inject({
+        method: 'POST',
+        url: '/auth/connect/token',
+        payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    for (let i = 0; i < 5; i++) await issue();
+    expect(p.ctx.store.tokens.size).toBe(5);
+    await p.avanzar(3601);
+    await issue();
+    expect(p.ctx.store.tokens.size).toBe(1);
+  });
 });

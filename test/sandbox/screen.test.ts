@@ -202,6 +202,31 @@ describe('hosted payment screen', () => {
     expect(p.ctx.store.links.get(link.idEnlace)!.cantidadPagosExitosos).toBe(1);
   });
 
+  it('a quick-pay opened from the screen obeys the link: past its success limit the QR page refuses and nothing changes', async () => {
+    const p = await sandbox();
+    const soloQuickPay = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: false, permitePagoQuickPay: true };
+    const link = await p.crearEnlace(enlaceValido({ formaPago: soloQuickPay, limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
+    const paginas: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
+      const res = await p.enviarFormulario(link.urlEnlaceLargo, { intento: campos.intento!, formaPago: '4' });
+      const urlQR = /<img id="qr" src="([^"]+)"/.exec(res.body)?.[1];
+      paginas.push(decodificarQr((await p.abrir(urlQR!)).rawPayload)!);
+    }
+    expect((await p.app.inject({ method: 'POST', url: ruta(paginas[0]!) })).statusCode).toBe(200);
+    expect((await p.app.inject({ method: 'POST', url: ruta(paginas[1]!) })).statusCode).toBe(410);
+    expect(p.ctx.store.links.get(link.idEnlace)!.cantidadPagosExitosos).toBe(1);
+  });
+
+  it('a quantity that makes the charged amount overflow is refused, not stored as Infinity', async () => {
+    const p = await sandbox();
+    const link = await p.crearEnlace(enlaceValido({ monto: 1e308, configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@merchant.test', esCantidadEditable: true } }));
+    const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
+    const res = await p.enviarFormulario(link.urlEnlaceLargo, { ...tarjeta(), intento: campos.intento!, cantidad: '1000' });
+    expect(res.statusCode).toBe(400);
+    expect(p.ctx.store.links.get(link.idEnlace)!.transacciones).toHaveLength(0);
+  });
+
   it('unknown link → 404 on GET and POST', async () => {
     const p = await sandbox();
     expect((await p.app.inject({ url: '/pagar/42' })).statusCode).toBe(404);
