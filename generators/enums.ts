@@ -10,20 +10,19 @@ export const CUOTAS = ['Tres', 'Seis', 'Nueve', 'Doce'] as const;
 export const validCuotas = fc.constantFrom(...CUOTAS);
 
 /**
- * Values a default account must refuse: names of counts that are no instalment count at all (2.1 lists 1–12, 18,
- * 24, 36, so "Quince" is invalid even for a negotiated account), other strings, and the numbers the names stand for
- * (the request takes names; the record gives ints). Never null: null for an optional field may mean "not sent".
+ * Values a default account must refuse however a server reads them: names of counts that are no instalment count
+ * at all (2.1 lists 1–12, 18, 24, 36, so "Quince" is invalid even for a negotiated account), the empty string, a
+ * boolean. Never null: null for an optional field may mean "not sent".
  */
-export const invalidCuotas: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom<unknown>('Quince', 'Veinte', 'Cien', '', 'Tres,Seis'),
-  fc.constantFrom<unknown>(3, 6, 12, '3', '12', true),
-);
+export const invalidCuotas: fc.Arbitrary<unknown> = fc.constantFrom<unknown>('Quince', 'Veinte', 'Cien', '', true);
 
 /**
- * Spellings next to a valid name (case, surrounding space, accent). Servers with case-blind enum parsing (common on
- * .NET) take them; the table's literal values refuse them. The suite observes them, never fails on them.
+ * Values next to a valid name that a common reading takes: case, surrounding space or accent variants (.NET parses
+ * enum names case-blind), the numbers the names stand for, as numbers or strings, and a comma-separated list
+ * (System.Text.Json's JsonStringEnumConverter accepts integer values and reads "Tres,Seis" as flags). The table's
+ * literal values refuse them; the suite observes them, never fails on them.
  */
-export const NEAR_MISS_CUOTAS = ['tres', 'TRES', 'Tres ', ' Seis', 'Nueve\n', 'doce', 'Trés'] as const;
+export const NEAR_MISS_CUOTAS: readonly unknown[] = ['tres', 'TRES', 'Tres ', ' Seis', 'Nueve\n', 'doce', 'Trés', 3, 6, 12, '3', '12', 'Tres,Seis'];
 
 export const FORMA_PAGO_FIELDS = [
   'permitirTarjetaCreditoDebido',
@@ -57,6 +56,13 @@ export const partialFormaPago: fc.Arbitrary<Partial<FormaPagoFlags>> = fc
     partial[kept[pick % kept.length]!] = true;
     return partial;
   });
+
+/**
+ * Combinations every business can take: card credit/debit always true (the one way to pay no business flag of 2.7
+ * gates; points, Bitcoin and quick-pay depend on aplicaPagoConPuntos / …ConBitcoin / …ConQuickPay), the others any.
+ * What a valid link expected to be ACCEPTED carries, so that no target fails for its business's settings.
+ */
+export const supportedFormaPago: fc.Arbitrary<FormaPagoFlags> = flags.map((f) => ({ ...f, permitirTarjetaCreditoDebido: true }));
 
 /** Only `field` true, the other four false: a valid formaPago at the edge of "at least one must be true". */
 export function onlyFlag(field: FormaPagoField): FormaPagoFlags {

@@ -13,7 +13,7 @@ export const FAULTS = [
   { id: 'fecha-without-offset', area: 'response-types', description: '4.8 response: fechaTransaccion has no UTC offset' },
   // Stated validation rules not enforced.
   { id: 'link-monto-zero-accepted', area: 'validation', description: '4.1: a link with monto 0 is accepted (minimum is 0.01)' },
-  { id: 'link-monto-string-accepted', area: 'validation', description: '4.1: monto "10.00" (a string) is coerced and accepted' },
+  { id: 'link-monto-string-accepted', area: 'validation', description: '4.1: monto "10.00" (a string) is coerced and accepted', silent: true },
   { id: 'link-formapago-all-false-accepted', area: 'validation', description: '4.1: formaPago with all five flags false is accepted' },
   { id: 'link-formapago-partial-accepted', area: 'validation', description: '4.1: formaPago with fewer than five fields is accepted' },
   { id: 'link-notification-target-not-required', area: 'validation', description: '4.1: a link with neither urlWebhook nor emailsNotificacion is accepted' },

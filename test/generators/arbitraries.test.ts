@@ -8,13 +8,14 @@ import {
   moreThanTwoDecimals,
   nonPositiveAmount,
   notANumber,
+  NUMERIC_STRING_AMOUNTS,
   positiveAmount,
   validLinkAmount,
   veryLargeAmount,
 } from '../../generators/amounts.ts';
 import { cardNumberWithLetters, cardNumberWithSpaces, invalidCvv, passesLuhn, spacedCardNumber, TEST_CARD_NUMBERS, testCardNumber, validCvv, validCvvFor } from '../../generators/cards.ts';
-import { currentYear, farFutureYear, fourDigitYear, futureYear, invalidMonth, outOfRangeMonth, pastYear, twoDigitYear, validMonth } from '../../generators/dates.ts';
-import { allFalseFormaPago, CUOTAS, FORMA_PAGO_FIELDS, invalidCuotas, NEAR_MISS_CUOTAS, onlyFlag, partialFormaPago, validCuotas, validFormaPago } from '../../generators/enums.ts';
+import { currentYear, farFutureYear, fourDigitYear, futureYear, invalidMonth, NUMERIC_STRING_MONTHS, outOfRangeMonth, pastYear, twoDigitYear, validMonth } from '../../generators/dates.ts';
+import { allFalseFormaPago, CUOTAS, FORMA_PAGO_FIELDS, invalidCuotas, NEAR_MISS_CUOTAS, onlyFlag, partialFormaPago, supportedFormaPago, validCuotas, validFormaPago } from '../../generators/enums.ts';
 import { dictionary, emailList, invalidCountry, invalidDictionary, invalidEmail, invalidRegion, nearMissCountry, validCountry, validCountryRegion, validEmail, validRegion } from '../../generators/formats.ts';
 import { astralChar, characters, LENGTHS, longText, multiByteChar, sampleText, textLongerThan, textOfLength, textWithin } from '../../generators/strings.ts';
 
@@ -23,6 +24,9 @@ const always = <T>(arb: fc.Arbitrary<T>, predicate: (v: T) => boolean) => fc.ass
 const utf16 = (s: string) => s.length;
 const hasTwoDecimalsAtMost = (n: number) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6;
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** The number a lenient server (ASP.NET Core's web defaults) reads: a JSON number, or a string holding one. */
+const lenientNumber = (v: unknown): number | undefined =>
+  isNumber(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
 
 describe('strings', () => {
   it.each(LENGTHS)('textOfLength(%i) has exactly that many characters, none of them whitespace', (n) => {
@@ -80,9 +84,10 @@ describe('amounts', () => {
     always(nonPositiveAmount, (n) => isNumber(n) && n <= 0);
   });
 
-  it('notANumber is never a JSON number', () => {
-    always(notANumber, (v) => typeof v !== 'number');
-    expect(fc.sample(notANumber, { numRuns: 100, seed: 7 })).toContain('10.00');
+  it('notANumber is no number even read leniently; the numeric strings are, and are left to observations', () => {
+    always(notANumber, (v) => lenientNumber(v) === undefined);
+    expect(fc.sample(notANumber, { numRuns: 100, seed: 7 })).toEqual(expect.arrayContaining(['diez', null, true]));
+    for (const m of NUMERIC_STRING_AMOUNTS) expect(lenientNumber(m), m).toBeGreaterThanOrEqual(LINK_MONTO_MIN);
   });
 
   it('the other amount families are what they say', () => {
@@ -98,8 +103,13 @@ describe('months and years', () => {
     expect(fc.sample(validMonth, { numRuns: 100, seed: 8 })).toEqual(expect.arrayContaining([1, 12]));
   });
 
-  it('invalidMonth never yields a month 1..12', () => {
-    always(invalidMonth, (m) => !(Number.isInteger(m) && (m as number) >= 1 && (m as number) <= 12));
+  it('invalidMonth never yields a month 1..12, even read leniently; the numeric strings do', () => {
+    const isMonth = (m: unknown) => {
+      const n = lenientNumber(m);
+      return n !== undefined && Number.isInteger(n) && n >= 1 && n <= 12;
+    };
+    always(invalidMonth, (m) => !isMonth(m));
+    for (const m of NUMERIC_STRING_MONTHS) expect(isMonth(m), m).toBe(true);
     always(outOfRangeMonth, (m) => Number.isInteger(m) && (m < 1 || m > 12));
     expect(fc.sample(invalidMonth, { numRuns: 300, seed: 9 })).toEqual(expect.arrayContaining([0, 13]));
   });
@@ -118,15 +128,23 @@ describe('months and years', () => {
 describe('enums and flags', () => {
   it('validCuotas is one of Tres, Seis, Nueve, Doce; invalidCuotas never is', () => {
     always(validCuotas, (c) => (CUOTAS as readonly string[]).includes(c));
-    always(invalidCuotas, (c) => !(CUOTAS as readonly unknown[]).includes(c) && c !== null);
-    expect(fc.sample(invalidCuotas, { numRuns: 300, seed: 10 })).toEqual(expect.arrayContaining([3, 'Quince']));
-    for (const c of NEAR_MISS_CUOTAS) expect(CUOTAS as readonly string[]).not.toContain(c);
+    // wrong however read: no number or numeric string (an enum's integer value), no name in any case or spacing, no list
+    const lenient = (c: unknown) => typeof c === 'string' && (lenientNumber(c) !== undefined || c.includes(',') || CUOTAS.some((n) => n.toLowerCase() === c.trim().toLowerCase()));
+    always(invalidCuotas, (c) => c !== null && typeof c !== 'number' && !lenient(c));
+    expect(fc.sample(invalidCuotas, { numRuns: 300, seed: 10 })).toEqual(expect.arrayContaining(['Quince', true]));
+    for (const c of NEAR_MISS_CUOTAS) expect(CUOTAS as readonly unknown[]).not.toContain(c);
+    expect(NEAR_MISS_CUOTAS).toEqual(expect.arrayContaining([3, '3', 'tres', 'Tres,Seis']));
   });
 
   it('validFormaPago has the five fields and at least one true; all-false has none', () => {
     always(validFormaPago, (f) => FORMA_PAGO_FIELDS.every((k) => typeof f[k] === 'boolean') && Object.values(f).includes(true));
     expect(Object.values(allFalseFormaPago)).toEqual([false, false, false, false, false]);
     expect(new Set(fc.sample(validFormaPago, { numRuns: 2000, seed: 11 }).map((f) => JSON.stringify(f))).size).toBe(31);
+  });
+
+  it('supportedFormaPago always allows card credit/debit and varies the other four flags', () => {
+    always(supportedFormaPago, (f) => FORMA_PAGO_FIELDS.every((k) => typeof f[k] === 'boolean') && f.permitirTarjetaCreditoDebido);
+    expect(new Set(fc.sample(supportedFormaPago, { numRuns: 500, seed: 12 }).map((f) => JSON.stringify(f))).size).toBe(16);
   });
 
   it('partialFormaPago lacks one to four fields and has a true flag among those sent', () => {

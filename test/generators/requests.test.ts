@@ -82,6 +82,50 @@ describe.each(entries.map((e) => [`${e.operationId} ${e.rule}`, e] as [string, R
     for (const { label, body } of entry.canonical.violating) expect(violatesOnly(contract, entry, body), label).toBeUndefined();
     for (const { label, body } of entry.canonical.boundary) expect(validProblem(contract, entry.operationId, body), label).toBeUndefined();
   });
+
+  it('the near misses differ from the violating example only at the rule field, with values of their own', () => {
+    const [first] = entry.canonical.violating;
+    const used = [...entry.canonical.violating, ...entry.canonical.boundary].map((e) => JSON.stringify(getAt(e.body, entry.field)));
+    for (const { label, body } of entry.canonical.nearMiss ?? []) {
+      expect(setAt(body, entry.field, getAt(first!.body, entry.field)), label).toEqual(first!.body);
+      expect(used, label).not.toContain(JSON.stringify(getAt(body, entry.field)));
+    }
+  });
+});
+
+describe('values that a common server reads leniently are observed, never counted as violations', () => {
+  const nearMissRules = entries.filter((e) => e.canonical.nearMiss).map((e) => e.rule);
+
+  it('numeric strings and enum numbers have near-miss examples', () => {
+    expect(nearMissRules).toEqual(expect.arrayContaining(['4.1-monto-min', '4.1-cuotas-enum', '4.3-card-fields', '4.6-monto-positive', '4.7-mes-range', '4.7-monto-positive']));
+  });
+
+  it('no generated violating body carries a numeric string or a number for cantidadMaximaCuotas', () => {
+    const numericString = (v: unknown) => typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v));
+    const at: Partial<Record<string, string>> = {
+      '4.1-monto-min': '/monto',
+      '4.6-monto-positive': '/monto',
+      '4.7-monto-positive': '/monto',
+      '4.7-mes-range': '/mesVencimiento',
+      '4.3-card-fields': '/tarjetaCreditoDebido/mesVencimiento',
+      '4.1-cuotas-enum': '/cantidadMaximaCuotas',
+    };
+    for (const e of entries.filter((x) => at[x.rule])) {
+      const values = [...e.canonical.violating.map((x) => x.body), ...fc.sample(e.violating!, { numRuns: 300, seed: 8 })].map((b) => getAt(b, at[e.rule]!));
+      for (const v of values) expect(numericString(v) || (e.rule === '4.1-cuotas-enum' && typeof v === 'number'), `${e.rule} ${JSON.stringify(v)}`).toBe(false);
+    }
+  });
+
+  it('link and 3DS bodies expected to be accepted allow card payment and use SV / SV-SS', () => {
+    for (const e of entries.filter((x) => x.operationId === 'createPaymentLink' || x.operationId === 'purchase3ds')) {
+      const bodies = [...e.canonical.boundary.map((x) => x.body), ...fc.sample(e.boundary, { numRuns: 100, seed: 9 })];
+      for (const b of bodies) {
+        const formaPago = getAt(b, '/formaPago') as Record<string, boolean> | undefined;
+        if (formaPago) expect(formaPago['permitirTarjetaCreditoDebido'], e.rule).toBe(true);
+        if (e.operationId === 'purchase3ds') expect([b['idPais'], b['idRegion']], e.rule).toEqual(['SV', 'SV-SS']);
+      }
+    }
+  });
 });
 
 describe('violatesOnly', () => {
