@@ -170,10 +170,14 @@ export function hashVerifies(params: Record<string, string>, s: HashSettings, cl
   }
 }
 
-/** A PNG image: the status is 2xx and the bytes start with the PNG signature. */
-export function isPng(image: { status: number; contentType?: string; isPng: boolean }, url: string, clauses: Clauses): void {
-  if (image.status < 200 || image.status > 299 || !image.isPng) {
-    fail('png', clauses, `${url} serves a PNG image`, `${image.status} ${image.contentType ?? ''}${image.isPng ? '' : ' (not PNG bytes)'}`);
+/**
+ * An image ("URL of the QR image", 4.1 / 4.6): the status is 2xx and the content type is image/*, or the bytes are
+ * a PNG. Its format is not shown; callers observe one that is not PNG.
+ */
+export function isImage(image: { status: number; contentType?: string; isPng: boolean }, url: string, clauses: Clauses): void {
+  const typed = /^image\//i.test(image.contentType?.trim() ?? '');
+  if (image.status < 200 || image.status > 299 || !(typed || image.isPng)) {
+    fail('image', clauses, `${url} serves an image (2xx, content-type image/*)`, `${image.status} ${image.contentType || 'no content type'}${image.isPng ? '' : ' (not PNG bytes)'}`);
   }
 }
 

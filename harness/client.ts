@@ -13,17 +13,10 @@
 import { secrets } from './evidence.ts';
 import type { Exchange, Http } from './http.ts';
 import type { TokenCache } from './tokens.ts';
+import type { AuthKind, OperationMeta } from './contract.ts';
 
-export type Scheme = 'bearer' | 'account';
-
-export interface Operation {
-  method: string;
-  /** Relative to its server, with `{name}` placeholders, e.g. `/EnlacePago/{id}/activar`. */
-  path: string;
-  server: 'base' | 'auth';
-  /** Alternatives of the spec (5.5); the first alternative's first scheme is the default auth. */
-  security?: Scheme[][];
-}
+/** What the client needs of an operation: the first security alternative's first scheme is the default auth. */
+export type Operation = Pick<OperationMeta, 'method' | 'path' | 'server' | 'security'>;
 
 export type Auth = 'bearer' | 'account' | 'none' | { header: string };
 
@@ -107,8 +100,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 }
 
-function defaultAuth(operation: Operation): Auth {
-  if (!operation.security) return 'bearer';
+/** The auth a call uses when it names none: the operation's first scheme (spec 5.5), none for the token endpoint. */
+export function defaultAuth(operation: Operation): AuthKind | 'none' {
   return operation.security[0]?.[0] ?? 'none';
 }
 

@@ -181,6 +181,15 @@ const remoteOnly = [
   'DELETION_ACCOUNT_PASSWORD',
 ];
 
+/**
+ * The environment of a child run that must test the embedded sandbox whatever the user's `.env` says (npm run
+ * mutation, npm run bench): API_BASE_URL and every remote-only variable set empty, which counts as unset and, being
+ * a real variable, beats `.env`.
+ */
+export function embeddedOnlyEnv(env: Env): Env {
+  return { ...env, ...Object.fromEntries(['API_BASE_URL', 'ACCOUNT_AUTH', ...remoteOnly].map((name) => [name, ''])) };
+}
+
 const requiredRemote: Record<string, string> = {
   AUTH_URL: 'the {auth_url} of the token issuer (AUTH_URL=https://auth.example.test)',
   CLIENT_ID: 'the client id of a development business (CLIENT_ID=my-dev-business)',
@@ -195,6 +204,10 @@ function parseConfig(env: Env): Config {
   const target = remote ? remoteTarget(r, baseUrl) : embeddedTarget(r);
 
   const accountAuth = r.oneOf<AccountAuth>('ACCOUNT_AUTH', 'how account user+password is sent: HTTP Basic or an OAuth2 password grant at AUTH_URL', ['basic', 'password-grant'], 'basic');
+  if (!remote && accountAuth === 'password-grant') {
+    // The embedded sandbox takes account credentials as HTTP Basic only: every account test would fail, blaming it.
+    throw new ConfigError('ACCOUNT_AUTH=password-grant only applies to a remote target (API_BASE_URL set): the embedded sandbox takes account credentials as HTTP Basic; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic', 'ACCOUNT_AUTH');
+  }
 
   const http = {
     timeoutMs: r.int('HTTP_TIMEOUT_MS', 'number of milliseconds', 15_000, 1),
@@ -389,6 +402,12 @@ function registerSecrets(config: Config): void {
     secrets.add(t.deletionAccountPassword, 'deletion-password');
   }
   secrets.add(config.redirectHash.key, 'redirect-hash-key');
+  secrets.add(config.testData.cardNumber, 'card-number');
+  secrets.add(config.testData.cvv, 'cvv');
+  // A vendor's screen may name its card fields otherwise: their values are removed/masked by those names too.
+  const { numeroTarjeta, cvv } = config.screenFieldNames;
+  if (numeroTarjeta) secrets.addField(numeroTarjeta, 'card-number');
+  if (cvv) secrets.addField(cvv, 'cvv');
 }
 
 function deepFreeze<T>(value: T): T {

@@ -3,6 +3,7 @@
  * ever carries a secret value (callers build messages from redacted text only).
  */
 import type { Exchange } from './http.ts';
+import { redactUrlsIn } from './evidence.ts';
 
 /** A bad or missing environment variable: the message names the variable, its meaning and an example. */
 export class ConfigError extends Error {
@@ -28,4 +29,8 @@ export class TokenError extends Error {
 /** The payer could not go on as a browser would (no form, redirect loop, missing field). */
 export class PayerError extends Error {
   override name = 'PayerError';
+  // Its messages quote the pages it was on, whose query may carry what was typed into a screen submitted by GET.
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(redactUrlsIn(message), options);
+  }
 }

@@ -6,9 +6,11 @@
  *   await withScope('4.1 monto-min', () => ...);        // exchanges made inside are attributed to that scope
  *   currentScopeExchanges();                            // redacted, each with a `curl` line
  *
- * Redaction: registered secrets → `[REDACTED:<kind>]` anywhere; `authorization` → `Bearer [REDACTED]`; fields
- * client_secret / clientSecret / password / access_token … → `[REDACTED:<kind>]`; numeroTarjeta and any 13–19
- * digit run passing Luhn → first 6 + `******` + last 4; cvv fields removed entirely.
+ * Redaction: registered secrets → `[REDACTED:<kind>]` anywhere (the test card number → masked); `authorization` →
+ * `Bearer [REDACTED]`; fields client_secret / clientSecret / password / access_token … → `[REDACTED:<kind>]`;
+ * numeroTarjeta and any 13–19 digit run passing Luhn → first 6 + `******` + last 4; cvv fields and query
+ * parameters removed entirely; `value` of HTML inputs named cvv / numeroTarjeta (or the screen's own names for
+ * them, `secrets.addField`) blanked. URLs in messages go through `redactUrlsIn`.
  * curl lines name secrets as shell variables ($ACCESS_TOKEN, $CLIENT_SECRET, $CARD_NUMBER, $CVV …), never values.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -23,7 +25,18 @@ const variableOfKind: Record<string, string> = {
   'account-password': 'ACCOUNT_PASSWORD',
   'deletion-password': 'DELETION_ACCOUNT_PASSWORD',
   'redirect-hash-key': 'REDIRECT_HASH_KEY',
+  'card-number': 'CARD_NUMBER',
+  cvv: 'CVV',
 };
+
+/** Kinds a later, more specific registration may replace (http registers every issued token before tokens.ts knows whose it is). */
+const GENERIC_KINDS = new Set(['access-token']);
+
+/**
+ * Kinds matched as whole values only (a form field, a JSON string, a query parameter), never inside text: a
+ * 3-digit cvv would otherwise blank every "123" of every report. Their fields are removed by name anyway.
+ */
+const WHOLE_VALUE_ONLY = new Set(['cvv']);
 
 /** Field names (JSON keys, form or query parameters) whose values are secrets whatever their value. */
 const secretFields: Record<string, string> = {
@@ -39,8 +52,13 @@ export class SecretRegistry {
   // value (and its encoded forms) → kind
   readonly #kinds = new Map<string, string>();
   #sorted: string[] = [];
+  // lower-case field name (JSON key, form or query parameter, HTML input) → 'cvv' | 'card-number'
+  readonly #fields = new Map<string, 'cvv' | 'card-number'>([
+    ['cvv', 'cvv'],
+    ['numerotarjeta', 'card-number'],
+  ]);
 
-  /** Register a secret; undefined or empty values are ignored. */
+  /** Register a secret; undefined or empty values are ignored. A generic kind gives way to a specific one. */
   add(value: string | undefined, kind: string): void {
     if (!value) return;
     const forms = [
@@ -50,8 +68,21 @@ export class SecretRegistry {
       JSON.stringify(value).slice(1, -1),
       Buffer.from(value).toString('base64'),
     ];
-    for (const form of forms) if (form.length > 0 && !this.#kinds.has(form)) this.#kinds.set(form, kind);
-    this.#sorted = [...this.#kinds.keys()].sort((a, b) => b.length - a.length);
+    for (const form of forms) {
+      const known = this.#kinds.get(form);
+      if (form.length > 0 && (known === undefined || (GENERIC_KINDS.has(known) && !GENERIC_KINDS.has(kind)))) this.#kinds.set(form, kind);
+    }
+    this.#sorted = [...this.#kinds.keys()].filter((v) => !WHOLE_VALUE_ONLY.has(this.#kinds.get(v)!)).sort((a, b) => b.length - a.length);
+  }
+
+  /** Another name for the card number or cvv field (a vendor's hosted screen: SCREEN_FIELD_NAMES). */
+  addField(name: string, kind: 'cvv' | 'card-number'): void {
+    this.#fields.set(name.toLowerCase(), kind);
+  }
+
+  /** 'cvv' or 'card-number' when a field of that name carries one. */
+  fieldKind(name: string): 'cvv' | 'card-number' | undefined {
+    return this.#fields.get(name.toLowerCase());
   }
 
   /** The kind a value was registered with (exact value only). */
@@ -59,11 +90,13 @@ export class SecretRegistry {
     return this.#kinds.get(value);
   }
 
-  /** Registered secrets → `[REDACTED:<kind>]`, then card-number runs masked. */
+  /** Registered secrets → `[REDACTED:<kind>]` (the card number masked), then card-number runs masked. */
   redactText(text: string): string {
     let out = text;
     for (const value of this.#sorted) {
-      if (out.includes(value)) out = out.split(value).join(`[REDACTED:${this.#kinds.get(value)}]`);
+      if (!out.includes(value)) continue;
+      const kind = this.#kinds.get(value);
+      out = out.split(value).join(kind === 'card-number' && /^\d+$/.test(value) ? maskCardNumber(value) : `[REDACTED:${kind}]`);
     }
     return maskCardRuns(out);
   }
@@ -142,11 +175,18 @@ function redactHeaders<T extends string | string[]>(
 /** Redacts one form/query parameter; undefined = drop it (cvv). */
 function redactParam(name: string, value: string, registry: SecretRegistry): string | undefined {
   const lower = name.toLowerCase();
-  if (lower === 'cvv') return undefined;
-  if (lower === 'numerotarjeta') return maskCardNumber(value);
-  const kind = secretFields[lower];
+  const field = registry.fieldKind(lower);
+  if (field === 'cvv') return undefined;
+  if (field === 'card-number') return maskCardNumber(value);
+  const kind = secretFields[lower] ?? wholeValueKind(value, registry);
   if (kind) return `[REDACTED:${registry.kindOf(value) ?? kind}]`;
   return registry.redactText(value);
+}
+
+/** The kind of a value registered as whole-value-only (the cvv), wherever it stands alone. */
+function wholeValueKind(value: string, registry: SecretRegistry): string | undefined {
+  const kind = registry.kindOf(value);
+  return kind !== undefined && WHOLE_VALUE_ONLY.has(kind) ? kind : undefined;
 }
 
 function redactForm(text: string, registry: SecretRegistry): string {
@@ -160,7 +200,8 @@ function redactForm(text: string, registry: SecretRegistry): string {
   return parts.join('&');
 }
 
-function redactUrl(url: string, registry: SecretRegistry): string {
+/** A URL for showing: password, cvv parameters removed, card numbers masked, registered secrets redacted. */
+export function redactUrl(url: string, registry: SecretRegistry = secrets): string {
   let u: URL;
   try {
     u = new URL(url);
@@ -183,7 +224,7 @@ function redactBody(text: string, contentType: string, registry: SecretRegistry)
     try {
       const value: unknown = JSON.parse(text);
       // Keep the exact text (number formatting matters as evidence) unless a field has to go.
-      if (hasSensitiveField(value)) return JSON.stringify(redactValue(value, registry));
+      if (hasSensitiveField(value, registry)) return JSON.stringify(redactValue(value, registry));
       return registry.redactText(text);
     } catch {
       // not JSON after all (or truncated): fall through to text rules
@@ -192,11 +233,27 @@ function redactBody(text: string, contentType: string, registry: SecretRegistry)
   return redactLooseText(text, registry);
 }
 
-/** Text that may hold broken JSON: field-name rules by pattern, then secrets and card runs. */
+/** Every absolute URL inside a message (an error naming the page it was on) shown as `redactUrl` shows it. */
+export function redactUrlsIn(text: string, registry: SecretRegistry = secrets): string {
+  return registry.redactText(text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) => redactUrl(url, registry)));
+}
+
+/** `<input name="cvv" value="123">` → `value=""`: a hosted screen may echo what was typed into it. */
+function blankSensitiveInputs(html: string, registry: SecretRegistry): string {
+  if (!/<input\b/i.test(html)) return html;
+  return html.replace(/<input\b[^>]*>/gi, (tag) => {
+    const name = /\bname\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(tag);
+    const field = name ? (name[1] ?? name[2] ?? name[3] ?? '') : '';
+    if (!registry.fieldKind(field)) return tag;
+    return tag.replace(/\bvalue\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+)/gi, 'value=""');
+  });
+}
+
+/** Text that may hold broken JSON or HTML: field-name rules by pattern, then secrets and card runs. */
 function redactLooseText(text: string, registry: SecretRegistry): string {
   const value = String.raw`\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\]\s]+)`;
   return registry.redactText(
-    text
+    blankSensitiveInputs(text, registry)
       .replace(new RegExp(String.raw`"cvv"${value}`, 'gi'), '"cvv":"[REDACTED:cvv]"')
       .replace(new RegExp(String.raw`"numeroTarjeta"${value}`, 'gi'), (_m, v: string) => {
         return `"numeroTarjeta":"${maskCardNumber(v.replace(/^"|"$/g, ''))}"`;
@@ -211,13 +268,13 @@ function redactLooseText(text: string, registry: SecretRegistry): string {
 /** A sensitive field written inside a string: a target that echoes the request body as text (`"{\"cvv\":…}"`). */
 const SENSITIVE_IN_TEXT = /"(cvv|numeroTarjeta|access_token|refresh_token|id_token|client_secret|clientSecret|password)"\s*:/i;
 
-function hasSensitiveField(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasSensitiveField);
-  if (typeof value === 'string') return SENSITIVE_IN_TEXT.test(value);
+function hasSensitiveField(value: unknown, registry: SecretRegistry): boolean {
+  if (Array.isArray(value)) return value.some((v) => hasSensitiveField(v, registry));
+  if (typeof value === 'string') return SENSITIVE_IN_TEXT.test(value) || wholeValueKind(value, registry) !== undefined;
   if (value === null || typeof value !== 'object') return typeof value === 'number' && isCardLikeNumber(value);
   return Object.entries(value).some(([key, v]) => {
     const lower = key.toLowerCase();
-    return lower === 'cvv' || lower === 'numerotarjeta' || lower in secretFields || hasSensitiveField(v);
+    return registry.fieldKind(lower) !== undefined || lower in secretFields || hasSensitiveField(v, registry);
   });
 }
 
@@ -228,15 +285,20 @@ function isCardLikeNumber(n: number): boolean {
 
 /** A redacted deep copy of a JSON value. */
 export function redactValue(value: unknown, registry: SecretRegistry = secrets): unknown {
-  if (typeof value === 'string') return SENSITIVE_IN_TEXT.test(value) ? redactLooseText(value, registry) : registry.redactText(value);
+  if (typeof value === 'string') {
+    const whole = wholeValueKind(value, registry);
+    if (whole) return `[REDACTED:${whole}]`;
+    return SENSITIVE_IN_TEXT.test(value) ? redactLooseText(value, registry) : registry.redactText(value);
+  }
   if (typeof value === 'number') return isCardLikeNumber(value) ? maskCardNumber(String(value)) : value;
   if (Array.isArray(value)) return value.map((v) => redactValue(v, registry));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const lower = key.toLowerCase();
-    if (lower === 'cvv') continue;
-    if (lower === 'numerotarjeta') out[key] = maskCardNumber(String(v));
+    const field = registry.fieldKind(lower);
+    if (field === 'cvv') continue;
+    if (field === 'card-number') out[key] = maskCardNumber(String(v));
     else if (lower in secretFields) {
       out[key] = `[REDACTED:${(typeof v === 'string' && registry.kindOf(v)) || secretFields[lower]}]`;
     } else out[key] = redactValue(v, registry);
@@ -268,7 +330,7 @@ function variableFor(value: string, registry: SecretRegistry, fallback: string |
  */
 export function toCurl(exchange: Exchange, registry: SecretRegistry = secrets): string {
   const { method, url, headers, bodyText } = exchange.request;
-  const parts = ['curl', '-sS', '-X', method, shellQuote(url)];
+  const parts = ['curl', '-sS', '-X', method, shellQuote(curlUrl(url, registry))];
   const contentType = headers['content-type'] ?? '';
   for (const [name, value] of Object.entries(headers)) {
     if (name === 'content-length' || name === 'host') continue;
@@ -281,6 +343,31 @@ export function toCurl(exchange: Exchange, registry: SecretRegistry = secrets): 
   }
   // Safety net: nothing registered survives, whatever path produced it.
   return registry.redactText(parts.join(' '));
+}
+
+/** The URL with the card number and cvv parameters as $CARD_NUMBER / $CVV (hosted screens submitted by GET). */
+function curlUrl(url: string, registry: SecretRegistry): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const [query = '', hash] = url.slice(at + 1).split('#', 2);
+  const params = query.split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return pair;
+    const name = pair.slice(0, eq);
+    const value = safeDecode(pair.slice(eq + 1));
+    const field = registry.fieldKind(safeDecode(name));
+    const variable = field ? variableOfKind[field] : variableFor(value, registry, undefined);
+    return variable ? `${name}=${sentinel(variable)}` : pair;
+  });
+  return `${url.slice(0, at)}?${params.join('&')}${hash === undefined ? '' : `#${hash}`}`;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }
 
 function curlAuthorization(value: string, registry: SecretRegistry): string[] {
@@ -312,8 +399,7 @@ function curlForm(text: string, registry: SecretRegistry): string[] {
     let variable: string | undefined;
     if (name === 'client_id') variable = clientVariable;
     else if (name === 'username') variable = userVariable;
-    else if (name === 'cvv') variable = 'CVV';
-    else if (name === 'numeroTarjeta') variable = 'CARD_NUMBER';
+    else if (registry.fieldKind(name)) variable = variableOfKind[registry.fieldKind(name)!];
     else variable = variableFor(value, registry, undefined);
     parts.push('--data-urlencode', variable ? `"${name}=$${variable}"` : shellQuote(`${name}=${value}`));
   }
@@ -341,10 +427,8 @@ function curlBodyText(text: string, registry: SecretRegistry): string {
     if (v === null || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
     for (const [key, field] of Object.entries(v)) {
-      const lower = key.toLowerCase();
-      if (lower === 'cvv') out[key] = use('CVV');
-      else if (lower === 'numerotarjeta') out[key] = use('CARD_NUMBER');
-      else out[key] = substitute(field);
+      const kind = registry.fieldKind(key);
+      out[key] = kind ? use(variableOfKind[kind]!) : substitute(field);
     }
     return out;
   };
@@ -392,7 +476,10 @@ export function currentScopeExchanges(): Exchange[] {
   return [...(scopeStorage.getStore()?.exchanges ?? [])];
 }
 
-/** Keeps the last `limit` exchanges, redacted, each with its curl line; bodies clipped to bound memory. */
+/**
+ * Keeps the last `limit` exchanges, redacted, each with its curl line; bodies clipped to bound memory. The run uses
+ * limit 0: only each test's scope keeps its exchanges (`currentScopeExchanges`); `drain` serves harness tests.
+ */
 export class Recorder {
   #stored: Exchange[] = [];
   readonly #limit: number;
@@ -411,8 +498,10 @@ export class Recorder {
     copy.curl = toCurl(exchange, this.#registry);
     copy.request.bodyText = this.#clip(copy.request.bodyText);
     if (copy.response) copy.response.bodyText = this.#clip(copy.response.bodyText);
-    this.#stored.push(copy);
-    if (this.#stored.length > this.#limit) this.#stored.splice(0, this.#stored.length - this.#limit);
+    if (this.#limit > 0) {
+      this.#stored.push(copy);
+      if (this.#stored.length > this.#limit) this.#stored.splice(0, this.#stored.length - this.#limit);
+    }
     const scope = scopeStorage.getStore();
     if (scope) {
       scope.exchanges.push(copy);

@@ -9,15 +9,19 @@ import { PRODUCTION_MESSAGE } from './interlock.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let config: Config;
+  let selected: Awaited<ReturnType<typeof selectTarget>>;
   try {
     config = loadConfig();
+    selected = await selectTarget(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     // Run directly by vitest (npm test), a throw here reads "No test files found": let the reports say why instead.
     process.env.CONFORMANCE_RUN_INFO = JSON.stringify({ abort: `configuration error: ${err.message}` });
+    // One line naming the variable, not a stack.
+    err.stack = `${err.name}: ${err.message}`;
     throw err;
   }
-  const { info, embedded } = await selectTarget(config);
+  const { info, embedded } = selected;
   const target = await probeTarget(info, config);
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({

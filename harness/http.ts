@@ -12,7 +12,7 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError } from './errors.ts';
-import { secrets } from './evidence.ts';
+import { redactUrl, secrets } from './evidence.ts';
 
 export interface HttpRequest {
   method: string;
@@ -308,13 +308,14 @@ function describeFailure(
   return { message: `request failed (${detail}) during ${what}`, cause: err, retryable: false };
 }
 
-/** "POST /api/EnlacePago", redacted, for messages. */
+/** "POST /api/EnlacePago", redacted (cvv parameters dropped, card numbers masked), for messages. */
 function describe(method: string, url: string): string {
+  const shown = redactUrl(url);
   try {
-    const u = new URL(url);
-    return `${method} ${secrets.redactText(u.pathname + u.search)}`;
+    const u = new URL(shown);
+    return `${method} ${u.pathname}${u.search}`;
   } catch {
-    return `${method} ${secrets.redactText(url)}`;
+    return `${method} ${shown}`;
   }
 }
 

@@ -1,8 +1,18 @@
 /**
- * The production interlock (principle 3: never charge). The run learns the business mode before any purchase;
- * in production, and after any esReal=true seen later, no purchase or payment request leaves the harness.
+ * The production interlock (principle 3: never charge). The run learns, before any purchase, the mode of every
+ * business it purchases as; a purchase is sent only as an identity known to act as a development business:
+ *
+ *   - a business (bearer token): its own mode, probed with a link it created;
+ *   - the account (ACCOUNT_USER): it acts as its FIRST business (docs/decisions.md), which the API cannot name.
+ *     Allowed only when every probed business is in development AND either the target is the embedded sandbox
+ *     (whose accounts own only businesses of its one mode) or the account activated the primary's probe link and
+ *     saw estaProductivo=false. A remote account whose first business is some other, production one is the user's
+ *     to avoid: ACCOUNT_USER must be the account of the CLIENT_ID business;
+ *   - anyone else (no or made-up credentials, which a faulty target might accept): every probed business in development.
+ *
+ * After any esReal / esProductiva / estaProductivo = true seen anywhere in a response or a webhook, nothing is paid.
  */
-import type { BusinessMode } from './target.ts';
+import type { ModeProbe, TargetInfo } from './target.ts';
 
 export const PRODUCTION_MESSAGE =
   'STOPPED: the target business is in production mode (estaProductivo=true on a created link). ' +
@@ -11,6 +21,10 @@ export const PRODUCTION_MESSAGE =
 
 export const REAL_TRANSACTION_MESSAGE =
   'STOPPED: the target reported a real transaction (esReal=true), so the business charges customers. ' +
+  'No further purchase or payment request is sent. Point CLIENT_ID/CLIENT_SECRET at a development business.';
+
+export const PRODUCTION_SEEN_MESSAGE =
+  'STOPPED: the target reported production (estaProductivo or esProductiva = true) after the mode probe. ' +
   'No further purchase or payment request is sent. Point CLIENT_ID/CLIENT_SECRET at a development business.';
 
 /** Operations that create a purchase: none of them is sent unless the business is known to be in development. */
@@ -22,6 +36,12 @@ export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set([
   'purchaseMposBanda',
 ]);
 
+/** Who a purchase acts as: a business by client id, an account by user, or nobody known (no or made-up credentials). */
+export type PayingAs = { business: string } | { account: string } | 'anyone';
+
+/** The shape of the target the interlock needs (TargetInfo; older callers pass it to mean the primary business). */
+type Target = Pick<TargetInfo, 'kind' | 'business' | 'mode' | 'modes'> & Partial<Pick<TargetInfo, 'modeUnknownBecause' | 'account' | 'accountConfirmed'>>;
+
 export class InterlockError extends Error {
   override name = 'InterlockError';
 }
@@ -29,25 +49,77 @@ export class InterlockError extends Error {
 export class Interlock {
   private stopped: string | undefined;
 
-  constructor(mode: BusinessMode) {
-    if (mode === 'production') this.stopped = PRODUCTION_MESSAGE;
+  constructor(private readonly target: Target) {
+    if (target.mode === 'production') this.stopped = PRODUCTION_MESSAGE;
   }
 
   get reason(): string | undefined {
     return this.stopped;
   }
 
-  /** Throws before a purchase or payment unless the business is known to be in development. */
-  assertMayPay(target: { mode: BusinessMode; modeUnknownBecause?: string }): void {
+  /**
+   * Throws before a purchase or payment unless `as` is known to act as a development business. Without `as` (or
+   * given the target, as older callers do): the primary business, which created the links and purchases paid.
+   */
+  assertMayPay(as: PayingAs | Target = { business: this.target.business.clientId }): void {
     if (this.stopped) throw new InterlockError(this.stopped);
-    if (target.mode !== 'development') {
-      const why = target.modeUnknownBecause ? ` (${target.modeUnknownBecause})` : '';
-      throw new InterlockError(`STOPPED: the business mode of the target could not be learned${why}, so no purchase is sent.`);
+    const who: PayingAs = typeof as === 'object' && 'kind' in as ? { business: as.business.clientId } : as;
+    if (typeof who === 'object' && 'business' in who) return this.#assertDevelopment(this.#probeOf(who.business));
+    for (const probe of this.#probes()) this.#assertDevelopment(probe);
+    if (who === 'anyone' || this.target.kind === 'embedded') return;
+    const confirmed = this.target.account?.user === who.account ? this.target.accountConfirmed : undefined;
+    if (confirmed !== true) {
+      const why = typeof confirmed === 'string' ? confirmed : 'not the configured ACCOUNT_USER, or no account probe';
+      throw new InterlockError(
+        `STOPPED: a purchase as an account acts as the account's first business, which could not be confirmed to be in development (${why}), so none is sent. Set ACCOUNT_USER to the account of the CLIENT_ID development business.`,
+      );
     }
   }
 
-  /** Watches every response: a real transaction anywhere stops all further payments. */
+  /** Watches every response and webhook: a real transaction or a production flag anywhere stops all further payments. */
   watch(body: unknown): void {
-    if (body && typeof body === 'object' && (body as { esReal?: unknown }).esReal === true) this.stopped ??= REAL_TRANSACTION_MESSAGE;
+    const flag = productionFlag(body, 0);
+    if (flag) this.stopped ??= flag === 'esreal' ? REAL_TRANSACTION_MESSAGE : PRODUCTION_SEEN_MESSAGE;
   }
+
+  #probes(): ModeProbe[] {
+    const primary = this.#probeOf(this.target.business.clientId);
+    return [primary, ...Object.entries(this.target.modes).filter(([id]) => id !== this.target.business.clientId).map(([, p]) => p)];
+  }
+
+  #probeOf(clientId: string): ModeProbe {
+    const probe = this.target.modes[clientId];
+    if (probe) return probe;
+    if (clientId === this.target.business.clientId) {
+      // A target without `modes` (built by hand): its primary mode is all there is.
+      return { variable: 'CLIENT_ID', mode: this.target.mode, ...(this.target.modeUnknownBecause ? { unknownBecause: this.target.modeUnknownBecause } : {}) };
+    }
+    return { variable: `the business ${clientId}`, mode: 'unknown', unknownBecause: 'its mode was not probed' };
+  }
+
+  #assertDevelopment(probe: ModeProbe): void {
+    if (probe.mode === 'development') return;
+    if (probe.mode === 'production') {
+      throw new InterlockError(`STOPPED: the business of ${probe.variable} is in production mode (estaProductivo=true on a link it created), so no purchase is sent as it or as an account.`);
+    }
+    const why = probe.unknownBecause ? ` (${probe.unknownBecause})` : '';
+    throw new InterlockError(`STOPPED: the business mode of ${probe.variable} could not be learned${why}, so no purchase is sent.`);
+  }
+}
+
+const PRODUCTION_FLAGS = new Set(['esreal', 'esproductiva', 'estaproductivo']);
+
+/** The first of esReal / esProductiva / estaProductivo that is true anywhere in a body (any case: webhooks in the wild use PascalCase). */
+function productionFlag(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object' || depth > 32) return undefined;
+  const entries = Array.isArray(value) ? value.map((v): [string, unknown] => ['', v]) : Object.entries(value);
+  for (const [key, v] of entries) {
+    const lower = key.toLowerCase();
+    if (v === true && PRODUCTION_FLAGS.has(lower)) return lower;
+    // The merchant's own data is echoed, not a statement of the service.
+    if (lower === 'datosadicionales') continue;
+    const found = productionFlag(v, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -66,6 +66,8 @@ export interface ReceiverOptions {
   maxStored?: number;
   /** Bytes of stored webhooks (body, path, headers) kept, oldest dropped first: a storm of near-limit bodies stays bounded. */
   maxStoredBytes?: number;
+  /** Called with every webhook received (the run's interlock watches them); a throw is ignored. */
+  onWebhook?: (w: ReceivedWebhook) => void;
 }
 
 /** A field of a webhook body, by exact or case-insensitive name (targets in the wild send PascalCase). */
@@ -78,7 +80,7 @@ export function webhookField(w: ReceivedWebhook, name: string, fieldCase: 'exact
 }
 
 export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
-  const { host = '127.0.0.1', port = 0, maxBodyBytes = 1024 * 1024, signature, maxStored = 10_000, maxStoredBytes = 32 * 1024 * 1024 } = options;
+  const { host = '127.0.0.1', port = 0, maxBodyBytes = 1024 * 1024, signature, maxStored = 10_000, maxStoredBytes = 32 * 1024 * 1024, onWebhook } = options;
   const webhooks: ReceivedWebhook[] = [];
   const redirects: ReceivedRedirect[] = [];
   const waiters = new Set<{ test: (w: ReceivedWebhook) => boolean; resolve: (w: ReceivedWebhook) => void }>();
@@ -96,6 +98,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     while (webhooks.length > maxStored || (storedBytes > maxStoredBytes && webhooks.length > 1)) {
       storedBytes -= sizeOf(webhooks.shift()!);
     }
+    if (onWebhook) safeTest((x) => (onWebhook(x), true), w);
     for (const waiter of waiters) if (safeTest(waiter.test, w)) waiter.resolve(w);
   }
 

@@ -9,11 +9,11 @@ import { loadContract, type Contract } from './contract.ts';
 import { createHttp, type Exchange, type Http } from './http.ts';
 import { Recorder, secrets } from './evidence.ts';
 import { createTokenCache, type TokenCache } from './tokens.ts';
-import { createApiClient, type CallOptions } from './client.ts';
+import { createApiClient, defaultAuth, type CallOptions } from './client.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { createPayer, type Payer } from './payer.ts';
 import { createControl, type Control } from './control.ts';
-import { Interlock, PURCHASE_OPERATIONS } from './interlock.ts';
+import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
 import { conformsToContract, type HashSettings } from './checks.ts';
 import type { Credentials, TargetInfo } from './target.ts';
 
@@ -24,13 +24,12 @@ export interface Run {
   target: TargetInfo;
   contract: Contract;
   http: Http;
-  recorder: Recorder;
   interlock: Interlock;
   /** The primary business (CLIENT_ID) with the account (ACCOUNT_USER) for account operations. */
   call: Call;
   /** Calls as another business / account (e.g. the one without MPOS permission, the disposable account). */
   callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call;
-  /** Pays hosted screens; refuses (InterlockError) unless the business is known to be in development. */
+  /** Pays hosted screens; refuses (InterlockError) unless the primary business is known to be in development. */
   payer: Payer;
   receiver(): Promise<Receiver>;
   control?: Control;
@@ -49,25 +48,26 @@ async function createRun(): Promise<Run> {
   const config = loadConfig();
   const target = inject('target');
   const contract = await loadContract();
-  const recorder = new Recorder();
   const http = createHttp({
     timeoutMs: config.http.timeoutMs,
     retries: config.http.retries,
     maxResponseBytes: config.http.maxResponseBytes,
     deadline: target.deadline,
     runTimeoutS: config.http.runTimeoutS,
-    recorder,
+    // Only each test's scope keeps what it made (its evidence); nothing is kept run-wide.
+    recorder: new Recorder({ limit: 0 }),
   });
   secrets.add(target.business.clientSecret, 'client-secret');
   if (target.account) secrets.add(target.account.password, 'account-password');
   if (target.deletion) secrets.add(target.deletion.password, 'deletion-password');
-  const interlock = new Interlock(target.mode);
+  const interlock = new Interlock(target);
   const operations = contract.operations;
 
   const clients = new Map<string, Call>();
   const tokenCaches: TokenCache[] = [];
   function callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call {
-    const key = `${business?.clientId ?? '-'}|${account?.user ?? '-'}`;
+    // The password is part of the key: a negative test's wrong password must not get the right client back.
+    const key = JSON.stringify([business?.clientId, account?.user, account?.password]);
     const existing = clients.get(key);
     if (existing) return existing;
     if (business) secrets.add(business.clientSecret, 'client-secret');
@@ -85,8 +85,16 @@ async function createRun(): Promise<Run> {
       http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
     });
+    // The identity a purchase acts as follows from the auth it is sent with (an account acts as its first business).
+    const payingAs = (operationId: string, options: CallOptions): PayingAs => {
+      const operation = operations[operationId];
+      const auth = options.auth ?? (operation ? defaultAuth(operation) : 'none');
+      if (auth === 'bearer' && business) return { business: business.clientId };
+      if (auth === 'account' && account) return { account: account.user };
+      return 'anyone';
+    };
     const call: Call = async (operationId, options = {}) => {
-      if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(target);
+      if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(payingAs(operationId, options));
       const ex = await api.call(operationId, options);
       interlock.watch(ex.response?.json);
       conformsToContract(contract, operationId, ex);
@@ -96,7 +104,8 @@ async function createRun(): Promise<Run> {
     return call;
   }
 
-  const payer = guardPayer(createPayer({ http }), () => interlock.assertMayPay(target), (b) => interlock.watch(b));
+  // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
+  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames }), () => interlock.assertMayPay(), (b) => interlock.watch(b));
   let receiver: Promise<Receiver> | undefined;
   const hash = hashSettings(config, target);
 
@@ -105,7 +114,6 @@ async function createRun(): Promise<Run> {
     target,
     contract,
     http,
-    recorder,
     interlock,
     call: callAs(target.business, target.account),
     callAs,
@@ -115,6 +123,8 @@ async function createRun(): Promise<Run> {
         host: config.receiver.host,
         port: config.receiver.port,
         ...(config.receiver.publicUrl ? { publicUrl: config.receiver.publicUrl } : {}),
+        // A webhook saying esProductiva/esReal true stops payments like a response saying so.
+        onWebhook: (w) => interlock.watch(w.json),
         ...(config.webhook.signature !== 'off'
           ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
           : {}),
@@ -150,6 +160,7 @@ function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknow
   return {
     ...payer,
     payLink: async (...args) => (assertMayPay(), watchOutcome(await payer.payLink(...args))),
+    submitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.submitScreen(...args))),
     complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args))),
     payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args))),
   };

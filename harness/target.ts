@@ -3,8 +3,8 @@
  * of what the target is (reachable? test-control API? business mode?) before any test runs.
  * Runs in vitest's global setup (main process); the worker receives the result through `inject('target')`.
  */
-import type { Config } from './config.ts';
-import { createHttp, type Exchange } from './http.ts';
+import { ConfigError, type Config } from './config.ts';
+import { createHttp, type Exchange, type Http } from './http.ts';
 import { createTokenCache } from './tokens.ts';
 import { Recorder, secrets } from './evidence.ts';
 
@@ -14,6 +14,14 @@ export type BusinessMode = 'development' | 'production' | 'unknown';
 export interface Credentials {
   clientId: string;
   clientSecret: string;
+}
+
+/** The mode the probe learned for one business, and why it is 'unknown' when it is. */
+export interface ModeProbe {
+  /** How the user names this business (CLIENT_ID, SECOND_CLIENT_ID). */
+  variable: string;
+  mode: BusinessMode;
+  unknownBecause?: string;
 }
 
 export interface TargetInfo {
@@ -29,9 +37,17 @@ export interface TargetInfo {
   account?: { user: string; password: string };
   /** Credentials that account deletion may destroy: the sandbox's disposable account, or an explicit opt-in. */
   deletion?: { user: string; password: string; business?: Credentials };
+  /** The mode of the primary business (CLIENT_ID). */
   mode: BusinessMode;
   /** Why the mode is 'unknown': what the mode probe got instead of estaProductivo. */
   modeUnknownBecause?: string;
+  /** The mode of every business the run purchases as (the primary, businessNoMpos), by client id. */
+  modes: Record<string, ModeProbe>;
+  /**
+   * Remote target: set when the account (ACCOUNT_USER) activated the primary business's probe link and the record
+   * said estaProductivo=false — the account owns a development business. Otherwise why not.
+   */
+  accountConfirmed?: true | string;
   /** Epoch ms at which the whole run must end (RUN_TIMEOUT_S counted from the start of the global setup). */
   deadline: number;
   /** Set when the target cannot be used at all: every test fails with this one line. */
@@ -53,7 +69,12 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
   const deadline = Date.now() + config.http.runTimeoutS * 1000;
   if (config.target.kind === 'embedded') {
     const { createSandbox } = await import('../sandbox/index.ts');
-    const sandbox = await createSandbox({ mode: config.sandbox.mode, ...(config.sandbox.fault ? { fault: config.sandbox.fault } : {}) });
+    const fault = config.sandbox.fault;
+    const sandbox = await createSandbox({ mode: config.sandbox.mode, ...(fault ? { fault } : {}) }).catch((err: unknown) => {
+      // The sandbox refuses an unknown fault id: a configuration mistake, not a crash.
+      if (!fault) throw err;
+      throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}": ${(err as Error).message})`, 'SANDBOX_FAULT');
+    });
     const c = sandbox.credentials;
     const info: TargetInfo = {
       kind: 'embedded',
@@ -70,6 +91,7 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
         business: { clientId: c.disposableBusiness.clientId, clientSecret: c.disposableBusiness.clientSecret },
       },
       mode: 'unknown',
+      modes: {},
       deadline,
     };
     return { info, embedded: sandbox };
@@ -88,6 +110,7 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
       ? { deletion: { user: t.deletionAccountUser, password: t.deletionAccountPassword } }
       : {}),
     mode: 'unknown',
+    modes: {},
     deadline,
   };
   return { info };
@@ -96,8 +119,10 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
 const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', 'reset'];
 
 /**
- * Learns what the target is: whether a token can be had, whether it has a test-control API, and the business mode
- * (estaProductivo of a created link — spec 4.1; a link is no purchase, so this is safe in production).
+ * Learns what the target is: whether a token can be had, whether it has a test-control API, and the mode of every
+ * business the run purchases as (estaProductivo of a link each creates — spec 4.1; a link is no purchase, so this is
+ * safe in production). On a remote target the account, whose purchases act as its first business, is confirmed by
+ * activating the primary's probe link with its credentials (spec 4.2: the record's estaProductivo).
  */
 export async function probeTarget(info: TargetInfo, config: Config): Promise<TargetInfo> {
   // The probe is part of the run: RUN_TIMEOUT_S bounds it too (a rate limiter's Retry-After must not stall setup).
@@ -107,36 +132,92 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
     maxResponseBytes: config.http.maxResponseBytes,
     deadline: info.deadline,
     runTimeoutS: config.http.runTimeoutS,
-    recorder: new Recorder(),
+    recorder: new Recorder({ limit: 0 }),
   });
   secrets.add(info.business.clientSecret, 'client-secret');
   try {
     const capabilities = await probeControl(http, info.controlUrl);
-    const tokens = createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: 'service_api' });
+    const tokenUrl = `${info.authUrl}/connect/token`;
+    const tokens = createTokenCache({ http, tokenUrl, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: 'service_api' });
     let token: string;
     try {
       token = await tokens.get();
     } catch (err) {
-      return { ...info, capabilities, unreachable: `cannot obtain a token from ${info.authUrl}/connect/token: ${(err as Error).message}` };
+      return { ...info, capabilities, unreachable: `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}` };
     }
-    const ex = await http.request({
-      method: 'POST',
-      url: `${info.baseUrl}/EnlacePago`,
-      headers: { authorization: `Bearer ${token}` },
-      json: {
-        identificadorEnlaceComercio: `conformance-mode-probe-${Date.now()}`,
-        monto: 1,
-        nombreProducto: 'conformance mode probe',
-        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'conformance@example.com' },
-      },
-      label: 'mode probe',
-    });
-    const mode = modeOf(ex);
-    return { ...info, capabilities, mode, ...(mode === 'unknown' ? { modeUnknownBecause: `POST /EnlacePago answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo` } : {}) };
+    const primary = await probeLink(http, info.baseUrl, token, 'CLIENT_ID');
+    const modes: Record<string, ModeProbe> = { [info.business.clientId]: primary.probe };
+    if (info.businessNoMpos) modes[info.businessNoMpos.clientId] = await probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID');
+    const accountConfirmed = info.kind === 'remote' && info.account ? await confirmAccount(http, info, config, primary.idEnlace) : undefined;
+    const { mode, unknownBecause } = primary.probe;
+    return {
+      ...info,
+      capabilities,
+      mode,
+      ...(unknownBecause ? { modeUnknownBecause: unknownBecause } : {}),
+      modes,
+      ...(accountConfirmed === undefined ? {} : { accountConfirmed }),
+    };
   } catch (err) {
     return { ...info, unreachable: (err as Error).message };
   } finally {
     await http.close();
+  }
+}
+
+/** Creates a link with the token; its estaProductivo is the business's mode. */
+async function probeLink(http: Http, baseUrl: string, token: string, variable: string): Promise<{ probe: ModeProbe; idEnlace?: unknown }> {
+  const ex = await http.request({
+    method: 'POST',
+    url: `${baseUrl}/EnlacePago`,
+    headers: { authorization: `Bearer ${token}` },
+    json: {
+      identificadorEnlaceComercio: `conformance-mode-probe-${Date.now()}`,
+      monto: 1,
+      nombreProducto: 'conformance mode probe',
+      configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'conformance@example.com' },
+    },
+    label: `mode probe (${variable})`,
+  });
+  const mode = modeOf(ex);
+  const why = `POST /EnlacePago as ${variable} answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
+  return { probe: { variable, mode, ...(mode === 'unknown' ? { unknownBecause: why } : {}) }, idEnlace: (ex.response?.json as { idEnlace?: unknown } | undefined)?.idEnlace };
+}
+
+/** Another business's mode; a failure leaves it 'unknown' (its purchases refused), not the whole target unusable. */
+async function probeBusiness(http: Http, info: TargetInfo, business: Credentials, variable: string): Promise<ModeProbe> {
+  try {
+    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api' }).get();
+    return (await probeLink(http, info.baseUrl, token, variable)).probe;
+  } catch (err) {
+    return { variable, mode: 'unknown', unknownBecause: `the mode probe as ${variable} failed: ${(err as Error).message}` };
+  }
+}
+
+/** true when the account's activation of the primary's probe link answered estaProductivo=false; else why not. */
+async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEnlace: unknown): Promise<true | string> {
+  const account = info.account!;
+  if (typeof idEnlace !== 'number' && typeof idEnlace !== 'string') return 'the mode probe link has no idEnlace to activate';
+  try {
+    let authorization = `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}`;
+    if (config.accountAuth === 'password-grant') {
+      const { clientId, clientSecret } = info.business;
+      const password = { username: account.user, password: account.password };
+      authorization = `Bearer ${await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId, clientSecret, audience: 'service_api', password }).get()}`;
+    }
+    const ex = await http.request({
+      method: 'PUT',
+      url: `${info.baseUrl}/EnlacePago/${encodeURIComponent(String(idEnlace))}/activar`,
+      headers: { authorization },
+      label: 'mode probe (ACCOUNT_USER)',
+    });
+    const mode = modeOf(ex);
+    if (mode === 'development') return true;
+    return mode === 'production'
+      ? 'its business is in production mode'
+      : `PUT /EnlacePago/{id}/activar as ACCOUNT_USER answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
+  } catch (err) {
+    return `the account probe failed: ${(err as Error).message}`;
   }
 }
 

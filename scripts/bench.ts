@@ -11,7 +11,7 @@ import { vitestCli } from './vitest-cli.ts';
 import { startRemoteSandbox } from '../test/e2e/remote.ts';
 import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
-
+import { embeddedOnlyEnv } from '../harness/config.ts';
 
 function conformanceRun(env: NodeJS.ProcessEnv): Promise<{ seconds: number; code: number | null }> {
   const started = process.hrtime.bigint();
@@ -23,8 +23,8 @@ function conformanceRun(env: NodeJS.ProcessEnv): Promise<{ seconds: number; code
 
 const reportDir = process.env['REPORT_DIR'] ?? 'reports';
 const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
-const baseEnv: NodeJS.ProcessEnv = { ...process.env, REPORT_DIR: scratch };
-delete baseEnv['API_BASE_URL'];
+// The embedded sandbox, and below one started here: never a remote target that `.env` may name.
+const baseEnv: NodeJS.ProcessEnv = { ...embeddedOnlyEnv(process.env), REPORT_DIR: scratch };
 
 // 1. The whole suite against the embedded sandbox, as `npm run conformance` runs it.
 const embedded = await conformanceRun(baseEnv);

@@ -1,14 +1,20 @@
 /**
- * `npm run conformance [-- vitest args]`: checks the configuration first (one clear line on a mistake), then runs
- * the conformance project with the reporters, bounded by RUN_TIMEOUT_S. Exit 0 iff nothing failed.
+ * `npm run conformance [-- vitest args]`: checks the configuration first (one clear line on a mistake, exit 2),
+ * prints it (secrets as [set]), then runs the conformance project with the reporters, bounded by RUN_TIMEOUT_S.
+ * Exit 0 iff nothing failed.
  */
 import { spawn } from 'node:child_process';
 import { vitestCli } from './vitest-cli.ts';
-import { loadConfig, ConfigError } from '../harness/config.ts';
+import { loadConfig, ConfigError, redactedConfigSummary } from '../harness/config.ts';
+import { FAULTS } from '../sandbox/faults.ts';
 
 let config;
 try {
   config = loadConfig();
+  const fault = config.sandbox.fault;
+  if (fault !== undefined && !FAULTS.some((f) => f.id === fault)) {
+    throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}"); example: SANDBOX_FAULT=${FAULTS[0]?.id ?? ''}`, 'SANDBOX_FAULT');
+  }
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
@@ -16,6 +22,8 @@ try {
   }
   throw err;
 }
+
+console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  ')}\n`);
 
 const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', ...process.argv.slice(2)], { stdio: 'inherit' });
 

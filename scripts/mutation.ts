@@ -10,6 +10,7 @@ import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { vitestCli } from './vitest-cli.ts';
 import { FAULTS } from '../sandbox/faults.ts';
+import { embeddedOnlyEnv } from '../harness/config.ts';
 
 interface RunResult {
   fault: string;
@@ -38,8 +39,8 @@ function runSuite(fault: string | undefined): Promise<RunResult> {
   const reportDir = join(work, name);
   // Webhook waits are bounded by WEBHOOK_TIMEOUT_S; locally they arrive in milliseconds, so a short bound keeps
   // faults that suppress webhooks from costing 10 s per test.
-  const env: NodeJS.ProcessEnv = { ...process.env, REPORT_DIR: reportDir, SANDBOX_FAULT: fault ?? '', WEBHOOK_TIMEOUT_S: '2' };
-  delete env['API_BASE_URL'];
+  // Always the embedded sandbox: a remote target in `.env` must not be driven through every fault.
+  const env: NodeJS.ProcessEnv = { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: fault ?? '', WEBHOOK_TIMEOUT_S: '2' };
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance'], { env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -690,8 +690,8 @@ export interface components {
             formaPago?: 0 | 1 | 2 | 3 | 4;
             monto?: number;
             montoOriginal?: number | null;
-            /** @enum {integer|null} */
-            resultadoTransaccion?: 0 | 1 | 2 | null;
+            /** @description An int 0..2 per 2.2, or a string as the wallet response of 4.4 carries it; either is accepted. */
+            resultadoTransaccion?: string | number | null;
             /** Format: date-time */
             fechaTransaccion?: string;
             idExterno?: string | null;

@@ -5,9 +5,9 @@
 import type { T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
-import type { ReceivedWebhook } from '../harness/receiver.ts';
+import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
 import type { Credentials } from '../harness/target.ts';
-import { bodyOf, conformsToContract, echoed, fail, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import { bodyOf, conformsToContract, echoed, fail, holds, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
 import type {
@@ -155,6 +155,29 @@ export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[]
     return await receiver.waitForWebhook({ idTransaccion: String(idTransaccion), fieldCase }, timeoutS * 1000);
   } catch (err) {
     return fail('webhook-received', clauses, `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`, (err as Error).message);
+  }
+}
+
+/**
+ * Webhooks of a declined transaction. 6.1 says a webhook "is sent when a transaction succeeds", never that it is sent
+ * only then, and shows no delivery guarantee (nor order): so one that claims the decline approved fails, any other
+ * is observed. `approvedId`, a payment of the same setup, must be notified first — the receiver is then reachable —
+ * and the decline's webhooks are looked for a little later (at once in the outbox where the target shows one).
+ */
+export async function declineNotNotifiedAsSuccess(t: T, declinedId: string, approvedId: string): Promise<void> {
+  await webhookFor(t, approvedId, ['6.1-webhook-on-success']);
+  const outbox = t.run.target.capabilities.includes('outbox');
+  await new Promise((resolve) => setTimeout(resolve, outbox ? 200 : Math.min(t.run.config.webhook.timeoutS, 3) * 1000));
+  const { fieldCase } = t.run.config.webhook;
+  const sent = (await t.run.receiver()).webhooks().filter((w) => webhookField(w, 'idTransaccion', fieldCase) === declinedId).map((w) => webhookField(w, 'esAprobada', fieldCase));
+  const queued = outbox
+    ? (await t.run.control!.outbox()).webhooks.filter((w) => (w.body as { idTransaccion?: unknown }).idTransaccion === declinedId).map((w) => (w.body as { esAprobada?: unknown }).esAprobada)
+    : [];
+  const claimsApproved = [...sent, ...queued].filter((v) => v === true || String(v).trim().toLowerCase() === 'true').length;
+  holds(claimsApproved === 0, 'decline-not-notified-approved', ['6.1-webhook-transaction-data', '6.1-webhook-on-success'],
+    `no webhook for the declined transaction ${declinedId} says esAprobada true (it carries the transaction data)`, `${claimsApproved} webhook(s) say esAprobada true`);
+  if (sent.length + queued.length > 0) {
+    t.observe('6.1-webhook-on-success', `a webhook for the declined transaction ${declinedId} (esAprobada ${[...sent, ...queued].map((v) => JSON.stringify(v)).join(', ')}): ${sent.length} received, ${queued.length} in the outbox; 6.1 says webhooks are sent when a transaction succeeds`);
   }
 }
 

@@ -76,7 +76,7 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
       fieldEquals(tx['formaPago'], 4, 'formaPago (QuickPay=4)', '2.2-formapago-values', ex);
     });
 
-  clauseTest({ clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true }, 'an MPOS purchase', async (t) => {
+  clauseTest({ clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] }, 'an MPOS purchase', async (t) => {
     const { request, response } = await buyMpos(t);
     const { ex, tx } = await lookUp(t, response['idTransaccion']);
     sameTransaction(tx, {

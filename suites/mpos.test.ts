@@ -2,6 +2,7 @@
  * Spec 4.7 — stripe/chip POS purchase: needs "additional permissions" (what they are is not shown, 5.5), takes
  * idAplicativo from the business's credentials, answers tipoTransaccion 4 or 5 and esReal by the business's mode.
  * The validation rules of 4.7 (mesVencimiento, monto, idAplicativo for an account) are in validation.test.ts.
+ * The CLIENT_ID business's purchases need its permission (MPOS_PERMITTED=yes; need 'mposPermission').
  */
 import { describe } from 'vitest';
 import { clauseTest } from '../harness/conformance.ts';
@@ -12,29 +13,29 @@ import { buyMpos, datosAdicionales, lookUp } from './flows.ts';
 const ENDPOINT = 'POST /TransaccionCompra/Mpos/Banda';
 
 describe('4.7 MPOS purchase by a business with the permission', () => {
-  clauseTest({ clauses: ['4.7-endpoint', '4.7-permission-required', '7-dev-authorizes'], endpoint: ENDPOINT, purchase: true },
+  clauseTest({ clauses: ['4.7-endpoint', '4.7-permission-required', '7-dev-authorizes'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
     'the purchase is approved in development', async (t) => {
       const { ex, response } = await buyMpos(t);
       fieldEquals(response['esAprobada'], true, 'esAprobada', '7-dev-authorizes', ex);
     });
 
-  clauseTest({ clauses: '4.7-tipo-transaccion', endpoint: ENDPOINT, purchase: true }, 'tipoTransaccion is MPosChip (4) or MPosContactless (5)', async (t) => {
+  clauseTest({ clauses: '4.7-tipo-transaccion', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] }, 'tipoTransaccion is MPosChip (4) or MPosContactless (5)', async (t) => {
     const { ex, response } = await buyMpos(t);
     fieldIn(response['tipoTransaccion'], [4, 5], 'tipoTransaccion', '4.7-tipo-transaccion', ex);
   });
 
-  clauseTest({ clauses: ['4.7-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
+  clauseTest({ clauses: ['4.7-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
     'esReal is false for a development business', async (t) => {
       const { ex, response } = await buyMpos(t);
       fieldEquals(response['esReal'], false, 'esReal', ['4.7-response-fields', '2.2-esreal-test-not-charged'], ex);
     });
 
-  clauseTest({ clauses: ['4.7-response-fields'], endpoint: ENDPOINT, purchase: true }, 'monto is the amount sent', async (t) => {
+  clauseTest({ clauses: ['4.7-response-fields'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] }, 'monto is the amount sent', async (t) => {
     const { ex, request, response } = await buyMpos(t, { monto: 31.5 });
     fieldEquals(response['monto'], request.monto, 'monto', '4.7-response-fields', ex);
   });
 
-  clauseTest({ clauses: ['4.7-idaplicativo-conditional', '4.7-endpoint', '2.2-datos-adicionales-echo'], endpoint: 'flow', purchase: true },
+  clauseTest({ clauses: ['4.7-idaplicativo-conditional', '4.7-endpoint', '2.2-datos-adicionales-echo'], endpoint: 'flow', purchase: true, needs: ['mposPermission'] },
     'without idAplicativo the business\'s own is taken: the business finds the transaction with its data', async (t) => {
       const sent = datosAdicionales('mpos');
       const { request, response } = await buyMpos(t, { datosAdicionales: sent });

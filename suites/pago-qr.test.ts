@@ -2,6 +2,8 @@
  * Spec 4.5 — POST /TransaccionCompra/PagoQr: an account pays a payment link from its short URL (the URL its QR
  * holds). The payment shows in the link's record (2.1) like a screen payment, and the link's state (3) bounds it:
  * an unknown or unusable link is not paid. The spec shows no status for a refusal: "refused" is "not 2xx".
+ * Whether PagoQr completes the payment at once is not shown (it may wait for the payer's bank): what depends on an
+ * approved payment is checked only once GET /TransaccionCompra/{id} says it was approved, and observed otherwise.
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
@@ -15,6 +17,16 @@ const spec = (clauses: string | string[]) => ({ clauses, endpoint: 'POST /Transa
 
 async function payQr(t: T, urlEnlacePago: string, label?: string): Promise<Exchange> {
   return t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlacePago), ...(label ? { label } : {}) });
+}
+
+/** Whether the PagoQr transaction is approved, looked up as the account that made it (4.8); observed when not. */
+async function approvedNow(t: T, paid: Exchange, what: string): Promise<boolean> {
+  const id = String(bodyOf(paid, '4.5-response-fields')['idTransaccion']);
+  const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
+  succeeded(ex, '4.8-endpoint', 'looking the PagoQr transaction up');
+  const esAprobada = bodyOf(ex, '4.8-response-fields')['esAprobada'];
+  if (esAprobada !== true) t.observe('4.5-pays-the-link', `the PagoQr transaction ${id} is not approved right after the request (esAprobada ${JSON.stringify(esAprobada)}): ${what} not checked`);
+  return esAprobada === true;
 }
 
 /** A refusal with its status observed: the spec shows no error status (7). */
@@ -39,15 +51,16 @@ describe('4.5 paying a link from its QR', () => {
 
   clauseTest(
     spec(['4.5-pays-the-link', '2.1-successful-payments-counted', '2.1-transacciones-all', '2.1-transaccion-compra-last-success']),
-    'the PagoQr payment shows in the link record: counted, listed, and its last successful transaction',
+    'an approved PagoQr payment shows in the link record: counted, listed, and its last successful transaction',
     async (t) => {
       const { link } = await createLink(t);
       const paid = await payQr(t, link.urlEnlace);
-      succeeded(paid, '4.5-pays-the-link', 'paying the link from its short URL');
+      succeeded(paid, '4.5-endpoint', 'paying the link from its short URL');
+      if (!(await approvedNow(t, paid, 'the link record'))) return;
       const id = bodyOf(paid, '4.5-response-fields')['idTransaccion'];
       const { ex, record } = await activate(t, link.idEnlace);
-      fieldEquals(record.cantidadPagosExitosos, 1, 'cantidadPagosExitosos', ['4.5-pays-the-link', '2.1-successful-payments-counted'], ex);
-      holds(record.transacciones.some((tx) => tx.idTransaccion === id), 'transaction-listed', ['4.5-pays-the-link', '2.1-transacciones-all'], `transacciones lists ${String(id)}`, `ids listed: ${record.transacciones.map((tx) => tx.idTransaccion).join(', ') || '(none)'}`, ex);
+      fieldEquals(record.cantidadPagosExitosos, 1, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
+      holds(record.transacciones.some((tx) => tx.idTransaccion === id), 'transaction-listed', '2.1-transacciones-all', `transacciones lists ${String(id)}`, `ids listed: ${record.transacciones.map((tx) => tx.idTransaccion).join(', ') || '(none)'}`, ex);
       fieldEquals(record.transaccionCompra?.idTransaccion, id, 'transaccionCompra.idTransaccion', '2.1-transaccion-compra-last-success', ex);
       // The nombreAplicativo of the purchase and of the link record name the same owning business.
       fieldEquals(bodyOf(paid, '4.5-response-fields')['nombreAplicativo'], record.nombreAplicativo, 'nombreAplicativo', '4.5-response-fields', paid);
@@ -69,7 +82,9 @@ describe('4.5 paying a link from its QR', () => {
 
   clauseTest(spec(['4.5-pays-the-link', '3-success-limit-bounds-use']), 'PagoQr of a link past its success limit is refused', async (t) => {
     const { link } = await createLink(t, paymentLinkMinimal({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
-    succeeded(await payQr(t, link.urlEnlace, 'PagoQr 1 of 1'), '4.5-pays-the-link', 'the one payment the link allows');
+    const first = await payQr(t, link.urlEnlace, 'PagoQr 1 of 1');
+    succeeded(first, '4.5-endpoint', 'the one payment the link allows');
+    if (!(await approvedNow(t, first, 'the success limit'))) return;
     refused(t, await payQr(t, link.urlEnlace, 'PagoQr 2 of 1'), ['4.5-pays-the-link', '3-success-limit-bounds-use'], 'PagoQr past cantidadMaximaPagosExitosos');
   });
 });

@@ -100,6 +100,8 @@ const PURCHASES = new Set(['purchase3ds', 'purchaseQuickPay', 'purchaseMposBanda
 
 function spec(entry: RuleEntry, clauses: string[], needs: Need[]) {
   const all: Need[] = [...(entry.auth === 'account' ? (['account'] as const) : []), ...needs];
+  // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
+  if (entry.operationId === 'purchaseMposBanda') all.push('mposPermission');
   return { clauses, endpoint: BODY_ENDPOINTS[entry.operationId]!, purchase: PURCHASES.has(entry.operationId), ...(all.length > 0 ? { needs: all } : {}) };
 }
 

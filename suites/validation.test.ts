@@ -19,6 +19,8 @@ const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'p
 
 function spec(on: { operationId: string; auth?: 'account' }, clauses: string[], needs: Need[] = []) {
   const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
+  // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
+  if (on.operationId === 'purchaseMposBanda') all.push('mposPermission');
   return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, purchase: PURCHASES.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
 }
 

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfigSummary } from '../../harness/config.ts';
+import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/config.ts';
+import { secrets } from '../../harness/evidence.ts';
 
 const remote = {
   API_BASE_URL: 'https://api.example.test/api/',
@@ -141,6 +142,34 @@ describe('loadConfig', () => {
     expect(c.fastCheck.seed).toBe(-7);
     expect(c.receiver.publicUrl).toBe('https://tunnel.example.test');
     expect(c.expectedFailuresFile).toBe(xfail);
+  });
+});
+
+describe('loadConfig: embedded-only runs, test card data', () => {
+  it('refuses ACCOUNT_AUTH=password-grant with the embedded sandbox, naming the variable', () => {
+    const err = errorOf({ ACCOUNT_AUTH: 'password-grant' });
+    expect(err.variable).toBe('ACCOUNT_AUTH');
+    expect(err.message).toMatch(/^ACCOUNT_AUTH=password-grant only applies to a remote target/);
+    expect(load({ ...remote, ACCOUNT_AUTH: 'password-grant' }).accountAuth).toBe('password-grant');
+  });
+
+  it('embeddedOnlyEnv beats a remote target named in .env (npm run mutation / bench)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    const dotenv = join(dir, '.env');
+    writeFileSync(dotenv, [...Object.entries(remote), ['ACCOUNT_USER', 'u@x.test'], ['ACCOUNT_PASSWORD', 'pw'], ['ACCOUNT_AUTH', 'password-grant']].map(([k, v]) => `${k}=${v}`).join('\n'));
+    expect(loadConfig({}, { dotenvPath: dotenv }).target.kind).toBe('remote');
+    const c = loadConfig(embeddedOnlyEnv({ PATH: '/bin', REPORT_DIR: 'r' }), { dotenvPath: dotenv });
+    expect(c.target).toEqual({ kind: 'embedded' });
+    expect(c.reportDir).toBe('r');
+  });
+
+  it('registers the test card number (masked even when not Luhn-valid) and the cvv, also under the screen\'s field names', () => {
+    load({ TEST_CARD_NUMBER: '5000111122223333', TEST_CARD_CVV: '4821', SCREEN_FIELD_NAMES: '{"numeroTarjeta":"pan","cvv":"cvc"}' });
+    expect(secrets.kindOf('5000111122223333')).toBe('card-number');
+    expect(secrets.redactText('card 5000111122223333')).toBe('card 500011******3333');
+    expect(secrets.kindOf('4821')).toBe('cvv');
+    expect(secrets.fieldKind('PAN')).toBe('card-number');
+    expect(secrets.fieldKind('cvc')).toBe('cvv');
   });
 });
 

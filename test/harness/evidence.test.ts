@@ -6,10 +6,13 @@ import {
   curlPreamble,
   maskCardRuns,
   redactExchange,
+  redactUrlsIn,
+  secrets,
   toCurl,
   withScope,
 } from '../../harness/evidence.ts';
 import type { Exchange } from '../../harness/http.ts';
+import { PayerError } from '../../harness/errors.ts';
 
 const CLIENT_SECRET = 'cl13nt-S3cret/with+chars';
 const TOKEN = 'eyJhbGciOi.token-value-9f8e7d';
@@ -183,6 +186,80 @@ describe('toCurl', () => {
   it('quotes single quotes for the shell', () => {
     const ex = exchange({ headers: { 'content-type': 'application/json' }, bodyText: `{"nombre":"O'Brien"}` });
     expect(toCurl(ex, new SecretRegistry())).toContain(`--data-raw '{"nombre":"O'\\''Brien"}'`);
+  });
+});
+
+describe('card data in URLs, HTML and messages', () => {
+  const NON_LUHN = '4000123412341234';
+  const screenUrl = (card: string) => `http://127.0.0.1:4010/pagar/AbC?monto=5&numeroTarjeta=${card}&cvv=${CVV}&cuotas=1`;
+
+  function cardRegistry(): SecretRegistry {
+    const r = registry();
+    r.add(NON_LUHN, 'card-number');
+    r.add(CVV, 'cvv');
+    return r;
+  }
+
+  it('toCurl names card number and cvv query parameters as $CARD_NUMBER / $CVV', () => {
+    for (const card of [CARD, NON_LUHN]) {
+      const curl = toCurl(exchange({ method: 'GET', url: screenUrl(card) }), cardRegistry());
+      expect(curl).toContain(`numeroTarjeta='"$CARD_NUMBER"'&cvv='"$CVV"'&cuotas=1`);
+      expect(curl).not.toContain(card);
+      expect(curl).not.toContain(`cvv=${CVV}`);
+    }
+  });
+
+  it('a registered card number is masked even when it fails Luhn; a registered cvv only where it stands alone', () => {
+    const r = cardRegistry();
+    expect(r.redactText(`echo ${NON_LUHN}.`)).toBe('echo 400012******1234.');
+    // A 3-digit cvv inside other text is left alone (it would blank every such number of every report) ...
+    expect(r.redactText(`monto ${CVV}5`)).toBe(`monto ${CVV}5`);
+    // ... but is removed where it is a whole value, under any name.
+    const red = redactExchange(exchange({ url: `http://h/x?cvc=${CVV}`, headers: { 'content-type': 'application/json' }, bodyText: JSON.stringify({ codigo: CVV, monto: 9875 }) }), r);
+    expect(red.request.url).toBe('http://h/x?cvc=[REDACTED:cvv]');
+    expect(JSON.parse(red.request.bodyText)).toEqual({ codigo: '[REDACTED:cvv]', monto: 9875 });
+  });
+
+  it('blanks the value of card inputs of an HTML page, also under a screen\'s own field names', () => {
+    const r = cardRegistry();
+    r.addField('card_number', 'card-number');
+    r.addField('cvc', 'cvv');
+    const html = [
+      `<input type="text" name="numeroTarjeta" value="${NON_LUHN}">`,
+      `<input value='${CVV}' name='cvv'>`,
+      `<input name=card_number value=${NON_LUHN}>`,
+      `<input name="cvc" value="${CVV}" />`,
+      '<input name="monto" value="10.50">',
+    ].join('\n');
+    const red = redactExchange(exchange({ method: 'GET', url: 'http://h/pagar' }, { bodyText: html, contentType: 'text/html; charset=utf-8' }), r);
+    const body = red.response?.bodyText ?? '';
+    expect(body).not.toContain(NON_LUHN);
+    expect(body).not.toContain(CVV);
+    expect(body.match(/value=""/g)).toHaveLength(4);
+    expect(body).toContain('<input name="monto" value="10.50">');
+    const curl = toCurl(exchange({ url: 'http://h/pagar', headers: { 'content-type': 'application/x-www-form-urlencoded' }, bodyText: `card_number=${NON_LUHN}&cvc=${CVV}` }), r);
+    expect(curl).toBe(`curl -sS -X POST 'http://h/pagar' -H 'content-type: application/x-www-form-urlencoded' --data-urlencode "card_number=$CARD_NUMBER" --data-urlencode "cvc=$CVV"`);
+  });
+
+  it('redacts URLs inside messages, and PayerError does so itself', () => {
+    const message = `the payment screen at ${screenUrl(CARD)} has no field "email"`;
+    const shown = redactUrlsIn(message, cardRegistry());
+    expect(shown).toBe('the payment screen at http://127.0.0.1:4010/pagar/AbC?monto=5&numeroTarjeta=411111******1111&cuotas=1 has no field "email"');
+    expect(new PayerError(message).message).toBe(redactUrlsIn(message, secrets));
+    expect(new PayerError(message).message).not.toContain(CARD);
+    expect(new PayerError(message).message).not.toContain(`cvv=${CVV}`);
+  });
+
+  it('a token registered as a generic access token takes the specific kind registered later, never the reverse', () => {
+    const r = new SecretRegistry();
+    r.add('account-tok-1', 'access-token');
+    r.add('account-tok-1', 'account-token');
+    r.add('account-tok-1', 'access-token');
+    expect(r.kindOf('account-tok-1')).toBe('account-token');
+    expect(toCurl(exchange({ method: 'GET', headers: { authorization: 'Bearer account-tok-1' } }), r)).toContain('"authorization: Bearer $ACCOUNT_TOKEN"');
+    r.add(CLIENT_SECRET, 'client-secret');
+    r.add(CLIENT_SECRET, 'account-token');
+    expect(r.kindOf(CLIENT_SECRET)).toBe('client-secret');
   });
 });
 

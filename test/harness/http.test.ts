@@ -128,6 +128,12 @@ describe('transport failures', () => {
     expect(get.exchange.attempts).toBe(3);
   });
 
+  it('names the request without the card data of its query', async () => {
+    const { http } = client({ deadline: Date.now() - 1, runTimeoutS: 900 });
+    const err = await thrown(http.request({ method: 'GET', url: 'http://127.0.0.1:9/pagar/x?numeroTarjeta=4111111111111111&cvv=987&cuotas=1' }));
+    expect(err.message).toBe('the whole-run bound of 900 s was reached before GET /pagar/x?numeroTarjeta=411111******1111&cuotas=1');
+  });
+
   it('stops at the whole-run bound', async () => {
     const { http } = client({ deadline: Date.now() - 1, runTimeoutS: 900 });
     const err = await thrown(http.request({ method: 'GET', url: 'http://127.0.0.1:9/TransaccionCompra/x' }));

@@ -1,3 +1,4 @@
+import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayerError } from '../../harness/errors.ts';
@@ -70,7 +71,21 @@ beforeAll(async () => {
         return html(200, '<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /307':
         return redirect(307, '/307-again');
+      case 'GET /get-form':
+        return html(200, '<form method="get" action="/get-pay"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
+      case 'GET /vendor':
+        // A search form first; the payment form is the one holding the (vendor-named) card field.
+        return html(200, `<form action="/buscar"><input name="q"></form>
+<form method="post" action="/vendor"><input type="hidden" name="token" value="v1"><input name="card_number"><input name="cvc">
+<input name="exp_month"><input name="exp_year"></form>`);
+      case 'POST /vendor':
+        posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
+        return redirect(303, `${prefix}?idTransaccion=t-v&esAprobada=true`);
+      case 'GET /sin-form':
+        return html(200, '<p id="estado">pague con la app</p>');
       default:
+        // A GET form's payment: answered 503, which http would retry were the submission marked idempotent.
+        if (req.method === 'GET' && req.url?.startsWith('/get-pay?')) return html(503, '<p id="estado">ocupado</p>', { 'retry-after': '0' });
         return html(404, 'no');
     }
   });
@@ -156,6 +171,39 @@ describe('payer', () => {
     expect(posted[0]?.['nombreTitular']).toBe('mapped@b.test');
   });
 
+  it('finds the payment form by its vendor-named card field and submits a screen opened earlier, forged fields by name', async () => {
+    const fieldNames = { numeroTarjeta: 'card_number', cvv: 'cvc', mesVencimiento: 'exp_month', anioVencimiento: 'exp_year', monto: 'amount' };
+    const payer = createPayer({ http, fieldNames });
+    const screen = await payer.openScreen(`${fixture.url}/vendor`);
+    expect(screen.form?.action).toBe(`${fixture.url}/vendor`);
+    posted.length = 0;
+    const outcome = await payer.submitScreen(screen, card, { monto: '1.00' });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-v' } });
+    expect(posted).toEqual([{ token: 'v1', card_number: '4111111111111111', cvc: '987', exp_month: '12', exp_year: '2030', amount: '1.00' }]);
+  });
+
+  it('refuses to submit a screen that shows no form', async () => {
+    const payer = createPayer({ http });
+    const screen = await payer.openScreen(`${fixture.url}/sin-form`);
+    await expect(payer.submitScreen(screen, card)).rejects.toThrow(`the screen at ${fixture.url}/sin-form (status 200, "pague con la app") shows no form the suite can fill`);
+    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(PayerError);
+  });
+
+  it('never retries a payment sent by a GET form', async () => {
+    const before = fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length;
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/get-form`, card);
+    expect(outcome).toMatchObject({ kind: 'page', status: 503, estado: 'ocupado' });
+    expect(fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length - before).toBe(1);
+  });
+
+  it('stops at the first redirect stopWhen accepts, following the others', async () => {
+    const origin = new URL(fixture.url).origin;
+    const before = fixture.seen.length;
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, redirectPrefix: 'http://never.test/', stopWhen: (u) => new URL(u).origin !== origin });
+    expect(outcome).toMatchObject({ kind: 'redirect', location: `${prefix}?idTransaccion=t-9&monto=10.00&esAprobada=true&hash=ab12` });
+    expect(fixture.seen.slice(before)).toEqual(['GET /l/abc', 'GET /pagar/1', 'POST /pagar/1', 'GET /pagar/1/fin']);
+  });
+
   it('gives a clear error on a redirect loop', async () => {
     await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(PayerError);
     await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(/^a redirect loop \(.*\/loop\/(a|b) repeats\) starting at/);
@@ -187,12 +235,25 @@ describe('payer', () => {
 describe('decodeQrPng', () => {
   it('round-trips a URL through a PNG', async () => {
     const url = 'http://127.0.0.1:4010/l/AbC123?x=1';
-    expect(decodeQrPng(await QRCode.toBuffer(url, { type: 'png' }))).toBe(url);
+    expect(decodeQrPng(await QRCode.toBuffer(url, { type: 'png' }))).toEqual({ text: url });
   });
 
-  it('gives undefined for bytes that are not a QR PNG', async () => {
-    expect(decodeQrPng(Buffer.from('not a png'))).toBeUndefined();
+  it('gives a reason for bytes that are not a QR PNG', async () => {
+    expect(decodeQrPng(Buffer.from('not a png'))).toEqual({ reason: 'the bytes are not a PNG image' });
     const blank = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
-    expect(decodeQrPng(blank)).toBeUndefined();
+    expect(decodeQrPng(blank).text).toBeUndefined();
+    const noCode = new PNG({ width: 40, height: 40 });
+    noCode.data.fill(255);
+    expect(decodeQrPng(PNG.sync.write(noCode))).toEqual({ reason: 'no QR code found in the 40×40 PNG' });
+  });
+
+  it('refuses a PNG whose header declares more than 4096×4096 pixels, before decoding it', () => {
+    // A real 1×1 PNG with its IHDR width and height rewritten to 8000×8000: decoding would allocate 256 MB.
+    const bomb = PNG.sync.write(new PNG({ width: 1, height: 1 }));
+    bomb.writeUInt32BE(8000, 16);
+    bomb.writeUInt32BE(8000, 20);
+    const started = Date.now();
+    expect(decodeQrPng(bomb)).toEqual({ reason: 'the PNG declares 8000×8000 pixels, more than the 4096×4096 the suite decodes', tooLarge: true });
+    expect(Date.now() - started).toBeLessThan(100);
   });
 });

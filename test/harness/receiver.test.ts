@@ -135,4 +135,12 @@ describe('receiver', () => {
     for (let i = 0; i < 5; i++) await post(r.webhookUrl(), JSON.stringify({ i }));
     expect(r.webhooks().map((w) => (w.json as { i: number }).i)).toEqual([2, 3, 4]);
   });
+  it('hands every webhook to onWebhook, and survives a throwing hook', async () => {
+    const seen: unknown[] = [];
+    const r = await start({ onWebhook: (w) => (seen.push(w.json), (() => { throw new Error('hook bug'); })()) });
+    expect((await post(r.webhookUrl('a'), '{"esProductiva":true}')).status).toBe(200);
+    expect((await post(r.webhookUrl('b'), 'not json')).status).toBe(200);
+    expect(seen).toEqual([{ esProductiva: true }, undefined]);
+    expect(r.webhooks()).toHaveLength(2);
+  });
 });

@@ -17,9 +17,9 @@ afterEach(async () => {
 });
 
 const operations: Record<string, Operation> = {
-  createPaymentLink: { method: 'post', path: '/EnlacePago', server: 'base', security: [['bearer']] },
-  activatePaymentLink: { method: 'put', path: '/EnlacePago/{id}/activar', server: 'base', security: [['account']] },
-  getTransaction: { method: 'get', path: '/TransaccionCompra/{id}', server: 'base', security: [['account'], ['bearer']] },
+  createPaymentLink: { method: 'POST', path: '/EnlacePago', server: 'base', security: [['bearer']] },
+  activatePaymentLink: { method: 'PUT', path: '/EnlacePago/{id}/activar', server: 'base', security: [['account']] },
+  getTransaction: { method: 'GET', path: '/TransaccionCompra/{id}', server: 'base', security: [['account'], ['bearer']] },
 };
 
 /**

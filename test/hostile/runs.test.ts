@@ -25,7 +25,7 @@ const CARD = { number: '4000000000000002', cvv: '947' };
 const CASES = {
   'silent API, met by the probe': { behaviour: 'silent', healthy: 0, timeoutMs: 500, runTimeoutS: 10 },
   'silent API after the probe, past the run bound': { behaviour: 'silent', healthy: 1, timeoutMs: 500, runTimeoutS: 8 },
-  'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 10 },
+  'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 30 },
   'connection resets': { behaviour: 'reset', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
   '5xx with HTML': { behaviour: 'html-5xx', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
   '429 on the API': { behaviour: 'rate-limit', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
