@@ -120,7 +120,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     const run = await getRun();
     if (run.target.unreachable) throw new Error(`target unusable: ${run.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(run, need)) ctx.skip(NEED_REASONS[need]);
-    if (spec.purchase) run.interlock.assertMayPay(run.target);
+    if (spec.purchase) run.interlock.assertMayPay();
 
     const observations: Observation[] = [];
     const t: T = {

@@ -39,7 +39,7 @@ export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set([
 /** Who a purchase acts as: a business by client id, an account by user, or nobody known (no or made-up credentials). */
 export type PayingAs = { business: string } | { account: string } | 'anyone';
 
-/** The shape of the target the interlock needs (TargetInfo; older callers pass it to mean the primary business). */
+/** The shape of the target the interlock needs. */
 type Target = Pick<TargetInfo, 'kind' | 'business' | 'mode' | 'modes'> & Partial<Pick<TargetInfo, 'modeUnknownBecause' | 'account' | 'accountConfirmed'>>;
 
 export class InterlockError extends Error {
@@ -58,12 +58,11 @@ export class Interlock {
   }
 
   /**
-   * Throws before a purchase or payment unless `as` is known to act as a development business. Without `as` (or
-   * given the target, as older callers do): the primary business, which created the links and purchases paid.
+   * Throws before a purchase or payment unless `who` is known to act as a development business. Without `who`: the
+   * primary business, which created the links and purchases paid.
    */
-  assertMayPay(as: PayingAs | Target = { business: this.target.business.clientId }): void {
+  assertMayPay(who: PayingAs = { business: this.target.business.clientId }): void {
     if (this.stopped) throw new InterlockError(this.stopped);
-    const who: PayingAs = typeof as === 'object' && 'kind' in as ? { business: as.business.clientId } : as;
     if (typeof who === 'object' && 'business' in who) return this.#assertDevelopment(this.#probeOf(who.business));
     for (const probe of this.#probes()) this.#assertDevelopment(probe);
     if (who === 'anyone' || this.target.kind === 'embedded') return;

@@ -167,7 +167,7 @@ describe('5.5 "account or business" endpoints accept both and refuse neither', (
 
 /** A lookup of a transaction that exists (a wallet purchase), so that only the credentials decide the answer. */
 async function existingTransactionLookup(t: T, auth: 'bearer' | 'account' | 'none'): Promise<Exchange> {
-  t.run.interlock.assertMayPay(t.run.target);
+  t.run.interlock.assertMayPay();
   const purchase = await t.call('purchaseWallet', { json: purchaseWallet(t.run.config.testData) });
   succeeded(purchase, '4.4-endpoint', 'the wallet purchase used for the lookup');
   const id = String(bodyOf(purchase, '4.4-response-fields')['idTransaccion']);
