@@ -6,8 +6,8 @@
 import { inject } from 'vitest';
 import { loadConfig, type Config } from './config.ts';
 import { loadContract, type Contract } from './contract.ts';
-import { createHttp, type Exchange, type Http } from './http.ts';
-import { Recorder, secrets } from './evidence.ts';
+import type { Exchange, Http } from './http.ts';
+import { secrets } from './evidence.ts';
 import { createTokenCache, type TokenCache } from './tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from './client.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
@@ -15,7 +15,7 @@ import { createPayer, type Payer } from './payer.ts';
 import { createControl, type Control } from './control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
 import { conformsToContract, type HashSettings } from './checks.ts';
-import type { Credentials, TargetInfo } from './target.ts';
+import { createRunHttp, type Credentials, type TargetInfo } from './target.ts';
 
 export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
 
@@ -48,15 +48,7 @@ async function createRun(): Promise<Run> {
   const config = loadConfig();
   const target = inject('target');
   const contract = await loadContract();
-  const http = createHttp({
-    timeoutMs: config.http.timeoutMs,
-    retries: config.http.retries,
-    maxResponseBytes: config.http.maxResponseBytes,
-    deadline: target.deadline,
-    runTimeoutS: config.http.runTimeoutS,
-    // Only each test's scope keeps what it made (its evidence); nothing is kept run-wide.
-    recorder: new Recorder({ limit: 0 }),
-  });
+  const http = createRunHttp(config, target.deadline);
   secrets.add(target.business.clientSecret, 'client-secret');
   if (target.account) secrets.add(target.account.password, 'account-password');
   if (target.deletion) secrets.add(target.deletion.password, 'deletion-password');

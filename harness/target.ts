@@ -118,6 +118,18 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
 
 const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', 'reset'];
 
+/** The run's HTTP client as configured, bounded by the run's deadline; each test's scope keeps its own evidence. */
+export function createRunHttp(config: Config, deadline: number): Http {
+  return createHttp({
+    timeoutMs: config.http.timeoutMs,
+    retries: config.http.retries,
+    maxResponseBytes: config.http.maxResponseBytes,
+    deadline,
+    runTimeoutS: config.http.runTimeoutS,
+    recorder: new Recorder({ limit: 0 }),
+  });
+}
+
 /**
  * Learns what the target is: whether a token can be had, whether it has a test-control API, and the mode of every
  * business the run purchases as (estaProductivo of a link each creates — spec 4.1; a link is no purchase, so this is
@@ -126,14 +138,7 @@ const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', '
  */
 export async function probeTarget(info: TargetInfo, config: Config): Promise<TargetInfo> {
   // The probe is part of the run: RUN_TIMEOUT_S bounds it too (a rate limiter's Retry-After must not stall setup).
-  const http = createHttp({
-    timeoutMs: config.http.timeoutMs,
-    retries: config.http.retries,
-    maxResponseBytes: config.http.maxResponseBytes,
-    deadline: info.deadline,
-    runTimeoutS: config.http.runTimeoutS,
-    recorder: new Recorder({ limit: 0 }),
-  });
+  const http = createRunHttp(config, info.deadline);
   secrets.add(info.business.clientSecret, 'client-secret');
   try {
     const capabilities = await probeControl(http, info.controlUrl);
