@@ -1,0 +1,139 @@
+/**
+ * Tolerant reading (one fault, one finding): what a behaviour test needs from a response, a webhook or a redirect,
+ * read in any encoding a real service is known to use (an enum as 0 or "PagoNormal", an int as 1 or "1", a bool as
+ * true or "True", a field as monto or Monto). The encoding itself is judged once, by the contract testcases of its
+ * type clause; a behaviour test fails here only when the value is unusable, and its message points at that
+ * finding instead of repeating it.
+ *
+ *   const idEnlace = readInt(body, 'idEnlace', '4.1-response-fields', ex);     // 7 or "7" → 7; missing → fails
+ *   asEnum(tx.formaPago, 'formaPago') === FORMA_PAGO.PagoNormal                // 0, "0", "PagoNormal" → 0
+ *   asBool(record.usable)                                                      // true, "True", 1 → true
+ */
+import { fail } from './checks.ts';
+import type { Exchange } from './http.ts';
+
+type Clauses = string | string[];
+
+/** Spec 2.2 and 4.7: the enum names of the integers the spec fixes. */
+export const ENUMS = {
+  formaPago: { PagoNormal: 0, Puntos: 1, Cuotas: 2, Bitcoin: 3, QuickPay: 4 },
+  resultadoTransaccion: { ExitosaAprobada: 0, ExitosaDeclinada: 1, Fallida: 2 },
+  tipoTransaccion: { MPosChip: 4, MPosContactless: 5 },
+} as const satisfies Record<string, Record<string, number>>;
+export type EnumName = keyof typeof ENUMS;
+
+export const FORMA_PAGO = ENUMS.formaPago;
+export const RESULTADO = ENUMS.resultadoTransaccion;
+
+const squash = (s: string): string => s.replace(/[\s_-]/g, '').toLowerCase();
+
+/** An int sent as a number or a numeric string; undefined when it is neither. */
+export function asInt(value: unknown): number | undefined {
+  const n = asNumber(value);
+  return n !== undefined && Number.isInteger(n) ? n : undefined;
+}
+
+/** A number sent as a number or a numeric string ("10.00"); undefined when it is neither. */
+export function asNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** A bool sent as true/false, "true"/"True"/"FALSE", or 1/0; undefined when it is none of them. */
+export function asBool(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 1 || value === 0) return value === 1;
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (text === 'true' || text === '1') return true;
+    if (text === 'false' || text === '0') return false;
+  }
+  return undefined;
+}
+
+/** An enum of the spec as its integer, sent as the integer, a numeric string or its name (any case). */
+export function asEnum(value: unknown, name: EnumName): number | undefined {
+  const n = asInt(value);
+  if (n !== undefined) return n;
+  if (typeof value !== 'string') return undefined;
+  const entry = Object.entries(ENUMS[name]).find(([label]) => squash(label) === squash(value));
+  return entry?.[1];
+}
+
+/** A string, or a number written as one (an id sent as 7 where "7" was due); undefined otherwise. */
+export function asString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** A date-time a Date can parse (with or without an offset); undefined otherwise. */
+export function asDate(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+/** A field of an object by its spec name, or by the same name in another case (PascalCase payloads). */
+export function field(body: unknown, name: string): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  if (name in record) return record[name];
+  const lower = name.toLowerCase();
+  const key = Object.keys(record).find((k) => k.toLowerCase() === lower);
+  return key === undefined ? undefined : record[key];
+}
+
+/** Describes a value without quoting strings (a response may carry a secret where a number was due). */
+function shown(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (typeof value === 'string') return `a string of ${[...value].length} characters`;
+  if (Array.isArray(value)) return `an array of ${value.length} items`;
+  return value !== null && typeof value === 'object' ? 'an object' : JSON.stringify(value);
+}
+
+/** Where the encoding of an unusable value is reported: the contract testcase of the operation that sent it. */
+export function contractFindingOf(ex?: Exchange): string {
+  const label = ex?.label;
+  return label ? `the contract testcase of ${label} responses reports its type` : 'the contract testcases report its type';
+}
+
+function need<V>(value: V | undefined, raw: unknown, name: string, as: string, clauses: Clauses, ex?: Exchange): V {
+  if (value === undefined) {
+    fail('usable-field', clauses, `${name} readable as ${as} (in any common encoding) to judge this behaviour`,
+      `${name} is ${shown(raw)}: unusable; ${contractFindingOf(ex)}`, ex);
+  }
+  return value;
+}
+
+/** The field as an int, or the test fails naming the contract finding (not a second copy of it). */
+export function readInt(body: unknown, name: string, clauses: Clauses, ex?: Exchange): number {
+  const raw = field(body, name);
+  return need(asInt(raw), raw, name, 'an int', clauses, ex);
+}
+
+export function readNumber(body: unknown, name: string, clauses: Clauses, ex?: Exchange): number {
+  const raw = field(body, name);
+  return need(asNumber(raw), raw, name, 'a number', clauses, ex);
+}
+
+export function readBool(body: unknown, name: string, clauses: Clauses, ex?: Exchange): boolean {
+  const raw = field(body, name);
+  return need(asBool(raw), raw, name, 'a bool', clauses, ex);
+}
+
+export function readEnum(body: unknown, name: string, enumName: EnumName, clauses: Clauses, ex?: Exchange): number {
+  const raw = field(body, name);
+  return need(asEnum(raw, enumName), raw, name, `one of ${enumName} (integer or name)`, clauses, ex);
+}
+
+export function readString(body: unknown, name: string, clauses: Clauses, ex?: Exchange): string {
+  const raw = field(body, name);
+  return need(asString(raw), raw, name, 'a string', clauses, ex);
+}
+
+export function readDate(body: unknown, name: string, clauses: Clauses, ex?: Exchange): Date {
+  const raw = field(body, name);
+  return need(asDate(raw), raw, name, 'a date-time', clauses, ex);
+}
