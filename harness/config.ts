@@ -14,6 +14,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
 import { secrets } from './evidence.ts';
+import { BASELINE_EXAMPLE, BASELINE_WHAT, readBaseline } from '../reporters/compare.ts';
 
 export { ConfigError } from './errors.ts';
 
@@ -75,6 +76,13 @@ export interface Config {
   mposPermitted: boolean;
   /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
   sandbox: { mode: 'development' | 'production'; fault?: string };
+  /** The earlier run this one is compared with (BASELINE), and what fails the run (FAIL_ON). */
+  reports: ReportSettings;
+}
+
+export interface ReportSettings {
+  baseline?: string;
+  failOn: 'any' | 'new';
 }
 
 type Env = Record<string, string | undefined>;
@@ -292,7 +300,22 @@ function parseConfig(env: Env): Config {
     screenFieldNames,
     mposPermitted,
     sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }) },
+    reports: parseReportSettings(r),
   };
+}
+
+// --- Reports: baseline comparison and ratchet (issue 15) ---------------------------------------------------------
+function parseReportSettings(r: Reader): ReportSettings {
+  const baseline = r.raw('BASELINE');
+  if (baseline !== undefined) {
+    const read = readBaseline(baseline);
+    if ('problem' in read) r.fail('BASELINE', BASELINE_WHAT, BASELINE_EXAMPLE, false, read.problem);
+  }
+  const failOn = r.oneOf('FAIL_ON', 'what fails the run: any failure, or only a failure that is not in BASELINE', ['any', 'new'] as const, 'any');
+  if (failOn === 'new' && baseline === undefined) {
+    throw new ConfigError(`FAIL_ON=new needs BASELINE, the earlier run whose failures are known (${BASELINE_WHAT}); example: BASELINE=${BASELINE_EXAMPLE} FAIL_ON=new, or unset FAIL_ON`, 'FAIL_ON');
+  }
+  return { ...(baseline === undefined ? {} : { baseline }), failOn };
 }
 
 const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
@@ -447,6 +470,8 @@ export function redactedConfigSummary(config: Config): string {
     ['RECEIVER_HOST', config.receiver.host],
     ['RECEIVER_PORT', String(config.receiver.port)],
     ['REPORT_DIR', config.reportDir],
+    ['BASELINE', config.reports.baseline ?? '[unset]'],
+    ['FAIL_ON', config.reports.failOn],
     ['HTTP_TIMEOUT_MS', String(config.http.timeoutMs)],
     ['RUN_TIMEOUT_S', String(config.http.runTimeoutS)],
     ['HTTP_RETRIES', String(config.http.retries)],

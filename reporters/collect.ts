@@ -17,6 +17,7 @@ import type {
   Vitest,
 } from 'vitest/node';
 import '../harness/meta.ts';
+import { withBaseline } from './compare.ts';
 import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
 
 export interface ReporterOptions {
@@ -132,14 +133,20 @@ export abstract class ConformanceReporter implements Reporter {
       ...(vitest.config.shard ? { shards: [`${vitest.config.shard.index}/${vitest.config.shard.count}`] } : {}),
       notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
     };
-    this.write(summarize(run, records, catalogue.clauses), reportDir(this.options.reportDir), (line) => vitest.logger.log(line));
+    const summary = withBaseline(summarize(run, records, catalogue.clauses), setting('BASELINE'), setting('FAIL_ON'));
+    this.write(summary, reportDir(this.options.reportDir), (line) => vitest.logger.log(line));
   }
+}
+
+/** A variable as the harness reads it: the environment, then .env; '' is unset. */
+function setting(name: string): string | undefined {
+  const dotenv = existsSync('.env') ? parseDotenv(readFileSync('.env'))[name] : undefined;
+  return process.env[name]?.trim() || dotenv?.trim() || undefined;
 }
 
 /** REPORT_DIR from the option, the environment, then .env (as the harness reads it), else `reports`. */
 function reportDir(explicit: string | undefined): string {
-  const dotenv = existsSync('.env') ? parseDotenv(readFileSync('.env')).REPORT_DIR : undefined;
-  return resolve(explicit || process.env.REPORT_DIR || dotenv || 'reports');
+  return resolve(explicit || setting('REPORT_DIR') || 'reports');
 }
 
 type Listed = Pick<RunInfo, 'targetUrl' | 'targetKind' | 'mode' | 'abort' | 'fcSeed'>;

@@ -90,6 +90,39 @@ export interface Summary {
   unknownClauses: string[];
   endpoints: { endpoint: string; counts: Counts }[];
   tests: TestRecord[];
+  /** This run against an earlier one (BASELINE); absent without a baseline. Added later: readers must not need it. */
+  comparison?: Comparison;
+}
+
+/** A test in a comparison: its identity (the name), where it is, and its status now and in the baseline. */
+export interface TestRef {
+  name: string;
+  file: string;
+  clauses: string[];
+  /** Status in this run (absent for a test removed since the baseline). */
+  status?: Status;
+  /** Status in the baseline (absent for a test added since). */
+  was?: Status;
+}
+
+/** What changed since the baseline run (reporters/compare.ts). Test names are the identity. */
+export interface Comparison {
+  /** BASELINE as given, and what the baseline run was. */
+  baseline: { source: string; startedAt: string; targetUrl?: string; suiteVersion: string; line: Summary['line'] };
+  /** FAIL_ON of this run: `new` = only a failure that is not in the baseline (or an ERROR) fails the run. */
+  failOn: 'any' | 'new';
+  /** FAIL or ERROR now, and not failing (FAIL, ERROR, expected failure) in the baseline, or not in it at all. */
+  newFailures: TestRef[];
+  /** Failing in the baseline, passing (PASS, WARN, expected failure passed) now. */
+  fixed: TestRef[];
+  /** Failing now and in the baseline: known, and not counted by FAIL_ON=new. */
+  stillFailing: TestRef[];
+  /** SKIP or not run now, ran in the baseline. */
+  newlySkipped: TestRef[];
+  /** Clauses whose status (PASS, FAIL, …, not covered) differs; `(absent)` for a clause in one catalogue only. */
+  clauseChanges: { id: string; from: string; to: string }[];
+  added: TestRef[];
+  removed: TestRef[];
 }
 
 export function zeroCounts(): Counts {

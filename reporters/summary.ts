@@ -7,7 +7,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ConformanceReporter } from './collect.ts';
-import { LABELS, STATUSES, describeFailure, type Counts, type Status, type Summary, type TestRecord } from './records.ts';
+import { verdict } from './compare.ts';
+import { writeHtml } from './html.ts';
+import { LABELS, STATUSES, describeFailure, type Comparison, type Counts, type Status, type Summary, type TestRecord, type TestRef } from './records.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
 export default class SummaryReporter extends ConformanceReporter {
@@ -21,6 +23,7 @@ export function writeSummary(summary: Summary, dir: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   writeFileSync(join(dir, 'summary.md'), renderMarkdown(summary));
+  writeHtml(summary, dir);
 }
 
 const MAX_LISTED = 20;
@@ -30,7 +33,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   const { run, totals, line } = summary;
   const target = run.targetUrl ? ` against ${run.targetUrl} (${[run.targetKind, run.mode].filter(Boolean).join(', ')})` : '';
   const shard = run.shards?.length === 1 ? ` [shard ${run.shards[0]}]` : '';
-  const lines = [`Conformance${target}${shard}: ${countsText(totals)}`];
+  const lines = [...consoleComparison(summary), `Conformance${target}${shard}: ${countsText(totals)}`];
   const failed = summary.tests.filter((t) => t.status === 'fail' || t.status === 'error');
   for (const t of failed.slice(0, MAX_LISTED)) {
     lines.push(`  ${LABELS[t.status]} ${testTitle(t)}${t.status === 'error' ? `: ${describeFailure(t).message}` : ''}`);
@@ -47,8 +50,9 @@ export function renderConsole(summary: Summary, dir: string): string[] {
     lines.push(`Uncovered rule/flow clauses: ${summary.uncovered.length}${ids ? ` (${ids})` : ''}`);
   }
   const shown = relative(process.cwd(), dir) || '.';
-  const files = ['junit.xml', 'summary.md', 'summary.json'].filter((f) => f !== 'junit.xml' || existsSync(join(dir, f)));
+  const files = ['junit.xml', 'summary.md', 'summary.json', 'index.html'].filter((f) => f !== 'junit.xml' || existsSync(join(dir, f)));
   lines.push(`Reports: ${files.map((f) => join(shown, f)).join(', ')}`);
+  if (summary.comparison?.failOn === 'new') lines.push(verdict(summary).line);
   lines.push(`${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped`);
   return lines;
 }
@@ -73,6 +77,7 @@ export function renderMarkdown(summary: Summary): string {
   for (const [key, value] of meta) if (value !== undefined) md.push(`| ${key} | ${cell(String(value))} |`);
   md.push('');
   for (const note of run.notes) md.push(`> Note: ${note}`, '');
+  if (summary.comparison) md.push(...markdownComparison(summary, summary.comparison));
   if (run.shards?.length === 1) md.push(`> One shard of a sharded run: coverage is partial until the shards are merged (\`npm run reports:merge\`).`, '');
 
   md.push('## Totals', '', countsHeader('Tests'), countsRow('all', totals), '', `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`, '');
@@ -160,4 +165,53 @@ function cell(text: string): string {
 function fence(text: string): string {
   const ticks = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
   return `${ticks}\n${text}\n${ticks}`;
+}
+
+// --- Comparison with the baseline (BASELINE), shown first ---------------------------------------------------------
+
+const CHANGES: [keyof Pick<Comparison, 'newFailures' | 'fixed' | 'newlySkipped' | 'added' | 'removed' | 'stillFailing'>, string][] = [
+  ['newFailures', 'new failures'],
+  ['fixed', 'fixed'],
+  ['newlySkipped', 'newly skipped'],
+  ['added', 'tests added'],
+  ['removed', 'tests removed'],
+  ['stillFailing', 'still failing (known)'],
+];
+
+function comparisonHead(c: Comparison): string {
+  const counts = CHANGES.map(([key, label]) => `${c[key].length} ${label}`);
+  return `${counts.join(', ')}, ${c.clauseChanges.length} clauses changed status`;
+}
+
+function refTitle(t: TestRef): string {
+  const change = ` (${t.was ? LABELS[t.was] : 'new test'} → ${t.status ? LABELS[t.status] : 'removed'})`;
+  return `${t.file ? `${t.file} > ` : ''}${t.name}${change}`;
+}
+
+function consoleComparison(summary: Summary): string[] {
+  const c = summary.comparison;
+  if (!c) return [];
+  const lines = [`Compared with the baseline ${c.baseline.source} (run of ${c.baseline.startedAt}): ${comparisonHead(c)}`];
+  for (const [key, label] of [['newFailures', 'new failure'], ['fixed', 'fixed'], ['newlySkipped', 'newly skipped']] as const) {
+    for (const t of c[key].slice(0, MAX_LISTED)) lines.push(`  ${label}: ${refTitle(t)}`);
+    if (c[key].length > MAX_LISTED) lines.push(`  … and ${c[key].length - MAX_LISTED} more ${label} (see summary.md)`);
+  }
+  return lines;
+}
+
+function markdownComparison(summary: Summary, c: Comparison): string[] {
+  const md = ['## Compared with the baseline', ''];
+  const b = c.baseline;
+  md.push(`Baseline \`${cell(b.source)}\`: run of ${b.startedAt}${b.targetUrl ? ` against ${b.targetUrl}` : ''}, suite ${b.suiteVersion}: ${b.line.passed} passed, ${b.line.failed} failed, ${b.line.skipped} skipped.`, '');
+  if (c.failOn === 'new') md.push(`**${verdict(summary).line}**`, '');
+  md.push('| change | tests |', '|---|---:|', ...CHANGES.map(([key, label]) => `| ${label} | ${c[key].length} |`), `| clauses changed status | ${c.clauseChanges.length} |`, '');
+  for (const [key, label] of CHANGES.slice(0, 5)) {
+    if (c[key].length === 0) continue;
+    md.push(`### ${label[0]?.toUpperCase()}${label.slice(1)}: ${c[key].length}`, '', ...c[key].map((t) => `- ${cell(refTitle(t))}`), '');
+  }
+  if (c.clauseChanges.length > 0) {
+    md.push(`### Clauses whose status changed: ${c.clauseChanges.length}`, '', '| Clause | Baseline | Now |', '|---|---|---|');
+    md.push(...c.clauseChanges.map((x) => `| ${x.id} | ${x.from} | ${x.to} |`), '');
+  }
+  return md;
 }
