@@ -14,7 +14,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
 import { secrets } from './evidence.ts';
-import { BASELINE_EXAMPLE, BASELINE_WHAT, readBaseline } from '../reporters/compare.ts';
+import { readReportSettings, SettingError } from '../reporters/compare.ts';
 
 export { ConfigError } from './errors.ts';
 
@@ -306,16 +306,12 @@ function parseConfig(env: Env): Config {
 
 // --- Reports: baseline comparison and ratchet (issue 15) ---------------------------------------------------------
 function parseReportSettings(r: Reader): ReportSettings {
-  const baseline = r.raw('BASELINE');
-  if (baseline !== undefined) {
-    const read = readBaseline(baseline);
-    if ('problem' in read) r.fail('BASELINE', BASELINE_WHAT, BASELINE_EXAMPLE, false, read.problem);
+  try {
+    return readReportSettings((name) => r.raw(name));
+  } catch (err) {
+    if (err instanceof SettingError) throw new ConfigError(err.message, err.variable);
+    throw err;
   }
-  const failOn = r.oneOf('FAIL_ON', 'what fails the run: any failure, or only a failure that is not in BASELINE', ['any', 'new'] as const, 'any');
-  if (failOn === 'new' && baseline === undefined) {
-    throw new ConfigError(`FAIL_ON=new needs BASELINE, the earlier run whose failures are known (${BASELINE_WHAT}); example: BASELINE=${BASELINE_EXAMPLE} FAIL_ON=new, or unset FAIL_ON`, 'FAIL_ON');
-  }
-  return { ...(baseline === undefined ? {} : { baseline }), failOn };
 }
 
 const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];

@@ -39,6 +39,31 @@ export function readBaseline(value: string): { summary: Summary } | { problem: s
 export const BASELINE_WHAT = 'the REPORT_DIR of an earlier run, or its summary.json';
 export const BASELINE_EXAMPLE = 'baseline-reports';
 
+/** A bad BASELINE or FAIL_ON: one line naming the variable (harness/config.ts turns it into a ConfigError). */
+export class SettingError extends Error {
+  override name = 'SettingError';
+  constructor(message: string, readonly variable: 'BASELINE' | 'FAIL_ON') {
+    super(message);
+  }
+}
+
+/** BASELINE and FAIL_ON, validated: the baseline must be readable; FAIL_ON=new needs it. '' is unset. */
+export function readReportSettings(get: (name: string) => string | undefined): { baseline?: string; failOn: FailOn } {
+  const baseline = get('BASELINE')?.trim() || undefined;
+  if (baseline !== undefined) {
+    const read = readBaseline(baseline);
+    if ('problem' in read) throw new SettingError(`BASELINE must be ${BASELINE_WHAT} (${read.problem}); example: BASELINE=${BASELINE_EXAMPLE}`, 'BASELINE');
+  }
+  const failOn = get('FAIL_ON')?.trim() || 'any';
+  if (failOn !== 'any' && failOn !== 'new') {
+    throw new SettingError(`FAIL_ON must be one of any | new (what fails the run: any failure, or only a failure that is not in BASELINE) (got "${failOn}"); example: FAIL_ON=new`, 'FAIL_ON');
+  }
+  if (failOn === 'new' && baseline === undefined) {
+    throw new SettingError(`FAIL_ON=new needs BASELINE, the earlier run whose failures are known (${BASELINE_WHAT}); example: BASELINE=${BASELINE_EXAMPLE} FAIL_ON=new, or unset FAIL_ON`, 'FAIL_ON');
+  }
+  return { ...(baseline === undefined ? {} : { baseline }), failOn };
+}
+
 /** The key of each test: its name, or `file > name` where a name occurs more than once in the run. */
 function byIdentity(tests: TestRecord[]): Map<string, TestRecord> {
   const count = new Map<string, number>();

@@ -2,10 +2,11 @@
  * Merges the reports of shards (`vitest run --shard=i/n`, each with its own REPORT_DIR) into one junit.xml,
  * summary.json and summary.md, as one unsharded run would have written them. Each shard's summary.json carries
  * every test record (evidence included), so the merge concatenates the records and rebuilds the tallies, the
- * coverage and the JUnit from them — the same code the reporters use.
+ * coverage, the JUnit, index.html and the comparison with a BASELINE from them — the same code the reporters use.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { withBaseline, type FailOn } from './compare.ts';
 import { renderJUnit } from './junit.ts';
 import { summarize, type Clause, type RunInfo, type Summary } from './records.ts';
 import { writeSummary } from './summary.ts';
@@ -15,7 +16,8 @@ export class MergeError extends Error {
   override name = 'MergeError';
 }
 
-export function mergeReports(dirs: string[], outDir: string): Summary {
+/** `baseline` (BASELINE, already validated) compares the merged run with an earlier one, as a single run would. */
+export function mergeReports(dirs: string[], outDir: string, options: { baseline?: string; failOn?: FailOn } = {}): Summary {
   if (dirs.length === 0) throw new MergeError('no shard report directory given');
   const unique = new Set(dirs.map((d) => resolve(d)));
   if (unique.size !== dirs.length) throw new MergeError('a shard report directory is given twice: each shard must be merged once');
@@ -23,7 +25,8 @@ export function mergeReports(dirs: string[], outDir: string): Summary {
 
   const catalogue = new Map<string, Clause>();
   for (const s of shards) for (const c of s.clauses) if (!catalogue.has(c.id)) catalogue.set(c.id, { id: c.id, section: c.section, kind: c.kind, text: c.text });
-  const summary = summarize(mergeRunInfo(shards.map((s) => s.run)), shards.flatMap((s) => s.tests), [...catalogue.values()]);
+  const merged = summarize(mergeRunInfo(shards.map((s) => s.run)), shards.flatMap((s) => s.tests), [...catalogue.values()]);
+  const summary = withBaseline(merged, options.baseline, options.failOn);
 
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'junit.xml'), renderJUnit(summary));

@@ -1,14 +1,19 @@
 /**
  * `npm run conformance [-- vitest args]`: checks the configuration first (one clear line on a mistake, exit 2),
  * prints it (secrets as [set]), then runs the conformance project with the reporters, bounded by RUN_TIMEOUT_S.
- * Exit 0 iff nothing failed.
+ * Exit 0 iff nothing failed (FAIL_ON=any, vitest's own exit code); with FAIL_ON=new and a BASELINE, exit 0 iff no
+ * test failed that did not fail in the baseline and there was no ERROR — decided here, from this run's summary.json.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { verdict } from '../reporters/compare.ts';
+import type { Summary } from '../reporters/records.ts';
 import { vitestCli } from './vitest-cli.ts';
-import { loadConfig, ConfigError, redactedConfigSummary } from '../harness/config.ts';
+import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/config.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
   const fault = config.sandbox.fault;
@@ -25,6 +30,7 @@ try {
 
 console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  ')}\n`);
 
+const started = Date.now();
 const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', ...process.argv.slice(2)], { stdio: 'inherit' });
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.
@@ -37,4 +43,22 @@ const timer = setTimeout(() => {
 timer.unref();
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => process.exit(exitCode(code ?? (signal ? 1 : 0))));
+
+/** vitest's code, unless FAIL_ON=new and this run's summary (written after `started`) says otherwise. */
+function exitCode(vitestCode: number): number {
+  if (config.reports.failOn !== 'new' || (vitestCode !== 0 && vitestCode !== 1)) return vitestCode;
+  const file = join(config.reportDir, 'summary.json');
+  if (!existsSync(file) || statSync(file).mtimeMs < started) {
+    console.error(`FAIL_ON=new: ${file} was not written by this run, so the exit code is vitest's (${vitestCode})`);
+    return vitestCode;
+  }
+  try {
+    const summary = JSON.parse(readFileSync(file, 'utf8')) as Summary;
+    if (!summary.comparison) return vitestCode;
+    return verdict(summary).failed ? 1 : 0;
+  } catch (err) {
+    console.error(`FAIL_ON=new: ${file} cannot be read (${(err as Error).message}), so the exit code is vitest's (${vitestCode})`);
+    return vitestCode;
+  }
+}

@@ -1,8 +1,10 @@
 /**
- * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir>`: one junit.xml + summary.json + summary.md from
- * the REPORT_DIRs of sharded runs (see README.md, "Sharding"). Exit 0 when nothing failed, 1 when something did, 2 on
- * bad input.
+ * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir>`: one junit.xml + summary.json + summary.md +
+ * index.html from the REPORT_DIRs of sharded runs (see README.md, "Sharding"); BASELINE and FAIL_ON (environment)
+ * as for a single run. Exit 0 when nothing failed (FAIL_ON=new: nothing new failed, no ERROR), 1 when something
+ * did, 2 on bad input.
  */
+import { readReportSettings, SettingError, verdict } from '../reporters/compare.ts';
 import { MergeError, mergeReports } from '../reporters/merge.ts';
 import { renderConsole } from '../reporters/summary.ts';
 
@@ -22,10 +24,15 @@ if (!out) fail('--out <dir> is missing: name the directory for the merged report
 if (dirs.length === 0) fail('no shard report directory given');
 
 try {
-  const summary = mergeReports(dirs, out);
+  const settings = readReportSettings((name) => process.env[name]);
+  const summary = mergeReports(dirs, out, settings);
   for (const line of renderConsole(summary, out)) console.log(line);
-  process.exitCode = summary.line.failed > 0 ? 1 : 0;
+  process.exitCode = verdict(summary).failed ? 1 : 0;
 } catch (err) {
+  if (err instanceof SettingError) {
+    console.error(`configuration error: ${err.message}`);
+    process.exit(2);
+  }
   if (err instanceof MergeError) fail(err.message);
   throw err;
 }
