@@ -138,10 +138,10 @@ export abstract class ConformanceReporter implements Reporter {
   }
 }
 
-/** A variable as the harness reads it: the environment, then .env; '' is unset. */
+/** A variable as the harness reads it: the environment wins over .env; '' is unset. */
 function setting(name: string): string | undefined {
-  const dotenv = existsSync('.env') ? parseDotenv(readFileSync('.env'))[name] : undefined;
-  return process.env[name]?.trim() || dotenv?.trim() || undefined;
+  const value = process.env[name] ?? (existsSync('.env') ? parseDotenv(readFileSync('.env'))[name] : undefined);
+  return value?.trim() || undefined;
 }
 
 /** REPORT_DIR from the option, the environment, then .env (as the harness reads it), else `reports`. */

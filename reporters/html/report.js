@@ -198,7 +198,7 @@
     var endpointSelect = el('select', { 'aria-label': 'Endpoint', onchange: function (e) { state.endpoint = e.target.value; update(); } },
       el('option', { value: '', text: 'All endpoints' }),
       s.endpoints.map(function (e) { return el('option', { value: e.endpoint, text: e.endpoint }); }));
-    var chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Clause status' }, CLAUSE_STATUSES.filter(function (st) { return counts[st]; }).map(function (st) {
+    var chips = el('div', { class: 'chips', role: 'group', 'aria-label': 'Clause status' }, el('span', { class: 'chips-label', text: 'Clauses:' }), CLAUSE_STATUSES.filter(function (st) { return counts[st]; }).map(function (st) {
       return el('button', { type: 'button', class: 'chip st-' + CLAUSE_CLASS[st], 'aria-pressed': 'true', 'data-status': st, title: 'Show or hide clauses that are ' + st,
         onclick: function (e) {
           var b = e.currentTarget;

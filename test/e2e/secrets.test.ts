@@ -1,5 +1,6 @@
 /**
- * Issue 6, end to end: after full conformance runs, no secret is found in REPORT_DIR or on the console.
+ * Issue 6, end to end: after full conformance runs, no secret is found in REPORT_DIR (index.html included) or on
+ * the console.
  *
  * A green run writes little but test names, so a search of its reports would prove little: each run gets a fault
  * of the sandbox's catalogue that makes tests fail and write their requests and responses as evidence.
@@ -67,9 +68,14 @@ function secretsOf(target: RemoteSandbox): Record<string, string> {
 
 /** The secrets are nowhere; `shown` (what their redacted forms look like) is there, so they were in play. */
 function expectNoSecrets(run: ChildRun, secrets: Record<string, string>, shown: string[]): void {
-  expect(Object.keys(run.files)).toEqual(expect.arrayContaining(['junit.xml', 'summary.json', 'summary.md']));
-  for (const form of shown) expect(run.files['junit.xml'], `evidence with ${form}`).toContain(form);
-  for (const [where, text] of Object.entries({ console: run.output, ...run.files })) {
+  expect(Object.keys(run.files)).toEqual(expect.arrayContaining(['junit.xml', 'summary.json', 'summary.md', 'index.html']));
+  // index.html holds the evidence as JSON with <, > and & escaped: scanned as written and as the browser reads it.
+  const page = run.files['index.html']!.replaceAll('\\u003c', '<').replaceAll('\\u003e', '>').replaceAll('\\u0026', '&');
+  for (const form of shown) {
+    expect(run.files['junit.xml'], `evidence with ${form}`).toContain(form);
+    expect(page, `index.html evidence with ${form}`).toContain(form);
+  }
+  for (const [where, text] of Object.entries({ console: run.output, ...run.files, 'index.html (unescaped)': page })) {
     for (const [what, value] of Object.entries(secrets)) expect(text.includes(value), `${what} found in ${where}`).toBe(false);
     // A 3-digit cvv means something only next to its field name (JSON, form, escaped JSON, query).
     expect(text, `cvv found in ${where}`).not.toMatch(new RegExp(`cvv[\\\\"':= ]{0,12}${CARD.TEST_CARD_CVV}`, 'i'));

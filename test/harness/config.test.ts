@@ -193,3 +193,32 @@ describe('redactedConfigSummary', () => {
     expect(summary).toContain('CLIENT_ID=my-client');
   });
 });
+
+// --- BASELINE and FAIL_ON (issue 15) ---------------------------------------------------------------------------
+describe('loadConfig: BASELINE and FAIL_ON', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'config-baseline-'));
+  const summary = join(dir, 'summary.json');
+  writeFileSync(summary, JSON.stringify({ format: 'conformance-summary/1', run: {}, tests: [], clauses: [] }));
+  const notJson = join(dir, 'broken.json');
+  writeFileSync(notJson, '{"format":');
+
+  it('accepts a report directory or its summary.json; FAIL_ON defaults to any', () => {
+    expect(load({}).reports).toEqual({ failOn: 'any' });
+    expect(load({ BASELINE: dir, FAIL_ON: 'new' }).reports).toEqual({ baseline: dir, failOn: 'new' });
+    expect(load({ BASELINE: summary }).reports).toEqual({ baseline: summary, failOn: 'any' });
+  });
+
+  it.each([
+    [{ BASELINE: '/nonexistent/reports' }, 'BASELINE', 'BASELINE must be the REPORT_DIR of an earlier run, or its summary.json (got "/nonexistent/reports", which does not exist); example: BASELINE='],
+    [{ BASELINE: tmpdir() }, 'BASELINE', 'a directory without summary.json'],
+    [{ BASELINE: notJson }, 'BASELINE', 'which is not valid JSON'],
+    [{ BASELINE: join(import.meta.dirname, 'config.test.ts') }, 'BASELINE', 'which is not valid JSON'],
+    [{ FAIL_ON: 'new' }, 'FAIL_ON', 'FAIL_ON=new needs BASELINE'],
+    [{ FAIL_ON: 'worse', BASELINE: dir }, 'FAIL_ON', 'FAIL_ON must be one of any | new'],
+  ])('rejects %j naming the variable', (env, variable, expected) => {
+    const e = errorOf(env);
+    expect(e.variable).toBe(variable);
+    expect(e.message).toContain(expected);
+    expect(e.message).not.toContain('\n');
+  });
+});

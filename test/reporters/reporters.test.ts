@@ -77,6 +77,7 @@ async function expectValidJUnit(xml: string): Promise<void> {
 }
 
 let full: Result, shard1: Result, shard2: Result, mergeCli: Result, aborted: Result, brokenSetup: Result, interrupted: Result, unitOnly: Result;
+let compared: Result;
 
 beforeAll(async () => {
   const marker = join(work, 'hang-started');
@@ -85,8 +86,11 @@ beforeAll(async () => {
     fixture('shard2', ['--project', 'conformance', '--shard=2/2']),
   ]);
   const merged = shards.then(([a, b]) => run('cli', ['--import', 'tsx', 'scripts/merge-reports.ts', a.dir, b.dir, '--out', join(work, 'merged-cli')]));
-  [full, [shard1, shard2], mergeCli, aborted, brokenSetup, interrupted, unitOnly] = await Promise.all([
-    fixture('full'),
+  const whole = fixture('full');
+  // The same suite again, compared with the first run: nothing changed.
+  const again = whole.then((f) => fixture('compared', ['--project', 'conformance'], { BASELINE: f.dir, FAIL_ON: 'new' }));
+  [full, [shard1, shard2], mergeCli, aborted, brokenSetup, interrupted, unitOnly, compared] = await Promise.all([
+    whole,
     shards,
     merged,
     fixture('aborted', ['--project', 'conformance'], { FIXTURE_ABORT: ABORT }),
@@ -96,6 +100,7 @@ beforeAll(async () => {
       stop();
     }),
     fixture('unit-only', ['--project', 'unit']),
+    again,
   ]);
 }, 60_000);
 
@@ -307,5 +312,39 @@ describe('sharding', () => {
     );
     expect(() => mergeReports([shard1.dir, shard1.dir], join(work, 'merged-bad'))).toThrow(/given twice/);
     expect(existsSync(join(work, 'merged-bad'))).toBe(false);
+  });
+});
+
+describe('index.html and the comparison with a baseline', () => {
+  it('is written with the other reports, self-contained, with every test in its data', () => {
+    const html = read(full, 'index.html');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=|https?:\/\/(?!127\.0\.0\.1)/);
+    const data = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)?.[1] ?? '';
+    expect((JSON.parse(data) as Summary).tests).toEqual(summaryOf(full).tests);
+    expect(full.stdout).toMatch(/Reports: .*summary\.json, .*index\.html/);
+  });
+
+  it('compares a run with its baseline in summary.json, summary.md, the console and index.html', () => {
+    const c = summaryOf(compared).comparison;
+    expect(c).toMatchObject({ failOn: 'new', newFailures: [], fixed: [], newlySkipped: [], added: [], removed: [], clauseChanges: [] });
+    expect(c?.baseline.source).toBe(full.dir);
+    expect(c?.stillFailing.map((t) => t.name).sort()).toEqual(summaryOf(full).tests.filter((t) => t.status === 'fail').map((t) => t.name).sort());
+    const lines = compared.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^Compared with the baseline .*: 0 new failures, 0 fixed, 0 newly skipped, 0 tests added, 0 tests removed, 2 still failing \(known\), 0 clauses changed status$/);
+    expect(lines.at(-2)).toBe('FAIL_ON=new: 0 new failures, 2 known failures of the baseline not counted → the run passes');
+    expect(lastLine(compared)).toBe('3 passed, 2 failed, 2 skipped');
+    const md = read(compared, 'summary.md');
+    expect(md.indexOf('## Compared with the baseline')).toBeLessThan(md.indexOf('## Totals'));
+    expect(md).toContain('| new failures | 0 |');
+    expect(read(compared, 'index.html')).toContain('"comparison":{"baseline"');
+  });
+
+  it('the shard merge writes index.html and compares with BASELINE too', () => {
+    const out = join(work, 'merged-compared');
+    const merged = mergeReports([shard1.dir, shard2.dir], out, { baseline: join(full.dir, 'summary.json'), failOn: 'new' });
+    expect(merged.comparison?.newFailures).toEqual([]);
+    expect(merged.comparison?.stillFailing).toHaveLength(2);
+    expect(existsSync(join(out, 'index.html'))).toBe(true);
   });
 });

@@ -1,0 +1,171 @@
+/**
+ * index.html as a person looks at it: a clean run, then the same suite with a sandbox fault compared with it
+ * (BASELINE), and the second run's index.html opened from file:// in headless Chromium (playwright-core, the Debian
+ * chromium; CHROMIUM_PATH). The grid lists every clause, the fault's clause is red, a click on a failing test shows
+ * its evidence, the comparison lists exactly the new failures, the page asks the network for nothing, and hostile
+ * test text stays text. Screenshots go to reports/screenshots/ for a person to look at.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { renderHtml } from '../../reporters/html.ts';
+import { summarize, type Summary } from '../../reporters/records.ts';
+import { loadClauses } from '../../spec/clauses.ts';
+import { ROOT, listing, runConformance, type ChildRun } from '../hostile/run.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FAULT = 'link-monto-zero-accepted';
+const FAULT_CLAUSE = '4.1-monto-min';
+const SHOTS = join(ROOT, 'reports', 'screenshots');
+
+const work = mkdtempSync(join(tmpdir(), 'html-report-'));
+let browser: Browser | undefined;
+let clean: ChildRun;
+let faulty: ChildRun;
+let url: string;
+
+function needsChromium(ctx: TestContext): void {
+  if (!browser) ctx.skip(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
+}
+
+/** A fresh page that records every request, console error and page error. */
+async function open(target: string, width: number): Promise<{ page: Page; requests: string[]; errors: string[] }> {
+  const page = await browser!.newPage({ viewport: { width, height: 900 } });
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(target);
+  return { page, requests, errors };
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) return;
+  // playwright gives the browser a fresh temporary profile (its own --user-data-dir).
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const files = ['suites/validation.test.ts'];
+  clean = await runConformance({ files, env: {}, timeoutMs: 120_000 });
+  const baseline = join(work, 'baseline.json');
+  writeFileSync(baseline, clean.files['summary.json'] ?? '');
+  faulty = await runConformance({ files, env: { SANDBOX_FAULT: FAULT, BASELINE: baseline }, timeoutMs: 120_000 });
+  writeFileSync(join(work, 'index.html'), faulty.files['index.html'] ?? '');
+  url = pathToFileURL(join(work, 'index.html')).href;
+  mkdirSync(SHOTS, { recursive: true });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('index.html in a browser', () => {
+  it('lists every clause of spec/clauses.yaml in the grid, the fault\'s clause red, and asks the network for nothing', async (ctx) => {
+    needsChromium(ctx);
+    expect(clean.summary?.line.failed, listing(clean)).toBe(0);
+    const { page, requests, errors } = await open(url, 1280);
+    const shown = await page.$$eval('#grid .tile', (tiles) => tiles.map((t) => t.getAttribute('data-clause')));
+    expect(new Set(shown)).toEqual(new Set(loadClauses().map((c) => c.id)));
+    const tile = page.locator(`.tile[data-clause="${FAULT_CLAUSE}"]`);
+    expect(await tile.getAttribute('class')).toContain('st-fail');
+    expect(await tile.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(207, 34, 46)');
+    expect(await page.locator('.legend').innerText()).toContain('not covered');
+    await page.screenshot({ path: join(SHOTS, 'html-report-1280.png') });
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
+  it('shows a failing test\'s evidence: expected, actual, the redacted exchange and a curl line to copy', async (ctx) => {
+    needsChromium(ctx);
+    const { page, requests, errors } = await open(url, 1280);
+    await page.click(`.tile[data-clause="${FAULT_CLAUSE}"]`);
+    const failing = page.locator('#detail .testbtn', { has: page.locator('.badge.st-fail') });
+    expect(await failing.count()).toBe(faulty.summary?.tests.filter((t) => t.status === 'fail' && t.clauses.includes(FAULT_CLAUSE)).length);
+    await failing.filter({ hasText: 'monto 0 is rejected' }).click();
+    const detail = await page.locator('#detail').innerText();
+    expect(detail).toContain('monto 0 is rejected');
+    expect(detail).toContain('(baseline: PASS)');
+    expect(detail).toMatch(/Expected\s+rejected with a client error/);
+    expect(detail).toMatch(/Actual\s+200/);
+    expect(detail).toContain('authorization: Bearer [REDACTED]');
+    expect(detail).toMatch(/Reproduce with curl\s+Copy\s+# export CLIENT_ID/);
+    await page.locator('#detail .copy').first().click();
+    await expect.poll(() => page.locator('#detail .copy').first().innerText()).toMatch(/Copied|Select the text to copy/);
+    expect(page.url()).toMatch(/#test=\d+&from=4\.1-monto-min$/);
+    await page.screenshot({ path: join(SHOTS, 'html-report-evidence-1280.png') });
+    // Back returns to the clause.
+    await page.goBack();
+    expect(await page.locator('#detail h2').innerText()).toContain(FAULT_CLAUSE);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.close();
+  });
+
+  it('lists exactly the new failures of the comparison with the baseline', async (ctx) => {
+    needsChromium(ctx);
+    const failed = faulty.summary!.tests.filter((t) => t.status === 'fail').map((t) => t.name).sort();
+    expect(failed.length, listing(faulty)).toBeGreaterThan(0);
+    expect(faulty.summary?.comparison?.newFailures.map((t) => t.name).sort()).toEqual(failed);
+    const { page } = await open(url, 1280);
+    const listed = await page.$$eval('#cmp-newFailures .name', (names) => names.map((n) => n.textContent ?? '').sort());
+    expect(listed).toEqual(failed);
+    expect(await page.locator('#comparison').innerText()).toMatch(new RegExp(`${failed.length}\\s+new failures`));
+    await page.close();
+  });
+
+  it('filters by status, section, endpoint and search', async (ctx) => {
+    needsChromium(ctx);
+    const { page } = await open(url, 1280);
+    const tiles = () => page.$$eval('#grid .tile', (t) => t.map((x) => x.getAttribute('data-clause')));
+    const all = (await tiles()).length;
+    await page.fill('.filters input[type=search]', 'monto 0.009');
+    expect(await tiles()).toEqual(expect.arrayContaining([FAULT_CLAUSE]));
+    expect((await tiles()).length).toBeLessThan(all);
+    await page.click('.filters .reset');
+    await page.click('.filters .chip[data-status="FAIL"]');
+    expect(await tiles()).not.toContain(FAULT_CLAUSE);
+    await page.click('.filters .reset');
+    await page.selectOption('.filters select[aria-label=Section]', 'sec:4.1');
+    expect((await tiles()).every((id) => id?.startsWith('4.1-'))).toBe(true);
+    await page.click('.filters .reset');
+    await page.selectOption('.filters select[aria-label=Endpoint]', 'POST /EnlacePago');
+    expect(await tiles()).toContain(FAULT_CLAUSE);
+    expect((await tiles()).length).toBeLessThan(all);
+    await page.close();
+  });
+
+  it('is not broken at 390 px: no sideways scrolling, and a click still shows the evidence', async (ctx) => {
+    needsChromium(ctx);
+    const { page, errors } = await open(url, 390);
+    await page.screenshot({ path: join(SHOTS, 'html-report-390.png') });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.click(`.tile[data-clause="${FAULT_CLAUSE}"]`);
+    await page.locator('#detail .testbtn', { has: page.locator('.badge.st-fail') }).first().click();
+    expect(await page.locator('#detail').innerText()).toContain('Reproduce with curl');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(SHOTS, 'html-report-evidence-390.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows hostile test text as text: no markup, no script runs', async (ctx) => {
+    needsChromium(ctx);
+    const evil = '</script><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
+    const run = { specVersion: '1', suiteVersion: '1', startedAt: new Date().toISOString(), durationMs: 1, outcome: 'failed' as const, notes: [] };
+    const summary: Summary = summarize(run, [{ file: 'suites/x.test.ts', name: `[1-x] ${evil}`, status: 'fail', durationMs: 1, clauses: ['1-x'], endpoint: evil, error: evil, observations: [] }], [{ id: '1-x', section: '1', kind: 'rule', text: evil }]);
+    const file = join(work, 'hostile.html');
+    writeFileSync(file, renderHtml(summary));
+    const { page, requests, errors } = await open(`${pathToFileURL(file).href}#test=0`, 1280);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.locator('#detail h2').innerText()).toBe(`[1-x] ${evil}`);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(errors).toEqual([]);
+    expect(requests).toHaveLength(1);
+    await page.close();
+  });
+});
