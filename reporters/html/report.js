@@ -132,7 +132,7 @@
         return el('div', {}, el('dt', { text: m[0] }), el('dd', { text: String(m[1]) }));
       })),
       el('div', { class: 'totals', id: 'totals' }, totals.map(function (st) {
-        return el('span', { class: 'chip static st-' + st }, el('b', { text: s.totals[st] }), LABELS[st]);
+        return el('span', { class: 'chip static ' + (s.totals[st] ? 'st-' + st : 'zero') }, el('b', { text: s.totals[st] }), LABELS[st]);
       }), el('span', { class: 'ciline', text: s.line.passed + ' passed, ' + s.line.failed + ' failed, ' + s.line.skipped + ' skipped' })),
       r.notes.length ? el('div', { class: 'notes' }, r.notes.map(function (n) { return el('div', { text: 'Note: ' + n }); })) : null);
   }
@@ -373,7 +373,9 @@
         var reasons = {};
         items.forEach(function (t) { (reasons[t.reason || ''] = reasons[t.reason || ''] || []).push(t); });
         return Object.keys(reasons).map(function (r) {
-          return [el('div', { class: 'reason', text: (r || '(no reason)') + ' (' + reasons[r].length + ')' }), simple(reasons[r], function () { return ''; })];
+          // A reason shared by many tests (a -t filter, missing credentials) starts folded.
+          return el('details', { open: reasons[r].length <= 10 ? '' : null }, el('summary', { class: 'reason', text: (r || '(no reason)') + ' (' + reasons[r].length + ')' }),
+            simple(reasons[r], function () { return ''; }));
         });
       });
     });

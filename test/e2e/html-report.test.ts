@@ -157,13 +157,18 @@ describe('index.html in a browser', () => {
     needsChromium(ctx);
     const evil = '</script><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
     const run = { specVersion: '1', suiteVersion: '1', startedAt: new Date().toISOString(), durationMs: 1, outcome: 'failed' as const, notes: [] };
-    const summary: Summary = summarize(run, [{ file: 'suites/x.test.ts', name: `[1-x] ${evil}`, status: 'fail', durationMs: 1, clauses: ['1-x'], endpoint: evil, error: evil, observations: [] }], [{ id: '1-x', section: '1', kind: 'rule', text: evil }]);
+    const summary: Summary = summarize(run, [{ file: 'suites/x.test.ts', name: `[1-x] ${evil}`, status: 'fail', durationMs: 1, clauses: ['1-x'], endpoint: evil, error: evil, observations: [] }], [
+      { id: '1-x', section: '1', kind: 'rule', text: evil },
+      // issue 13's checks outside the spec: a group of their own, not a section.
+      { id: 'sec-tenant-isolation', section: '', kind: 'security', text: 'a business never sees another business\'s links' },
+    ]);
     const file = join(work, 'hostile.html');
     writeFileSync(file, renderHtml(summary));
     const { page, requests, errors } = await open(`${pathToFileURL(file).href}#test=0`, 1280);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('#detail h2').innerText()).toBe(`[1-x] ${evil}`);
     expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('.group[data-group="kind:security"] h3').innerText()).toMatch(/^security \(not clauses of the spec\)/);
     expect(errors).toEqual([]);
     expect(requests).toHaveLength(1);
     await page.close();
