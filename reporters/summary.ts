@@ -192,9 +192,10 @@ function consoleComparison(summary: Summary): string[] {
   const c = summary.comparison;
   if (!c) return [];
   const lines = [`Compared with the baseline ${c.baseline.source} (run of ${c.baseline.startedAt}): ${comparisonHead(c)}`];
-  for (const [key, label] of [['newFailures', 'new failure'], ['fixed', 'fixed'], ['newlySkipped', 'newly skipped']] as const) {
-    for (const t of c[key].slice(0, MAX_LISTED)) lines.push(`  ${label}: ${refTitle(t)}`);
-    if (c[key].length > MAX_LISTED) lines.push(`  … and ${c[key].length - MAX_LISTED} more ${label} (see summary.md)`);
+  // Every new failure up to MAX_LISTED; a few of the rest (a -t filter skips hundreds).
+  for (const [key, label, max] of [['newFailures', 'new failure', MAX_LISTED], ['fixed', 'fixed', 5], ['newlySkipped', 'newly skipped', 5]] as const) {
+    for (const t of c[key].slice(0, max)) lines.push(`  ${label}: ${refTitle(t)}`);
+    if (c[key].length > max) lines.push(`  … and ${c[key].length - max} more ${label} (see summary.md)`);
   }
   return lines;
 }

@@ -109,3 +109,14 @@ describe('index.html data', () => {
     expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none';/);
   });
 });
+
+describe('one shard against a whole baseline', () => {
+  it('judges only its own files: the other shards\' tests are not "removed", and no clause changes are claimed', () => {
+    const baseline = runOf(t('in shard 1', 'pass', '1-a', 'a.test.ts'), t('in shard 2', 'fail', '1-b', 'b.test.ts'), t('gone', 'pass', '1-a', 'a.test.ts'));
+    const shard = summarize({ ...run, shards: ['1/2'] }, [t('in shard 1', 'fail', '1-a', 'a.test.ts')], catalogue);
+    const c = compare(shard, baseline, 'b', 'new');
+    expect(names(c.newFailures)).toEqual(['[1-a] in shard 1']);
+    expect(names(c.removed)).toEqual(['[1-a] gone']);
+    expect(c.clauseChanges).toEqual([]);
+  });
+});
