@@ -401,4 +401,9 @@
   update();
   renderDetail();
   window.addEventListener('hashchange', render);
+  // The sticky detail panel sits just below the sticky filter bar, whose height depends on the width.
+  var nav = app.querySelector('.filters');
+  function fit() { document.documentElement.style.setProperty('--filters-h', nav.offsetHeight + 'px'); }
+  fit();
+  window.addEventListener('resize', fit);
 })();
