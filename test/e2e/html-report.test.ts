@@ -1,9 +1,13 @@
 /**
- * index.html as a person looks at it: a clean run, then the same suite with a sandbox fault compared with it
- * (BASELINE), and the second run's index.html opened from file:// in headless Chromium (playwright-core, the Debian
- * chromium; CHROMIUM_PATH). The grid lists every clause, the fault's clause is red, a click on a failing test shows
- * its evidence, the comparison lists exactly the new failures, the page asks the network for nothing, and hostile
- * test text stays text. Screenshots go to reports/screenshots/ for a person to look at.
+ * The reports of issue 15 as people and CI meet them, through `npm run conformance`: a clean run, the same suite with
+ * a sandbox fault compared with it (BASELINE, FAIL_ON=new), and again against a baseline that already has the fault.
+ * - The ratchet: FAIL_ON=new exits 1 when the fault is new, 0 when the baseline already has it; a bad BASELINE or
+ *   FAIL_ON=new without one is a configuration error (exit 2) before anything runs.
+ * - index.html opened from file:// in headless Chromium (playwright-core, the Debian chromium; CHROMIUM_PATH): the
+ *   grid lists every clause, the fault's clause is red, a click on a failing test shows its evidence, the comparison
+ *   lists exactly the new failures, filters work, the page asks the network for nothing, 390 px is usable, and hostile
+ *   test text stays text. Screenshots go to reports/screenshots/ for a person to look at. Without Chromium these
+ *   tests skip with the reason.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +30,10 @@ const work = mkdtempSync(join(tmpdir(), 'html-report-'));
 let browser: Browser | undefined;
 let clean: ChildRun;
 let faulty: ChildRun;
+let again: ChildRun;
 let url: string;
+
+const conformance = (env: Record<string, string>) => runConformance({ files: ['suites/validation.test.ts'], env, timeoutMs: 120_000, wrapper: true });
 
 function needsChromium(ctx: TestContext): void {
   if (!browser) ctx.skip(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
@@ -45,22 +52,50 @@ async function open(target: string, width: number): Promise<{ page: Page; reques
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  // playwright gives the browser a fresh temporary profile (its own --user-data-dir).
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  const files = ['suites/validation.test.ts'];
-  clean = await runConformance({ files, env: {}, timeoutMs: 120_000 });
-  const baseline = join(work, 'baseline.json');
-  writeFileSync(baseline, clean.files['summary.json'] ?? '');
-  faulty = await runConformance({ files, env: { SANDBOX_FAULT: FAULT, BASELINE: baseline }, timeoutMs: 120_000 });
+  clean = await conformance({});
+  const cleanBaseline = join(work, 'clean.json');
+  writeFileSync(cleanBaseline, clean.files['summary.json'] ?? '');
+  faulty = await conformance({ SANDBOX_FAULT: FAULT, BASELINE: cleanBaseline, FAIL_ON: 'new' });
+  const faultBaseline = join(work, 'fault.json');
+  writeFileSync(faultBaseline, faulty.files['summary.json'] ?? '');
+  again = await conformance({ SANDBOX_FAULT: FAULT, BASELINE: faultBaseline, FAIL_ON: 'new' });
   writeFileSync(join(work, 'index.html'), faulty.files['index.html'] ?? '');
   url = pathToFileURL(join(work, 'index.html')).href;
   mkdirSync(SHOTS, { recursive: true });
+  // playwright gives the browser a fresh temporary profile (its own --user-data-dir).
+  if (existsSync(CHROMIUM)) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }, 300_000);
 
 afterAll(async () => {
   await browser?.close();
   rmSync(work, { recursive: true, force: true });
+});
+
+describe('FAIL_ON=new through npm run conformance', () => {
+  it('exits 1 when the fault is new to the baseline, listing exactly the new failures', () => {
+    expect(clean.code, listing(clean)).toBe(0);
+    const failed = faulty.summary!.tests.filter((t) => t.status === 'fail').map((t) => t.name).sort();
+    expect(failed.length, listing(faulty)).toBeGreaterThan(0);
+    expect(faulty.summary?.comparison?.newFailures.map((t) => t.name).sort()).toEqual(failed);
+    expect(faulty.output).toContain(`FAIL_ON=new: ${failed.length} new failures, 0 known failures of the baseline not counted → the run fails`);
+    expect(faulty.code).toBe(1);
+  });
+
+  it('exits 0 when the baseline already has the same failures', () => {
+    expect(again.summary?.comparison).toMatchObject({ newFailures: [], fixed: [], added: [], removed: [] });
+    expect(again.summary?.line.failed).toBe(faulty.summary?.line.failed);
+    expect(again.output).toMatch(/FAIL_ON=new: 0 new failures, \d+ known failures of the baseline not counted → the run passes/);
+    expect(again.code).toBe(0);
+  });
+
+  it('refuses FAIL_ON=new without BASELINE, and a BASELINE that is not a report, before anything runs', async () => {
+    const [noBaseline, missing] = await Promise.all([conformance({ FAIL_ON: 'new' }), conformance({ BASELINE: join(work, 'nowhere') })]);
+    expect(noBaseline.code).toBe(2);
+    expect(noBaseline.output).toContain('configuration error: FAIL_ON=new needs BASELINE');
+    expect(missing.code).toBe(2);
+    expect(missing.output).toMatch(/configuration error: BASELINE must be the REPORT_DIR of an earlier run, or its summary\.json \(got ".*nowhere", which does not exist\)/);
+    expect(missing.files).toEqual({});
+  });
 });
 
 describe('index.html in a browser', () => {

@@ -32,7 +32,8 @@ export interface ChildRun {
   summary?: Summary;
 }
 
-export async function runConformance(options: { files?: string[]; env: Record<string, string>; timeoutMs: number; args?: string[] }): Promise<ChildRun> {
+/** `wrapper`: run `npm run conformance` (scripts/conformance.ts: config check, exit code of FAIL_ON) instead of vitest. */
+export async function runConformance(options: { files?: string[]; env: Record<string, string>; timeoutMs: number; args?: string[]; wrapper?: boolean }): Promise<ChildRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
@@ -43,7 +44,8 @@ export async function runConformance(options: { files?: string[]; env: Record<st
   Object.assign(env, { NO_COLOR: '1', FORCE_COLOR: '0', REPORT_DIR: reportDir }, options.env);
 
   const started = Date.now();
-  const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'conformance', ...(options.files ?? []), ...(options.args ?? [])], {
+  const command = options.wrapper ? ['--import', 'tsx', 'scripts/conformance.ts'] : ['node_modules/vitest/vitest.mjs', 'run', '--project', 'conformance'];
+  const child = spawn(process.execPath, [...command, ...(options.files ?? []), ...(options.args ?? [])], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
