@@ -66,7 +66,9 @@
   var clauseById = {};
   clauses.forEach(function (c) { clauseById[c.id] = c; });
   var baselineStatus = {};
+  var clauseWas = {};
   if (s.comparison) {
+    s.comparison.clauseChanges.forEach(function (x) { clauseWas[x.id] = x.from; });
     ['newFailures', 'fixed', 'stillFailing', 'newlySkipped'].forEach(function (k) {
       s.comparison[k].forEach(function (r) { baselineStatus[r.file + '\u0000' + r.name] = r.was; });
     });
@@ -231,7 +233,8 @@
     return el('button', { type: 'button', class: 'tile st-' + CLAUSE_CLASS[c.status], 'data-clause': c.id, title: c.text,
       onclick: function () { go(clauseLink(c.id)); } },
       el('span', { class: 'id', text: c.id }),
-      el('span', { class: 'row' }, el('span', { class: 'st', text: c.status }), el('span', { class: 'n', text: n })));
+      el('span', { class: 'row' }, el('span', { class: 'st', text: c.status }), el('span', { class: 'n', text: n })),
+      clauseWas[c.id] ? el('span', { class: 'was', text: 'baseline: ' + clauseWas[c.id] }) : null);
   }
 
   function renderGrid() {
