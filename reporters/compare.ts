@@ -148,5 +148,7 @@ export function withBaseline(summary: Summary, baseline: string | undefined, fai
     const note = `BASELINE must be ${BASELINE_WHAT} (${read.problem}): the run is not compared`;
     return { ...summary, run: { ...summary.run, notes: [...summary.run.notes, note] } };
   }
-  return { ...summary, comparison: compare(summary, read.summary, baseline, failOn) };
+  // Right after the run's metadata, so a person opening summary.json sees it first.
+  const { format, run, ...rest } = summary;
+  return { format, run, comparison: compare(summary, read.summary, baseline, failOn), ...rest };
 }
