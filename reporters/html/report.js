@@ -85,6 +85,11 @@
   }
   function groupOf(c) { return SPEC_KINDS.indexOf(c.kind) >= 0 ? 'sec:' + c.section : 'kind:' + c.kind; }
   function sectionKey(sec) { return sec.split('.').map(function (p) { return ('000' + p).slice(-4); }).join('.'); }
+  // Sections in numeric order (2, 2.1, …, 4.10), then the other kinds by name.
+  function byGroup(a, b) {
+    function key(g) { return g.slice(0, 4) === 'sec:' ? '0' + sectionKey(g.slice(4)) : '1' + g; }
+    return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+  }
 
   // ---- state: filters, and what the panel shows (from the #fragment) ----
   var state = { statuses: {}, group: '', endpoint: '', query: '' };
@@ -194,7 +199,7 @@
     clauses.forEach(function (c) { groups[groupOf(c)] = true; });
     var groupSelect = el('select', { 'aria-label': 'Section', onchange: function (e) { state.group = e.target.value; update(); } },
       el('option', { value: '', text: 'All sections' }),
-      Object.keys(groups).sort(function (a, b) { return sectionKey(a) < sectionKey(b) ? -1 : 1; }).map(function (g) {
+      Object.keys(groups).sort(byGroup).map(function (g) {
         return el('option', { value: g, text: g.slice(0, 4) === 'sec:' ? 'Section ' + g.slice(4) : g.slice(5) });
       }));
     var endpointSelect = el('select', { 'aria-label': 'Endpoint', onchange: function (e) { state.endpoint = e.target.value; update(); } },
@@ -242,11 +247,7 @@
     var groups = {};
     var visible = clauses.filter(clauseMatches);
     visible.forEach(function (c) { (groups[groupOf(c)] = groups[groupOf(c)] || []).push(c); });
-    var keys = Object.keys(groups).sort(function (a, b) {
-      var ka = a.slice(0, 4) === 'sec:' ? '0' + sectionKey(a.slice(4)) : '1' + a;
-      var kb = b.slice(0, 4) === 'sec:' ? '0' + sectionKey(b.slice(4)) : '1' + b;
-      return ka < kb ? -1 : 1;
-    });
+    var keys = Object.keys(groups).sort(byGroup);
     keys.forEach(function (g) {
       var list = groups[g];
       var tally = {};
@@ -271,7 +272,7 @@
   function copyButton(text) {
     var b = el('button', { type: 'button', class: 'copy', text: 'Copy' });
     b.addEventListener('click', function () {
-      function done() { b.textContent = 'Copied'; b.classList.add('done'); setTimeout(function () { b.textContent = 'Copy'; b.classList.remove('done'); }, 1500); }
+      function done() { b.textContent = 'Copied'; b.classList.add('done'); b.setAttribute('data-copied', 'true'); setTimeout(function () { b.textContent = 'Copy'; b.classList.remove('done'); }, 1500); }
       function fallback() {
         var ta = el('textarea', { style: 'position:fixed;top:0;left:0;opacity:0' });
         ta.value = text;

@@ -129,13 +129,14 @@ describe('index.html in a browser', () => {
     expect(detail).toMatch(/Actual\s+200/);
     expect(detail).toContain('authorization: Bearer [REDACTED]');
     expect(detail).toMatch(/Reproduce with curl\s+Copy\s+# export CLIENT_ID/);
+    // The button says "Copied" for a moment; data-copied stays.
     await page.locator('#detail .copy').first().click();
-    await expect.poll(() => page.locator('#detail .copy').first().innerText()).toMatch(/Copied|Select the text to copy/);
+    await expect.poll(() => page.locator('#detail .copy').first().getAttribute('data-copied')).toBe('true');
     expect(page.url()).toMatch(/#test=\d+&from=4\.1-monto-min$/);
     await page.screenshot({ path: join(SHOTS, 'html-report-evidence-1280.png') });
     // Back returns to the clause.
     await page.goBack();
-    expect(await page.locator('#detail h2').innerText()).toContain(FAULT_CLAUSE);
+    await expect.poll(() => page.locator('#detail h2').innerText()).toContain(FAULT_CLAUSE);
     expect(errors).toEqual([]);
     expect(requests).toEqual([url]);
     await page.close();
