@@ -95,7 +95,8 @@
   var state = { statuses: {}, group: '', endpoint: '', query: '' };
   CLAUSE_STATUSES.forEach(function (st) { state.statuses[st] = true; });
   function selection() {
-    var h = decodeURIComponent(location.hash.slice(1));
+    var h;
+    try { h = decodeURIComponent(location.hash.slice(1)); } catch (e) { return {}; }
     var m = /^test=(\d+)(?:&from=(.*))?$/.exec(h);
     if (m && tests[+m[1]]) return { test: tests[+m[1]], from: m[2] };
     m = /^clause=(.*)$/.exec(h);
