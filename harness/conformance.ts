@@ -9,6 +9,17 @@
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
  * whose screen contract is known (docs/decisions.md), it is a failure.
+ *
+ * Concurrency (issue 12). The tests of a file run concurrently (vitest.config.ts: sequence.concurrent; files still
+ * run one after another in the one worker). Every test holds the run-wide `testLock` (harness/lock.ts): shared by
+ * default, EXCLUSIVE — nothing else in flight — for a test that changes or measures what every test sees:
+ *   - `needs: ['clock']` or `exclusive: true` in the spec: exclusive from the start (declare it when the test's
+ *     earlier steps must not see another test's clock move either, e.g. a screen opened before the move);
+ *   - otherwise the first `t.run.control.advanceClock()` or `t.run.control.stats()` of a test upgrades it to
+ *     exclusive (it lets go of its shared hold, waits until no other test runs, and keeps the lock to its end), so a
+ *     "before" counter snapshot or a clock move is never disturbed by a concurrent test, declared or not.
+ * Tests that only read their own resources (outbox entries by unique address, webhooks by idTransaccion) stay shared.
+ * Memoised shared work (a promise kept in a module variable) is safe: whoever asks second awaits the same promise.
  */
 import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
@@ -20,6 +31,54 @@ import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
 import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
+import { TestLock, type LockMode } from './lock.ts';
+
+/** The run-wide test lock (one worker, one module instance: run-wide). New suites use it through the spec, above. */
+export const testLock = new TestLock();
+
+/**
+ * A test's hold of `testLock`: taken once, upgraded to exclusive at most once, given back when the test finishes —
+ * also when it finishes (times out) while still waiting, so a late grant is returned at once instead of kept forever.
+ */
+class Hold {
+  #release: (() => void) | undefined;
+  #finished = false;
+  constructor(public mode: LockMode) {}
+
+  async take(): Promise<void> {
+    const release = await testLock.acquire(this.mode);
+    if (this.#finished) release();
+    else this.#release = release;
+  }
+
+  async upgrade(): Promise<void> {
+    if (this.mode === 'exclusive') return;
+    this.mode = 'exclusive';
+    this.#release?.();
+    this.#release = undefined;
+    await this.take();
+  }
+
+  finish(): void {
+    this.#finished = true;
+    this.#release?.();
+    this.#release = undefined;
+  }
+}
+
+/** The run as one test sees it: moving the clock or reading the global counters first makes the test exclusive. */
+function runFor(run: Run, h: Hold): Run {
+  const control = run.control;
+  if (!control) return run;
+  return {
+    ...run,
+    control: {
+      ...control,
+      advanceClock: async (seconds) => (await h.upgrade(), control.advanceClock(seconds)),
+      stats: async () => (await h.upgrade(), control.stats()),
+    },
+  };
+}
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission';
@@ -31,6 +90,8 @@ export interface ClauseTestSpec {
   needs?: Need[];
   /** A test that pays or purchases: refused by the interlock unless the business is in development. */
   purchase?: boolean;
+  /** Run alone: no other test in flight (see "Concurrency" above). `needs: ['clock']` implies it. */
+  exclusive?: boolean;
 }
 
 export interface T {
@@ -117,10 +178,15 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
   it(name, { meta: { clauses, endpoint: spec.endpoint }, ...(timeoutMs ? { timeout: timeoutMs } : {}) }, async (ctx: TestContext) => {
-    const run = await getRun();
-    if (run.target.unreachable) throw new Error(`target unusable: ${run.target.unreachable}`);
-    for (const need of spec.needs ?? []) if (missing(run, need)) ctx.skip(NEED_REASONS[need]);
-    if (spec.purchase) run.interlock.assertMayPay();
+    const shared = await getRun();
+    if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
+    for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
+    if (spec.purchase) shared.interlock.assertMayPay();
+    // Shared, or exclusive for a test that moves the clock (see "Concurrency" above); held until the test ends.
+    const lock = new Hold(spec.exclusive || spec.needs?.includes('clock') ? 'exclusive' : 'shared');
+    ctx.onTestFinished(() => lock.finish());
+    await lock.take();
+    const run = runFor(shared, lock);
 
     const observations: Observation[] = [];
     const t: T = {
