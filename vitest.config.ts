@@ -22,10 +22,11 @@ export default defineConfig({
           pool: 'forks',
           maxWorkers: 1,
           isolate: false,
-          // The tests of a file overlap (a remote target's latency is waited out in parallel); the reports keep the
-          // declaration order. Tests that move the clock or read global counters run alone (harness/conformance.ts).
-          // More tests than requests in flight: some of them are waiting for a webhook, not for the target.
-          sequence: { concurrent: true },
+          // The tests of a file overlap (a remote target's latency is waited out in parallel; harness/runner.ts marks
+          // them concurrent); the reports keep the declaration order. Tests that move the clock or read global
+          // counters run alone (harness/conformance.ts). More tests than requests in flight (MAX_CONCURRENCY): some
+          // of them wait for a webhook, not for the target.
+          runner: './harness/runner.ts',
           maxConcurrency: 16,
           testTimeout: 60_000,
           hookTimeout: 60_000,
