@@ -11,9 +11,9 @@
  * Transport failures throw `HttpError` (one line naming the behaviour and the request); HTTP statuses never throw.
  *
  * With `maxConcurrency` (MAX_CONCURRENCY; the run has one client, so the cap is run-wide) at most that many requests
- * are in flight; a 429 or 503, to any request, pauses every new request for its Retry-After (or a short default,
- * never past the run deadline) and halves the cap, which then grows back by one per cap's worth of other answers
- * (AIMD, as TCP). A slot is held per attempt, never across a backoff wait.
+ * are in flight; a 429 or 503, to any request, halves the cap, which then grows back by one per cap's worth of other
+ * answers (AIMD, as TCP), and its Retry-After (up to maxBackoffMs, never past the run deadline) pauses every new
+ * request of the run. A slot is held per attempt, never across a backoff wait.
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError } from './errors.ts';
@@ -221,7 +221,9 @@ export function createHttp(options: HttpOptions): Http {
       }
       if (limiter) {
         const throttled = response !== undefined && (response.status === 429 || response.status === 503);
-        const pause = throttled ? backoff(1, header(response, 'retry-after')) : 0;
+        // The run waits out a Retry-After; without one, halving the cap is the back-off.
+        const asked = throttled ? parseRetryAfter(header(response, 'retry-after')) : undefined;
+        const pause = asked === undefined ? 0 : Math.min(Math.max(asked, 0), maxBackoffMs);
         limiter.release(throttled ? 'throttled' : response ? 'ok' : 'none', pause, deadline);
       }
       const canRetry = idempotent && exchange.attempts <= retries;
