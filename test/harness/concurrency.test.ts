@@ -89,7 +89,21 @@ describe('test lock', () => {
     };
     await Promise.all([hold('a', 'shared', 40), hold('b', 'shared', 20), hold('X', 'exclusive', 10), hold('c', 'shared', 10)]);
     expect(order).toEqual(['+a', '+b', '-b', '-a', '+X', '-X', '+c', '-c']);
-    expect(lock.state).toEqual({ shared: 0, exclusive: false, waiting: 0 });
+    expect(lock.state).toEqual({ mode: undefined, holders: 0, waiting: 0 });
+  });
+
+  it('quiet holders overlap with each other, never with shared ones', async () => {
+    const lock = new TestLock();
+    const order: string[] = [];
+    const hold = async (name: string, mode: 'shared' | 'quiet', ms: number) => {
+      const release = await lock.acquire(mode);
+      order.push(`+${name}`);
+      await sleep(ms);
+      order.push(`-${name}`);
+      release();
+    };
+    await Promise.all([hold('s1', 'shared', 20), hold('q1', 'quiet', 30), hold('q2', 'quiet', 10), hold('s2', 'shared', 10)]);
+    expect(order).toEqual(['+s1', '-s1', '+q1', '+q2', '-q2', '-q1', '+s2', '-s2']);
   });
 });
 
