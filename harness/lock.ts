@@ -4,7 +4,10 @@
  *   - quiet: tests that measure the target's global counters ("creates nothing"); any number of quiet tests at
  *     once, but no shared test meanwhile (a shared test may create things and move the counters);
  *   - exclusive: a test that changes what every other test sees (moves the target's clock); nothing else at once.
- * First come, first served: a waiting request holds back every request queued after it, so none starves.
+ * Shared requests go first: a quiet or exclusive request waits until no shared test holds or wants the lock, so
+ * within a file the tests that change or measure global state run after the others, at once, instead of draining
+ * the pipeline once each (they cannot starve: a file's tests are finite, and files run one after another). Quiet
+ * goes before exclusive; within a mode, first come, first served.
  *
  *   const release = await lock.acquire('shared');   // or 'quiet', 'exclusive'
  *   try { … } finally { release(); }
@@ -38,17 +41,25 @@ export class TestLock {
     };
   }
 
-  /** Grants from the head of the queue while the head may join the holders. */
+  /** Grants what may run now: shared before quiet before exclusive; a group joins its own mode's holders. */
   #pump(): void {
     for (;;) {
-      const head = this.#queue[0];
-      if (!head) return;
-      const joins = this.#holders === 0 || (head.mode === this.#mode && head.mode !== 'exclusive');
-      if (!joins) return;
-      this.#mode = head.mode;
+      const next = this.#next();
+      if (!next) return;
+      if (this.#holders > 0 && (next.mode !== this.#mode || next.mode === 'exclusive')) return;
+      this.#mode = next.mode;
       this.#holders++;
-      this.#queue.shift();
-      head.grant();
+      this.#queue.splice(this.#queue.indexOf(next), 1);
+      next.grant();
     }
+  }
+
+  /** The first waiter of the most urgent mode waiting. */
+  #next(): { mode: LockMode; grant: () => void } | undefined {
+    for (const mode of ['shared', 'quiet', 'exclusive'] as const) {
+      const waiter = this.#queue.find((w) => w.mode === mode);
+      if (waiter) return waiter;
+    }
+    return undefined;
   }
 }

@@ -77,7 +77,7 @@ describe('request cap', () => {
 });
 
 describe('test lock', () => {
-  it('shared holders overlap; an exclusive holder waits for them and holds back later arrivals', async () => {
+  it('shared holders overlap; an exclusive holder waits until no shared test holds or wants the lock', async () => {
     const lock = new TestLock();
     const order: string[] = [];
     const hold = async (name: string, mode: 'shared' | 'exclusive', ms: number) => {
@@ -88,7 +88,7 @@ describe('test lock', () => {
       release();
     };
     await Promise.all([hold('a', 'shared', 40), hold('b', 'shared', 20), hold('X', 'exclusive', 10), hold('c', 'shared', 10)]);
-    expect(order).toEqual(['+a', '+b', '-b', '-a', '+X', '-X', '+c', '-c']);
+    expect(order).toEqual(['+a', '+b', '+c', '-c', '-b', '-a', '+X', '-X']);
     expect(lock.state).toEqual({ mode: undefined, holders: 0, waiting: 0 });
   });
 
@@ -102,7 +102,12 @@ describe('test lock', () => {
       order.push(`-${name}`);
       release();
     };
-    await Promise.all([hold('s1', 'shared', 20), hold('q1', 'quiet', 30), hold('q2', 'quiet', 10), hold('s2', 'shared', 10)]);
+    const late = (async () => {
+      await sleep(35);
+      await hold('s2', 'shared', 10);
+    })();
+    await Promise.all([hold('s1', 'shared', 20), hold('q1', 'quiet', 30), hold('q2', 'quiet', 10), late]);
+    // s2 arrives while the quiet ones hold the lock: it waits for them to finish.
     expect(order).toEqual(['+s1', '-s1', '+q1', '+q2', '-q2', '-q1', '+s2', '-s2']);
   });
 });

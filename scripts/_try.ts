@@ -1,0 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { proxiedRun } from '/work/wt-12/bench/remote.ts';
+import { embeddedOnlyEnv } from '/work/wt-12/harness/config.ts';
+const delay = Number(process.argv[2] ?? 100);
+const env = { ...embeddedOnlyEnv(process.env), REPORT_DIR: mkdtempSync(join(tmpdir(), 'try-')) };
+const r = await proxiedRun(delay, env, true);
+console.log(r.output.split('\n').filter(l => /✓|✗|×|FAIL|passed|failed|Duration/.test(l)).join('\n'));
+console.log({ seconds: r.seconds, code: r.code, peak: r.peak, requests: r.requests, dir: env.REPORT_DIR });
