@@ -6,8 +6,8 @@
  *   - exclusive: a test that changes what every other test sees (moves the target's clock); nothing else at once.
  * Shared requests go first: a quiet or exclusive request waits until no shared test holds or wants the lock, so
  * within a file the tests that change or measure global state run after the others, at once, instead of draining
- * the pipeline once each (they cannot starve: a file's tests are finite, and files run one after another). Quiet
- * goes before exclusive; within a mode, first come, first served.
+ * the pipeline once each. Quiet goes before exclusive; within a mode, first come, first served. A quiet or
+ * exclusive request that has waited `patienceMs` (10 s) is served next, so its wait stays well inside a test's timeout.
  *
  *   const release = await lock.acquire('shared');   // or 'quiet', 'exclusive'
  *   try { … } finally { release(); }
@@ -17,11 +17,13 @@ export type LockMode = 'shared' | 'quiet' | 'exclusive';
 export class TestLock {
   #mode: LockMode | undefined;
   #holders = 0;
-  readonly #queue: { mode: LockMode; grant: () => void }[] = [];
+  readonly #queue: { mode: LockMode; since: number; grant: () => void }[] = [];
+
+  constructor(readonly patienceMs = 10_000) {}
 
   acquire(mode: LockMode): Promise<() => void> {
     return new Promise((resolve) => {
-      this.#queue.push({ mode, grant: () => resolve(this.#releaser()) });
+      this.#queue.push({ mode, since: Date.now(), grant: () => resolve(this.#releaser()) });
       this.#pump();
     });
   }
@@ -54,8 +56,11 @@ export class TestLock {
     }
   }
 
-  /** The first waiter of the most urgent mode waiting. */
-  #next(): { mode: LockMode; grant: () => void } | undefined {
+  /** The first waiter that has run out of patience, else the first of the most urgent mode waiting. */
+  #next(): { mode: LockMode; since: number; grant: () => void } | undefined {
+    const now = Date.now();
+    const overdue = this.#queue.find((w) => w.mode !== 'shared' && now - w.since >= this.patienceMs);
+    if (overdue) return overdue;
     for (const mode of ['shared', 'quiet', 'exclusive'] as const) {
       const waiter = this.#queue.find((w) => w.mode === mode);
       if (waiter) return waiter;

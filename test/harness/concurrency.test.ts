@@ -92,6 +92,22 @@ describe('test lock', () => {
     expect(lock.state).toEqual({ mode: undefined, holders: 0, waiting: 0 });
   });
 
+  it('an exclusive request that ran out of patience is served before later shared ones', async () => {
+    const lock = new TestLock(200);
+    const order: string[] = [];
+    const hold = async (name: string, mode: 'shared' | 'exclusive', ms: number, after = 0) => {
+      await sleep(after);
+      const release = await lock.acquire(mode);
+      order.push(`+${name}`);
+      await sleep(ms);
+      order.push(`-${name}`);
+      release();
+    };
+    // s1 holds 600 ms; X waits; s2 (at 10 ms) still gets in; s3 (at 400 ms, X has waited 400 ms) waits for X.
+    await Promise.all([hold('s1', 'shared', 600), hold('X', 'exclusive', 5, 1), hold('s2', 'shared', 20, 10), hold('s3', 'shared', 5, 400)]);
+    expect(order).toEqual(['+s1', '+s2', '-s2', '-s1', '+X', '-X', '+s3', '-s3']);
+  });
+
   it('quiet holders overlap with each other, never with shared ones', async () => {
     const lock = new TestLock();
     const order: string[] = [];
