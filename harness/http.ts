@@ -12,8 +12,8 @@
  *
  * With `maxConcurrency` (MAX_CONCURRENCY; the run has one client, so the cap is run-wide) at most that many requests
  * are in flight; a 429 or 503, to any request, halves the cap, which then grows back by one per cap's worth of other
- * answers (AIMD, as TCP), and its Retry-After (up to maxBackoffMs, never past the run deadline) pauses every new
- * request of the run. A slot is held per attempt, never across a backoff wait.
+ * answers (AIMD, as TCP), and its Retry-After (up to maxBackoffMs, when at least as much time remains after it
+ * before the run deadline) pauses every new request of the run. A slot is held per attempt, never across a backoff wait.
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError } from './errors.ts';
@@ -141,7 +141,7 @@ export class RequestLimiter {
     this.#take();
   }
 
-  /** Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs`. */
+  /** Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs` (if it fits). */
   release(answer: 'ok' | 'throttled' | 'none', pauseMs = 0, deadline?: number): void {
     this.#inFlight--;
     const now = Date.now();
@@ -152,7 +152,9 @@ export class RequestLimiter {
       }
       this.#good = 0;
       const until = now + pauseMs;
-      if (pauseMs > 0 && until > this.#pausedUntil && (deadline === undefined || until < deadline)) this.#pausedUntil = until;
+      // A pause must leave the run at least as long again: waiting into the run bound would turn every "answered 429"
+      // into "the run bound was reached".
+      if (pauseMs > 0 && until > this.#pausedUntil && (deadline === undefined || until + pauseMs < deadline)) this.#pausedUntil = until;
     } else if (answer === 'ok' && this.#cap < this.max && ++this.#good >= this.#cap) {
       this.#cap++;
       this.#good = 0;

@@ -26,7 +26,8 @@ const CASES = {
   'silent API, met by the probe': { behaviour: 'silent', healthy: 0, timeoutMs: 500, runTimeoutS: 10 },
   // One request at a time: with several in flight the timeouts overlap and the run ends before its bound.
   'silent API after the probe, past the run bound': { behaviour: 'silent', healthy: 1, timeoutMs: 500, runTimeoutS: 8, env: { MAX_CONCURRENCY: '1' } },
-  'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 30 },
+  // Idem: a 0.5 s timeout must mean the target, not a healthy token request sent beside eight stalled ones.
+  'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 30, env: { MAX_CONCURRENCY: '1' } },
   'connection resets': { behaviour: 'reset', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
   '5xx with HTML': { behaviour: 'html-5xx', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
   '429 on the API': { behaviour: 'rate-limit', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
