@@ -6,10 +6,10 @@
  * transacciones. The first disagreement fails with the shrunk sequence and the command that replays it.
  *
  * Where the spec is silent the model holds every reading at once (a "world" per reading) and keeps the ones the
- * target's answers agree with: whether activar resets the counters of 2.1, whether the failure and success limits
- * count from the last activar or from the creation, what `usable` says for a link past its success limit or outside
- * its validity ("not shown", 3), and what a payment outside the validity does after activar. A step no world
- * explains is a finding; what the surviving worlds say is recorded as an observation.
+ * target's answers agree with: whether activar resets the counters of 2.1 and the failure and success limits (never,
+ * at every activar, or only when it revives a link that reached that limit), what `usable` says for a link past its
+ * success limit or outside its validity ("not shown", 3), and what a payment outside the validity does after
+ * activar. A step no world explains is a finding; what the surviving worlds say is recorded as an observation.
  *
  * Times: the validity bounds lie 15 s past a half-minute and the clock moves in half-minutes, so no step falls near
  * a bound (the few seconds the run itself takes stay below 15 s).
@@ -41,19 +41,25 @@ interface LinkParams {
   fin: number | null;
 }
 
-type Window = 'total' | 'since';
+/** From the creation, from every activar, or only from an activar that revived the link (that limit was reached). */
+type Window = 'total' | 'since' | 'reactivation';
 /** One reading of what the spec leaves unsaid about activar (3: "Other link transitions … not shown"). */
 interface Reading {
-  /** The failure / success limits count from the creation (total) or from the last activar (since). */
+  /** What the failure / success limits count (see Window). */
   failWindow: Window;
   successWindow: Window;
-  /** The record's counters count from the creation (total) or from the previous activar (since). */
+  /** What the record's counters count (see Window; an activar shows the count before it resets anything). */
   failCounter: Window;
   successCounter: Window;
 }
 interface World {
   reading: Reading;
   inactive: boolean;
+  /** What this world's limits and counters stand at. */
+  failWindow: number;
+  successWindow: number;
+  failCounter: number;
+  successCounter: number;
 }
 
 interface LinkModel {
@@ -61,8 +67,9 @@ interface LinkModel {
   clock: boolean;
   /** Seconds the clock was moved since the link was created. */
   elapsed: number;
-  fails: { total: number; since: number };
-  successes: { total: number; since: number };
+  /** Facts, whatever the reading: payments declined and approved since the creation. */
+  fails: { total: number };
+  successes: { total: number };
   worlds: World[];
   /** Every transaction made with the link: idTransaccion → esAprobada. */
   txs: Map<string, boolean>;
@@ -89,12 +96,13 @@ interface Prediction {
 }
 
 const READINGS: Reading[] = (() => {
-  const w: Window[] = ['since', 'total'];
-  const c: Window[] = ['total', 'since'];
+  const w: Window[] = ['since', 'total', 'reactivation'];
+  const c: Window[] = ['total', 'since', 'reactivation'];
   return w.flatMap((failWindow) => w.flatMap((successWindow) => c.flatMap((failCounter) => c.map((successCounter) => ({ failWindow, successWindow, failCounter, successCounter })))));
 })();
 
-const count = (c: { total: number; since: number }, w: Window): number => (w === 'total' ? c.total : c.since);
+/** A world's count after an activar: kept (total), reset (since), or reset only when that limit had been reached. */
+const afterActivar = (n: number, w: Window, reached: boolean): number => (w === 'since' || (w === 'reactivation' && reached) ? 0 : n);
 
 /** Where the clock stands against the link's validity, `extra` seconds from now. */
 function vigencia(m: LinkModel, extra = 0): 'before' | 'within' | 'after' {
@@ -105,7 +113,7 @@ function vigencia(m: LinkModel, extra = 0): 'before' | 'within' | 'after' {
 }
 
 function successExhausted(m: LinkModel, w: World): boolean {
-  return m.p.maxExitosos !== null && count(m.successes, w.reading.successWindow) >= m.p.maxExitosos;
+  return m.p.maxExitosos !== null && w.successWindow >= m.p.maxExitosos;
 }
 
 /** What a payment may end in, in one world, `extra` seconds from now; `late` = on a screen shown too long ago. */
@@ -132,10 +140,10 @@ function predict(m: LinkModel, w: World, decline: boolean, extra = 0, late = fal
 /** Notes, once per run, the silent readings a step settled (a dimension that had two values and now has one). */
 function settle(m: LinkModel, kept: World[]): void {
   const labels: Record<keyof Reading, Record<Window, string>> = {
-    failWindow: { total: 'the failure limit counts every decline since the link was created, activar or not', since: 'the failure limit counts the declines since the last activar' },
-    successWindow: { total: 'the success limit counts every approved payment since the link was created (activar does not renew it)', since: 'the success limit counts the approved payments since the last activar (activar renews it)' },
-    failCounter: { total: 'after a second activar, cantidadIntentoPagoFallidos still counts every decline since the creation', since: 'activar resets cantidadIntentoPagoFallidos (it counts since the previous activar)' },
-    successCounter: { total: 'after a second activar, cantidadPagosExitosos still counts every approved payment since the creation', since: 'activar resets cantidadPagosExitosos (it counts since the previous activar)' },
+    failWindow: { total: 'the failure limit counts every decline since the link was created, activar or not', since: 'the failure limit counts the declines since the last activar', reactivation: 'the failure limit counts the declines since the activar that revived the link' },
+    successWindow: { total: 'the success limit counts every approved payment since the link was created (activar does not renew it)', since: 'the success limit counts the approved payments since the last activar (activar renews it)', reactivation: 'the success limit is renewed only by an activar of a link that reached it' },
+    failCounter: { total: 'after a second activar, cantidadIntentoPagoFallidos still counts every decline since the creation', since: 'activar resets cantidadIntentoPagoFallidos (it counts since the previous activar)', reactivation: 'cantidadIntentoPagoFallidos is reset only by an activar of a link inactive by its failure limit' },
+    successCounter: { total: 'after a second activar, cantidadPagosExitosos still counts every approved payment since the creation', since: 'activar resets cantidadPagosExitosos (it counts since the previous activar)', reactivation: 'cantidadPagosExitosos is reset only by an activar of a link past its success limit' },
   };
   for (const dim of Object.keys(labels) as (keyof Reading)[]) {
     const before = new Set(m.worlds.map((w) => w.reading[dim]));
@@ -161,13 +169,17 @@ function record(m: LinkModel, id: string, approved: boolean): void {
   if (approved) {
     m.lastApproved = id;
     m.successes.total++;
-    m.successes.since++;
+    for (const w of m.worlds) {
+      w.successWindow++;
+      w.successCounter++;
+    }
     return;
   }
   m.fails.total++;
-  m.fails.since++;
   for (const w of m.worlds) {
-    if (m.p.maxFallidos !== null && count(m.fails, w.reading.failWindow) >= m.p.maxFallidos) w.inactive = true;
+    w.failWindow++;
+    w.failCounter++;
+    if (m.p.maxFallidos !== null && w.failWindow >= m.p.maxFallidos) w.inactive = true;
   }
 }
 
@@ -285,8 +297,8 @@ class Activate extends LinkCommand {
     // Each world after activar: usable unless past a success limit it keeps, or outside the validity (not shown).
     const outside = vigencia(m) !== 'within';
     const expectations = m.worlds.map((w) => {
-      const keepsSuccessLimit = w.reading.successWindow === 'total' && m.p.maxExitosos !== null && m.successes.total >= m.p.maxExitosos;
-      return { fallidos: count(m.fails, w.reading.failCounter), exitosos: count(m.successes, w.reading.successCounter), usableAny: keepsSuccessLimit || outside };
+      const keepsSuccessLimit = w.reading.successWindow === 'total' && successExhausted(m, w);
+      return { fallidos: w.failCounter, exitosos: w.successCounter, usableAny: keepsSuccessLimit || outside };
     });
     const fits = (e: (typeof expectations)[number]) => e.fallidos === fallidos && e.exitosos === exitosos && (e.usableAny || usable);
     const kept = m.worlds.filter((_w, i) => fits(expectations[i]!));
@@ -299,9 +311,14 @@ class Activate extends LinkCommand {
     if (!usable) m.notes.add(`after activar, the record of a link ${outside ? 'outside its validity' : 'past its success limit'} says usable false`);
     settle(m, kept);
     checkPurchases(m, rec, ex);
-    for (const w of m.worlds) w.inactive = false;
-    m.fails.since = 0;
-    m.successes.since = 0;
+    for (const w of m.worlds) {
+      const exhausted = successExhausted(m, w);
+      w.failWindow = afterActivar(w.failWindow, w.reading.failWindow, w.inactive);
+      w.successWindow = afterActivar(w.successWindow, w.reading.successWindow, exhausted);
+      w.failCounter = afterActivar(w.failCounter, w.reading.failCounter, w.inactive);
+      w.successCounter = afterActivar(w.successCounter, w.reading.successCounter, exhausted);
+      w.inactive = false;
+    }
     if (outside) m.vigenciaRevived = true;
   }
   toString(): string {
@@ -403,8 +420,8 @@ async function setup(t: T, p: LinkParams, notes: Set<string>): Promise<{ model: 
   };
   const { link } = await createLink(t, request);
   const model: LinkModel = {
-    p, clock, elapsed: 0, fails: { total: 0, since: 0 }, successes: { total: 0, since: 0 },
-    worlds: READINGS.map((reading) => ({ reading, inactive: false })), txs: new Map(), lastApproved: null, vigenciaRevived: false, notes,
+    p, clock, elapsed: 0, fails: { total: 0 }, successes: { total: 0 },
+    worlds: READINGS.map((reading) => ({ reading, inactive: false, failWindow: 0, successWindow: 0, failCounter: 0, successCounter: 0 })), txs: new Map(), lastApproved: null, vigenciaRevived: false, notes,
   };
   return { model, real: { t, idEnlace: Number(link.idEnlace), urlEnlace: link.urlEnlace } };
 }
