@@ -16,6 +16,7 @@ import { asString, field } from '../harness/read.ts';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
 import { businessIdOf, buyWallet, createLink, lookUp } from './flows.ts';
 
+/** `purchase`: a leak would pay the first merchant's link or business, so its mode is checked too (the interlock). */
 const security = (clause: string, endpoint: string, needs: Need[] = [], purchase = false) =>
   ({ clauses: clause, endpoint, needs: ['otherTenant' as const, ...needs], purchase });
 
@@ -56,14 +57,14 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
     });
   }
 
-  clauseTest(security('security-tenant-link-activate', 'PUT /EnlacePago/{id}/activar', ['account']), 'the other merchant\'s account cannot activate (and read) the first merchant\'s link', async (t) => {
+  clauseTest(security('security-tenant-link-activate', 'PUT /EnlacePago/{id}/activar'), 'the other merchant\'s account cannot activate (and read) the first merchant\'s link', async (t) => {
     const { link } = await createLink(t);
     await otherCredentialsWork(t, 'security-tenant-link-activate');
     const ex = await other(t)('activatePaymentLink', { pathParams: { id: link.idEnlace }, auth: 'account', label: 'activatePaymentLink (other merchant)' });
     refusedAcrossTenants(ex, 'security-tenant-link-activate', `PUT /EnlacePago/${link.idEnlace}/activar with the other merchant's account`);
   });
 
-  clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr'), 'the other merchant\'s account cannot pay the first merchant\'s link through PagoQr', async (t) => {
+  clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'the other merchant\'s account cannot pay the first merchant\'s link through PagoQr', async (t) => {
     const { link } = await createLink(t);
     await otherCredentialsWork(t, 'security-tenant-pagoqr');
     // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/interlock.ts).
@@ -71,7 +72,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
     refusedAcrossTenants(ex, 'security-tenant-pagoqr', 'PagoQr of the first merchant\'s link with the other merchant\'s account');
   });
 
-  clauseTest(security('security-tenant-mpos-idaplicativo', 'POST /TransaccionCompra/Mpos/Banda', ['account']), 'the other merchant\'s account cannot buy through MPOS as the first merchant\'s idAplicativo', async (t) => {
+  clauseTest(security('security-tenant-mpos-idaplicativo', 'POST /TransaccionCompra/Mpos/Banda', ['account'], true), 'the other merchant\'s account cannot buy through MPOS as the first merchant\'s idAplicativo', async (t) => {
     const idAplicativo = await businessIdOf(t);
     await otherCredentialsWork(t, 'security-tenant-mpos-idaplicativo');
     const body = purchaseMposBanda(t.run.config.testData, { idAplicativo });
