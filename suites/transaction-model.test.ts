@@ -47,7 +47,7 @@ interface Real {
   link: { idEnlace: number; urlEnlace: string; monto: number };
 }
 
-const CLAUSES = ['4.8-same-transaction', '2.2-resultado-values', '2.2-esreal-test-not-charged', '2.2-formapago-values', '2.2-idexterno-echo', '4.8-datos-bitcoin', '4.6-qr-expiry', '7-dev-authorizes', '7-cvv-111-declines'];
+const CLAUSES = ['4.8-same-transaction', '2.2-resultado-values', '2.2-esreal-test-not-charged', '2.2-formapago-values', '2.2-idexterno-echo', '4.8-datos-bitcoin', '4.6-qr-expiry', '7-dev-authorizes', '7-cvv-111-declines', '7-cvv-111-not-3ds'];
 
 /** GET the transaction and compare it with the model: the finding is the first field that disagrees. */
 async function judgeLookup(w: TxWorld, r: Real, id: string): Promise<void> {
@@ -116,13 +116,18 @@ class Wallet extends TxCommand {
   }
 }
 
+/** A 3DS purchase, with the test card or with cvv 111 (which does not decline 3DS: spec 7). */
 class ThreeDs extends TxCommand {
+  constructor(readonly cvv111: boolean) {
+    super();
+  }
   async run(w: TxWorld, r: Real): Promise<void> {
-    const purchase = await buy3ds(r.t);
-    await this.add(w, r, purchase.response['idTransaccion'], { kind: '3DS purchase', monto: purchase.request.monto, state: 'pending', threeDs: purchase });
+    const card = { numeroTarjeta: r.t.run.config.testData.cardNumber, cvv: DECLINE_CVV, mesVencimiento: 1, anioVencimiento: new Date().getUTCFullYear() + 3 };
+    const purchase = await buy3ds(r.t, this.cvv111 ? { tarjetaCreditoDebido: card } : {});
+    await this.add(w, r, purchase.response['idTransaccion'], { kind: `3DS purchase${this.cvv111 ? ' (cvv 111)' : ''}`, monto: purchase.request.monto, state: 'pending', threeDs: purchase });
   }
   toString(): string {
-    return 'ThreeDs()';
+    return `ThreeDs(${this.cvv111 ? 'cvv 111' : ''})`;
   }
 }
 
@@ -133,9 +138,9 @@ class Complete3ds extends TxCommand {
   }
   async run(w: TxWorld, r: Real): Promise<void> {
     const [id, m] = [...w.txs].find(([, x]) => x.threeDs && x.state === 'pending')!;
-    await complete3ds(r.t, m.threeDs!);
+    await complete3ds(r.t, m.threeDs!, m.kind.includes('cvv 111') ? ['7-cvv-111-not-3ds', '4.3-url-completar'] : undefined);
     m.state = 'approved';
-    m.kind = 'completed 3DS purchase';
+    m.kind = `completed ${m.kind}`;
     await judgeLookup(w, r, id);
   }
   toString(): string {
@@ -282,7 +287,7 @@ function commandArbitraries(t: T): fc.Arbitrary<TxCommand>[] {
   const clock = t.run.target.capabilities.includes('clock');
   return [
     fc.boolean().map((x) => new Wallet(x)),
-    fc.constant(new ThreeDs()),
+    fc.boolean().map((x) => new ThreeDs(x)),
     fc.constant(new Complete3ds()),
     fc.boolean().map((x) => new QuickPay(x)),
     fc.constant(new PayQuickPay(false)),
