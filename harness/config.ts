@@ -40,6 +40,11 @@ export type TargetConfig =
       /** A disposable account that account deletion may destroy (only with ALLOW_DESTRUCTIVE=account-deletion). */
       deletionAccountUser?: string;
       deletionAccountPassword?: string;
+      /** A second merchant (another tenant) for the tenant-isolation checks: all four or none. */
+      otherAccountUser?: string;
+      otherAccountPassword?: string;
+      otherClientId?: string;
+      otherClientSecret?: string;
     };
 
 export interface Config {
@@ -77,6 +82,8 @@ export interface Config {
   screenFieldNames: Record<string, string>;
   /** The CLIENT_ID business has the MPOS permission (MPOS_PERMITTED). */
   mposPermitted: boolean;
+  /** Tenant-isolation checks (category security, not spec clauses): fail the run, or only be observed (SECURITY_CHECKS). */
+  securityChecks: 'fail' | 'observe';
   /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
   sandbox: { mode: 'development' | 'production'; fault?: string };
   /** The earlier run this one is compared with (BASELINE), and what fails the run (FAIL_ON). */
@@ -179,6 +186,9 @@ class Reader {
 
 const allowedDestructive: readonly Destructive[] = ['account-deletion'];
 
+/** The second merchant of the tenant-isolation checks (remote targets): set all four or none. */
+const OTHER_TENANT = ['OTHER_ACCOUNT_USER', 'OTHER_ACCOUNT_PASSWORD', 'OTHER_CLIENT_ID', 'OTHER_CLIENT_SECRET'];
+
 /** Variables that only make sense for a remote target: with the embedded sandbox they would be silently ignored. */
 const remoteOnly = [
   'AUTH_URL',
@@ -190,6 +200,7 @@ const remoteOnly = [
   'SECOND_CLIENT_SECRET',
   'DELETION_ACCOUNT_USER',
   'DELETION_ACCOUNT_PASSWORD',
+  ...OTHER_TENANT,
 ];
 
 /**
@@ -303,6 +314,7 @@ function parseConfig(env: Env): Config {
     testData,
     screenFieldNames,
     mposPermitted,
+    securityChecks: r.oneOf('SECURITY_CHECKS', 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation', ['fail', 'observe'] as const, 'fail'),
     sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }) },
     reports: parseReportSettings(r),
   };
@@ -366,7 +378,22 @@ function remoteTarget(r: Reader, baseUrl: string): TargetConfig {
     ...pair(r, 'ACCOUNT_USER', 'ACCOUNT_PASSWORD', 'account credentials (spec 4.2, 4.5, 4.9)', 'accountUser', 'accountPassword'),
     ...pair(r, 'SECOND_CLIENT_ID', 'SECOND_CLIENT_SECRET', 'credentials of a business without the MPOS permission', 'secondClientId', 'secondClientSecret'),
     ...pair(r, 'DELETION_ACCOUNT_USER', 'DELETION_ACCOUNT_PASSWORD', 'credentials of a disposable account for the deletion test', 'deletionAccountUser', 'deletionAccountPassword'),
+    ...otherTenant(r),
   };
+}
+
+/** OTHER_ACCOUNT_USER/PASSWORD and OTHER_CLIENT_ID/SECRET: a second merchant (an account and one of its development businesses). */
+function otherTenant(r: Reader): { otherAccountUser?: string; otherAccountPassword?: string; otherClientId?: string; otherClientSecret?: string } {
+  const set = OTHER_TENANT.filter((name) => r.isSet(name));
+  if (set.length === 0) return {};
+  const unset = OTHER_TENANT.filter((name) => !r.isSet(name));
+  if (unset.length > 0) {
+    throw new ConfigError(`${unset.join(', ')} must be set together with ${set.join(', ')}: the account and a development business of a second merchant (another tenant) for the tenant-isolation checks; set all four, or none to skip those checks`, unset[0]!);
+  }
+  if (r.raw('OTHER_ACCOUNT_USER') === r.raw('ACCOUNT_USER') || r.raw('OTHER_CLIENT_ID') === r.raw('CLIENT_ID')) {
+    throw new ConfigError('OTHER_ACCOUNT_USER and OTHER_CLIENT_ID must name another merchant than ACCOUNT_USER and CLIENT_ID (got the same): the tenant-isolation checks need two tenants', r.raw('OTHER_ACCOUNT_USER') === r.raw('ACCOUNT_USER') ? 'OTHER_ACCOUNT_USER' : 'OTHER_CLIENT_ID');
+  }
+  return { otherAccountUser: r.raw('OTHER_ACCOUNT_USER')!, otherAccountPassword: r.raw('OTHER_ACCOUNT_PASSWORD')!, otherClientId: r.raw('OTHER_CLIENT_ID')!, otherClientSecret: r.raw('OTHER_CLIENT_SECRET')! };
 }
 
 /** Two variables that go together: both or neither. */
@@ -423,6 +450,8 @@ function registerSecrets(config: Config): void {
     secrets.add(t.accountPassword, 'account-password');
     secrets.add(t.secondClientSecret, 'second-client-secret');
     secrets.add(t.deletionAccountPassword, 'deletion-password');
+    secrets.add(t.otherAccountPassword, 'other-account-password');
+    secrets.add(t.otherClientSecret, 'other-client-secret');
   }
   secrets.add(config.redirectHash.key, 'redirect-hash-key');
   secrets.add(config.testData.cardNumber, 'card-number');
@@ -465,6 +494,11 @@ export function redactedConfigSummary(config: Config): string {
     ['SECOND_CLIENT_SECRET', t.kind === 'remote' ? flag(t.secondClientSecret) : embedded],
     ['DELETION_ACCOUNT_USER', t.kind === 'remote' ? (t.deletionAccountUser ?? '[unset]') : embedded],
     ['DELETION_ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.deletionAccountPassword) : embedded],
+    ['OTHER_ACCOUNT_USER', t.kind === 'remote' ? (t.otherAccountUser ?? '[unset]') : embedded],
+    ['OTHER_ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.otherAccountPassword) : embedded],
+    ['OTHER_CLIENT_ID', t.kind === 'remote' ? (t.otherClientId ?? '[unset]') : embedded],
+    ['OTHER_CLIENT_SECRET', t.kind === 'remote' ? flag(t.otherClientSecret) : embedded],
+    ['SECURITY_CHECKS', config.securityChecks],
     ['ALLOW_DESTRUCTIVE', config.allowDestructive.join(',') || '(none)'],
     ['WEBHOOK_PUBLIC_URL', showUrl(config.receiver.publicUrl)],
     ['RECEIVER_HOST', config.receiver.host],

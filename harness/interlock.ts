@@ -8,6 +8,9 @@
  *     (whose accounts own only businesses of its one mode) or the account activated the primary's probe link and
  *     saw estaProductivo=false. A remote account whose first business is some other, production one is the user's
  *     to avoid: ACCOUNT_USER must be the account of the CLIENT_ID business;
+ *   - the second merchant of the tenant-isolation checks (OTHER_*): its business by its own probe; its account only
+ *     when its business is in development AND (embedded sandbox, or its account activated its business's probe link
+ *     and saw estaProductivo=false) — the same rule as the primary account, learned for the other tenant;
  *   - anyone else (no or made-up credentials, which a faulty target might accept): every probed business in development.
  *
  * After any esReal / esProductiva / estaProductivo = true seen anywhere in a response or a webhook, nothing is paid.
@@ -40,7 +43,7 @@ export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set([
 export type PayingAs = { business: string } | { account: string } | 'anyone';
 
 /** The shape of the target the interlock needs. */
-type Target = Pick<TargetInfo, 'kind' | 'business' | 'mode' | 'modes'> & Partial<Pick<TargetInfo, 'modeUnknownBecause' | 'account' | 'accountConfirmed'>>;
+type Target = Pick<TargetInfo, 'kind' | 'business' | 'mode' | 'modes'> & Partial<Pick<TargetInfo, 'modeUnknownBecause' | 'account' | 'accountConfirmed' | 'other'>>;
 
 export class InterlockError extends Error {
   override name = 'InterlockError';
@@ -64,7 +67,10 @@ export class Interlock {
   assertMayPay(who: PayingAs = { business: this.target.business.clientId }): void {
     if (this.stopped) throw new InterlockError(this.stopped);
     if (typeof who === 'object' && 'business' in who) return this.#assertDevelopment(this.#probeOf(who.business));
+    const other = this.target.other;
+    if (other && typeof who === 'object' && who.account === other.account.user) return this.#assertOtherAccount(other);
     for (const probe of this.#probes()) this.#assertDevelopment(probe);
+    if (who === 'anyone' && other) this.#assertDevelopment(this.#probeOf(other.business.clientId));
     if (who === 'anyone' || this.target.kind === 'embedded') return;
     const confirmed = this.target.account?.user === who.account ? this.target.accountConfirmed : undefined;
     if (confirmed !== true) {
@@ -86,8 +92,18 @@ export class Interlock {
     return [primary, ...Object.entries(this.target.modes).filter(([id]) => id !== this.target.business.clientId).map(([, p]) => p)];
   }
 
+  /** The second merchant's account pays as its business, which must be probed in development and confirmed as its. */
+  #assertOtherAccount(other: NonNullable<Target['other']>): void {
+    this.#assertDevelopment(this.#probeOf(other.business.clientId));
+    if (this.target.kind === 'embedded' || other.accountConfirmed === true) return;
+    const why = typeof other.accountConfirmed === 'string' ? other.accountConfirmed : 'no account probe';
+    throw new InterlockError(
+      `STOPPED: a purchase as OTHER_ACCOUNT_USER acts as that account's first business, which could not be confirmed to be in development (${why}), so none is sent. Set OTHER_ACCOUNT_USER to the account of the OTHER_CLIENT_ID development business.`,
+    );
+  }
+
   #probeOf(clientId: string): ModeProbe {
-    const probe = this.target.modes[clientId];
+    const probe = this.target.modes[clientId] ?? (this.target.other?.business.clientId === clientId ? this.target.other.probe : undefined);
     if (probe) return probe;
     if (clientId === this.target.business.clientId) {
       // A target without `modes` (built by hand): its primary mode is all there is.

@@ -24,6 +24,15 @@ export interface ModeProbe {
   unknownBecause?: string;
 }
 
+export interface OtherTenant {
+  business: Credentials;
+  account: { user: string; password: string };
+  /** The mode of its business (a link it created), learned by the probe. */
+  probe?: ModeProbe;
+  /** Remote target: true when OTHER_ACCOUNT_USER activated its business's probe link and saw estaProductivo=false; else why not. */
+  accountConfirmed?: true | string;
+}
+
 export interface TargetInfo {
   kind: 'embedded' | 'remote';
   baseUrl: string;
@@ -35,6 +44,8 @@ export interface TargetInfo {
   /** A business of the same account without the MPOS permission (spec 4.7), when known. */
   businessNoMpos?: Credentials;
   account?: { user: string; password: string };
+  /** A second merchant (another tenant: OTHER_*), for the tenant-isolation checks; its mode is probed like the primary's. */
+  other?: OtherTenant;
   /** Credentials that account deletion may destroy: the sandbox's disposable account, or an explicit opt-in. */
   deletion?: { user: string; password: string; business?: Credentials };
   /** The mode of the primary business (CLIENT_ID). */
@@ -85,6 +96,10 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
       business: { clientId: c.business.clientId, clientSecret: c.business.clientSecret },
       businessNoMpos: { clientId: c.businessNoMpos.clientId, clientSecret: c.businessNoMpos.clientSecret },
       account: { user: c.account.user, password: c.account.password },
+      other: {
+        business: { clientId: c.otherBusiness.clientId, clientSecret: c.otherBusiness.clientSecret },
+        account: { user: c.otherAccount.user, password: c.otherAccount.password },
+      },
       deletion: {
         user: c.disposableAccount.user,
         password: c.disposableAccount.password,
@@ -106,6 +121,9 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
     business: { clientId: t.clientId, clientSecret: t.clientSecret },
     ...(t.secondClientId && t.secondClientSecret ? { businessNoMpos: { clientId: t.secondClientId, clientSecret: t.secondClientSecret } } : {}),
     ...(t.accountUser && t.accountPassword ? { account: { user: t.accountUser, password: t.accountPassword } } : {}),
+    ...(t.otherAccountUser && t.otherAccountPassword && t.otherClientId && t.otherClientSecret
+      ? { other: { business: { clientId: t.otherClientId, clientSecret: t.otherClientSecret }, account: { user: t.otherAccountUser, password: t.otherAccountPassword } } }
+      : {}),
     ...(config.allowDestructive.includes('account-deletion') && t.deletionAccountUser && t.deletionAccountPassword
       ? { deletion: { user: t.deletionAccountUser, password: t.deletionAccountPassword } }
       : {}),
@@ -156,9 +174,11 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
     const modes: Record<string, ModeProbe> = { [info.business.clientId]: primary.probe };
     if (info.businessNoMpos) modes[info.businessNoMpos.clientId] = await probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID');
     const accountConfirmed = info.kind === 'remote' && info.account ? await confirmAccount(http, info, config, primary.idEnlace) : undefined;
+    const other = info.other ? await probeOther(http, info, config, info.other) : undefined;
     const { mode, unknownBecause } = primary.probe;
     return {
       ...info,
+      ...(other ? { other } : {}),
       capabilities,
       mode,
       ...(unknownBecause ? { modeUnknownBecause: unknownBecause } : {}),
@@ -201,8 +221,25 @@ async function probeBusiness(http: Http, info: TargetInfo, business: Credentials
   }
 }
 
-/** true when the account's activation of the primary's probe link answered estaProductivo=false; else why not. */
-async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEnlace: unknown): Promise<true | string> {
+/**
+ * The second merchant's mode, as the primary's: a link its business creates, and (remote) its account activating
+ * that link. The interlock needs both before anything is paid as it (docs/decisions.md, tenant isolation).
+ */
+async function probeOther(http: Http, info: TargetInfo, config: Config, other: OtherTenant): Promise<OtherTenant> {
+  secrets.add(other.business.clientSecret, 'other-client-secret');
+  secrets.add(other.account.password, 'other-account-password');
+  try {
+    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: other.business.clientId, clientSecret: other.business.clientSecret, audience: 'service_api' }).get();
+    const { probe, idEnlace } = await probeLink(http, info.baseUrl, token, 'OTHER_CLIENT_ID');
+    if (info.kind !== 'remote') return { ...other, probe };
+    return { ...other, probe, accountConfirmed: await confirmAccount(http, { ...info, account: other.account, business: other.business }, config, idEnlace, 'OTHER_ACCOUNT_USER') };
+  } catch (err) {
+    return { ...other, probe: { variable: 'OTHER_CLIENT_ID', mode: 'unknown', unknownBecause: `the mode probe as OTHER_CLIENT_ID failed: ${(err as Error).message}` } };
+  }
+}
+
+/** true when the account's activation of its business's probe link answered estaProductivo=false; else why not. */
+async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEnlace: unknown, variable = 'ACCOUNT_USER'): Promise<true | string> {
   const account = info.account!;
   if (typeof idEnlace !== 'number' && typeof idEnlace !== 'string') return 'the mode probe link has no idEnlace to activate';
   try {
@@ -216,13 +253,13 @@ async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEn
       method: 'PUT',
       url: `${info.baseUrl}/EnlacePago/${encodeURIComponent(String(idEnlace))}/activar`,
       headers: { authorization },
-      label: 'mode probe (ACCOUNT_USER)',
+      label: `mode probe (${variable})`,
     });
     const mode = modeOf(ex);
     if (mode === 'development') return true;
     return mode === 'production'
       ? 'its business is in production mode'
-      : `PUT /EnlacePago/{id}/activar as ACCOUNT_USER answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
+      : `PUT /EnlacePago/{id}/activar as ${variable} answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
   } catch (err) {
     return `the account probe failed: ${(err as Error).message}`;
   }

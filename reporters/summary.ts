@@ -88,6 +88,10 @@ export function renderMarkdown(summary: Summary): string {
   section(md, 'Observations (WARN)', summary.tests.filter((t) => t.observations.length > 0), (t) =>
     t.observations.map((o) => `- ${o.clause}: ${o.message} — ${testTitle(t)}`),
   );
+  // Issue 13: the tenant-isolation checks are no spec clauses (the spec states no isolation): their own heading.
+  section(md, 'Security (tenant isolation, OWASP API1:2023 — not spec clauses)', summary.tests.filter((t) => t.clauses.some((c) => c.startsWith('security-'))), (t) =>
+    [`- ${LABELS[t.status]} ${testTitle(t)}${t.reason ? ` (${t.reason})` : ''}`],
+  );
   byReason(md, 'Skipped', byStatus(summary, 'skip'));
   byReason(md, 'Not run', byStatus(summary, 'notRun'));
 

@@ -58,7 +58,9 @@ seeded credentials (local demo values)
   business             ${c.business.idAplicativo}: client ${c.business.clientId} / ${c.business.clientSecret}
   business (no MPOS)   ${c.businessNoMpos.idAplicativo}: client ${c.businessNoMpos.clientId} / ${c.businessNoMpos.clientSecret}
   disposable account   ${c.disposableAccount.user} / ${c.disposableAccount.password}
-  disposable business  ${c.disposableBusiness.idAplicativo}: client ${c.disposableBusiness.clientId} / ${c.disposableBusiness.clientSecret}`);
+  disposable business  ${c.disposableBusiness.idAplicativo}: client ${c.disposableBusiness.clientId} / ${c.disposableBusiness.clientSecret}
+  other account        ${c.otherAccount.user} / ${c.otherAccount.password}   (a second merchant: OTHER_ACCOUNT_USER / OTHER_ACCOUNT_PASSWORD)
+  other business       ${c.otherBusiness.idAplicativo}: client ${c.otherBusiness.clientId} / ${c.otherBusiness.clientSecret}   (OTHER_CLIENT_ID / OTHER_CLIENT_SECRET)`);
 
 const stop = (): void => {
   void sandbox.close().then(() => process.exit(0));

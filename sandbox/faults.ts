@@ -63,6 +63,26 @@ export const FAULTS = [
   { id: 'unknown-id-500', area: 'errors', description: '4.8: an unknown transaction id answers 500 instead of 404', silent: true },
   { id: 'malformed-json-500', area: 'errors', description: '7: a malformed JSON body answers 500 instead of 400' },
   { id: 'responses-text-plain', area: 'errors', description: 'API responses carry content-type text/plain instead of application/json' },
+  // Issue 13 — subtler state-machine faults (found by the model-based suites and the scenarios).
+  { id: 'failure-limit-one-early', area: 'links', description: '3: the link becomes unusable one decline before cantidadMaximaPagosFallidos' },
+  { id: 'failure-limit-one-late', area: 'links', description: '3: the link becomes unusable only one decline after cantidadMaximaPagosFallidos' },
+  { id: 'success-limit-one-late', area: 'links', description: '4.1: one approved payment more than cantidadMaximaPagosExitosos is taken' },
+  { id: 'decline-counted-as-success', area: 'links', description: '2.1: a declined payment is counted in cantidadPagosExitosos instead of cantidadIntentoPagoFallidos' },
+  { id: 'success-counted-as-failure', area: 'links', description: '2.1: an approved payment is counted in cantidadIntentoPagoFallidos instead of cantidadPagosExitosos' },
+  { id: 'transaccion-compra-set-by-decline', area: 'links', description: '2.1: transaccionCompra becomes the last payment, declined or not' },
+  { id: 'transaccion-compra-first-success', area: 'links', description: '2.1: transaccionCompra stays the first approved payment instead of the last' },
+  { id: 'transacciones-missing-declines', area: 'links', description: '2.1: transacciones lists only the approved payments' },
+  { id: 'transacciones-duplicated', area: 'links', description: '2.1: an approved payment is listed twice in transacciones' },
+  { id: 'screen-cantidad-applied-twice', area: 'screen', description: '4.1: the screen charges cantidad x cantidad x monto' },
+  { id: 'screen-monto-editable-ignored', area: 'screen', description: '4.1: the screen charges a customer-sent monto although esMontoEditable is false' },
+  { id: 'screen-validity-from-link-creation', area: 'screen', description: '4.1: duracionInterfazIntentoMinutos is counted from the link creation, not from when the screen was shown' },
+  { id: 'quickpay-qr-expires-late', area: 'quick-pay', description: '4.6: a quick-pay QR can still be paid up to 5 minutes after fechaVencimiento' },
+  { id: 'bitcoin-lookup-without-datosbitcoin', area: 'transactions', description: '4.8: GET of a Bitcoin payment omits datosBitcoin' },
+  // Tenant isolation (OWASP API1:2023 Broken Object Level Authorization; not a spec clause: category security).
+  { id: 'tenant-transaction-readable', area: 'security', description: 'security: another account or business can GET a transaction of the first merchant' },
+  { id: 'tenant-link-activatable', area: 'security', description: 'security: another account can activar (and read) a link of the first merchant' },
+  { id: 'tenant-pagoqr-other-link', area: 'security', description: 'security: another account can pay a link of the first merchant through PagoQr' },
+  { id: 'tenant-mpos-other-idaplicativo', area: 'security', description: 'security: an account can buy through MPOS as the idAplicativo of another account' },
 ] as const satisfies readonly { id: string; area: string; description: string; silent?: true }[];
 // `silent`: the fault breaks a behaviour the spec leaves "not shown" (retries, status codes). Failing a target for it
 // would be a false positive, so the suite detects it by an observation (WARN) the clean sandbox does not cause.

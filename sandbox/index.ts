@@ -74,6 +74,9 @@ export interface SandboxCredentials {
   businessNoMpos: BusinessCredentials;
   disposableAccount: AccountCredentials;
   disposableBusiness: BusinessCredentials;
+  /** A second merchant (another tenant), for the tenant-isolation checks. */
+  otherAccount: AccountCredentials;
+  otherBusiness: BusinessCredentials;
 }
 
 export interface Sandbox {
@@ -208,6 +211,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       businessNoMpos: SEED.businessNoMpos,
       disposableAccount: SEED.disposableAccount,
       disposableBusiness: SEED.disposableBusiness,
+      otherAccount: SEED.otherAccount,
+      otherBusiness: SEED.otherBusiness,
     }),
     app,
     close: async () => {

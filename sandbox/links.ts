@@ -49,7 +49,8 @@ export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | nu
   if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
   if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return 'el enlace está vencido';
   const maxExitosos = link.limitesDeUso.cantidadMaximaPagosExitosos;
-  if (maxExitosos !== null && link.exitososDesdeActivacion >= maxExitosos && !ctx.fault('success-limit-not-enforced')) {
+  const tope = maxExitosos === null ? null : maxExitosos + (ctx.fault('success-limit-one-late') ? 1 : 0);
+  if (tope !== null && link.exitososDesdeActivacion >= tope && !ctx.fault('success-limit-not-enforced')) {
     return 'el enlace alcanzó el máximo de pagos exitosos';
   }
   return null;
@@ -57,16 +58,24 @@ export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | nu
 
 /** Counts a settled payment of the link (synchronous: never await between reading and writing link state). */
 export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction): void {
+  const { fault } = ctx;
+  if (fault('transaccion-compra-set-by-decline')) link.idTransaccionCompra = tx.idTransaccion;
+  // The counters of 2.1 count the outcome; the faults swap which counter one outcome lands in.
+  const exitoso = tx.esAprobada ? !fault('success-counted-as-failure') : fault('decline-counted-as-success');
   if (tx.esAprobada) {
+    if (!(fault('transaccion-compra-first-success') && link.idTransaccionCompra !== null)) link.idTransaccionCompra = tx.idTransaccion;
+    if (fault('transacciones-duplicated')) link.transacciones.push(tx.idTransaccion);
+  }
+  if (exitoso) {
     link.cantidadPagosExitosos += 1;
     link.exitososDesdeActivacion += 1;
-    link.idTransaccionCompra = tx.idTransaccion;
     return;
   }
   link.cantidadIntentoPagoFallidos += 1;
   link.fallidosDesdeActivacion += 1;
   const maxFallidos = link.limitesDeUso.cantidadMaximaPagosFallidos;
-  if (maxFallidos !== null && link.fallidosDesdeActivacion >= maxFallidos && !ctx.fault('failure-limit-not-enforced')) {
+  const tope = maxFallidos === null ? null : maxFallidos + (fault('failure-limit-one-early') ? -1 : fault('failure-limit-one-late') ? 1 : 0);
+  if (tope !== null && link.fallidosDesdeActivacion >= tope && !fault('failure-limit-not-enforced')) {
     link.activo = false;
   }
 }
@@ -95,7 +104,9 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
     infoProducto: link.infoProducto,
     configuracion: link.configuracion,
     cantidadMaximaCuotas: link.cantidadMaximaCuotas,
-    transacciones: link.transacciones.map(vista).filter((t) => t !== null),
+    transacciones: link.transacciones
+      .map(vista)
+      .filter((t) => t !== null && !(ctx.fault('transacciones-missing-declines') && !t.esAprobada)),
     imagenes: urlImagenProducto === null ? [] : [{ url: urlImagenProducto, esPrincipal: true }],
     vigencia: link.vigencia,
     limitesDeUso: link.limitesDeUso,
@@ -181,6 +192,7 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     const link: Link = {
       idEnlace: store.nextIdEnlace++,
       codigo,
+      creadoMs: ctx.clock.nowMs(),
       idAplicativo: business.idAplicativo,
       identificadorEnlaceComercio,
       nombreEnlace: identificadorEnlaceComercio,
@@ -220,7 +232,7 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     }
     const link = ctx.store.links.get(Number(req.params.id));
     if (link === undefined) return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'enlace no encontrado' }] });
-    if (!req.actor!.account.aplicativos.includes(link.idAplicativo)) {
+    if (!req.actor!.account.aplicativos.includes(link.idAplicativo) && !ctx.fault('tenant-link-activatable')) {
       return reply.code(403).send({ errores: [{ campo: 'id', mensaje: 'el enlace pertenece a otra cuenta' }] });
     }
     if (!ctx.fault('activation-noop')) {

@@ -59,7 +59,8 @@ function leerIntento(ctx: SandboxContext, link: Link, intento: string): 'valido'
   const emitido = parseInt(marca, 36);
   if (!Number.isSafeInteger(emitido) || firma !== firmaIntento(ctx, link.idEnlace, emitido)) return 'invalido';
   const minutos = link.configuracion.duracionInterfazIntentoMinutos;
-  const vencido = minutos !== null && ctx.clock.nowMs() - emitido > minutos * 60_000;
+  const desde = ctx.fault('screen-validity-from-link-creation') ? link.creadoMs : emitido;
+  const vencido = minutos !== null && ctx.clock.nowMs() - desde > minutos * 60_000;
   return vencido && !ctx.fault('screen-duration-not-enforced') ? 'vencido' : 'valido';
 }
 
@@ -162,11 +163,13 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const cantidad = cfg.esCantidadEditable
       ? (f.numero('cantidad', { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)
       : cfg.cantidadPorDefecto;
-    const montoUnitario = cfg.esMontoEditable ? (f.numero('monto', { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
+    const montoEditable = cfg.esMontoEditable || ctx.fault('screen-monto-editable-ignored');
+    const montoUnitario = montoEditable ? (f.numero('monto', { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
     if (!v.ok || formaPago === undefined) return html(reply, 400, paginaErrores(v.errores));
 
     // Spec 4.1: amount charged = quantity × monto.
-    const monto = ctx.fault('screen-cantidad-ignored') ? montoUnitario : Math.round(cantidad * montoUnitario * 100) / 100;
+    const veces = ctx.fault('screen-cantidad-ignored') ? 1 : ctx.fault('screen-cantidad-applied-twice') ? cantidad * cantidad : cantidad;
+    const monto = Math.round(veces * montoUnitario * 100) / 100;
     // A huge link monto times the quantity can leave the doubles: refuse it rather than store Infinity.
     if (!Number.isFinite(monto)) return html(reply, 400, paginaErrores([{ campo: 'cantidad', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }]));
     const tx = nuevaTransaccion(ctx, {

@@ -74,6 +74,8 @@ export interface Link {
   idEnlace: number;
   /** Code of the short URL /l/:codigo. */
   codigo: string;
+  /** Sandbox clock at creation (epoch ms). */
+  creadoMs: number;
   idAplicativo: string;
   identificadorEnlaceComercio: string;
   nombreEnlace: string;
@@ -169,6 +171,9 @@ export const SEED = {
   businessNoMpos: { idAplicativo: 'app-dev-2', clientId: 'sandbox-client-nompos', clientSecret: 'sandbox-secret-nompos' },
   disposableAccount: { user: 'disposable@sandbox.test', password: 'disposable-password' },
   disposableBusiness: { idAplicativo: 'app-disposable', clientId: 'disposable-client', clientSecret: 'disposable-secret' },
+  /** A second merchant (another tenant) with its own business: it must see and change nothing of the first. */
+  otherAccount: { user: 'other-merchant@sandbox.test', password: 'other-password' },
+  otherBusiness: { idAplicativo: 'app-other-1', clientId: 'other-client', clientSecret: 'other-secret' },
 } as const;
 
 const CUOTAS = [3, 6, 9, 12].map((cantidadCuotas) => ({ cantidadCuotas, tasa: 0 }));
@@ -244,14 +249,28 @@ export function createStore(mode: Mode): Store {
     local: 'Casa 7',
     aplicativos: [SEED.disposableBusiness.idAplicativo],
   };
+  const other: Account = {
+    ...disposable,
+    idCuenta: 'cuenta-otro-comercio-1',
+    emailLogin: SEED.otherAccount.user,
+    password: SEED.otherAccount.password,
+    tipoPersoneria: 'Jurídica',
+    nombreCompletoContacto: 'Luis Hernández',
+    nombreCuenta: 'Otro Comercio',
+    nombreComercial: 'Otra Tienda',
+    razonSocial: 'Otro Comercio, S.A. de C.V.',
+    aplicativos: [SEED.otherBusiness.idAplicativo],
+  };
   const businesses = [
     business(SEED.business, merchant.idCuenta, 'Tienda Sandbox', '1234567890', true, mode),
     business(SEED.businessNoMpos, merchant.idCuenta, 'Tienda Sandbox sin MPOS', '1234567891', false, mode),
     business(SEED.disposableBusiness, disposable.idCuenta, 'Prueba de Borrado', '9876543210', false, mode),
+    // With the MPOS permission, so a refused MPOS as another's idAplicativo is about the tenant, not the permission.
+    business(SEED.otherBusiness, other.idCuenta, 'Otra Tienda', '5555555555', true, mode),
   ];
   return {
     mode,
-    accounts: new Map([merchant, disposable].map((a) => [a.idCuenta, a])),
+    accounts: new Map([merchant, disposable, other].map((a) => [a.idCuenta, a])),
     businesses: new Map(businesses.map((b) => [b.idAplicativo, b])),
     tokens: new Map(),
     links: new Map(),

@@ -136,14 +136,15 @@ export const transactionsApi: FastifyPluginAsync = async (app) => {
       const actor = req.actor;
       let tx = ctx.store.transactions.get(req.params.id);
       if (tx === undefined && ctx.fault('unknown-id-500')) throw new Error('transaction lookup failed');
-      if (tx === undefined || actor === null || !(ctx.fault('get-transaction-without-auth') || puedeVer(actor, tx))) {
+      const visible = ctx.fault('get-transaction-without-auth') || ctx.fault('tenant-transaction-readable') || (actor !== null && tx !== undefined && puedeVer(actor, tx));
+      if (tx === undefined || actor === null || !visible) {
         return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'transacción no encontrada' }] });
       }
       if (ctx.fault('get-returns-other-transaction')) {
         tx = [...ctx.store.transactions.values()].find((t) => t.idTransaccion !== tx?.idTransaccion) ?? tx;
       }
       const vista: Record<string, unknown> = { ...vistaTransaccion(tx) };
-      if (tx.datosBitcoin !== null) vista.datosBitcoin = tx.datosBitcoin;
+      if (tx.datosBitcoin !== null && !ctx.fault('bitcoin-lookup-without-datosbitcoin')) vista.datosBitcoin = tx.datosBitcoin;
       if (ctx.fault('transaction-monto-string')) vista.monto = tx.monto.toFixed(2);
       if (ctx.fault('transaction-formapago-out-of-enum')) vista.formaPago = 7;
       if (ctx.fault('fecha-without-offset')) vista.fechaTransaccion = tx.fechaTransaccion.replace(/\.\d+Z$/, '');

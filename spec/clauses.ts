@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-export const CLAUSE_KINDS = ['rule', 'flow', 'type', 'observation'] as const;
+export const CLAUSE_KINDS = ['rule', 'flow', 'type', 'observation', 'security'] as const;
 export type ClauseKind = (typeof CLAUSE_KINDS)[number];
 
 export interface Clause {
@@ -17,7 +17,10 @@ export interface Clause {
   section: string;
   /** The spec's words, quoted verbatim. */
   text: string;
-  /** observation = the spec says "not shown": record, never fail. */
+  /**
+   * observation = the spec says "not shown": record, never fail. security = not a spec clause: a tenant-isolation
+   * check (OWASP API1:2023), reported under its own heading and switchable to observation (SECURITY_CHECKS=observe).
+   */
   kind: ClauseKind;
 }
 

@@ -11,7 +11,9 @@
  * - every `x-clause` id exists in clauses.yaml;
  * - clauses have id/section/text/kind, unique well-formed ids whose prefix is the section, a known kind, a section
  *   that exists in the spec document, and a `text` that occurs in it (ignoring markdown, table pipes and
- *   whitespace; fragments may be joined with "…").
+ *   whitespace; fragments may be joined with "…"). Kind `security` (tenant isolation, which the spec does not
+ *   state) is exempt from the section and quote checks: its id is `security-<slug>`, its section `security`, and its
+ *   text cites OWASP API1:2023.
  */
 import { CLAUSE_KINDS } from './clauses.ts';
 
@@ -42,6 +44,7 @@ const RULE_KEYWORDS = [
 ];
 
 const CLAUSE_ID = /^(\d+(?:\.\d+)*)-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SECURITY_ID = /^security-[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** Markdown → comparable text: no backticks/emphasis/heading marks/table pipes, single spaces. */
 export function normalizeSpecText(text: string): string {
@@ -194,6 +197,15 @@ function lintClauses(clauses: unknown, specText: string | undefined, problems: s
       if (!(fields as readonly string[]).includes(key)) problems.push(`${where}: unknown field ${key}`);
     }
     const { id, section, text, kind } = entry;
+    // Security checks are not spec clauses (the spec states no tenant isolation): their own id form, section and source.
+    if (kind === 'security') {
+      if (typeof id === 'string' && ids.has(id)) problems.push(`${where}: duplicate id`);
+      if (typeof id === 'string') ids.add(id);
+      if (typeof id !== 'string' || !SECURITY_ID.test(id)) problems.push(`${where}: a security check's id must be security-<slug> in lowercase, e.g. security-tenant-transaction-read`);
+      if (section !== 'security') problems.push(`${where}: a security check's section must be "security" (it is no section of the spec)`);
+      if (typeof text !== 'string' || !text.includes('OWASP API1:2023')) problems.push(`${where}: a security check's text must cite its source, OWASP API1:2023 (Broken Object Level Authorization)`);
+      continue;
+    }
     if (typeof id === 'string') {
       if (ids.has(id)) problems.push(`${where}: duplicate id`);
       ids.add(id);

@@ -43,7 +43,8 @@ export const mposApi: FastifyPluginAsync = async (app) => {
     // As a business, idAplicativo is taken from the credentials (4.7); as an account it names one of its businesses.
     let business = actor.business;
     if (comoCuenta && idAplicativo !== undefined) {
-      const elegido = actor.account.aplicativos.includes(idAplicativo) ? ctx.store.businesses.get(idAplicativo) : undefined;
+      const propio = actor.account.aplicativos.includes(idAplicativo) || fault('tenant-mpos-other-idaplicativo');
+      const elegido = propio ? ctx.store.businesses.get(idAplicativo) : undefined;
       if (elegido === undefined) v.error('idAplicativo', 'no es un aplicativo de esta cuenta');
       else business = elegido;
     }

@@ -1,6 +1,7 @@
 /**
  * 4.5 purchase from a link QR: an account pays the link behind `urlEnlacePago` (the link's short URL) for its
- * monto. Unknown link → 404; a link that cannot take payments now (inactive, outside vigencia, success limit) → 400.
+ * monto. Unknown link → 404; a link of another account → 403 (tenant isolation); a link that cannot take payments
+ * now (inactive, outside vigencia, success limit) → 400.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
@@ -33,6 +34,10 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
     const account = business && ctx.store.accounts.get(business.idCuenta);
     if (link === undefined || business === undefined || account === undefined) {
       return reply.code(404).send({ errores: [{ campo: 'urlEnlacePago', mensaje: 'enlace de pago no encontrado' }] });
+    }
+    // Tenant isolation (sandbox decision; OWASP API1:2023): an account pays only links of its own businesses.
+    if (!req.actor!.account.aplicativos.includes(link.idAplicativo) && !ctx.fault('tenant-pagoqr-other-link')) {
+      return reply.code(403).send({ errores: [{ campo: 'urlEnlacePago', mensaje: 'el enlace pertenece a otra cuenta' }] });
     }
     const motivo = motivoNoDisponible(ctx, link);
     if (motivo !== null) return reply.code(400).send({ errores: [{ campo: 'urlEnlacePago', mensaje: motivo }] });

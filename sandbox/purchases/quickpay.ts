@@ -71,7 +71,8 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
   /** Why this quick-pay cannot be paid now, or null. One started from a link's screen obeys that link's state too. */
   const motivo = (tx: Transaction): string | null => {
     if (tx.resultadoTransaccion !== null) return 'pagada';
-    const vencido = ctx.clock.nowMs() > Date.parse(tx.fechaVencimiento ?? '');
+    const gracia = ctx.fault('quickpay-qr-expires-late') ? 5 * 60_000 : 0;
+    const vencido = ctx.clock.nowMs() > Date.parse(tx.fechaVencimiento ?? '') + gracia;
     if (vencido && !ctx.fault('quickpay-qr-never-expires')) return 'vencido';
     const link = tx.idEnlace === null ? undefined : ctx.store.links.get(tx.idEnlace);
     return link === undefined ? null : motivoNoDisponible(ctx, link);

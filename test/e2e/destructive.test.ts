@@ -45,7 +45,7 @@ describe('account deletion against a remote target', () => {
     expect(target.requests.filter((r) => r.startsWith('DELETE '))).toEqual([]);
     // The run itself went ahead: account calls were made, so only the deletion was held back.
     expect(target.requests.some((r) => r.startsWith('PUT /api/EnlacePago/'))).toBe(true);
-    expect((await target.stats()).accounts).toBe(2);
+    expect((await target.stats()).accounts).toBe(3);
   });
 
   it('every deletion test is skipped with a reason that says how to opt in', () => {
@@ -62,7 +62,7 @@ describe('account deletion against a remote target', () => {
   it('with the opt-in, the deletion is sent (to the disposable account only), so the watch above can see one', async () => {
     const { target, run } = withOptIn;
     expect(deletes(target).length, listing(run)).toBeGreaterThan(0);
-    expect((await target.stats()).accounts).toBe(1);
+    expect((await target.stats()).accounts).toBe(2);
     const stillThere = await fetch(`${target.sandbox.baseUrl}/EnlacePago/1/activar`, {
       method: 'PUT',
       headers: { authorization: `Basic ${Buffer.from(`${target.env.ACCOUNT_USER}:${target.env.ACCOUNT_PASSWORD}`).toString('base64')}` },

@@ -173,6 +173,27 @@ describe('loadConfig: embedded-only runs, test card data', () => {
   });
 });
 
+describe('loadConfig: the second merchant (OTHER_*) and SECURITY_CHECKS', () => {
+  const others = { OTHER_ACCOUNT_USER: 'other@example.test', OTHER_ACCOUNT_PASSWORD: 'other-pass-1', OTHER_CLIENT_ID: 'other-app', OTHER_CLIENT_SECRET: 'other-secret-1' };
+
+  it('takes all four on a remote target, registers the secrets, and defaults SECURITY_CHECKS to fail', () => {
+    const c = load({ ...remote, ...others });
+    expect(c.target).toMatchObject({ otherAccountUser: 'other@example.test', otherClientId: 'other-app' });
+    expect(c.securityChecks).toBe('fail');
+    expect(redactedConfigSummary(c)).toContain('OTHER_CLIENT_SECRET=[set]');
+    expect(redactedConfigSummary(c)).not.toContain('other-secret-1');
+    expect(load({ ...remote, SECURITY_CHECKS: 'observe' }).securityChecks).toBe('observe');
+  });
+
+  it('refuses some but not all four, the primary merchant named again, an unknown SECURITY_CHECKS, and OTHER_* without a remote target', () => {
+    const { OTHER_CLIENT_SECRET: _s, ...three } = others;
+    expect(() => load({ ...remote, ...three })).toThrow(/OTHER_CLIENT_SECRET must be set together with/);
+    expect(() => load({ ...remote, ...others, OTHER_CLIENT_ID: remote.CLIENT_ID })).toThrow(/another merchant than ACCOUNT_USER and CLIENT_ID/);
+    expect(() => load({ SECURITY_CHECKS: 'warn' })).toThrow(/SECURITY_CHECKS must be one of fail \| observe/);
+    expect(() => load({ OTHER_CLIENT_ID: 'x' })).toThrow(/OTHER_CLIENT_ID is set but API_BASE_URL is not/);
+  });
+});
+
 describe('redactedConfigSummary', () => {
   it('shows secrets only as [set]/[unset]', () => {
     const c = load({

@@ -31,6 +31,34 @@ const refusal = (interlock: Interlock, ...args: Parameters<Interlock['assertMayP
   }
 };
 
+describe('Interlock: the second merchant of the tenant-isolation checks (OTHER_*)', () => {
+  const other = (o: Partial<NonNullable<TargetInfo['other']>> = {}) => ({
+    business: { clientId: 'other', clientSecret: 'o' },
+    account: { user: 'other@x.test', password: 'op' },
+    probe: dev('OTHER_CLIENT_ID'),
+    accountConfirmed: true as const,
+    ...o,
+  });
+
+  it('lets its business and its confirmed account pay when its own probe says development', () => {
+    const i = new Interlock(target({ other: other() }));
+    for (const as of [{ business: 'other' }, { account: 'other@x.test' }, 'anyone' as const]) expect(refusal(i, as)).toBeUndefined();
+  });
+
+  it('refuses its account when its business is in production or unprobed, or (remote) the account is unconfirmed; the primary is unaffected', () => {
+    const production = new Interlock(target({ other: other({ probe: { variable: 'OTHER_CLIENT_ID', mode: 'production' } }) }));
+    expect(refusal(production, { account: 'other@x.test' })).toMatch(/OTHER_CLIENT_ID is in production mode/);
+    expect(refusal(production, { business: 'other' })).toMatch(/OTHER_CLIENT_ID is in production mode/);
+    expect(refusal(production, 'anyone')).toMatch(/OTHER_CLIENT_ID/);
+    expect(refusal(production, { account: 'merchant@x.test' })).toBeUndefined();
+    const { probe: _unprobed, ...rest } = other();
+    expect(refusal(new Interlock(target({ other: rest })), { account: 'other@x.test' })).toMatch(/could not be learned/);
+    const unconfirmed = new Interlock(target({ other: other({ accountConfirmed: 'its business is in production mode' }) }));
+    expect(refusal(unconfirmed, { account: 'other@x.test' })).toMatch(/OTHER_ACCOUNT_USER .*could not be confirmed/);
+    expect(refusal(new Interlock(target({ kind: 'embedded', other: other({ accountConfirmed: 'x' }) })), { account: 'other@x.test' })).toBeUndefined();
+  });
+});
+
 describe('Interlock: per identity', () => {
   it('lets every identity pay when every probed business is in development and the account is confirmed', () => {
     const i = new Interlock(target());

@@ -32,11 +32,11 @@ describe('test-control API (/__sandbox)', () => {
     await p.app.inject({ method: 'POST', url: '/pagar/1', payload: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     await p.api('GET', '/TransaccionCompra/nope', auth);
     await p.api('DELETE', '/Cuenta', basic('disposable@sandbox.test', 'disposable-password'));
-    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 1, transactions: 1, accounts: 1, purchaseRequests: 4 });
+    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 1, transactions: 1, accounts: 2, purchaseRequests: 4 });
 
     await p.avanzar(100);
     expect((await p.app.inject({ method: 'POST', url: '/__sandbox/reset' })).statusCode).toBe(200);
-    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 0, transactions: 0, accounts: 2, purchaseRequests: 0 });
+    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 0, transactions: 0, accounts: 3, purchaseRequests: 0 });
     expect((await p.app.inject({ url: '/__sandbox/clock' })).json().offsetSeconds).toBe(0);
     // Tokens issued before the reset are gone; the seeded credentials work again.
     expect((await p.api('POST', '/EnlacePago', auth, enlaceValido())).statusCode).toBe(401);
@@ -70,6 +70,8 @@ describe('createSandbox', () => {
         businessNoMpos: { idAplicativo: 'app-dev-2', clientId: 'sandbox-client-nompos', clientSecret: 'sandbox-secret-nompos' },
         disposableAccount: { user: 'disposable@sandbox.test', password: 'disposable-password' },
         disposableBusiness: { idAplicativo: 'app-disposable', clientId: 'disposable-client', clientSecret: 'disposable-secret' },
+        otherAccount: { user: 'other-merchant@sandbox.test', password: 'other-password' },
+        otherBusiness: { idAplicativo: 'app-other-1', clientId: 'other-client', clientSecret: 'other-secret' },
       });
       const res = await fetch(`${sb.baseUrl}/EnlacePago/1/activar`, { method: 'PUT', headers: { authorization: basic(CUENTA.user, CUENTA.password) } });
       expect(res.status).toBe(404);

@@ -12,6 +12,8 @@ import {
   DESECHABLE,
   NEGOCIO,
   NEGOCIO_SIN_MPOS,
+  OTRA_CUENTA,
+  OTRO_NEGOCIO,
   type Prueba,
   basic,
   compra3dsValida,
@@ -208,6 +210,95 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     });
     return res.statusCode === 400;
   },
+  // Issue 13: the subtler state-machine faults and the tenant leaks.
+  'failure-limit-one-early': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+    await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    return (await p.abrir(link.urlEnlaceLargo)).statusCode === 200;
+  },
+  'failure-limit-one-late': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+    for (let i = 0; i < 2; i++) await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    return (await p.abrir(link.urlEnlaceLargo)).statusCode === 410;
+  },
+  'success-limit-one-late': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosExitosos: 2 } }));
+    for (let i = 0; i < 2; i++) await p.pagar(link.urlEnlaceLargo);
+    return (await p.abrir(link.urlEnlaceLargo)).statusCode === 410;
+  },
+  'decline-counted-as-success': async (p) => {
+    const link = await p.crearEnlace();
+    await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    const r = await p.registro(link.idEnlace);
+    return r.cantidadPagosExitosos === 0 && r.cantidadIntentoPagoFallidos === 1;
+  },
+  'success-counted-as-failure': async (p) => {
+    const link = await p.crearEnlace();
+    await p.pagar(link.urlEnlaceLargo);
+    const r = await p.registro(link.idEnlace);
+    return r.cantidadPagosExitosos === 1 && r.cantidadIntentoPagoFallidos === 0;
+  },
+  'transaccion-compra-set-by-decline': async (p) => {
+    const link = await p.crearEnlace();
+    const aprobada = consulta(await p.pagar(link.urlEnlaceLargo)).idTransaccion;
+    await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    return ((await p.registro(link.idEnlace)).transaccionCompra as { idTransaccion?: string } | null)?.idTransaccion === aprobada;
+  },
+  'transaccion-compra-first-success': async (p) => {
+    const link = await p.crearEnlace();
+    await p.pagar(link.urlEnlaceLargo);
+    const ultima = consulta(await p.pagar(link.urlEnlaceLargo)).idTransaccion;
+    return ((await p.registro(link.idEnlace)).transaccionCompra as { idTransaccion?: string } | null)?.idTransaccion === ultima;
+  },
+  'transacciones-missing-declines': async (p) => {
+    const link = await p.crearEnlace();
+    await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    return ((await p.registro(link.idEnlace)).transacciones as unknown[]).length === 1;
+  },
+  'transacciones-duplicated': async (p) => {
+    const link = await p.crearEnlace();
+    await p.pagar(link.urlEnlaceLargo);
+    return ((await p.registro(link.idEnlace)).transacciones as unknown[]).length === 1;
+  },
+  'screen-cantidad-applied-twice': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 3 } }));
+    return consulta(await p.pagar(link.urlEnlaceLargo)).monto === '30.00';
+  },
+  'screen-monto-editable-ignored': async (p) => {
+    const link = await p.crearEnlace();
+    return consulta(await p.pagar(link.urlEnlaceLargo, { ...tarjeta(), monto: '1.00' })).monto === '10.00';
+  },
+  'screen-validity-from-link-creation': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    await p.avanzar(120);
+    return (await p.pagar(link.urlEnlaceLargo)).statusCode === 303;
+  },
+  'quickpay-qr-expires-late': async (p) => {
+    const qp = (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 1 })).json();
+    await p.avanzar(660);
+    return (await p.app.inject({ method: 'POST', url: `/qp/${qp.idTransaccion}` })).statusCode === 410;
+  },
+  'bitcoin-lookup-without-datosbitcoin': async (p) => {
+    const formaPago = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false };
+    const link = await p.crearEnlace(enlaceValido({ formaPago }));
+    await p.pagar(link.urlEnlaceLargo, { formaPago: '3', email: 'ana@cliente.test' });
+    const [id] = [...p.ctx.store.transactions.keys()];
+    return typeof (await obtener(p, id)).datosBitcoin === 'object';
+  },
+  'tenant-transaction-readable': async (p) => {
+    const id = (await wallet(p)).idTransaccion;
+    return (await p.api('GET', `/TransaccionCompra/${String(id)}`, await p.bearer(OTRO_NEGOCIO))).statusCode === 404;
+  },
+  'tenant-link-activatable': async (p) => {
+    const link = await p.crearEnlace();
+    return (await p.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, basic(OTRA_CUENTA.user, OTRA_CUENTA.password))).statusCode === 403;
+  },
+  'tenant-pagoqr-other-link': async (p) => {
+    const link = await p.crearEnlace();
+    return (await status(p, '/TransaccionCompra/PagoQr', { urlEnlacePago: link.urlEnlace }, basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) === 403;
+  },
+  'tenant-mpos-other-idaplicativo': async (p) =>
+    (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ idAplicativo: 'app-dev-1' }), basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) === 400,
   'responses-text-plain': async (p) => {
     const res = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido());
     return String(res.headers['content-type']).startsWith('application/json');

@@ -11,6 +11,9 @@ export const CUENTA = { user: 'merchant@sandbox.test', password: 'sandbox-passwo
 export const DESECHABLE = { user: 'disposable@sandbox.test', password: 'disposable-password' };
 export const NEGOCIO = { clientId: 'sandbox-client', clientSecret: 'sandbox-secret' };
 export const NEGOCIO_SIN_MPOS = { clientId: 'sandbox-client-nompos', clientSecret: 'sandbox-secret-nompos' };
+/** The second merchant (another tenant). */
+export const OTRA_CUENTA = { user: 'other-merchant@sandbox.test', password: 'other-password' };
+export const OTRO_NEGOCIO = { clientId: 'other-client', clientSecret: 'other-secret' };
 
 type Cuerpo = Record<string, unknown>;
 

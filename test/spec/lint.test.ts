@@ -97,8 +97,19 @@ describe('the lint catches', () => {
     expect(lint((_doc, list) => list.push({ ...list[0] }))).toEqual([`clauses.yaml[${clauses.length}] (${clauses[0]!.id}): duplicate id`]);
     expect(lint((_doc, list) => delete list[at(list, '7-cvv-111-declines')]!.kind)).toEqual(['clauses.yaml[' + clauses.findIndex((c) => c.id === '7-cvv-111-declines') + '] (7-cvv-111-declines): missing kind']);
     const i = clauses.findIndex((c) => c.id === '8-rate-limits-not-shown');
-    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, observation)`]);
+    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, observation, security)`]);
     expect(lint((_doc, list) => (list[i]!.section = '7'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): id does not start with its section 7`]);
+  });
+
+  it('a security check (not a spec clause) without its own id form, section or OWASP citation; its quote is not checked', () => {
+    const i = clauses.findIndex((c) => c.id === 'security-tenant-link-activate');
+    expect(i).toBeGreaterThan(-1);
+    expect(lint()).toEqual([]);
+    expect(lint((_doc, list) => (list[i]!.text = 'another merchant cannot activate the link'))).toEqual([
+      `clauses.yaml[${i}] (security-tenant-link-activate): a security check's text must cite its source, OWASP API1:2023 (Broken Object Level Authorization)`,
+    ]);
+    expect(lint((_doc, list) => (list[i]!.section = '4.2'))).toEqual([`clauses.yaml[${i}] (security-tenant-link-activate): a security check's section must be "security" (it is no section of the spec)`]);
+    expect(lint((_doc, list) => (list[i]!.id = '4.2-tenant'))).toContainEqual(expect.stringContaining("a security check's id must be security-<slug>"));
   });
 
   it.skipIf(specText === undefined)('a section that does not exist and a quote that is not in the spec', () => {

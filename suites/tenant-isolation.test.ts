@@ -1,0 +1,82 @@
+/**
+ * Tenant isolation — category `security`, not a spec clause. The spec states nothing about one merchant reaching
+ * another's data, but a payment API that lets it is broken: OWASP API Security Top 10, API1:2023 Broken Object
+ * Level Authorization. With a second merchant's credentials (the sandbox's seeded one, or OTHER_* on a remote
+ * target; skipped with the reason when unset), each test tries one object of the first merchant: read a
+ * transaction, activate a link, pay a link through PagoQr, buy through MPOS as its idAplicativo. Any 2xx fails
+ * (SECURITY_CHECKS=observe turns the failure into a WARN with the same evidence). Each test first shows the other
+ * merchant's credentials work on its own objects, so a refusal is about the tenant, not about bad credentials.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type Need, type T } from '../harness/conformance.ts';
+import { fail, succeeded } from '../harness/checks.ts';
+import type { Exchange } from '../harness/http.ts';
+import type { Call } from '../harness/run.ts';
+import { asString, field } from '../harness/read.ts';
+import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
+import { businessIdOf, buyWallet, createLink, lookUp } from './flows.ts';
+
+/** `purchase`: a leak would pay the first merchant's link or business, so its mode is checked too (the interlock). */
+const security = (clause: string, endpoint: string, needs: Need[] = [], purchase = false) =>
+  ({ clauses: clause, endpoint, needs: ['otherTenant' as const, ...needs], purchase });
+
+/** The second merchant's client (its business token; its account for account operations). */
+function other(t: T): Call {
+  const o = t.run.target.other!;
+  return t.run.callAs(o.business, o.account);
+}
+
+/** The other merchant's business creates a link and its account activates it: both credentials work. */
+async function otherCredentialsWork(t: T, clause: string): Promise<void> {
+  const call = other(t);
+  const created = await call('createPaymentLink', { json: paymentLinkMinimal(), auth: 'bearer', label: 'createPaymentLink (other merchant)' });
+  succeeded(created, clause, 'the other merchant\'s business creating a link of its own (its credentials work)');
+  const idEnlace = asString(field(created.response?.json, 'idEnlace')) ?? '';
+  const activated = await call('activatePaymentLink', { pathParams: { id: idEnlace }, auth: 'account', label: 'activatePaymentLink (other merchant, own link)' });
+  succeeded(activated, clause, 'the other merchant\'s account activating its own link (its credentials work)');
+}
+
+/** The other merchant's request on the first's object was refused (not 2xx); a 2xx is the finding. */
+function refusedAcrossTenants(ex: Exchange, clause: string, what: string): void {
+  const s = ex.response?.status;
+  if (s !== undefined && s >= 200 && s < 300) {
+    fail('tenant-isolation', clause, `${what} is refused (not 2xx): one merchant's credentials reach no object of another (OWASP API1:2023)`, `answered ${s}`, ex);
+  }
+}
+
+describe('security: another merchant reaches nothing of the first (OWASP API1:2023)', () => {
+  for (const auth of ['bearer', 'account'] as const) {
+    const who = auth === 'bearer' ? 'business token' : 'account user and password';
+    clauseTest(security('security-tenant-transaction-read', 'GET /TransaccionCompra/{id}', [], true), `the other merchant's ${who} cannot GET the first merchant's transaction`, async (t) => {
+      const { response } = await buyWallet(t);
+      const id = String(response['idTransaccion']);
+      await lookUp(t, id); // the id is real: its owner reads it
+      await otherCredentialsWork(t, 'security-tenant-transaction-read');
+      const ex = await other(t)('getTransaction', { pathParams: { id }, auth, label: `getTransaction (other merchant, ${auth})` });
+      refusedAcrossTenants(ex, 'security-tenant-transaction-read', `GET /TransaccionCompra/${id} with the other merchant's ${who}`);
+    });
+  }
+
+  clauseTest(security('security-tenant-link-activate', 'PUT /EnlacePago/{id}/activar'), 'the other merchant\'s account cannot activate (and read) the first merchant\'s link', async (t) => {
+    const { link } = await createLink(t);
+    await otherCredentialsWork(t, 'security-tenant-link-activate');
+    const ex = await other(t)('activatePaymentLink', { pathParams: { id: link.idEnlace }, auth: 'account', label: 'activatePaymentLink (other merchant)' });
+    refusedAcrossTenants(ex, 'security-tenant-link-activate', `PUT /EnlacePago/${link.idEnlace}/activar with the other merchant's account`);
+  });
+
+  clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'the other merchant\'s account cannot pay the first merchant\'s link through PagoQr', async (t) => {
+    const { link } = await createLink(t);
+    await otherCredentialsWork(t, 'security-tenant-pagoqr');
+    // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/interlock.ts).
+    const ex = await other(t)('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), auth: 'account', label: 'purchasePagoQr (other merchant)' });
+    refusedAcrossTenants(ex, 'security-tenant-pagoqr', 'PagoQr of the first merchant\'s link with the other merchant\'s account');
+  });
+
+  clauseTest(security('security-tenant-mpos-idaplicativo', 'POST /TransaccionCompra/Mpos/Banda', ['account'], true), 'the other merchant\'s account cannot buy through MPOS as the first merchant\'s idAplicativo', async (t) => {
+    const idAplicativo = await businessIdOf(t);
+    await otherCredentialsWork(t, 'security-tenant-mpos-idaplicativo');
+    const body = purchaseMposBanda(t.run.config.testData, { idAplicativo });
+    const ex = await other(t)('purchaseMposBanda', { json: body, auth: 'account', label: 'purchaseMposBanda (other merchant, first merchant\'s idAplicativo)' });
+    refusedAcrossTenants(ex, 'security-tenant-mpos-idaplicativo', `MPOS with idAplicativo ${idAplicativo} (the first merchant's) as the other merchant's account`);
+  });
+});
