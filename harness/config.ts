@@ -44,6 +44,8 @@ export type TargetConfig =
 export interface Config {
   target: TargetConfig;
   accountAuth: AccountAuth;
+  /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
+  tokenAudience: string;
   http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number };
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };
@@ -209,6 +211,8 @@ function parseConfig(env: Env): Config {
     throw new ConfigError('ACCOUNT_AUTH=password-grant only applies to a remote target (API_BASE_URL set): the embedded sandbox takes account credentials as HTTP Basic; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic', 'ACCOUNT_AUTH');
   }
 
+  const tokenAudience = parseTokenAudience(env, r, remote);
+
   const http = {
     timeoutMs: r.int('HTTP_TIMEOUT_MS', 'number of milliseconds', 15_000, 1),
     retries: r.int('HTTP_RETRIES', 'number of extra attempts for idempotent requests', 3, 0, 10),
@@ -279,6 +283,7 @@ function parseConfig(env: Env): Config {
   return {
     target,
     accountAuth,
+    tokenAudience,
     http,
     reportDir: r.string('REPORT_DIR', 'reports'),
     receiver,
@@ -293,6 +298,19 @@ function parseConfig(env: Env): Config {
     mposPermitted,
     sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }) },
   };
+}
+
+/** TOKEN_AUDIENCE: spec 5.1 says service_api; a deployed service may expect its own value. */
+function parseTokenAudience(env: Env, r: Reader, remote: boolean): string {
+  const what = 'the audience sent in every token request (spec 5.1: service_api; a deployed service may use its own)';
+  if (env['TOKEN_AUDIENCE'] !== undefined && env['TOKEN_AUDIENCE'].trim() === '') {
+    throw new ConfigError(`TOKEN_AUDIENCE is set but empty: it must be ${what}; unset it for service_api, or example: TOKEN_AUDIENCE=service_api`, 'TOKEN_AUDIENCE');
+  }
+  const audience = r.pattern('TOKEN_AUDIENCE', `${what}, without spaces`, /^\S{1,200}$/, 'service_api');
+  if (!remote && audience !== 'service_api') {
+    throw new ConfigError(`TOKEN_AUDIENCE=${audience} only applies to a remote target (API_BASE_URL set): the embedded sandbox issues tokens for service_api (spec 5.1); unset TOKEN_AUDIENCE`, 'TOKEN_AUDIENCE');
+  }
+  return audience;
 }
 
 const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
@@ -438,6 +456,7 @@ export function redactedConfigSummary(config: Config): string {
     ['ACCOUNT_USER', t.kind === 'remote' ? (t.accountUser ?? '[unset]') : embedded],
     ['ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.accountPassword) : embedded],
     ['ACCOUNT_AUTH', config.accountAuth],
+    ['TOKEN_AUDIENCE', config.tokenAudience],
     ['SECOND_CLIENT_ID', t.kind === 'remote' ? (t.secondClientId ?? '[unset]') : embedded],
     ['SECOND_CLIENT_SECRET', t.kind === 'remote' ? flag(t.secondClientSecret) : embedded],
     ['DELETION_ACCOUNT_USER', t.kind === 'remote' ? (t.deletionAccountUser ?? '[unset]') : embedded],

@@ -7,7 +7,8 @@ import type { Exchange } from '../harness/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
 import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
 import type { Credentials } from '../harness/target.ts';
-import { bodyOf, conformsToContract, echoed, fail, holds, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import { observeResponse } from '../harness/contract-observer.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
 import type {
@@ -181,16 +182,16 @@ export async function declineNotNotifiedAsSuccess(t: T, declinedId: string, appr
   }
 }
 
-/** POST {auth_url}/connect/token with a business's client credentials (5.1), outside the token cache; contract-checked. */
+/** POST {auth_url}/connect/token with a business's client credentials (5.1), outside the token cache; contract-observed. */
 export async function requestToken(t: T, business: Credentials): Promise<Exchange> {
   const ex = await t.run.http.request({
     method: 'POST',
     url: `${t.run.target.authUrl}/connect/token`,
-    form: { grant_type: 'client_credentials', audience: 'service_api', client_id: business.clientId, client_secret: business.clientSecret },
+    form: { grant_type: 'client_credentials', audience: t.run.config.tokenAudience, client_id: business.clientId, client_secret: business.clientSecret },
     idempotent: true,
     label: 'token request',
   });
-  conformsToContract(t.run.contract, 'issueToken', ex);
+  observeResponse(t.run.contract, 'issueToken', ex);
   return ex;
 }
 

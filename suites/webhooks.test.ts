@@ -7,7 +7,7 @@
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
-import { containsPairs, fieldEquals, holds, paymentApproved, paymentDeclined, webhookConforms } from '../harness/checks.ts';
+import { containsPairs, fieldEquals, holds, paymentApproved, paymentDeclined } from '../harness/checks.ts';
 import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
 import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, declineNotNotifiedAsSuccess, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
 
@@ -32,7 +32,7 @@ describe('6.1 the webhook of a successful transaction', () => {
       const { webhook } = await notifiedWallet(t, 'wallet-url');
       holds(webhook.method === 'POST', 'webhook-method', '6.1-webhook-url', 'an HTTP POST', webhook.method);
       holds(webhook.tag === 'wallet-url', 'webhook-target', '6.1-webhook-url', 'sent to the urlWebhook of the purchase', webhook.path);
-      webhookConforms(t.run.contract, webhook.json, t.run.config.webhook.fieldCase);
+      // Its body is judged against the contract, with every other webhook, by the webhook contract testcase.
     });
 
   clauseTest({ clauses: '6.1-webhook-transaction-data', endpoint: WALLET, purchase: true }, 'the body carries the data of the transaction', async (t) => {
