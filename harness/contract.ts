@@ -56,6 +56,10 @@ export interface Contract {
   validateResponse(operationId: OperationName, status: number, body: unknown): Violation[];
   validateRequest(operationId: OperationName, body: unknown): Violation[];
   validateWebhook(body: unknown): Violation[];
+  /** The dereferenced schema of an operation's success (2XX) body, or undefined (tolerant reading follows it). */
+  successSchema(operationId: OperationName): Readonly<Record<string, unknown>> | undefined;
+  /** The dereferenced schema of the webhook body. */
+  readonly webhookSchema: Readonly<Record<string, unknown>>;
   /** The type clause of the webhook body (6.1-webhook-transaction-data). */
   readonly webhookTypeClauses: string[];
   /** The dereferenced document (read-only use: examples, descriptions). */
@@ -183,6 +187,10 @@ export async function createContract(document?: unknown): Promise<Contract> {
       return run(webhookValidator, body);
     },
     webhookTypeClauses: clauseList(webhookValidator.schema['x-clause']),
+    successSchema(operationId) {
+      return [...operation(operationId).responses].find(([key]) => key.startsWith('2'))?.[1]?.schema;
+    },
+    webhookSchema: webhookValidator.schema,
   };
 }
 

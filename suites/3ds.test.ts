@@ -7,6 +7,7 @@ import { describe } from 'vitest';
 import { clauseTest } from '../harness/conformance.ts';
 import { absoluteUrl, fieldEquals, fieldIn, flagEquals, hashVerifies, holds } from '../harness/checks.ts';
 import { futureExpiry } from '../generators/bodies.ts';
+import { asEnum, asNumber } from '../harness/read.ts';
 import { buy3ds, complete3ds, lookUp } from './flows.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/3DS';
@@ -36,9 +37,9 @@ describe('4.3 / 6.3 completing the 3DS page', () => {
       const purchase = await buy3ds(t);
       const params = await complete3ds(t, purchase);
       fieldEquals(params['idTransaccion'], purchase.response['idTransaccion'], 'idTransaccion (redirect)', '6.3-redirect-outcome');
-      fieldEquals(Number(params['monto']), purchase.request.monto, 'monto (redirect)', '6.3-redirect-outcome');
+      fieldEquals(asNumber(params['monto']), purchase.request.monto, 'monto (redirect)', '6.3-redirect-outcome');
       flagEquals(params['esReal'], false, 'esReal (redirect)', ['6.3-redirect-outcome', '2.2-esreal-test-not-charged']);
-      fieldIn(Number(params['formaPago']), [0, 1, 2, 3, 4], 'formaPago (redirect)', ['6.3-redirect-outcome', '2.2-formapago-values']);
+      fieldIn(asEnum(params['formaPago'], 'formaPago'), [0, 1, 2, 3, 4], 'formaPago (redirect)', ['6.3-redirect-outcome', '2.2-formapago-values']);
     });
 
   clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', purchase: true }, 'the redirect carries a hash', async (t) => {

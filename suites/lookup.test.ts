@@ -6,6 +6,7 @@
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
+import { asEnum, asNumber, readResponse, readString } from '../harness/read.ts';
 import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
 import {
   activate,
@@ -31,7 +32,7 @@ function sameTransaction(tx: Record<string, unknown>, expected: Record<string, u
 
 /** The redirect's text values (6.3) against the JSON of the lookup. */
 function sameAsRedirect(tx: Record<string, unknown>, params: Record<string, string>, ex: Exchange): void {
-  sameTransaction(tx, { idTransaccion: params['idTransaccion'], monto: Number(params['monto']), formaPago: Number(params['formaPago']) }, ex);
+  sameTransaction(tx, { idTransaccion: params['idTransaccion'], monto: asNumber(params['monto']), formaPago: asEnum(params['formaPago'], 'formaPago') }, ex);
   flagEquals(params['esAprobada'], tx['esAprobada'] === true, 'esAprobada (redirect vs lookup)', '4.8-same-transaction', ex);
   flagEquals(params['esReal'], tx['esReal'] === true, 'esReal (redirect vs lookup)', '4.8-same-transaction', ex);
   fieldEquals(tx['codigoAutorizacion'] ?? '', params['codigoAutorizacion'] ?? '', 'codigoAutorizacion', '4.8-same-transaction', ex);
@@ -98,8 +99,9 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
     const { link, request } = await createLink(t);
     const paid = await t.call('purchasePagoQr', { json: { urlEnlacePago: link.urlEnlace } });
     succeeded(paid, '4.5-endpoint', 'paying the link through PagoQr');
-    const response = bodyOf(paid, '4.5-response-fields');
-    const { ex, tx } = await lookUp(t, response['idTransaccion']);
+    bodyOf(paid, '4.5-response-fields');
+    const response = readResponse(t.run.contract, 'purchasePagoQr', paid);
+    const { ex, tx } = await lookUp(t, readString(response, 'idTransaccion', '4.5-response-fields', paid));
     sameTransaction(tx, { idTransaccion: response['idTransaccion'], monto: request.monto }, ex);
   });
 });
