@@ -53,10 +53,13 @@ export function asBool(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** An enum of the spec as its integer, sent as the integer, a numeric string or its name (any case). */
+/**
+ * An enum of the spec as its integer, sent as the integer, a numeric string or its name (any case); undefined for
+ * anything else, an integer outside the enum included (7 is no formaPago: the contract testcase reports it).
+ */
 export function asEnum(value: unknown, name: EnumName): number | undefined {
   const n = asInt(value);
-  if (n !== undefined) return n;
+  if (n !== undefined) return (Object.values(ENUMS[name]) as number[]).includes(n) ? n : undefined;
   if (typeof value !== 'string') return undefined;
   const entry = Object.entries(ENUMS[name]).find(([label]) => squash(label) === squash(value));
   return entry?.[1];
