@@ -189,7 +189,7 @@ const remoteOnly = [
  * a real variable, beats `.env`.
  */
 export function embeddedOnlyEnv(env: Env): Env {
-  return { ...env, ...Object.fromEntries(['API_BASE_URL', 'ACCOUNT_AUTH', ...remoteOnly].map((name) => [name, ''])) };
+  return { ...env, ...Object.fromEntries(['API_BASE_URL', 'ACCOUNT_AUTH', 'TOKEN_AUDIENCE', ...remoteOnly].map((name) => [name, ''])) };
 }
 
 const requiredRemote: Record<string, string> = {
@@ -303,7 +303,8 @@ function parseConfig(env: Env): Config {
 /** TOKEN_AUDIENCE: spec 5.1 says service_api; a deployed service may expect its own value. */
 function parseTokenAudience(env: Env, r: Reader, remote: boolean): string {
   const what = 'the audience sent in every token request (spec 5.1: service_api; a deployed service may use its own)';
-  if (env['TOKEN_AUDIENCE'] !== undefined && env['TOKEN_AUDIENCE'].trim() === '') {
+  // Empty on a remote target is a mistake (a token request without audience); embeddedOnlyEnv blanks it on purpose.
+  if (remote && env['TOKEN_AUDIENCE'] !== undefined && env['TOKEN_AUDIENCE'].trim() === '') {
     throw new ConfigError(`TOKEN_AUDIENCE is set but empty: it must be ${what}; unset it for service_api, or example: TOKEN_AUDIENCE=service_api`, 'TOKEN_AUDIENCE');
   }
   const audience = r.pattern('TOKEN_AUDIENCE', `${what}, without spaces`, /^\S{1,200}$/, 'service_api');
