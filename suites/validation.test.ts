@@ -121,6 +121,8 @@ describe('stated rules: the boundary is stored as sent (link record, read throug
 describe('4.x required fields: a request without one is rejected', () => {
   for (const [operationId, fields] of Object.entries(REQUIRED_FIELDS)) {
     for (const { field, clause } of fields) {
+      // a field whose requirement is a rule of the catalogue is judged once, by that rule's testcase above
+      if (entries.some((e) => e.operationId === operationId && e.rule === clause && e.canonical.violating.length > 0)) continue;
       const clauses = [clause, '7-violations-rejected'];
       clauseTest(spec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
         const [valid] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS, await bodyContext(t)), { numRuns: 1, seed: 1 });
