@@ -18,6 +18,7 @@ import {
   createQuickPay,
   datosAdicionales,
   DECLINE_CVV,
+  declinedAsPremise,
   lookUp,
   observedLinkBody,
   payOnScreen,
@@ -47,14 +48,14 @@ function sameAsRedirect(tx: Record<string, unknown>, params: Record<string, stri
 async function paidLink(t: T, cvv?: string): Promise<Record<string, string>> {
   const { link } = await createLink(t, await observedLinkBody(t));
   const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
-  return cvv === DECLINE_CVV ? paymentDeclined(outcome, '7-cvv-111-declines', 'the payment with cvv 111') : paymentApproved(outcome, '7-dev-authorizes', 'the link payment');
+  return cvv === DECLINE_CVV ? declinedAsPremise(t, outcome, 'the payment with cvv 111') : paymentApproved(outcome, '7-dev-authorizes', 'the link payment');
 }
 
 describe('4.8 the looked-up transaction is the one purchased', () => {
   clauseTest({ clauses: ['4.8-endpoint', '4.8-same-transaction', '4.8-response-fields', '2.2-transaction-types', '2.2-idexterno-echo', '2.2-datos-adicionales-echo', '2-dictionary-type'], endpoint: ENDPOINT, purchase: true },
     'a wallet purchase', async (t) => {
       const { request, response } = await buyWallet(t, { datosAdicionales: datosAdicionales('lookup-wallet') });
-      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      const { ex, tx } = await lookUp(t, response['idTransaccion'], true);
       sameTransaction(tx, {
         idTransaccion: response['idTransaccion'],
         esReal: response['esReal'],
