@@ -84,7 +84,7 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
   const success = status >= 200 && status < 300;
   if (success && (jsonError !== undefined || json === undefined)) {
     findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
-      actual: `${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}` });
+      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}` });
   } else if (success && jsonUnlabelled) {
     findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}` });
   }
@@ -138,10 +138,20 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The response's JSON body as a record, or a failure when it is not one. */
+/**
+ * The response's JSON body as a record, or a failure when it is not one. A body that is not JSON at all is the
+ * contract testcase's finding (4-json-bodies): the failure names it, since this test cannot go on without the body.
+ */
 export function bodyOf(ex: Exchange, clauses: Clauses): Record<string, unknown> {
   const json = ex.response?.json;
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) fail('json-object', clauses, 'a JSON object body', typeof json, ex);
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    const res = ex.response;
+    const notJson = res !== undefined && json === undefined;
+    const actual = notJson
+      ? `not a JSON response body: ${res.contentType || 'no content type'}${res.jsonError ? `; ${res.jsonError}` : ''}; the contract testcase of ${ex.label ?? 'these'} responses reports it (4-json-bodies)`
+      : Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
+    fail('json-object', clauses, 'a JSON response body holding an object', actual, ex);
+  }
   return json as Record<string, unknown>;
 }
 

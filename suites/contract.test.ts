@@ -9,7 +9,7 @@
  * combines its same-named testcases (reporters/merge.ts).
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/conformance.ts';
+import { clauseTest, type Need } from '../harness/conformance.ts';
 import { CheckFailure } from '../harness/checks.ts';
 import { loadContract } from '../harness/contract.ts';
 import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/contract-observer.ts';
@@ -33,20 +33,24 @@ function violationsOf(record: ContractRecord, what: string, clauses: string[]): 
   };
 }
 
+/** What a target must allow for responses of an operation to be seen at all (else the reason is the need's). */
+const NEEDS: Partial<Record<string, Need[]>> = { deleteAccount: ['deletion'], activatePaymentLink: ['account'], purchasePagoQr: ['account'] };
+
 const directions = [
   ...Object.entries(contract.operations).map(([operationId, op]) => ({
     operationId,
     clauses: op.typeClauses,
     endpoint: `${op.method} ${op.path}`,
     what: `${op.method} ${op.path} response`,
+    needs: NEEDS[operationId] ?? [],
   })),
-  { operationId: WEBHOOK, clauses: contract.webhookTypeClauses, endpoint: 'POST {urlWebhook}', what: 'webhook body received (6.1)' },
+  { operationId: WEBHOOK, clauses: contract.webhookTypeClauses, endpoint: 'POST {urlWebhook}', what: 'webhook body received (6.1)', needs: [] },
 ];
 
 describe('the contract of every response and webhook seen in this run', () => {
   for (const d of directions) {
     const title = d.operationId === WEBHOOK ? 'webhooks conform to the contract' : `${d.endpoint} responses conform to the contract`;
-    clauseTest({ clauses: d.clauses, endpoint: d.endpoint }, title, async (t) => {
+    clauseTest({ clauses: d.clauses, endpoint: d.endpoint, needs: d.needs }, title, async (t) => {
       const record = contractRecord(d.operationId);
       if (!record || record.seen === 0) {
         return t.skip(`no ${d.what} was seen in this run (a filtered or sharded run, or a need the target lacks): nothing to judge`);
