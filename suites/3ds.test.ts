@@ -5,7 +5,7 @@
  */
 import { describe } from 'vitest';
 import { clauseTest } from '../harness/conformance.ts';
-import { absoluteUrl, fieldEquals, fieldIn, flagEquals, hashVerifies, holds } from '../harness/checks.ts';
+import { fieldEquals, fieldIn, flagEquals, hashVerifies, holds } from '../harness/checks.ts';
 import { futureExpiry } from '../generators/bodies.ts';
 import { asEnum, asNumber, readString } from '../harness/read.ts';
 import { buy3ds, complete3ds, lookUp } from './flows.ts';

@@ -6,7 +6,7 @@
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
-import { fieldEquals, holds, notAccepted, paymentApproved, paymentDeclined, paymentNotApproved } from '../harness/checks.ts';
+import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/checks.ts';
 import type { PaymentOutcome } from '../harness/payer.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { PaymentLink } from '../spec/types.ts';

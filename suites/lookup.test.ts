@@ -7,7 +7,7 @@ import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
 import { asEnum, asNumber, FORMA_PAGO, readResponse, readString } from '../harness/read.ts';
-import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, succeeded } from '../harness/checks.ts';
 import {
   activate,
   buy3ds,

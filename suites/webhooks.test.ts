@@ -7,7 +7,7 @@
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
-import { containsPairs, fieldEquals, holds, paymentApproved, paymentDeclined } from '../harness/checks.ts';
+import { containsPairs, fieldEquals, holds, paymentApproved } from '../harness/checks.ts';
 import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
 import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
 
