@@ -35,6 +35,8 @@ export interface ClauseTally {
 export interface ContractRecord {
   operationId: string;
   seen: number;
+  /** Responses with a success status (2xx), whose body the contract types; every webhook counts. */
+  successes: number;
   broken: number;
   clauses: Map<string, ClauseTally>;
   evidence: CheckEvidence[];
@@ -45,14 +47,15 @@ const records = new Map<string, ContractRecord>();
 function recordOf(operationId: string): ContractRecord {
   let record = records.get(operationId);
   if (!record) {
-    record = { operationId, seen: 0, broken: 0, clauses: new Map(), evidence: [] };
+    record = { operationId, seen: 0, successes: 0, broken: 0, clauses: new Map(), evidence: [] };
     records.set(operationId, record);
   }
   return record;
 }
 
-function tally(record: ContractRecord, findings: ContractFinding[], evidence: () => Pick<CheckEvidence, 'exchange' | 'curl'>): void {
+function tally(record: ContractRecord, findings: ContractFinding[], success: boolean, evidence: () => Pick<CheckEvidence, 'exchange' | 'curl'>): void {
   record.seen++;
+  if (success) record.successes++;
   if (findings.length === 0) return;
   record.broken++;
   for (const clause of new Set(findings.flatMap((f) => f.clauses))) {
@@ -77,7 +80,8 @@ function tally(record: ContractRecord, findings: ContractFinding[], evidence: ()
 export function observeResponse(contract: Contract, operationId: string, ex: Exchange): ContractFinding[] {
   if (!ex.response) return [];
   const findings = contractFindings(contract, operationId, ex);
-  tally(recordOf(operationId), findings, () => ({ exchange: describeExchange(ex), curl: toCurl(ex) }));
+  const status = ex.response.status;
+  tally(recordOf(operationId), findings, status >= 200 && status < 300, () => ({ exchange: describeExchange(ex), curl: toCurl(ex) }));
   return findings;
 }
 
@@ -85,7 +89,7 @@ export function observeResponse(contract: Contract, operationId: string, ex: Exc
 export function observeWebhook(contract: Contract, webhook: ReceivedWebhook, fieldCase: 'exact' | 'insensitive'): ContractFinding[] {
   if (webhook.oversized) return [];
   const findings = webhookFindings(contract, webhook.json, fieldCase);
-  tally(recordOf(WEBHOOK), findings, () => ({ exchange: describeExchange(asExchange(webhook)) }));
+  tally(recordOf(WEBHOOK), findings, true, () => ({ exchange: describeExchange(asExchange(webhook)) }));
   return findings;
 }
 
