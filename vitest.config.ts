@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { ContractLastSequencer } from './harness/contract-sequencer.ts';
 
 export default defineConfig({
   test: {
     reporters: ['default', './reporters/junit.ts', './reporters/summary.ts'],
+    // suites/contract.test.ts runs last (and in every shard): it reports what every other test's responses showed.
+    sequence: { sequencer: ContractLastSequencer },
     projects: [
       {
         test: {

@@ -65,22 +65,49 @@ export function fail(check: string, clauses: Clauses, expected: string, actual: 
 
 const statusOf = (ex: Exchange): string => (ex.response ? String(ex.response.status) : 'no response');
 
-/** The response matches the contract of spec/openapi.yaml for its operation and status. Every response passes here. */
-export function conformsToContract(contract: Contract, operationId: string, ex: Exchange): void {
-  if (!ex.response) return;
-  const { status, json, jsonError, contentType } = ex.response;
-  if (status >= 200 && status < 300) {
-    if (jsonError !== undefined || json === undefined) {
-      fail('json-body', contract.operations[operationId]?.clauses ?? [], 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
-        `${contentType ?? 'no content type'}${jsonError ? `; ${jsonError}` : ''}`, ex);
-    }
+/** One way a response or webhook breaks the contract: the clauses it breaks and what was wrong. */
+export interface ContractFinding {
+  clauses: string[];
+  expected: string;
+  actual: string;
+}
+
+/**
+ * What of a response breaks the contract of spec/openapi.yaml for its operation and status: a success body that is
+ * not JSON or not labelled JSON (4-json-bodies), and each schema violation under the type clause it breaks. Every
+ * response passes here (harness/contract-observer.ts); [] = it conforms. Never throws on the target's input.
+ */
+export function contractFindings(contract: Contract, operationId: string, ex: Exchange): ContractFinding[] {
+  if (!ex.response) return [];
+  const { status, json, jsonError, jsonUnlabelled, contentType } = ex.response;
+  const findings: ContractFinding[] = [];
+  const success = status >= 200 && status < 300;
+  if (success && (jsonError !== undefined || json === undefined)) {
+    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
+      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}` });
+  } else if (success && jsonUnlabelled) {
+    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}` });
   }
-  const violations = contract.validateResponse(operationId, status, json);
-  if (violations.length > 0) {
-    const clauses = [...new Set(violations.flatMap((v) => v.clause))];
-    fail('contract', clauses, `a ${status} response of ${operationId} that matches the contract`,
-      violations.map((v) => `${v.path || '/'} ${v.message}`).join('; '), ex);
+  if (success && json === undefined) return findings;
+  for (const v of contract.validateResponse(operationId, status, json)) {
+    findings.push({ clauses: v.clause, expected: `a ${status} response of ${operationId} that matches the contract`, actual: `${v.path || '/'} ${v.message}` });
   }
+  return findings;
+}
+
+/** What of a webhook body breaks the contract (6.1); PascalCase names are read as camelCase with fieldCase 'insensitive'. */
+export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): ContractFinding[] {
+  const fallback = contract.webhookTypeClauses;
+  if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON' }];
+  const shown =
+    fieldCase === 'insensitive' && body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
+      : body;
+  return contract.validateWebhook(shown).map((v) => ({
+    clauses: v.clause.length > 0 ? v.clause : fallback,
+    expected: 'a webhook body that matches the contract (transactionSucceeded)',
+    actual: `${v.path || '/'} ${v.message}`,
+  }));
 }
 
 /** The request succeeded: a 2xx (the spec lists no success status codes, so any 2xx is success). */
@@ -111,10 +138,20 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The response's JSON body as a record, or a failure when it is not one. */
+/**
+ * The response's JSON body as a record, or a failure when it is not one. A body that is not JSON at all is the
+ * contract testcase's finding (4-json-bodies): the failure names it, since this test cannot go on without the body.
+ */
 export function bodyOf(ex: Exchange, clauses: Clauses): Record<string, unknown> {
   const json = ex.response?.json;
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) fail('json-object', clauses, 'a JSON object body', typeof json, ex);
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    const res = ex.response;
+    const notJson = res !== undefined && json === undefined;
+    const actual = notJson
+      ? `not a JSON response body: ${res.contentType || 'no content type'}${res.jsonError ? `; ${res.jsonError}` : ''}; the contract testcase of ${ex.label ?? 'these'} responses reports it (4-json-bodies)`
+      : Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
+    fail('json-object', clauses, 'a JSON response body holding an object', actual, ex);
+  }
   return json as Record<string, unknown>;
 }
 
@@ -228,23 +265,6 @@ export function containsPairs(actual: unknown, sent: Record<string, string>, fie
   const missing = Object.entries(sent).filter(([k, v]) => got?.[k] !== v).map(([k]) => k);
   if (missing.length > 0) {
     fail('contains-pairs', clauses, `${field} holds the pairs sent (${Object.keys(sent).join(', ')})`, got ? `${field} differs at ${missing.join(', ')}: ${JSON.stringify(got)}` : `${field} = ${JSON.stringify(actual)}`, ex);
-  }
-}
-
-/**
- * The webhook body matches the contract (spec 6.1). With fieldCase 'insensitive' PascalCase names (seen in the wild)
- * are read as the spec's camelCase.
- */
-export function webhookConforms(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): void {
-  const shown =
-    fieldCase === 'insensitive' && body !== null && typeof body === 'object' && !Array.isArray(body)
-      ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
-      : body;
-  const violations = contract.validateWebhook(shown);
-  if (violations.length > 0) {
-    const clauses = [...new Set(violations.flatMap((v) => v.clause))];
-    fail('webhook-contract', clauses.length > 0 ? clauses : ['6.1-webhook-transaction-data'], 'a webhook body that matches the contract (transactionSucceeded)',
-      violations.map((v) => `${v.path || '/'} ${v.message}`).join('; '));
   }
 }
 

@@ -50,6 +50,8 @@ export type TargetConfig =
 export interface Config {
   target: TargetConfig;
   accountAuth: AccountAuth;
+  /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
+  tokenAudience: string;
   http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number };
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };
@@ -209,7 +211,7 @@ const remoteOnly = [
  * a real variable, beats `.env`.
  */
 export function embeddedOnlyEnv(env: Env): Env {
-  return { ...env, ...Object.fromEntries(['API_BASE_URL', 'ACCOUNT_AUTH', ...remoteOnly].map((name) => [name, ''])) };
+  return { ...env, ...Object.fromEntries(['API_BASE_URL', 'ACCOUNT_AUTH', 'TOKEN_AUDIENCE', ...remoteOnly].map((name) => [name, ''])) };
 }
 
 const requiredRemote: Record<string, string> = {
@@ -230,6 +232,8 @@ function parseConfig(env: Env): Config {
     // The embedded sandbox takes account credentials as HTTP Basic only: every account test would fail, blaming it.
     throw new ConfigError('ACCOUNT_AUTH=password-grant only applies to a remote target (API_BASE_URL set): the embedded sandbox takes account credentials as HTTP Basic; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic', 'ACCOUNT_AUTH');
   }
+
+  const tokenAudience = parseTokenAudience(r, remote);
 
   const http = {
     timeoutMs: r.int('HTTP_TIMEOUT_MS', 'number of milliseconds', 15_000, 1),
@@ -301,6 +305,7 @@ function parseConfig(env: Env): Config {
   return {
     target,
     accountAuth,
+    tokenAudience,
     http,
     reportDir: r.string('REPORT_DIR', 'reports'),
     receiver,
@@ -328,6 +333,19 @@ function parseReportSettings(r: Reader): ReportSettings {
     if (err instanceof SettingError) throw new ConfigError(err.message, err.variable);
     throw err;
   }
+}
+
+/**
+ * TOKEN_AUDIENCE: spec 5.1 says service_api; a deployed service may expect its own value. Empty counts as unset, as
+ * for every variable (.env.example; the project's own runs blank every variable): the default, service_api.
+ */
+function parseTokenAudience(r: Reader, remote: boolean): string {
+  const what = 'the audience sent in every token request (spec 5.1: service_api; a deployed service may use its own), without spaces';
+  const audience = r.pattern('TOKEN_AUDIENCE', what, /^[\x21-\x7e]{1,200}$/, 'service_api');
+  if (!remote && audience !== 'service_api') {
+    throw new ConfigError(`TOKEN_AUDIENCE=${audience} only applies to a remote target (API_BASE_URL set): the embedded sandbox issues tokens for service_api (spec 5.1); unset TOKEN_AUDIENCE`, 'TOKEN_AUDIENCE');
+  }
+  return audience;
 }
 
 const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
@@ -490,6 +508,7 @@ export function redactedConfigSummary(config: Config): string {
     ['ACCOUNT_USER', t.kind === 'remote' ? (t.accountUser ?? '[unset]') : embedded],
     ['ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.accountPassword) : embedded],
     ['ACCOUNT_AUTH', config.accountAuth],
+    ['TOKEN_AUDIENCE', config.tokenAudience],
     ['SECOND_CLIENT_ID', t.kind === 'remote' ? (t.secondClientId ?? '[unset]') : embedded],
     ['SECOND_CLIENT_SECRET', t.kind === 'remote' ? flag(t.secondClientSecret) : embedded],
     ['DELETION_ACCOUNT_USER', t.kind === 'remote' ? (t.deletionAccountUser ?? '[unset]') : embedded],

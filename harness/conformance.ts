@@ -108,6 +108,8 @@ export interface T {
   skip(reason: string): never;
   /** Sets a fast-check seed / replay command in the metadata, for properties. */
   replay(seed: number, command: string): void;
+  /** Adds clause ids learnt while running (the contract testcases cite every clause found violated). */
+  cite(clauses: string[]): void;
 }
 
 const NEED_REASONS: Record<Need, string> = {
@@ -174,7 +176,7 @@ function observeServerErrors(t: T, exchanges: readonly Exchange[], already: read
 /** A curl line that needs $ACCESS_TOKEN comes with the lines that fetch it, so it can be pasted as it is. */
 function withPreamble(evidence: CheckEvidence, run: Run): CheckEvidence {
   if (!evidence.curl?.includes('$ACCESS_TOKEN') && !evidence.curl?.includes('$ACCOUNT_TOKEN')) return evidence;
-  const preamble = curlPreamble({ authUrl: run.target.authUrl, accountAuth: run.config.accountAuth });
+  const preamble = curlPreamble({ authUrl: run.target.authUrl, accountAuth: run.config.accountAuth, audience: run.config.tokenAudience });
   return { ...evidence, curl: [...preamble, evidence.curl].join('\n') };
 }
 
@@ -209,6 +211,9 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       replay(seed, command) {
         ctx.task.meta.seed = seed;
         ctx.task.meta.replay = command;
+      },
+      cite(more) {
+        ctx.task.meta.clauses = [...new Set([...(ctx.task.meta.clauses ?? []), ...more])];
       },
     };
 

@@ -43,6 +43,8 @@ export interface OperationMeta {
   /** Alternatives, each a list of schemes used together; [] = no API auth (the token endpoint). */
   security: AuthKind[][];
   clauses: string[];
+  /** The type clause of its success body (the 2XX schema's x-clause, e.g. 4.1-response-fields); else `clauses`. */
+  typeClauses: string[];
 }
 
 /** An operation id of the contract; any other string is accepted by the types and refused at run time. */
@@ -54,6 +56,12 @@ export interface Contract {
   validateResponse(operationId: OperationName, status: number, body: unknown): Violation[];
   validateRequest(operationId: OperationName, body: unknown): Violation[];
   validateWebhook(body: unknown): Violation[];
+  /** The dereferenced schema of an operation's success (2XX) body, or undefined (tolerant reading follows it). */
+  successSchema(operationId: OperationName): Readonly<Record<string, unknown>> | undefined;
+  /** The dereferenced schema of the webhook body. */
+  readonly webhookSchema: Readonly<Record<string, unknown>>;
+  /** The type clause of the webhook body (6.1-webhook-transaction-data). */
+  readonly webhookTypeClauses: string[];
   /** The dereferenced document (read-only use: examples, descriptions). */
   readonly document: OpenAPI.Document;
 }
@@ -129,6 +137,8 @@ export async function createContract(document?: unknown): Promise<Contract> {
         for (const [key, response] of Object.entries(op.responses)) {
           responses.set(key, isObj(response) && response['x-unspecified'] !== true ? compile(mediaSchema(response), clauses) : undefined);
         }
+        const success = [...responses].find(([key]) => key.startsWith('2'))?.[1];
+        const typeClauses = success ? clauseList(success.schema['x-clause']) : [];
         const servers = Array.isArray(item.servers) ? item.servers : [];
         const security = Array.isArray(op.security) ? op.security : Array.isArray(doc.security) ? doc.security : [];
         operations.set(op.operationId, {
@@ -138,6 +148,7 @@ export async function createContract(document?: unknown): Promise<Contract> {
             server: servers.some((s) => isObj(s) && String(s.url).includes('{auth_url}')) ? 'auth' : 'base',
             security: security.filter(isObj).map((alternative) => Object.keys(alternative).map((name) => schemeKind(name))),
             clauses,
+            typeClauses: typeClauses.length > 0 ? typeClauses : clauses,
           },
           request,
           responses,
@@ -175,6 +186,11 @@ export async function createContract(document?: unknown): Promise<Contract> {
     validateWebhook(body) {
       return run(webhookValidator, body);
     },
+    webhookTypeClauses: clauseList(webhookValidator.schema['x-clause']),
+    successSchema(operationId) {
+      return [...operation(operationId).responses].find(([key]) => key.startsWith('2'))?.[1]?.schema;
+    },
+    webhookSchema: webhookValidator.schema,
   };
 }
 

@@ -42,10 +42,12 @@ export interface ExchangeResponse {
   bodyText: string;
   /** The raw bytes (up to the cap). Present on the exchange `request()` returns, dropped from recorded copies. */
   bytes?: Buffer;
-  /** Parsed body when the content type says JSON and it parsed. */
+  /** Parsed body when the content type says JSON and it parsed, or when a textual body of another type is JSON (jsonUnlabelled). */
   json?: unknown;
   /** Why a JSON content type did not give `json` (parse error, empty or truncated body). */
   jsonError?: string;
+  /** `json` was parsed from a body whose content type does not say JSON (e.g. text/plain). */
+  jsonUnlabelled?: true;
   contentType: string;
   /** The body was larger than maxResponseBytes: only the first maxResponseBytes were read. */
   truncated: boolean;
@@ -369,6 +371,14 @@ async function send(
       } catch (err) {
         response.jsonError = (err as Error).message;
       }
+    }
+  } else if (!truncated && isTextual(contentType) && /^\s*[[{]/.test(response.bodyText)) {
+    // JSON under another label (text/plain): read it so behaviour is still judged; the label is a contract finding.
+    try {
+      response.json = JSON.parse(response.bodyText);
+      response.jsonUnlabelled = true;
+    } catch {
+      // not JSON: left as text
     }
   }
   return response;

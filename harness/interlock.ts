@@ -130,7 +130,8 @@ function productionFlag(value: unknown, depth: number): string | undefined {
   const entries = Array.isArray(value) ? value.map((v): [string, unknown] => ['', v]) : Object.entries(value);
   for (const [key, v] of entries) {
     const lower = key.toLowerCase();
-    if (v === true && PRODUCTION_FLAGS.has(lower)) return lower;
+    // "True" counts too: a service that writes booleans as text must stop payments all the same.
+    if ((v === true || (typeof v === 'string' && v.trim().toLowerCase() === 'true')) && PRODUCTION_FLAGS.has(lower)) return lower;
     // The merchant's own data is echoed, not a statement of the service.
     if (lower === 'datosadicionales') continue;
     const found = productionFlag(v, depth + 1);

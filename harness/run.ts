@@ -1,7 +1,8 @@
 /**
  * The run as a conformance worker sees it: one instance per worker process (the conformance project runs its files
  * in one worker without isolation, so the token cache, the receiver and the interlock are shared by every file).
- * Every API response goes through `call`, which applies the interlock and the contract check.
+ * Every API response goes through `call`, which applies the interlock and records the contract check
+ * (harness/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */
 import { inject } from 'vitest';
 import { loadConfig, type Config } from './config.ts';
@@ -14,7 +15,8 @@ import { startReceiver, type Receiver } from './receiver.ts';
 import { createPayer, type Payer } from './payer.ts';
 import { createControl, type Control } from './control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
-import { conformsToContract, type HashSettings } from './checks.ts';
+import type { HashSettings } from './checks.ts';
+import { observeResponse, observeWebhook } from './contract-observer.ts';
 import { createRunHttp, type Credentials, type TargetInfo } from './target.ts';
 
 export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
@@ -65,12 +67,12 @@ async function createRun(): Promise<Run> {
     if (business) secrets.add(business.clientSecret, 'client-secret');
     const tokenUrl = `${target.authUrl}/connect/token`;
     const tokens = business
-      ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api' })
+      ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience })
       : undefined;
     // ACCOUNT_AUTH=password-grant: the account's token comes from an OAuth2 password grant made with the business's client.
     const accountTokens =
       account && business && config.accountAuth === 'password-grant'
-        ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api', password: { username: account.user, password: account.password } })
+        ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
         : undefined;
     tokenCaches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({
@@ -89,7 +91,9 @@ async function createRun(): Promise<Run> {
       if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(payingAs(operationId, options));
       const ex = await api.call(operationId, options);
       interlock.watch(ex.response?.json);
-      conformsToContract(contract, operationId, ex);
+      // A contract violation is recorded for the contract testcases (suites/contract.test.ts), never thrown here:
+      // the test goes on to judge its own behaviour.
+      observeResponse(contract, operationId, ex);
       return ex;
     };
     clients.set(key, call);
@@ -116,7 +120,10 @@ async function createRun(): Promise<Run> {
         port: config.receiver.port,
         ...(config.receiver.publicUrl ? { publicUrl: config.receiver.publicUrl } : {}),
         // A webhook saying esProductiva/esReal true stops payments like a response saying so.
-        onWebhook: (w) => interlock.watch(w.json),
+        onWebhook: (w) => {
+          interlock.watch(w.json);
+          observeWebhook(contract, w, config.webhook.fieldCase);
+        },
         ...(config.webhook.signature !== 'off'
           ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
           : {}),

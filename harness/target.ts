@@ -7,6 +7,7 @@ import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from './http.ts';
 import { createTokenCache } from './tokens.ts';
 import { Recorder, secrets } from './evidence.ts';
+import { asBool, field } from './read.ts';
 
 export type Capability = 'clock' | 'outbox' | 'stats' | 'reset';
 export type BusinessMode = 'development' | 'production' | 'unknown';
@@ -163,7 +164,7 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
   try {
     const capabilities = await probeControl(http, info.controlUrl);
     const tokenUrl = `${info.authUrl}/connect/token`;
-    const tokens = createTokenCache({ http, tokenUrl, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: 'service_api' });
+    const tokens = createTokenCache({ http, tokenUrl, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: config.tokenAudience });
     let token: string;
     try {
       token = await tokens.get();
@@ -172,7 +173,7 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
     }
     const primary = await probeLink(http, info.baseUrl, token, 'CLIENT_ID');
     const modes: Record<string, ModeProbe> = { [info.business.clientId]: primary.probe };
-    if (info.businessNoMpos) modes[info.businessNoMpos.clientId] = await probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID');
+    if (info.businessNoMpos) modes[info.businessNoMpos.clientId] = await probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID', config.tokenAudience);
     const accountConfirmed = info.kind === 'remote' && info.account ? await confirmAccount(http, info, config, primary.idEnlace) : undefined;
     const other = info.other ? await probeOther(http, info, config, info.other) : undefined;
     const { mode, unknownBecause } = primary.probe;
@@ -212,9 +213,9 @@ async function probeLink(http: Http, baseUrl: string, token: string, variable: s
 }
 
 /** Another business's mode; a failure leaves it 'unknown' (its purchases refused), not the whole target unusable. */
-async function probeBusiness(http: Http, info: TargetInfo, business: Credentials, variable: string): Promise<ModeProbe> {
+async function probeBusiness(http: Http, info: TargetInfo, business: Credentials, variable: string, audience: string): Promise<ModeProbe> {
   try {
-    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: business.clientId, clientSecret: business.clientSecret, audience: 'service_api' }).get();
+    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: business.clientId, clientSecret: business.clientSecret, audience }).get();
     return (await probeLink(http, info.baseUrl, token, variable)).probe;
   } catch (err) {
     return { variable, mode: 'unknown', unknownBecause: `the mode probe as ${variable} failed: ${(err as Error).message}` };
@@ -247,7 +248,7 @@ async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEn
     if (config.accountAuth === 'password-grant') {
       const { clientId, clientSecret } = info.business;
       const password = { username: account.user, password: account.password };
-      authorization = `Bearer ${await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId, clientSecret, audience: 'service_api', password }).get()}`;
+      authorization = `Bearer ${await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId, clientSecret, audience: config.tokenAudience, password }).get()}`;
     }
     const ex = await http.request({
       method: 'PUT',
@@ -266,10 +267,9 @@ async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEn
 }
 
 function modeOf(ex: Exchange): BusinessMode {
-  const body = ex.response?.json as { estaProductivo?: unknown } | undefined;
-  if (body?.estaProductivo === true) return 'production';
-  if (body?.estaProductivo === false) return 'development';
-  return 'unknown';
+  // Read tolerantly ("False" as false): its encoding is the contract's finding, the mode is the interlock's.
+  const flag = asBool(field(ex.response?.json, 'estaProductivo'));
+  return flag === undefined ? 'unknown' : flag ? 'production' : 'development';
 }
 
 async function probeControl(http: ReturnType<typeof createHttp>, controlUrl: string | undefined): Promise<Capability[]> {

@@ -28,7 +28,8 @@ export interface TokenCacheOptions {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
-  audience: 'service_api';
+  /** spec 5.1: service_api (TOKEN_AUDIENCE). */
+  audience: string;
   /** Seconds before expiry at which a token is no longer used; default min(60, 10 % of expires_in). */
   skewSeconds?: number;
   /** Password grant (account tokens) instead of client credentials. */

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withBaseline, type FailOn } from './compare.ts';
 import { renderJUnit } from './junit.ts';
-import { summarize, type Clause, type RunInfo, type Summary } from './records.ts';
+import { summarize, type Clause, type RunInfo, type Summary, type TestRecord } from './records.ts';
 import { writeSummary } from './summary.ts';
 
 /** A problem with the input; its message is one line saying what to do. */
@@ -25,13 +25,62 @@ export function mergeReports(dirs: string[], outDir: string, options: { baseline
 
   const catalogue = new Map<string, Clause>();
   for (const s of shards) for (const c of s.clauses) if (!catalogue.has(c.id)) catalogue.set(c.id, { id: c.id, section: c.section, kind: c.kind, text: c.text });
-  const merged = summarize(mergeRunInfo(shards.map((s) => s.run)), shards.flatMap((s) => s.tests), [...catalogue.values()]);
+  const merged = summarize(mergeRunInfo(shards.map((s) => s.run)), combineContractTests(shards.flatMap((s) => s.tests)), [...catalogue.values()]);
   const summary = withBaseline(merged, options.baseline, options.failOn);
 
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'junit.xml'), renderJUnit(summary));
   writeSummary(summary, outDir);
   return summary;
+}
+
+/** The contract testcases' file: it runs in every shard, each judging the responses that shard saw. */
+const CONTRACT_FILE = 'suites/contract.test.ts';
+
+/**
+ * One record per contract testcase across shards: FAIL when any shard's failed (its evidence kept, every failing
+ * shard's in turn), else PASS when any shard saw responses, else SKIP; clauses and observations united.
+ */
+export function combineContractTests(tests: TestRecord[]): TestRecord[] {
+  const out: TestRecord[] = [];
+  const byName = new Map<string, TestRecord[]>();
+  for (const t of tests) {
+    if (t.file !== CONTRACT_FILE) {
+      out.push(t);
+      continue;
+    }
+    const same = byName.get(t.name);
+    if (same) same.push(t);
+    else {
+      byName.set(t.name, [t]);
+      out.push(t);
+    }
+  }
+  return out.map((t) => (t.file === CONTRACT_FILE && byName.get(t.name)!.length > 1 ? combined(byName.get(t.name)!) : t));
+}
+
+const RANK: Record<string, number> = { error: 0, fail: 1, expectedFailure: 2, expectedFailurePassed: 3, warn: 4, pass: 5, skip: 6, notRun: 7 };
+
+function combined(records: TestRecord[]): TestRecord {
+  const worst = [...records].sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9))[0]!;
+  const failing = records.filter((r) => r.failure);
+  const failure = failing[0]?.failure
+    ? {
+        ...failing[0].failure,
+        clauses: [...new Set(failing.flatMap((r) => r.failure!.clauses))],
+        actual: failing.map((r, i) => (failing.length > 1 ? `shard ${i + 1} of ${failing.length} failing: ${r.failure!.actual}` : r.failure!.actual)).join('\n'),
+        ...(failing.some((r) => r.failure!.exchange) ? { exchange: failing.map((r) => r.failure!.exchange).filter(Boolean).join('\n') } : {}),
+        ...(failing.some((r) => r.failure!.curl) ? { curl: failing.map((r) => r.failure!.curl).filter(Boolean).join('\n') } : {}),
+      }
+    : undefined;
+  const { failure: _f, ...base } = worst;
+  return {
+    ...base,
+    durationMs: records.reduce((sum, r) => sum + r.durationMs, 0),
+    clauses: [...new Set(records.flatMap((r) => r.clauses))],
+    observations: records.flatMap((r) => r.observations),
+    ...(failure ? { failure } : {}),
+  };
 }
 
 function readShard(dir: string): Summary {

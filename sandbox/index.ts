@@ -133,6 +133,13 @@ function errorHandler(this: FastifyInstance, err: FastifyError, req: FastifyRequ
   return reply.code(500).send(errores('$', 'error interno del sandbox'));
 }
 
+function booleansAsText(value: unknown): unknown {
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (Array.isArray(value)) return value.map(booleansAsText);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, booleansAsText(v)]));
+  return value;
+}
+
 /** The endpoints of spec section 4, under /api: JSON bodies only. */
 const api: FastifyPluginAsync = async (app) => {
   if (app.sandbox.fault('responses-text-plain')) {
@@ -140,6 +147,10 @@ const api: FastifyPluginAsync = async (app) => {
       reply.header('content-type', 'text/plain; charset=utf-8');
       return payload;
     });
+  }
+  if (app.sandbox.fault('booleans-as-strings')) {
+    // As some deployed services serialise them: every boolean of a response body written "True" / "False".
+    app.addHook('preSerialization', async (_req, _reply, payload: unknown) => booleansAsText(payload));
   }
   for (const plugin of [linksApi, threeDsApi, walletApi, pagoQrApi, quickPayApi, mposApi, transactionsApi, accountsApi]) {
     await app.register(plugin);

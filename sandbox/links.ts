@@ -86,7 +86,7 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
   const business = store.businesses.get(link.idAplicativo);
   const vista = (id: string) => {
     const tx = store.transactions.get(id);
-    return tx === undefined ? null : vistaTransaccion(tx);
+    return tx === undefined ? null : vistaTransaccion(tx, ctx.fault);
   };
   const { urlImagenProducto } = link.infoProducto;
   return {

@@ -61,7 +61,7 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     const url = tx.notificaciones.urlWebhook;
     if (url === null || ctx.fault('webhook-missing')) return;
     const body: Record<string, unknown> = {
-      ...vistaTransaccion(tx),
+      ...vistaTransaccion(tx, ctx.fault),
       datosAdicionales: tx.datosAdicionales ?? {},
       esProductiva: ctx.fault('webhook-esproductiva-true') ? true : tx.esReal,
     };

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import { requireAuth } from './auth.ts';
 import type { Actor, SandboxContext } from './context.ts';
+import type { Fault } from './faults.ts';
 import type { Business, Link, Notificaciones, TipoTransaccion, Transaction } from './store.ts';
 import type { Lector } from './validate.ts';
 
@@ -103,18 +104,30 @@ export function declinar(tx: Transaction, mensaje: string): void {
   tx.mensaje = mensaje;
 }
 
-/** The 2.2 transaction object. */
-export function vistaTransaccion(tx: Transaction) {
+/** Spec 2.2: the names of the enum values (what fault enum-names writes instead of the integers). */
+const NOMBRES_ENUM = {
+  formaPago: ['PagoNormal', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'],
+  resultadoTransaccion: ['ExitosaAprobada', 'ExitosaDeclinada', 'Fallida'],
+} as const;
+
+/** An enum value as the service writes it: the integer of 2.2, or (fault enum-names, as some deployed services do) its name. */
+export function valorEnum(fault: Fault, campo: keyof typeof NOMBRES_ENUM, valor: number | null): number | string | null {
+  if (valor === null || !fault('enum-names')) return valor;
+  return NOMBRES_ENUM[campo][valor] ?? valor;
+}
+
+/** The 2.2 transaction object (the fault decides how its enums are written). */
+export function vistaTransaccion(tx: Transaction, fault: Fault) {
   return {
     idTransaccion: tx.idTransaccion,
     esReal: tx.esReal,
     esAprobada: tx.esAprobada,
     codigoAutorizacion: tx.codigoAutorizacion,
     mensaje: tx.mensaje,
-    formaPago: tx.formaPago,
+    formaPago: valorEnum(fault, 'formaPago', tx.formaPago),
     monto: tx.monto,
     montoOriginal: tx.montoOriginal,
-    resultadoTransaccion: tx.resultadoTransaccion,
+    resultadoTransaccion: valorEnum(fault, 'resultadoTransaccion', tx.resultadoTransaccion),
     fechaTransaccion: tx.fechaTransaccion,
     idExterno: tx.idExterno,
     datosAdicionales: tx.datosAdicionales,
@@ -143,7 +156,7 @@ export const transactionsApi: FastifyPluginAsync = async (app) => {
       if (ctx.fault('get-returns-other-transaction')) {
         tx = [...ctx.store.transactions.values()].find((t) => t.idTransaccion !== tx?.idTransaccion) ?? tx;
       }
-      const vista: Record<string, unknown> = { ...vistaTransaccion(tx) };
+      const vista: Record<string, unknown> = { ...vistaTransaccion(tx, ctx.fault) };
       if (tx.datosBitcoin !== null && !ctx.fault('bitcoin-lookup-without-datosbitcoin')) vista.datosBitcoin = tx.datosBitcoin;
       if (ctx.fault('transaction-monto-string')) vista.monto = tx.monto.toFixed(2);
       if (ctx.fault('transaction-formapago-out-of-enum')) vista.formaPago = 7;

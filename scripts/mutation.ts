@@ -3,9 +3,14 @@
  * sandbox and against each fault of the sandbox's catalogue (sandbox/faults.ts), two runs at a time, and prints
  * fault → killed/survived → the tests that killed it, and the score. Exit non-zero if the clean run fails or any
  * fault survives. `npm run mutation -- <fault-id> …` runs only those faults.
+ *
+ * It also measures localisation (one fault, one finding): per fault the number of failing tests and the clauses
+ * they cite, and their distribution (median, 90th percentile, max) over the catalogue, written with every verdict
+ * to reports/mutation.json (REPORT_DIR). Faults marked `prerequisite` (they remove what nearly every test needs)
+ * are listed apart and not held to the bound of 10.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { vitestCli } from './vitest-cli.ts';
@@ -15,6 +20,8 @@ import { embeddedOnlyEnv } from '../harness/config.ts';
 interface RunResult {
   fault: string;
   failed: string[];
+  /** Clause ids cited by the failing tests (their metadata), most cited first. */
+  clauses: string[];
   passed: number;
   /** Observations (WARN) as `test :: message`, ids and figures masked so runs compare. */
   observations: Set<string>;
@@ -25,6 +32,7 @@ interface RunResult {
 interface SummaryTest {
   name: string;
   status: string;
+  clauses: string[];
   observations: { clause: string; message: string }[];
 }
 
@@ -50,15 +58,19 @@ function runSuite(fault: string | undefined): Promise<RunResult> {
       const seconds = (Date.now() - started) / 1000;
       try {
         const tests = (JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as { tests: SummaryTest[] }).tests;
+        const failing = tests.filter((t) => t.status === 'fail' || t.status === 'error');
+        const cited = new Map<string, number>();
+        for (const t of failing) for (const c of t.clauses ?? []) cited.set(c, (cited.get(c) ?? 0) + 1);
         resolve({
           fault: name,
-          failed: tests.filter((t) => t.status === 'fail' || t.status === 'error').map((t) => t.name),
+          failed: failing.map((t) => t.name),
+          clauses: [...cited].sort((a, b) => b[1] - a[1]).map(([c]) => c),
           passed: tests.filter((t) => t.status === 'pass' || t.status === 'warn').length,
           observations: new Set(tests.flatMap((t) => t.observations.map((o) => `${t.name} :: ${mask(o.message)}`))),
           seconds,
         });
       } catch {
-        resolve({ fault: name, failed: [], passed: 0, observations: new Set(), crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
+        resolve({ fault: name, failed: [], clauses: [], passed: 0, observations: new Set(), crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
       }
     });
   });
@@ -103,15 +115,18 @@ function verdictOf(fault: (typeof FAULTS)[number], r: RunResult): Verdict {
 
 const results = await pool(faults, width, async (f) => {
   const r = await runSuite(f.id);
-  console.log(`${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing test(s) (${r.seconds.toFixed(1)} s)`);
+  console.log(`${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing test(s) (${r.seconds.toFixed(1)} s)${r.clauses.length > 0 ? ` citing ${r.clauses.slice(0, 4).join(', ')}${r.clauses.length > 4 ? ', …' : ''}` : ''}`);
   return r;
 });
 
-console.log('\nfault → verdict → tests that detected it');
+console.log('\nfault → verdict → failing tests (clauses cited) → tests that detected it');
+const isPrerequisite = (f: (typeof FAULTS)[number]): boolean => 'prerequisite' in f && f.prerequisite === true;
 for (const [i, r] of results.entries()) {
   const f = faults[i]!;
   const verdict = verdictOf(f, r);
-  console.log(`- ${f.id} [${f.area}] → ${verdict === 'CRASHED' ? `crashed (${r.crashed})` : verdict}`);
+  const counted = verdict === 'killed' ? ` → ${r.failed.length} failing (${r.clauses.join(', ')})` : '';
+  console.log(`- ${f.id} [${f.area}] → ${verdict === 'CRASHED' ? `crashed (${r.crashed})` : verdict}${counted}`);
+  if (isPrerequisite(f) && r.failed.length > 10) console.log(`    prerequisite fault: it removes what nearly every test needs, so ${r.failed.length} tests fail by nature`);
   const evidence = verdict === 'observed' ? [...r.observations].filter((o) => !clean.observations.has(o)).map((o) => `WARN ${o}`) : r.failed;
   for (const t of evidence.slice(0, 3)) console.log(`    ${t}`);
   if (evidence.length > 3) console.log(`    … and ${evidence.length - 3} more`);
@@ -119,6 +134,36 @@ for (const [i, r] of results.entries()) {
 const detected = results.filter((r, i) => ['killed', 'observed'].includes(verdictOf(faults[i]!, r))).length;
 const score = faults.length === 0 ? 100 : (100 * detected) / faults.length;
 const cleanGreen = clean.failed.length === 0 && !clean.crashed;
+
+/** Localisation: failing tests per fault (observed faults count 0; prerequisite faults apart). */
+const counts = results.filter((_, i) => !isPrerequisite(faults[i]!)).map((r) => r.failed.length).sort((a, b) => a - b);
+const quantile = (q: number): number => (counts.length === 0 ? 0 : counts[Math.min(counts.length - 1, Math.ceil(q * counts.length) - 1)]!);
+const distribution = { faults: counts.length, median: quantile(0.5), p90: quantile(0.9), max: counts.at(-1) ?? 0, atMost3: counts.filter((n) => n <= 3).length };
+const overTen = results.filter((r, i) => !isPrerequisite(faults[i]!) && r.failed.length > 10).map((r) => r.fault);
+console.log(`\nlocalisation (failing tests per fault, ${distribution.faults} faults, prerequisite faults apart): median ${distribution.median}, 90th percentile ${distribution.p90}, max ${distribution.max}; ${distribution.atMost3}/${distribution.faults} at ≤3${overTen.length > 0 ? `; above 10: ${overTen.join(', ')}` : ''}`);
+for (const [i, r] of results.entries()) {
+  if (isPrerequisite(faults[i]!)) console.log(`prerequisite fault ${r.fault}: ${r.failed.length} failing tests (it removes what nearly every test needs)`);
+}
+
+const reportDir = process.env['REPORT_DIR'] || 'reports';
+mkdirSync(reportDir, { recursive: true });
+writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
+  format: 'mutation/1',
+  clean: { passed: clean.passed, failed: clean.failed, ...(clean.crashed ? { crashed: clean.crashed } : {}) },
+  score: { detected, faults: faults.length, percent: Number(score.toFixed(1)) },
+  distribution,
+  faults: results.map((r, i) => ({
+    id: r.fault,
+    area: faults[i]!.area,
+    verdict: verdictOf(faults[i]!, r),
+    ...(isPrerequisite(faults[i]!) ? { prerequisite: true } : {}),
+    failing: r.failed.length,
+    clauses: r.clauses,
+    tests: r.failed,
+    ...(r.crashed ? { crashed: r.crashed } : {}),
+  })),
+}, null, 2)}\n`);
 console.log(`\nmutation score: ${detected}/${faults.length} faults detected (${score.toFixed(1)}%; "observed" = a spec-silent fault seen as a WARN, never failed); clean run: ${cleanGreen ? 'green' : 'RED'}`);
+console.log(`written: ${join(reportDir, 'mutation.json')}`);
 rmSync(work, { recursive: true, force: true });
 process.exit(cleanGreen && detected === faults.length ? 0 : 1);

@@ -6,11 +6,11 @@
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
-import { fieldEquals, holds, notAccepted, paymentApproved, paymentDeclined, paymentNotApproved } from '../harness/checks.ts';
+import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/checks.ts';
 import type { PaymentOutcome } from '../harness/payer.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { PaymentLink } from '../spec/types.ts';
-import { activate, createLink, DECLINE_CVV, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
+import { activate, createLink, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
 
 const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
@@ -81,7 +81,7 @@ function linkHistory(t: T): Promise<History> {
     const approved: string[] = [];
     for (const cvv of [DECLINE_CVV, undefined, DECLINE_CVV, undefined]) {
       const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
-      const params = cvv === undefined ? paymentApproved(outcome, '7-dev-authorizes', 'a payment') : paymentDeclined(outcome, '7-cvv-111-declines', 'a payment with cvv 111');
+      const params = cvv === undefined ? paymentApproved(outcome, '7-dev-authorizes', 'a payment') : declinedAsPremise(t, outcome, 'a payment with cvv 111');
       const id = params['idTransaccion'];
       holds(id !== undefined && id !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect carries idTransaccion', JSON.stringify(id));
       (cvv === undefined ? approved : declined).push(id);
@@ -137,7 +137,7 @@ describe('2.1 counters and transactions of a link (decline, approve, decline, ap
 describe('7 test mode on the payment screen', () => {
   clauseTest(screenPayment(['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data']), 'cvv 111 on the screen declines the payment, and no webhook says it was approved', async (t) => {
     const { link } = await createLink(t, await observedLinkBody(t));
-    const declinedId = (await declineOnScreen(t, link.urlEnlace, 1))[0]?.['idTransaccion'] ?? '';
+    const declinedId = (await declineOnScreen(t, link.urlEnlace, 1, true))[0]?.['idTransaccion'] ?? '';
     holds(declinedId !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of the declined payment carries idTransaccion', 'none');
     const approved = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'a payment with a valid card after the decline');
     await declineNotNotifiedAsSuccess(t, declinedId, approved['idTransaccion'] ?? '');

@@ -12,6 +12,7 @@ import type { PaymentOutcome, Screen } from '../harness/payer.ts';
 import type { Outbox } from '../harness/control.ts';
 import { webhookField } from '../harness/receiver.ts';
 import { decodeQrPng } from '../harness/qr.ts';
+import { asEnum, asNumber } from '../harness/read.ts';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, observedLinkBody, payOnScreen, testCard, webhookFor, type CreatedLink } from './flows.ts';
@@ -24,8 +25,8 @@ async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fiel
 
 /** The amount a processed payment charged, from the redirect's monto (spec 6.3). */
 function charged(params: Record<string, string>, clauses: string | string[]): number {
-  const monto = Number(params['monto']);
-  holds(params['monto'] !== undefined && Number.isFinite(monto), 'redirect-monto', clauses, 'the redirect carries the monto charged', JSON.stringify(params['monto']));
+  const monto = asNumber(params['monto']);
+  holds(monto !== undefined, 'redirect-monto', clauses, 'the redirect carries the monto charged', JSON.stringify(params['monto']));
   return monto;
 }
 
@@ -51,11 +52,11 @@ const uniqueEmail = (who: string) => `${uniqueRef(who)}@example.com`;
 const uniquePhone = () => `+5037${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
 
 describe('4.1 creating a payment link', () => {
-  clauseTest({ clauses: ['4.1-endpoint', '4.1-response-fields'], endpoint: 'POST /EnlacePago' }, 'a minimal body creates a link: idEnlace, short URL and QR URL', async (t) => {
-    const { ex, link } = await createLink(t);
-    holds(Number.isInteger(link.idEnlace), 'idenlace-int', '4.1-response-fields', 'idEnlace is an int', JSON.stringify(link.idEnlace), ex);
-    absoluteUrl(link.urlEnlace, 'urlEnlace', '4.1-response-fields', ex);
-    absoluteUrl(link.urlQrCodeEnlace, 'urlQrCodeEnlace', '4.1-response-fields', ex);
+  // The response's fields and their types are judged, with every other link created, by the contract testcase
+  // [4.1-response-fields]; here the link is created and can be told apart (its idEnlace) and reached (its URL).
+  clauseTest({ clauses: ['4.1-endpoint'], endpoint: 'POST /EnlacePago' }, 'a minimal body creates a link: idEnlace and a URL to its screen', async (t) => {
+    const { link } = await createLink(t);
+    absoluteUrl(link.urlEnlace, 'the link\'s URL (urlEnlace, or where its QR leads)', '4.1-endpoint');
   });
 
   clauseTest(
@@ -68,7 +69,8 @@ describe('4.1 creating a payment link', () => {
     async (t) => {
       const receiver = await t.run.receiver();
       const request = paymentLinkFull(receiver.webhookUrl('link'), receiver.redirectUrl('link'));
-      const { link } = await createLink(t, request);
+      const created = await createLink(t, request);
+      const { link } = created;
       const { ex, record } = await activate(t, link.idEnlace);
       const c = '2.1-payment-link-types';
       /** Each field that was sent is kept (compared one by one: the record may order or add fields as it likes). */
@@ -78,7 +80,8 @@ describe('4.1 creating a payment link', () => {
         }
       };
       fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace', '4.1-response-fields', ex);
-      fieldEquals(record.urlEnlace, link.urlEnlace, 'urlEnlace', c, ex);
+      // urlEnlace missing at creation is the contract's finding; the record's is compared only with one that was sent
+      if ((created.ex.response?.json as { urlEnlace?: unknown } | undefined)?.urlEnlace !== undefined) fieldEquals(record.urlEnlace, link.urlEnlace, 'urlEnlace', c, ex);
       fieldEquals(record.urlQrCodeEnlace, link.urlQrCodeEnlace, 'urlQrCodeEnlace', c, ex);
       fieldEquals(record.monto, request.monto, 'monto', c, ex);
       fieldEquals(record.nombreProducto, request.nombreProducto, 'nombreProducto', c, ex);
@@ -159,9 +162,9 @@ describe('4.1 formaPago omitted', () => {
   clauseTest({ clauses: ['4.1-formapago-default', '7-dev-authorizes'], endpoint: 'flow', purchase: true }, 'without formaPago, a card payment and a points payment are both accepted', async (t) => {
     const { link } = await createLink(t, await observedLinkBody(t));
     const card = paymentApproved(await payOnScreen(t, link.urlEnlace, { formaPago: 0 }), '4.1-formapago-default', 'a card payment (formaPago 0)');
-    fieldEquals(card['formaPago'], '0', 'redirect formaPago of the card payment', '4.1-formapago-default');
+    fieldEquals(asEnum(card['formaPago'], 'formaPago'), 0, 'redirect formaPago of the card payment', '4.1-formapago-default');
     const points = paymentApproved(await payOnScreen(t, link.urlEnlace, { formaPago: 1 }), '4.1-formapago-default', 'a points payment (formaPago 1)');
-    fieldEquals(points['formaPago'], '1', 'redirect formaPago of the points payment', '4.1-formapago-default');
+    fieldEquals(asEnum(points['formaPago'], 'formaPago'), 1, 'redirect formaPago of the points payment', '4.1-formapago-default');
   });
 
   clauseTest({ clauses: ['4.1-formapago-default', '2.3-formapago-fields'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'without formaPago, the link record accepts card credit/debit and points', async (t) => {

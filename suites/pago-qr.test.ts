@@ -8,6 +8,7 @@
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/conformance.ts';
 import { bodyOf, fieldEquals, holds, notAccepted, succeeded } from '../harness/checks.ts';
+import { asBool, readResponse, readString } from '../harness/read.ts';
 import type { Exchange } from '../harness/http.ts';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
@@ -21,12 +22,14 @@ async function payQr(t: T, urlEnlacePago: string, label?: string): Promise<Excha
 
 /** Whether the PagoQr transaction is approved, looked up as the account that made it (4.8); observed when not. */
 async function approvedNow(t: T, paid: Exchange, what: string): Promise<boolean> {
-  const id = String(bodyOf(paid, '4.5-response-fields')['idTransaccion']);
+  bodyOf(paid, '4.5-response-fields');
+  const id = readString(readResponse(t.run.contract, 'purchasePagoQr', paid), 'idTransaccion', '4.5-response-fields', paid);
   const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
   succeeded(ex, '4.8-endpoint', 'looking the PagoQr transaction up');
-  const esAprobada = bodyOf(ex, '4.8-response-fields')['esAprobada'];
-  if (esAprobada !== true) t.observe('4.5-pays-the-link', `the PagoQr transaction ${id} is not approved right after the request (esAprobada ${JSON.stringify(esAprobada)}): ${what} not checked`);
-  return esAprobada === true;
+  bodyOf(ex, '4.8-response-fields');
+  const esAprobada = readResponse(t.run.contract, 'getTransaction', ex)['esAprobada'];
+  if (asBool(esAprobada) !== true) t.observe('4.5-pays-the-link', `the PagoQr transaction ${id} is not approved right after the request (esAprobada ${JSON.stringify(esAprobada)}): ${what} not checked`);
+  return asBool(esAprobada) === true;
 }
 
 /** A refusal with its status observed: the spec shows no error status (7). */
@@ -41,8 +44,9 @@ describe('4.5 paying a link from its QR', () => {
     const { link } = await createLink(t, request);
     const ex = await payQr(t, link.urlEnlace);
     succeeded(ex, ['4.5-endpoint', '4.5-pays-the-link'], 'paying the link from its short URL');
-    const body = bodyOf(ex, '4.5-response-fields');
-    holds(typeof body['idTransaccion'] === 'string' && body['idTransaccion'] !== '', 'id-transaccion', '4.5-response-fields', 'a non-empty idTransaccion', JSON.stringify(body['idTransaccion']), ex);
+    bodyOf(ex, '4.5-response-fields');
+    const body = readResponse(t.run.contract, 'purchasePagoQr', ex);
+    holds(readString(body, 'idTransaccion', '4.5-response-fields', ex) !== '', 'id-transaccion', '4.5-response-fields', 'a non-empty idTransaccion', JSON.stringify(body['idTransaccion']), ex);
     fieldEquals(body['monto'], request.monto, 'monto (the link\'s amount)', '4.5-pays-the-link', ex);
     if (body['producto'] !== request.nombreProducto) {
       t.observe('4.5-response-fields', `producto is ${JSON.stringify(body['producto'])}, not the link's nombreProducto`);
@@ -57,7 +61,7 @@ describe('4.5 paying a link from its QR', () => {
       const paid = await payQr(t, link.urlEnlace);
       succeeded(paid, '4.5-endpoint', 'paying the link from its short URL');
       if (!(await approvedNow(t, paid, 'the link record'))) return;
-      const id = bodyOf(paid, '4.5-response-fields')['idTransaccion'];
+      const id = readString(readResponse(t.run.contract, 'purchasePagoQr', paid), 'idTransaccion', '4.5-response-fields', paid);
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadPagosExitosos, 1, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
       holds(record.transacciones.some((tx) => tx.idTransaccion === id), 'transaction-listed', '2.1-transacciones-all', `transacciones lists ${String(id)}`, `ids listed: ${record.transacciones.map((tx) => tx.idTransaccion).join(', ') || '(none)'}`, ex);

@@ -115,12 +115,29 @@ async function runEntry(t: T, entry: RuleEntry, kind: Kind): Promise<RuleEntry> 
   return catalogue(ctx).find((e) => e.operationId === entry.operationId && e.rule === entry.rule)!;
 }
 
+/**
+ * One fault, one finding: when the rule already fails on its first canonical example (validation.test.ts's testcase
+ * of the rule reports that, with the example), the property skips saying so; it explores beyond the canonical
+ * examples only where they hold.
+ */
+async function skipWhenCanonicalBroken(t: T, e: RuleEntry, kind: Kind): Promise<void> {
+  const example = e.canonical[kind][0];
+  if (!example) return;
+  const ex = await sendBody(t, e.operationId, withUniqueRef(example.body), e.auth);
+  const s = ex.response?.status ?? 0;
+  const holds = kind === 'violating' ? s >= 400 && s <= 499 : s >= 200 && s <= 299;
+  if (!holds) {
+    t.skip(`the canonical ${kind === 'violating' ? 'violation' : 'boundary'} "${example.label}" was ${kind === 'violating' ? 'not rejected' : 'refused'} (${s || 'no answer'}): reported by the rule's testcase in validation.test.ts; the property explores beyond it once it holds`);
+  }
+}
+
 describe('a body that violates exactly one stated rule is rejected (4xx)', () => {
   for (const entry of catalogue().filter((e) => e.violating)) {
     const clauses = [entry.rule, '7-violations-rejected'];
     const title = `${entry.operationId}: any body violating only ${entry.rule} is rejected`;
     clauseTest(spec(entry, clauses, []), title, async (t) => {
       const e = await runEntry(t, entry, 'violating');
+      await skipWhenCanonicalBroken(t, e, 'violating');
       // and creates nothing: read from the test-control stats around the whole property, where the target has them
       // (elsewhere validation.test.ts's "creates nothing" tests skip, saying why)
       const stats = t.run.target.capabilities.includes('stats') ? t.run.control : undefined;
@@ -154,6 +171,7 @@ describe('a body at the valid boundary of a stated rule is accepted and comes ba
     const title = `${entry.operationId}: any body at the valid boundary of ${entry.rule} is accepted${entry.echo ? ` and ${record ? 'stored' : 'answered'} as sent` : ''}`;
     clauseTest(spec(entry, clauses, record ? ['account'] : []), title, async (t) => {
       const e = await runEntry(t, entry, 'boundary');
+      await skipWhenCanonicalBroken(t, e, 'boundary');
       await property(t, {
         name: testName(clauses, title),
         clauses,

@@ -13,6 +13,7 @@ import { clauseTest, type Need, type T } from '../harness/conformance.ts';
 import { createdNothing, fieldEquals, rejected, succeeded } from '../harness/checks.ts';
 import type { Exchange } from '../harness/http.ts';
 import { catalogue, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
+import { readInt } from '../harness/read.ts';
 import { activate, BODY_ENDPOINTS, bodyContext, echoedBack, sendBody } from './flows.ts';
 
 const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'purchaseQuickPay', 'purchaseMposBanda']);
@@ -36,16 +37,29 @@ async function example(t: T, entry: RuleEntry, kind: 'violating' | 'boundary' | 
 }
 
 const status = (ex: Exchange) => ex.response?.status ?? 0;
+const is2xx = (ex: Exchange) => status(ex) >= 200 && status(ex) < 300;
+
+/**
+ * "A rejected request creates nothing" judges only requests that were rejected: one that was accepted is the
+ * finding of the rule's own testcase (one fault, one finding), and says nothing about what a rejection creates.
+ */
+function skipUnlessRejected(t: T, ex: Exchange, reportedBy: string): void {
+  const s = status(ex);
+  if (s < 400 || s > 499) t.skip(`the request was not rejected (${s || 'no answer'}): reported by ${reportedBy}; what a rejection creates is not observable here`);
+}
 const entries = catalogue();
 
-describe('stated rules: the canonical violation is rejected', () => {
-  for (const entry of entries) {
-    entry.canonical.violating.forEach(({ label }, i) => {
-      const clauses = [entry.rule, '7-violations-rejected'];
-      clauseTest(spec(entry, clauses), `${entry.operationId}: ${label} is rejected (${entry.statement})`, async (t) => {
-        rejected(await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth), clauses, entry.statement);
-        if (i === 0) await observeNearMisses(t, entry);
-      });
+// One testcase per rule (one fault, one finding): every canonical violation of the rule is sent, the first accepted
+// one fails it. The rule's property (properties.test.ts) explores beyond these examples.
+describe('stated rules: the canonical violations are rejected', () => {
+  for (const entry of entries.filter((e) => e.canonical.violating.length > 0)) {
+    const clauses = [entry.rule, '7-violations-rejected'];
+    const labels = entry.canonical.violating.map((v) => v.label);
+    clauseTest(spec(entry, clauses), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} rejected (${entry.statement})`, async (t) => {
+      for (const [i, { label }] of entry.canonical.violating.entries()) {
+        rejected(await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth), clauses, `${entry.statement} (${label})`);
+      }
+      await observeNearMisses(t, entry);
     });
   }
 });
@@ -64,15 +78,16 @@ async function observeNearMisses(t: T, entry: RuleEntry): Promise<void> {
 }
 
 describe('stated rules: the boundary is accepted', () => {
-  for (const entry of entries) {
-    entry.canonical.boundary.forEach(({ label }, i) => {
-      clauseTest(spec(entry, [entry.rule]), `${entry.operationId}: ${label} is accepted`, async (t) => {
+  for (const entry of entries.filter((e) => e.canonical.boundary.length > 0)) {
+    const labels = entry.canonical.boundary.map((b) => b.label);
+    clauseTest(spec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} accepted`, async (t) => {
+      for (const [i, { label }] of entry.canonical.boundary.entries()) {
         const body = await example(t, entry, 'boundary', i);
         const ex = await sendBody(t, entry.operationId, body, entry.auth);
         succeeded(ex, entry.rule, `${entry.operationId} with ${label}`);
         if (entry.echo?.in === 'response') await echoedBack(t, entry, body, ex, [entry.rule]);
         if (i === 0) await observeOverPrecision(t, entry, body);
-      });
+      }
     });
   }
 });
@@ -93,10 +108,11 @@ describe('stated rules: the boundary is stored as sent (link record, read throug
     clauseTest(spec(entry, clauses, ['account']), `${entry.operationId}: ${label} comes back in the link record`, async (t) => {
       const body = await example(t, entry, 'boundary', 0);
       const ex = await sendBody(t, entry.operationId, body);
-      succeeded(ex, entry.rule, `${entry.operationId} with ${label}`);
+      // A refused boundary is the finding of the rule's own testcase ("… is accepted"); here nothing is stored to read.
+      if (!is2xx(ex)) return t.skip(`${label} was refused (${status(ex) || 'no answer'}): reported by the rule's "is accepted" testcase; nothing stored to compare`);
       if (entry.echo) return echoedBack(t, entry, body, ex, clauses);
       // 2.1 gives the record's cantidadMaximaCuotas as the number of instalments; the request's "Tres" is three.
-      const { ex: read, record } = await activate(t, Number((ex.response?.json as { idEnlace?: unknown }).idEnlace));
+      const { ex: read, record } = await activate(t, readInt(ex.response?.json, 'idEnlace', '4.1-response-fields', ex));
       fieldEquals(record.cantidadMaximaCuotas, 3, 'cantidadMaximaCuotas', ['4.1-cuotas-enum', '2.1-cantidad-maxima-cuotas-values'], read);
     });
   }
@@ -105,6 +121,8 @@ describe('stated rules: the boundary is stored as sent (link record, read throug
 describe('4.x required fields: a request without one is rejected', () => {
   for (const [operationId, fields] of Object.entries(REQUIRED_FIELDS)) {
     for (const { field, clause } of fields) {
+      // a field whose requirement is a rule of the catalogue is judged once, by that rule's testcase above
+      if (entries.some((e) => e.operationId === operationId && e.rule === clause && e.canonical.violating.length > 0)) continue;
       const clauses = [clause, '7-violations-rejected'];
       clauseTest(spec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
         const [valid] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS, await bodyContext(t)), { numRuns: 1, seed: 1 });
@@ -123,13 +141,14 @@ describe('4 request bodies are JSON', () => {
     ['a text/plain body that is not JSON', 'text/plain', 'identificadorEnlaceComercio=conf-json&monto=10.5&nombreProducto=x'],
   ];
   const clauses = ['4-json-bodies', '7-violations-rejected'];
+  // One testcase per operation: every malformed body is sent, the first not rejected fails it.
   for (const operationId of ['createPaymentLink', 'purchaseQuickPay']) {
-    for (const [what, contentType, body] of raw) {
-      clauseTest(spec({ operationId }, clauses), `${operationId} with ${what} is rejected (4xx, never 5xx)`, async (t) => {
-        const ex = await t.call(operationId, { body, headers: { 'content-type': contentType }, auth: 'bearer' });
+    clauseTest(spec({ operationId }, clauses), `${operationId} with ${raw.map(([what]) => what).join('; ')} is rejected each time (4xx, never 5xx)`, async (t) => {
+      for (const [what, contentType, body] of raw) {
+        const ex = await t.call(operationId, { body, headers: { 'content-type': contentType }, auth: 'bearer', label: `${operationId} with ${what}` });
         rejected(ex, clauses, `a request body that is not a JSON object (${what})`);
-      });
-    }
+      }
+    });
   }
 });
 
@@ -141,7 +160,7 @@ describe('7 a rejected request creates nothing', () => {
       const body = await example(t, entry, 'violating', 0);
       const before = await t.run.control!.stats();
       const ex = await sendBody(t, entry.operationId, body);
-      rejected(ex, clauses, entry.statement);
+      skipUnlessRejected(t, ex, 'the rule\'s "is rejected" testcase');
       createdNothing(before, await t.run.control!.stats(), clauses, ex);
     });
   }
@@ -151,7 +170,7 @@ describe('7 a rejected request creates nothing', () => {
     const [valid] = fc.sample(validBody('purchaseWallet', await bodyContext(t)), { numRuns: 1, seed: 1 });
     const before = await t.run.control!.stats();
     const ex = await sendBody(t, 'purchaseWallet', setAt(valid!, '/monto', undefined));
-    rejected(ex, walletClauses, 'monto is required');
+    skipUnlessRejected(t, ex, '"purchaseWallet without monto is rejected"');
     createdNothing(before, await t.run.control!.stats(), walletClauses, ex);
   });
 
@@ -159,7 +178,7 @@ describe('7 a rejected request creates nothing', () => {
   clauseTest(spec({ operationId: 'createPaymentLink' }, jsonClauses, ['stats']), 'createPaymentLink with a truncated JSON body creates no link', async (t) => {
     const before = await t.run.control!.stats();
     const ex = await t.call('createPaymentLink', { body: '{"monto": 10.5,', headers: { 'content-type': 'application/json' } });
-    rejected(ex, jsonClauses, 'a request body that is not JSON');
+    skipUnlessRejected(t, ex, '"createPaymentLink with a truncated JSON body is rejected"');
     createdNothing(before, await t.run.control!.stats(), jsonClauses, ex);
   });
 });

@@ -16,6 +16,7 @@ import {
   leerNotificaciones,
   notificacionesEfectivas,
   nuevaTransaccion,
+  valorEnum,
 } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
 
@@ -54,7 +55,7 @@ export const quickPayApi: FastifyPluginAsync = async (app) => {
       esAprobada: tx.esAprobada,
       codigoAutorizacion: tx.codigoAutorizacion,
       mensaje: tx.mensaje,
-      formaPago: tx.formaPago,
+      formaPago: valorEnum(ctx.fault, 'formaPago', tx.formaPago),
       monto: tx.monto,
       idExterno: tx.idExterno,
     };

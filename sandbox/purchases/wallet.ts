@@ -7,6 +7,7 @@ import {
   leerNotificaciones,
   notificacionesEfectivas,
   nuevaTransaccion,
+  valorEnum,
 } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
 
@@ -41,7 +42,7 @@ export const walletApi: FastifyPluginAsync = async (app) => {
       idTransaccion: tx.idTransaccion,
       esReal: tx.esReal,
       mensaje: tx.mensaje,
-      formaPago: tx.formaPago,
+      formaPago: valorEnum(ctx.fault, 'formaPago', tx.formaPago),
       monto: tx.monto,
       idExterno: tx.idExterno,
       datosAdicionales: tx.datosAdicionales,

@@ -153,6 +153,17 @@ describe('loadConfig: embedded-only runs, test card data', () => {
     expect(load({ ...remote, ACCOUNT_AUTH: 'password-grant' }).accountAuth).toBe('password-grant');
   });
 
+  it('TOKEN_AUDIENCE: service_api by default (empty = unset), its own value on a remote target, a clear error for a bad one', () => {
+    expect(load({}).tokenAudience).toBe('service_api');
+    expect(load({ ...remote, TOKEN_AUDIENCE: '' }).tokenAudience).toBe('service_api');
+    expect(load({ ...remote, TOKEN_AUDIENCE: 'api_pagos' }).tokenAudience).toBe('api_pagos');
+    const bad = errorOf({ ...remote, TOKEN_AUDIENCE: 'api pagos' });
+    expect(bad.variable).toBe('TOKEN_AUDIENCE');
+    expect(bad.message).toMatch(/^TOKEN_AUDIENCE must be the audience sent in every token request/);
+    expect(errorOf({ TOKEN_AUDIENCE: 'api_pagos' }).message).toMatch(/only applies to a remote target/);
+    expect(load(embeddedOnlyEnv({ TOKEN_AUDIENCE: 'api_pagos' }) as Record<string, string>).tokenAudience).toBe('service_api');
+  });
+
   it('embeddedOnlyEnv beats a remote target named in .env (npm run mutation / bench)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));
     const dotenv = join(dir, '.env');

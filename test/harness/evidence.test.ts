@@ -273,6 +273,7 @@ describe('curlPreamble', () => {
     expect(text).toContain('node -pe');
     expect(text).not.toContain('jq');
     expect(curlPreamble({ accountAuth: 'password-grant' }).join('\n')).toContain('export ACCOUNT_TOKEN=');
+    expect(curlPreamble({ audience: 'api_pagos', accountAuth: 'password-grant' }).join('\n').match(/'audience=api_pagos'/g)).toHaveLength(2);
   });
 });
 

@@ -105,8 +105,13 @@ describe('Interlock.watch', () => {
     expect(stoppedBy([{ esReal: true }])).toBe(REAL_TRANSACTION_MESSAGE);
   });
 
-  it('does not stop on false, non-boolean flags or the merchant\'s own datosAdicionales', () => {
-    expect(stoppedBy({ esReal: false, estaProductivo: 'true', transacciones: [{ esReal: 1 }] })).toBeUndefined();
+  it('stops on a flag written as the text "True" (services that write booleans as text)', () => {
+    expect(stoppedBy({ esReal: 'False', estaProductivo: 'True' })).toBe(PRODUCTION_SEEN_MESSAGE);
+    expect(stoppedBy({ transacciones: [{ esReal: ' true ' }] })).toBe(REAL_TRANSACTION_MESSAGE);
+  });
+
+  it('does not stop on false, other non-boolean flags or the merchant\'s own datosAdicionales', () => {
+    expect(stoppedBy({ esReal: false, estaProductivo: 'False', transacciones: [{ esReal: 1 }] })).toBeUndefined();
     expect(stoppedBy({ esReal: false, datosAdicionales: { esReal: true } })).toBeUndefined();
     expect(stoppedBy(undefined)).toBeUndefined();
     expect(stoppedBy('esReal=true')).toBeUndefined();

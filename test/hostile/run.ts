@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import type { Summary, TestRecord } from '../../reporters/records.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CONTRACT_FILE = 'suites/contract.test.ts';
 
 const CONFIG_VARIABLES = [...readFileSync(join(ROOT, '.env.example'), 'utf8').matchAll(/^# ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
 
@@ -43,9 +44,12 @@ export async function runConformance(options: { files?: string[]; env: Record<st
   for (const name of CONFIG_VARIABLES) env[name] = '';
   Object.assign(env, { NO_COLOR: '1', FORCE_COLOR: '0', REPORT_DIR: reportDir }, options.env);
 
+  // The contract testcases report what the selected files' responses showed (one fault, one finding): a run that
+  // selects files selects them too, as a user does (README, "The contract testcases").
+  const selected = options.files && !options.files.includes(CONTRACT_FILE) ? [...options.files, CONTRACT_FILE] : options.files ?? [];
   const started = Date.now();
   const command = options.wrapper ? ['--import', 'tsx', 'scripts/conformance.ts'] : ['node_modules/vitest/vitest.mjs', 'run', '--project', 'conformance'];
-  const child = spawn(process.execPath, [...command, ...(options.files ?? []), ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...command, ...selected, ...(options.args ?? [])], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

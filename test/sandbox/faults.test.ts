@@ -83,6 +83,11 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   'esreal-as-number': async (p) => typeof (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json().esReal === 'boolean',
   'transaction-formapago-out-of-enum': async (p) => [0, 1, 2, 3, 4].includes((await obtener(p, (await wallet(p)).idTransaccion)).formaPago as number),
   'fecha-without-offset': async (p) => /(Z|[+-]\d{2}:\d{2})$/.test(String((await obtener(p, (await wallet(p)).idTransaccion)).fechaTransaccion)),
+  'enum-names': async (p) => {
+    const tx = await obtener(p, (await wallet(p)).idTransaccion);
+    return tx.formaPago === 0 && tx.resultadoTransaccion === 0 && (await webhookDeWallet(p))?.formaPago === 0;
+  },
+  'booleans-as-strings': async (p) => (await wallet(p)).esReal === false && (await p.crearEnlace() as Record<string, unknown>).estaProductivo === false,
   'link-monto-zero-accepted': async (p) => (await crearEnlace(p, enlaceValido({ monto: 0 }))) === 400,
   'link-monto-string-accepted': async (p) => (await crearEnlace(p, enlaceValido({ monto: '10.00' }))) === 400,
   'link-formapago-all-false-accepted': async (p) => (await crearEnlace(p, enlaceValido({ formaPago: formaPagoTodoFalso }))) === 400,

@@ -1,0 +1,61 @@
+/** The run-wide contract observer: counts per operation and clause, keeps the first offending exchanges, never throws. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { loadContract } from '../../harness/contract.ts';
+import { contractRecord, observeResponse, observeWebhook, resetContractObserver, WEBHOOK } from '../../harness/contract-observer.ts';
+import type { Exchange } from '../../harness/http.ts';
+import { secrets } from '../../harness/evidence.ts';
+import type { ReceivedWebhook } from '../../harness/receiver.ts';
+
+const contract = await loadContract();
+// as the run's http does with every token it is issued
+secrets.add('secret-token', 'access-token');
+
+function created(body: unknown, contentType = 'application/json', jsonUnlabelled?: true): Exchange {
+  return {
+    id: 'x',
+    label: 'createPaymentLink',
+    request: { method: 'POST', url: 'http://127.0.0.1:1/api/EnlacePago', headers: { authorization: 'Bearer secret-token', 'content-type': 'application/json' }, bodyText: '{}' },
+    response: { status: 200, headers: {}, bodyText: JSON.stringify(body), json: body, contentType, truncated: false, ...(jsonUnlabelled ? { jsonUnlabelled } : {}) },
+    attempts: 1,
+    durationMs: 1,
+  };
+}
+const good = { idEnlace: 1, urlEnlace: 'http://x.test/l/1', urlQrCodeEnlace: 'http://x.test/qr/1.png', estaProductivo: false };
+
+beforeEach(() => resetContractObserver());
+
+describe('contract observer', () => {
+  it('counts responses seen and broken, per clause, and keeps the first exchanges with a curl line', () => {
+    expect(observeResponse(contract, 'createPaymentLink', created(good))).toEqual([]);
+    for (let i = 0; i < 5; i++) observeResponse(contract, 'createPaymentLink', created({ ...good, idEnlace: '1' }));
+    const r = contractRecord('createPaymentLink')!;
+    expect(r).toMatchObject({ seen: 6, broken: 5 });
+    expect(r.clauses.get('4.1-response-fields')).toMatchObject({ count: 5 });
+    expect(r.evidence).toHaveLength(3);
+    expect(r.evidence[0]).toMatchObject({ check: 'contract', clauses: ['4.1-response-fields'] });
+    expect(r.evidence[0]!.curl).toContain('$ACCESS_TOKEN');
+    expect(r.evidence[0]!.exchange).not.toContain('secret-token');
+  });
+
+  it('JSON labelled text/plain is a 4-json-bodies finding, and its body is still validated', () => {
+    const findings = observeResponse(contract, 'createPaymentLink', created({ ...good, urlEnlace: undefined }, 'text/plain', true));
+    expect(findings.flatMap((f) => f.clauses)).toEqual(['4-json-bodies', '4.1-response-fields']);
+    expect(contractRecord('createPaymentLink')!.clauses.get('4-json-bodies')!.first).toContain('text/plain');
+  });
+
+  it('a later clause gets its own evidence even after three exchanges were kept', () => {
+    for (let i = 0; i < 3; i++) observeResponse(contract, 'createPaymentLink', created({ ...good, idEnlace: '1' }));
+    observeResponse(contract, 'createPaymentLink', created(good, 'text/plain', true));
+    expect(contractRecord('createPaymentLink')!.evidence.map((e) => e.clauses)).toContainEqual(['4-json-bodies']);
+  });
+
+  it('webhooks: PascalCase read as camelCase when configured; names of enums are a 2.2 finding', () => {
+    const webhook = (json: unknown): ReceivedWebhook => ({ at: new Date(), method: 'POST', path: '/webhook/t', headers: {}, rawBody: Buffer.from(JSON.stringify(json)), json, answeredStatus: 200 });
+    const body = { idTransaccion: 'a', esReal: false, esAprobada: true, formaPago: 0, monto: 1, resultadoTransaccion: 0, datosAdicionales: {}, esProductiva: false };
+    const pascal = Object.fromEntries(Object.entries(body).map(([k, v]) => [k[0]!.toUpperCase() + k.slice(1), v]));
+    expect(observeWebhook(contract, webhook(pascal), 'insensitive')).toEqual([]);
+    const named = observeWebhook(contract, webhook({ ...body, formaPago: 'PagoNormal' }), 'exact');
+    expect(named.flatMap((f) => f.clauses)).toContain('2.2-formapago-values');
+    expect(contractRecord(WEBHOOK)).toMatchObject({ seen: 2, broken: 1 });
+  });
+});
