@@ -8,14 +8,15 @@
  * interlock, skips with the reason when the target lacks what the test needs, records observations (WARN) and
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
- * whose screen contract is known (docs/decisions.md), it is a failure.
+ * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
+ * (SANDBOX_SCREEN=js) under the HTTP payer, skipped with a pointer to PAYER=browser.
  */
 import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from './checks.ts';
-import { PayerError } from './errors.ts';
+import { NoFormError, PayerError } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
@@ -148,6 +149,9 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       });
     } catch (err) {
+      if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind === 'http') {
+        ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
+      }
       if (err instanceof PayerError && run.target.kind === 'remote') {
         ctx.skip(`hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }
