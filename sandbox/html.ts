@@ -23,6 +23,7 @@ h2{font-size:1.1rem;margin:0 0 .75rem}
 .tarjeta{background:#fff;border-radius:12px;box-shadow:0 1px 3px rgba(20,33,61,.15);padding:1.25rem;margin-bottom:1rem;min-width:0}
 .pantalla{display:grid;gap:1rem;grid-template-columns:minmax(0,1fr)}
 @media (min-width:800px){.pantalla{grid-template-columns:minmax(0,5fr) minmax(0,6fr);align-items:start}}
+@media (max-width:799px){.pantalla .aviso{order:-1}}
 .comercio{margin:0 0 .75rem;color:#4a5568;font-weight:600;overflow-wrap:anywhere}
 .comercio span{display:block;font-size:.8rem;font-weight:400;text-transform:uppercase;letter-spacing:.05em}
 .imagen{position:relative;aspect-ratio:4/3;max-height:260px;width:100%;border-radius:8px;overflow:hidden;margin:0 0 1rem;background:linear-gradient(135deg,#e5e9f2,#cfd8e8);display:flex;align-items:center;justify-content:center}
@@ -171,7 +172,8 @@ export function estadoEnPalabras(estado: string, detalle = ''): string {
 
 /** A page whose outcome is in `<p id="estado">` (410 refusals, quick-pay results), said in words. */
 export function paginaEstado(titulo: string, estado: string, detalle = '', contexto?: Resumen): string {
-  const aviso = `<section class="tarjeta" aria-live="polite">\n${estadoEnPalabras(estado, detalle)}\n</section>`;
+  // On a phone the outcome comes first (.aviso), above what was being paid.
+  const aviso = `<section class="tarjeta aviso" aria-live="polite">\n${estadoEnPalabras(estado, detalle)}\n</section>`;
   const cuerpo = contexto ? `<div class="pantalla">\n${resumen(contexto)}\n${aviso}\n</div>` : aviso;
   return pagina(titulo, cuerpo, contexto ? { comercio: contexto.comercio } : {});
 }

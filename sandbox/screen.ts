@@ -83,7 +83,7 @@ function resumenDe(link: Link, business: Business): Resumen {
 
 /** A payment left pending (Bitcoin, quick-pay): what to scan, beside what is paid. */
 function paginaPendiente(titulo: string, instrucciones: string, compra: Resumen): string {
-  const aviso = `<section class="tarjeta" aria-live="polite">\n${estadoEnPalabras('pendiente')}\n${instrucciones}\n</section>`;
+  const aviso = `<section class="tarjeta aviso" aria-live="polite">\n${estadoEnPalabras('pendiente')}\n${instrucciones}\n</section>`;
   return pagina(titulo, `<div class="pantalla">\n${resumen(compra)}\n${aviso}\n</div>`, { comercio: compra.comercio });
 }
 
