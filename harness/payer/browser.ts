@@ -28,6 +28,8 @@ export interface BrowserPayerOptions {
 const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome received by the conformance suite</p>';
 /** Open screens kept for a later submitScreen; the oldest is closed beyond this. */
 const MAX_OPEN = 16;
+/** Cleaned pages kept for the next screens. */
+const MAX_IDLE = 2;
 const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
 
 /** One screen in its own browser context: what its main frame did, and the outcome once it is known. */
@@ -49,13 +51,41 @@ class Session {
     });
   }
 
-  static async open(context: BrowserContext, timeoutMs: number, stop: Stop | undefined): Promise<Session> {
+  static async open(context: BrowserContext, timeoutMs: number): Promise<Session> {
     const page = await context.newPage();
     const session = new Session(context, page, timeoutMs);
-    session.stop = stop;
     // A route answered after its context closed throws: nothing to do then.
     await context.route('**/*', (route) => session.onRoute(route).catch(() => undefined));
     return session;
+  }
+
+  /** Ready for another screen: what the last one did forgotten. */
+  reset(stop: Stop | undefined): void {
+    this.stop = stop;
+    this.outcome = undefined;
+    this.error = undefined;
+    this.status = 0;
+    this.#sent.clear();
+    this.#settle = () => {};
+  }
+
+  /**
+   * Back to a blank page with no cookies or storage left, as a new customer would arrive (a fresh context costs a
+   * renderer start, about half a second); false when the page cannot be cleaned, so it is closed instead.
+   */
+  async clean(): Promise<boolean> {
+    try {
+      await this.page.evaluate(() => {
+        localStorage.clear();
+        sessionStorage.clear();
+      }).catch(() => undefined);
+      await this.page.goto('about:blank', { timeout: this.timeoutMs });
+      await this.context.clearCookies();
+      this.reset(undefined);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Resolves when the outcome or an error is known (the page may load meanwhile). */
@@ -129,7 +159,8 @@ export class BrowserPayer implements Payer {
   readonly #options: BrowserPayerOptions;
   readonly #names: FieldNames;
   readonly #sessions = new WeakMap<Screen, Session>();
-  readonly #open: Session[] = [];
+  readonly #open: Screen[] = [];
+  readonly #idle: Session[] = [];
 
   constructor(options: BrowserPayerOptions) {
     this.#options = options;
@@ -138,14 +169,8 @@ export class BrowserPayer implements Payer {
 
   /** A fresh context with a page on `url`, the form given time to be built; a 4xx/5xx or an outcome ends it there. */
   async #visit(url: string, stop: Stop | undefined): Promise<{ session: Session; screen: Screen }> {
-    let context: BrowserContext;
-    try {
-      const browser = await launchChromium(this.#options.chromiumPath);
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    } catch (err) {
-      throw new PayerError(`the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`);
-    }
-    const session = await Session.open(context, this.#options.timeoutMs, stop);
+    const session = await this.#acquire();
+    session.reset(stop);
     try {
       const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
       session.status = response?.status() ?? session.status;
@@ -154,8 +179,28 @@ export class BrowserPayer implements Payer {
       }
       return { session, screen: await this.#screenOf(session) };
     } catch (err) {
-      throw await this.#failure(session, `opening ${bare(url)}`, err);
+      throw await this.#failure(session, 'opening', err);
     }
+  }
+
+  /** A cleaned page of an earlier screen, else a new context. */
+  async #acquire(): Promise<Session> {
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    let context: BrowserContext;
+    try {
+      const browser = await launchChromium(this.#options.chromiumPath);
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    } catch (err) {
+      throw new PayerError(`the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`);
+    }
+    return Session.open(context, this.#options.timeoutMs);
+  }
+
+  /** A screen done with: kept for the next one when it can be cleaned, else closed. */
+  async #release(session: Session): Promise<void> {
+    if (this.#idle.length < MAX_IDLE && (await session.clean())) this.#idle.push(session);
+    else await session.close();
   }
 
   async #screenOf(session: Session): Promise<Screen> {
@@ -168,13 +213,14 @@ export class BrowserPayer implements Payer {
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     const evidence = await pageEvidence(session.page, {
       reportDir: this.#options.reportDir,
-      label: `payer-${doing}`,
+      label: `payer-${doing}-${URL.canParse(session.page.url()) ? new URL(session.page.url()).pathname : ''}`,
       cardTarget: this.#names.numeroTarjeta,
       cvvTarget: this.#names.cvv,
     });
     await session.close();
+    // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
     const Kind = err instanceof NoFormError ? NoFormError : PayerError;
-    return new Kind(`${message} (${evidence})`, { cause: err });
+    return new Kind(`${message} (${evidence})`);
   }
 
   /** The payment form: the one holding the card field, else the first; a page without one cannot be paid. */
@@ -232,7 +278,9 @@ export class BrowserPayer implements Payer {
     else await form.evaluate((f) => (f as HTMLFormElement).requestSubmit());
     await Promise.race([session.settled(), loaded]);
     // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.
-    if (!session.outcome && !session.error) await session.page.waitForLoadState('networkidle', { timeout: 1_500 }).catch(() => undefined);
+    // (A page showing its outcome in #estado has arrived.)
+    const final = await session.page.locator('#estado').count().catch(() => 0);
+    if (!session.outcome && !session.error && final === 0) await session.page.waitForLoadState('networkidle', { timeout: 1_500 }).catch(() => undefined);
     if (session.error) throw new PayerError(session.error);
     if (session.outcome) return session.outcome;
     const screen = await this.#screenOf(session);
@@ -245,7 +293,7 @@ export class BrowserPayer implements Payer {
       const form = await this.#form(session, screen);
       if (payment) await this.#fill(form, screen.url, payment, forged);
       const outcome = await this.#submit(session, form, stop);
-      await session.close();
+      await this.#release(session);
       return outcome;
     } catch (err) {
       throw await this.#failure(session, 'paying', err);
@@ -256,11 +304,12 @@ export class BrowserPayer implements Payer {
   async #openAndPay(url: string, payment: CardPayment | undefined, stop: Stop): Promise<PaymentOutcome> {
     const { session, screen } = await this.#visit(url, stop);
     if (session.outcome) {
-      await session.close();
-      return session.outcome;
+      const outcome = session.outcome;
+      await this.#release(session);
+      return outcome;
     }
     if (screen.status >= 400) {
-      await session.close();
+      await this.#release(session);
       return outcomeOf(screen);
     }
     return this.#pay(session, screen, payment, stop);
@@ -269,8 +318,14 @@ export class BrowserPayer implements Payer {
   async openScreen(url: string): Promise<Screen> {
     const { session, screen } = await this.#visit(url, undefined);
     this.#sessions.set(screen, session);
-    this.#open.push(session);
-    if (this.#open.length > MAX_OPEN) await this.#open.shift()?.close();
+    this.#open.push(screen);
+    const oldest = this.#open.length > MAX_OPEN ? this.#open.shift() : undefined;
+    const evicted = oldest && this.#sessions.get(oldest);
+    if (evicted) {
+      // That screen can no longer be submitted: forgotten first, so submitScreen says so.
+      this.#sessions.delete(oldest!);
+      await this.#release(evicted);
+    }
     return screen;
   }
 
@@ -278,7 +333,7 @@ export class BrowserPayer implements Payer {
     const session = this.#sessions.get(screen);
     if (!session) throw new PayerError(`the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`);
     this.#sessions.delete(screen);
-    this.#open.splice(this.#open.indexOf(session), 1);
+    this.#open.splice(this.#open.indexOf(screen), 1);
     return this.#pay(session, screen, payment, stopOf(payment), forged);
   }
 

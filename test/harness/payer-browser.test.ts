@@ -36,7 +36,7 @@ const posted: Record<string, string>[] = [];
 
 beforeAll(async () => {
   reportDir = mkdtempSync(join(tmpdir(), 'payer-browser-'));
-  let qrPng = Buffer.alloc(0);
+  let qrPng: Buffer = Buffer.alloc(0);
   fixture = await startFixture((req, res, body) => {
     const html = (status: number, content: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(content);
     const redirect = (status: number, location: string) => res.writeHead(status, { location }).end();
