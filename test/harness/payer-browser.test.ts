@@ -75,6 +75,11 @@ beforeAll(async () => {
         return html(200, scripted('<form method="post"><button>Pagar</button></form>'));
       case 'POST /qp/t-4':
         return html(200, '<p id="estado">aprobada</p>');
+      case 'GET /checked':
+        return html(200, scripted('<form method="post" action="/checked"><input name="numeroTarjeta" required><input name="cvv"><input name="mesVencimiento" type="number" min="1" max="12"><input name="anioVencimiento"><button>Pagar</button></form>'));
+      case 'POST /checked':
+        posted.push(form());
+        return html(400, '<p id="estado">datos inválidos</p>');
       case 'GET /plain':
         return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /plain':
@@ -145,6 +150,13 @@ describe('browser payer', () => {
     await expect(browserPayer().payLink(`${fixture.url}/307`, card)).rejects.toThrow(/answered 307 to the payment POST/);
     expect(posted).toHaveLength(1);
     expect(fixture.seen).not.toContain('POST /307-again');
+  });
+
+  it('sends what the page\'s own input checks would block, so the server\'s rules are what is judged', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    expect(await browserPayer().payLink(`${fixture.url}/checked`, { ...card, mesVencimiento: 13 })).toMatchObject({ kind: 'refused', status: 400, estado: 'datos inválidos' });
+    expect(posted).toEqual([{ numeroTarjeta: CARD, cvv: '987', mesVencimiento: '13', anioVencimiento: '2030' }]);
   });
 
   it('completes a 3DS page and pays a quick-pay QR whose page is built by script', async (ctx) => {
