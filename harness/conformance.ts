@@ -9,7 +9,7 @@
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
  * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
- * (SANDBOX_SCREEN=js) under the HTTP payer, skipped with a pointer to PAYER=browser.
+ * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
  */
 import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
@@ -149,7 +149,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       });
     } catch (err) {
-      if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind === 'http') {
+      if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
         ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
       }
       if (err instanceof PayerError && run.target.kind === 'remote') {
