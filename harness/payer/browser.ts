@@ -39,6 +39,8 @@ class Session {
   error: string | undefined;
   status = 0;
   readonly #sent = new Set<string>();
+  /** Every site the page talked to: their storage is cleared before the page serves another screen. */
+  readonly #origins = new Set<string>();
   #settle: () => void = () => {};
 
   constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number) {
@@ -47,6 +49,7 @@ class Session {
     });
     // A redirect the browser followed by itself is not routed: seen here, before it is sent.
     page.on('request', (r) => {
+      if (/^https?:/.test(r.url())) this.#origins.add(new URL(r.url()).origin);
       if (r.isNavigationRequest() && r.frame() === page.mainFrame() && this.stop?.(r.url())) this.#arrive(r.url());
     });
   }
@@ -75,11 +78,11 @@ class Session {
    */
   async clean(): Promise<boolean> {
     try {
-      await this.page.evaluate(() => {
-        localStorage.clear();
-        sessionStorage.clear();
-      }).catch(() => undefined);
       await this.page.goto('about:blank', { timeout: this.timeoutMs });
+      const cdp = await this.context.newCDPSession(this.page);
+      for (const origin of this.#origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+      await cdp.detach();
+      this.#origins.clear();
       await this.context.clearCookies();
       this.reset(undefined);
       return true;

@@ -80,6 +80,16 @@ beforeAll(async () => {
       case 'POST /checked':
         posted.push(form());
         return html(400, '<p id="estado">datos inválidos</p>');
+      case 'GET /remembers':
+        // What an earlier customer left behind, in storage and cookies, is sent along with the payment.
+        res.setHeader('set-cookie', 'visto=1; Path=/');
+        return html(200, `<!doctype html><div id="f"></div><script>
+const antes = localStorage.getItem('visto') ?? 'nada'; localStorage.setItem('visto', '1');
+document.getElementById('f').innerHTML = '<form method="post" action="/remembers"><input type="hidden" name="antes" value="' + antes + '"><input type="hidden" name="cookie" value="${req.headers.cookie ?? 'nada'}"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>';
+</script>`);
+      case 'POST /remembers':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-r&esAprobada=true`);
       case 'GET /plain':
         return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /plain':
@@ -157,6 +167,14 @@ describe('browser payer', () => {
     posted.length = 0;
     expect(await browserPayer().payLink(`${fixture.url}/checked`, { ...card, mesVencimiento: 13 })).toMatchObject({ kind: 'refused', status: 400, estado: 'datos inválidos' });
     expect(posted).toEqual([{ numeroTarjeta: CARD, cvv: '987', mesVencimiento: '13', anioVencimiento: '2030' }]);
+  });
+
+  it('pays each screen as a new customer: nothing an earlier payment left in storage or cookies', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer();
+    posted.length = 0;
+    for (let i = 0; i < 3; i++) await payer.payLink(`${fixture.url}/remembers`, card);
+    expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([['nada', 'nada'], ['nada', 'nada'], ['nada', 'nada']]);
   });
 
   it('completes a 3DS page and pays a quick-pay QR whose page is built by script', async (ctx) => {
