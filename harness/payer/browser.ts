@@ -178,7 +178,9 @@ export class BrowserPayer implements Payer {
       const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
       session.status = response?.status() ?? session.status;
       if (!session.outcome && session.status < 400) {
-        await session.page.waitForSelector('form', { state: 'attached', timeout: 3_000 }).catch(() => undefined);
+        // A script may build the form after the page loaded (even after fetching its own settings).
+        const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
+        await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
       }
       return { session, screen: await this.#screenOf(session) };
     } catch (err) {

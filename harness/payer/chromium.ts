@@ -79,6 +79,8 @@ export async function blankSecrets(page: Page, cardTarget: string, cvvTarget: st
     .catch(() => undefined);
 }
 
+let shots = 0;
+
 /**
  * Evidence of the page the payer is on, for a failure message: its URL (redacted), a screenshot in
  * REPORT_DIR/screens/ and its text (redacted; also written beside the screenshot).
@@ -90,9 +92,10 @@ export async function pageEvidence(page: Page, options: { reportDir: string; lab
     await blankSecrets(page, options.cardTarget, options.cvvTarget, options.cardNumbers);
     const dir = join(options.reportDir, 'screens');
     mkdirSync(dir, { recursive: true });
-    const base = join(dir, `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now()}`);
-    await page.screenshot({ path: `${base}.png`, fullPage: true, timeout: 5_000 });
-    const text = secrets.redactText(await page.innerText('body', { timeout: 2_000 }));
+    // Base 36: a 13-digit timestamp can pass Luhn and be masked as a card number in the message quoting the path.
+    const base = join(dir, `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now().toString(36)}${(shots++).toString(36)}`);
+    await page.screenshot({ path: `${base}.png`, fullPage: true, timeout: 20_000 });
+    const text = secrets.redactText(await page.innerText('body', { timeout: 5_000 }));
     writeFileSync(`${base}.txt`, `${url}\n\n${text}\n`);
     const shown = text.replace(/\s+/g, ' ').trim();
     parts.push(`screenshot ${base}.png`, `page text: "${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}"`);

@@ -3,7 +3,7 @@
  * outcomes as the HTTP payer, fields found by name or CSS selector, a payment sent once (a second submission and a
  * 307 are refused), the redirect never fetched, evidence without the card. Skipped with the reason without Chromium.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
@@ -90,6 +90,9 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
       case 'POST /remembers':
         posted.push(form());
         return redirect(303, `${prefix}?idTransaccion=t-r&esAprobada=true`);
+      case 'GET /late':
+        // The form appears only after the script fetched its settings (here: a second later).
+        return html(200, `<div id="f"></div><script>setTimeout(() => { document.getElementById('f').innerHTML = ${JSON.stringify('<form method="post" action="/3ds/t-3"><input type="hidden" name="reto" value="tarde"><button>Confirmar</button></form>')}; }, 1000);</script>`);
       case 'GET /plain':
         return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /plain':
@@ -104,6 +107,7 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
 });
 
 afterAll(async () => {
+  rmSync(reportDir, { recursive: true, force: true });
   await closeChromium();
   await http.close();
   await fixture.close();
@@ -177,6 +181,13 @@ describe('browser payer', () => {
     expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([['nada', 'nada'], ['nada', 'nada'], ['nada', 'nada']]);
   });
 
+  it('waits for a form a script builds after the page loaded', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    expect(await browserPayer().complete3ds(`${fixture.url}/late`, { redirectPrefix: prefix })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3' } });
+    expect(posted).toEqual([{ reto: 'tarde' }]);
+  });
+
   it('completes a 3DS page and pays a quick-pay QR whose page is built by script', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer();
@@ -193,7 +204,7 @@ describe('browser payer', () => {
     expect(message).toContain(`page ${fixture.url}/sin-email`);
     expect(message).not.toContain(CARD);
     const shot = /screenshot (\S+\.png)/.exec(message)?.[1];
-    expect(shot && existsSync(shot)).toBe(true);
+    expect(shot && existsSync(shot), message).toBe(true);
     const text = readFileSync(shot!.replace(/\.png$/, '.txt'), 'utf8');
     expect(text).toContain('Tarjeta ••••');
     expect(text).not.toContain(CARD);
