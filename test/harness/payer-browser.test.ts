@@ -88,7 +88,7 @@ const antes = localStorage.getItem('visto') ?? 'nada'; localStorage.setItem('vis
 document.getElementById('f').innerHTML = '<form method="post" action="/remembers"><input type="hidden" name="antes" value="' + antes + '"><input type="hidden" name="cookie" value="${req.headers.cookie ?? 'nada'}"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>';
 </script>`);
       case 'POST /remembers':
-        posted.push(form());
+        posted.push({ ...form(), sesion: req.headers.cookie ?? 'nada' });
         return redirect(303, `${prefix}?idTransaccion=t-r&esAprobada=true`);
       case 'GET /late':
         // The form appears only after the script fetched its settings (here: a second later).
@@ -179,6 +179,8 @@ describe('browser payer', () => {
     posted.length = 0;
     for (let i = 0; i < 3; i++) await payer.payLink(`${fixture.url}/remembers`, card);
     expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([['nada', 'nada'], ['nada', 'nada'], ['nada', 'nada']]);
+    // Within one payment the screen's session cookie is kept, as a browser keeps it.
+    expect(posted.map((p) => p['sesion'])).toEqual(['visto=1', 'visto=1', 'visto=1']);
   });
 
   it('waits for a form a script builds after the page loaded', async (ctx) => {
