@@ -89,6 +89,8 @@ export interface Resumen {
   montoUnitario: number;
   cantidad?: number;
   formas?: string[];
+  /** The customer may change the quantity or the amount: the total shown is for the default ones. */
+  editable?: boolean;
 }
 
 const dinero = (n: number) => `$${n.toFixed(2)}`;
@@ -116,6 +118,7 @@ ${r.descripcion ? `<p class="descripcion" id="descripcion">${esc(r.descripcion)}
 <div><dt>Cantidad</dt><dd>${cantidad}</dd></div>
 <div class="total"><dt>Total</dt><dd>${dinero(Math.round(r.montoUnitario * cantidad * 100) / 100)}</dd></div>
 </dl>
+${r.editable ? '<p class="detalle">Se cobra la cantidad por el precio que indique en el formulario.</p>' : ''}
 ${formas}
 </section>`;
 }

@@ -125,7 +125,8 @@ function formulario(ctx: SandboxContext, link: Link, business: Business, referer
 ${formularioHosted(ctx.options.screen, form)}
 ${regreso === undefined ? '' : `<a id="regresar" class="regresar" href="${esc(regreso)}">← Regresar al comercio</a>`}
 </section>`;
-  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(resumenDe(link, business))}\n${pago}\n</div>`, { comercio: business.nombre });
+  const compra = { ...resumenDe(link, business), editable: link.configuracion.esCantidadEditable || link.configuracion.esMontoEditable };
+  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${pago}\n</div>`, { comercio: business.nombre });
 }
 
 export const screenPages: FastifyPluginAsync = async (app) => {
