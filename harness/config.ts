@@ -67,6 +67,9 @@ export interface Config {
     order: 'spec' | 'link';
   };
   maxWaitQrExpiryS: number;
+  // --- issue 12: remote speed ---
+  /** MAX_CONCURRENCY: requests in flight to the target at most, across the whole run (lowered on 429/503). */
+  maxConcurrency: number;
   allowDestructive: readonly Destructive[];
   fastCheck: { seed?: number; numRuns: number };
   expectedFailuresFile?: string;
@@ -291,6 +294,7 @@ function parseConfig(env: Env): Config {
     webhook,
     redirectHash,
     maxWaitQrExpiryS: r.int('MAX_WAIT_QR_EXPIRY_S', 'number of seconds a test may wait for a quick-pay QR to expire (0 = skip such tests without a clock)', 0, 0),
+    maxConcurrency: r.int('MAX_CONCURRENCY', 'number of requests in flight to the target at once (1 = one at a time)', 8, 1, 64),
     allowDestructive,
     fastCheck,
     ...(expectedFailuresFile === undefined ? {} : { expectedFailuresFile }),
@@ -479,6 +483,7 @@ export function redactedConfigSummary(config: Config): string {
     ['WEBHOOK_TIMEOUT_S', String(config.webhook.timeoutS)],
     ['WEBHOOK_FIELD_CASE', config.webhook.fieldCase],
     ['MAX_WAIT_QR_EXPIRY_S', String(config.maxWaitQrExpiryS)],
+    ['MAX_CONCURRENCY', String(config.maxConcurrency)],
     ['FC_SEED', config.fastCheck.seed === undefined ? '[unset: random]' : String(config.fastCheck.seed)],
     ['FC_NUM_RUNS', String(config.fastCheck.numRuns)],
     ['EXPECTED_FAILURES_FILE', config.expectedFailuresFile ?? '[unset]'],

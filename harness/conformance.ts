@@ -10,6 +10,20 @@
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
  * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
+ *
+ * Concurrency (issue 12). The tests of a file run concurrently (vitest.config.ts: sequence.concurrent; files still
+ * run one after another in the one worker). Every test holds the run-wide `testLock` (harness/lock.ts): shared by
+ * default; EXCLUSIVE — nothing else in flight — for a test that moves the target's clock; QUIET — only other
+ * quiet tests in flight, which create nothing when the target is right — for a test that reads the global counters:
+ *   - `needs: ['clock']` or `exclusive: true` in the spec: exclusive from the start (declare it when the test's
+ *     earlier steps must not see another test's clock move either, e.g. a screen opened before the move);
+ *   - otherwise the first `t.run.control.advanceClock()` of a test makes it exclusive, and its first
+ *     `t.run.control.stats()` quiet (it lets go of its hold, waits for the new mode, and keeps it to its end), so a
+ *     clock move or a "before" snapshot is never disturbed by a test that creates things, declared or not;
+ *   - a quiet test that fails a check is run again alone (exclusive) and judged by that run: another quiet test's
+ *     wrongful creation can move its counters, but only its own requests can fail it alone (one fault, one finding).
+ * Tests that only read their own resources (outbox entries by unique address, webhooks by idTransaccion) stay shared.
+ * Memoised shared work (a promise kept in a module variable) is safe: whoever asks second awaits the same promise.
  */
 import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
@@ -21,6 +35,56 @@ import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
 import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
+import { TestLock, type LockMode } from './lock.ts';
+
+/** The run-wide test lock (one worker, one module instance: run-wide). New suites use it through the spec, above. */
+export const testLock = new TestLock();
+
+const RANK: Record<LockMode, number> = { shared: 0, quiet: 1, exclusive: 2 };
+
+/**
+ * A test's hold of `testLock`: taken once, raised (shared → quiet → exclusive, never lowered), given back when the
+ * test finishes — also when it finishes (times out) while still waiting, so a late grant is returned at once.
+ */
+class Hold {
+  #release: (() => void) | undefined;
+  #finished = false;
+  constructor(public mode: LockMode) {}
+
+  async take(): Promise<void> {
+    const release = await testLock.acquire(this.mode);
+    if (this.#finished) release();
+    else this.#release = release;
+  }
+
+  async raise(mode: LockMode): Promise<void> {
+    if (RANK[mode] <= RANK[this.mode]) return;
+    this.mode = mode;
+    this.#release?.();
+    this.#release = undefined;
+    await this.take();
+  }
+
+  finish(): void {
+    this.#finished = true;
+    this.#release?.();
+    this.#release = undefined;
+  }
+}
+
+/** The run as one test sees it: moving the clock makes the test exclusive, reading the global counters quiet. */
+function runFor(run: Run, h: Hold): Run {
+  const control = run.control;
+  if (!control) return run;
+  return {
+    ...run,
+    control: {
+      ...control,
+      advanceClock: async (seconds) => (await h.raise('exclusive'), control.advanceClock(seconds)),
+      stats: async () => (await h.raise('quiet'), control.stats()),
+    },
+  };
+}
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission';
@@ -32,6 +96,8 @@ export interface ClauseTestSpec {
   needs?: Need[];
   /** A test that pays or purchases: refused by the interlock unless the business is in development. */
   purchase?: boolean;
+  /** Run alone: no other test in flight (see "Concurrency" above). `needs: ['clock']` implies it. */
+  exclusive?: boolean;
 }
 
 export interface T {
@@ -118,10 +184,15 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
   it(name, { meta: { clauses, endpoint: spec.endpoint }, ...(timeoutMs ? { timeout: timeoutMs } : {}) }, async (ctx: TestContext) => {
-    const run = await getRun();
-    if (run.target.unreachable) throw new Error(`target unusable: ${run.target.unreachable}`);
-    for (const need of spec.needs ?? []) if (missing(run, need)) ctx.skip(NEED_REASONS[need]);
-    if (spec.purchase) run.interlock.assertMayPay();
+    const shared = await getRun();
+    if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
+    for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
+    if (spec.purchase) shared.interlock.assertMayPay();
+    // Shared, or exclusive for a test that moves the clock (see "Concurrency" above); held until the test ends.
+    const lock = new Hold(spec.exclusive || spec.needs?.includes('clock') ? 'exclusive' : 'shared');
+    ctx.onTestFinished(() => lock.finish());
+    await lock.take();
+    const run = runFor(shared, lock);
 
     const observations: Observation[] = [];
     const t: T = {
@@ -141,12 +212,21 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
 
     const expected = isExpectedFailure(run, name);
     let unprocessed: number;
-    try {
-      unprocessed = await withScope(name, async () => {
+    const attempt = () =>
+      withScope(name, async () => {
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
+      });
+    try {
+      unprocessed = await attempt().catch(async (err: unknown) => {
+        // Measured beside other quiet tests: judged again alone, from scratch (see "Concurrency" above).
+        if (!(err instanceof CheckFailure) || lock.mode !== 'quiet') throw err;
+        await lock.raise('exclusive');
+        observations.length = 0;
+        delete ctx.task.meta.observations;
+        return attempt();
       });
     } catch (err) {
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {

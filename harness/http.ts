@@ -9,6 +9,11 @@
  * passes): on connection errors, 429 and 503, with capped exponential backoff honouring Retry-After, never past
  * the run deadline. A non-idempotent request is sent exactly once, whatever happens.
  * Transport failures throw `HttpError` (one line naming the behaviour and the request); HTTP statuses never throw.
+ *
+ * With `maxConcurrency` (MAX_CONCURRENCY; the run has one client, so the cap is run-wide) at most that many requests
+ * are in flight; a 429 or 503, to any request, halves the cap, which then grows back by one per cap's worth of other
+ * answers (AIMD, as TCP), and its Retry-After (up to maxBackoffMs, when at least as much time remains after it
+ * before the run deadline) pauses every new request of the run. A slot is held per attempt, never across a backoff wait.
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError } from './errors.ts';
@@ -74,11 +79,101 @@ export interface HttpOptions {
   recorder: ExchangeSink;
   /** Longest single backoff wait (ms); Retry-After is honoured up to this. */
   maxBackoffMs?: number;
+  /** Requests in flight at most (MAX_CONCURRENCY); unset = no cap and no run-wide pause. */
+  maxConcurrency?: number;
 }
 
 export interface Http {
   request(req: HttpRequest): Promise<Exchange>;
   close(): Promise<void>;
+  /** The concurrency limiter's state, when the client has one (for tests and the bench). */
+  readonly limiter?: RequestLimiter;
+}
+
+/**
+ * The cap on requests in flight (a semaphore whose size moves: AIMD) and the run-wide pause after a 429/503.
+ * Waiters are served first come, first served.
+ */
+export class RequestLimiter {
+  #cap: number;
+  #inFlight = 0;
+  #peak = 0;
+  #good = 0;
+  #pausedUntil = 0;
+  #lastDecrease = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(readonly max: number) {
+    if (!Number.isInteger(max) || max < 1) throw new Error(`maxConcurrency must be a positive integer (got ${max})`);
+    this.#cap = max;
+  }
+
+  get cap(): number {
+    return this.#cap;
+  }
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+  /** Most requests ever in flight at once. */
+  get peak(): number {
+    return this.#peak;
+  }
+  /** Epoch ms until which no new request starts (0 = none). */
+  get pausedUntil(): number {
+    return this.#pausedUntil;
+  }
+
+  /** Waits for the pause to end and for a slot; `deadline` (epoch ms) bounds the pause, never the slot. */
+  async acquire(deadline?: number): Promise<void> {
+    for (;;) {
+      const pause = this.#pausedUntil - Date.now();
+      if (pause > 0 && (deadline === undefined || this.#pausedUntil < deadline)) {
+        await sleep(pause);
+        continue;
+      }
+      if (this.#inFlight < this.#cap && this.#waiting.length === 0) break;
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      // Woken with a slot reserved for us (see #wake): take it, unless a pause began meanwhile.
+      if (this.#pausedUntil <= Date.now()) return;
+      this.#inFlight--;
+      this.#wake();
+    }
+    this.#take();
+  }
+
+  /** Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs` (if it fits). */
+  release(answer: 'ok' | 'throttled' | 'none', pauseMs = 0, deadline?: number): void {
+    this.#inFlight--;
+    const now = Date.now();
+    if (answer === 'throttled') {
+      if (now - this.#lastDecrease >= 1000) {
+        this.#cap = Math.max(1, Math.floor(this.#cap / 2));
+        this.#lastDecrease = now;
+      }
+      this.#good = 0;
+      const until = now + pauseMs;
+      // A pause must leave the run at least as long again: waiting into the run bound would turn every "answered 429"
+      // into "the run bound was reached".
+      if (pauseMs > 0 && until > this.#pausedUntil && (deadline === undefined || until + pauseMs < deadline)) this.#pausedUntil = until;
+    } else if (answer === 'ok' && this.#cap < this.max && ++this.#good >= this.#cap) {
+      this.#cap++;
+      this.#good = 0;
+    }
+    this.#wake();
+  }
+
+  #take(): void {
+    this.#inFlight++;
+    this.#peak = Math.max(this.#peak, this.#inFlight);
+  }
+
+  /** Hands free slots to the first waiters (reserving each slot before the waiter runs). */
+  #wake(): void {
+    while (this.#waiting.length > 0 && this.#inFlight < this.#cap) {
+      this.#take();
+      this.#waiting.shift()!();
+    }
+  }
 }
 
 let nextId = 1;
@@ -87,6 +182,7 @@ export function createHttp(options: HttpOptions): Http {
   const { timeoutMs, retries, maxResponseBytes, deadline, recorder } = options;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const agent = new Agent({ keepAliveTimeout: 10_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const limiter = options.maxConcurrency === undefined ? undefined : new RequestLimiter(options.maxConcurrency);
 
   async function request(req: HttpRequest): Promise<Exchange> {
     const method = req.method.toUpperCase();
@@ -109,7 +205,9 @@ export function createHttp(options: HttpOptions): Http {
     };
 
     for (;;) {
+      await limiter?.acquire(deadline);
       if (deadline !== undefined && Date.now() >= deadline) {
+        limiter?.release('none');
         fail(`the whole-run bound${runBound(options.runTimeoutS)} was reached before ${what}`);
       }
       exchange.attempts++;
@@ -122,6 +220,13 @@ export function createHttp(options: HttpOptions): Http {
         response = await send(agent, method, req.url, headers, body, budget, maxResponseBytes);
       } catch (err) {
         failure = describeFailure(err, what, host, budget, byDeadline, options.runTimeoutS);
+      }
+      if (limiter) {
+        const throttled = response !== undefined && (response.status === 429 || response.status === 503);
+        // The run waits out a Retry-After; without one, halving the cap is the back-off.
+        const asked = throttled ? parseRetryAfter(header(response, 'retry-after')) : undefined;
+        const pause = asked === undefined ? 0 : Math.min(Math.max(asked, 0), maxBackoffMs);
+        limiter.release(throttled ? 'throttled' : response ? 'ok' : 'none', pause, deadline);
       }
       const canRetry = idempotent && exchange.attempts <= retries;
       if (failure) {
@@ -158,6 +263,7 @@ export function createHttp(options: HttpOptions): Http {
   return {
     request,
     close: () => agent.close(),
+    ...(limiter ? { limiter } : {}),
   };
 }
 

@@ -51,8 +51,8 @@ export interface Receiver {
   waitForWebhook(match: WebhookMatch, timeoutMs: number): Promise<ReceivedWebhook>;
   webhooks(): ReceivedWebhook[];
   redirects(): ReceivedRedirect[];
-  /** Answer the next n webhook deliveries with `status`. */
-  failNext(n: number, status: number): void;
+  /** Answer the next n webhook deliveries with `status` (only those to webhookUrl(tag), when a tag is given: tests run concurrently). */
+  failNext(n: number, status: number, tag?: string): void;
   close(): Promise<void>;
 }
 
@@ -84,7 +84,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const webhooks: ReceivedWebhook[] = [];
   const redirects: ReceivedRedirect[] = [];
   const waiters = new Set<{ test: (w: ReceivedWebhook) => boolean; resolve: (w: ReceivedWebhook) => void }>();
-  let failures = { left: 0, status: 200 };
+  let failures: { left: number; status: number; tag?: string } = { left: 0, status: 200 };
 
   const keep = <T>(list: T[], item: T) => {
     list.push(item);
@@ -140,7 +140,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       if (done) return;
       done = true;
       const rawBody = Buffer.concat(chunks);
-      const status = failures.left > 0 ? (failures.left--, failures.status) : 200;
+      const fails = failures.left > 0 && (failures.tag === undefined || failures.tag === base.tag);
+      const status = fails ? (failures.left--, failures.status) : 200;
       const json = parseJson(rawBody);
       store({
         ...base,
@@ -183,8 +184,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     redirectUrl: (tag) => withTag('redirect', tag),
     webhooks: () => [...webhooks],
     redirects: () => [...redirects],
-    failNext(n, status) {
-      failures = { left: n, status };
+    failNext(n, status, tag) {
+      failures = { left: n, status, ...(tag === undefined ? {} : { tag }) };
     },
     waitForWebhook(match, timeoutMs) {
       const { test, what } = matcher(match);

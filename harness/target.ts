@@ -126,6 +126,8 @@ export function createRunHttp(config: Config, deadline: number): Http {
     maxResponseBytes: config.http.maxResponseBytes,
     deadline,
     runTimeoutS: config.http.runTimeoutS,
+    // One client per process and one worker per run: the cap is run-wide (MAX_CONCURRENCY).
+    maxConcurrency: config.maxConcurrency,
     recorder: new Recorder({ limit: 0 }),
   });
 }

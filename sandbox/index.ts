@@ -50,6 +50,11 @@ export interface SandboxOptions {
   /** Base of the sandbox clock (the test-control API adds its offset). */
   now?: () => Date;
   logger?: boolean;
+  /**
+   * The origin clients reach the sandbox at, when it is not the listening address (a proxy in front of it, as the
+   * bench's latency proxy): written into hosted-page URLs and the returned base URLs. Default: the listening address.
+   */
+  publicOrigin?: string;
 }
 
 export interface BuildOptions extends SandboxOptions {
@@ -81,6 +86,8 @@ export interface Sandbox {
   authUrl: string;
   controlUrl: string;
   origin: string;
+  /** Where it listens (differs from `origin` with publicOrigin). */
+  listenOrigin: string;
   credentials: SandboxCredentials;
   app: FastifyInstance;
   close(): Promise<void>;
@@ -199,13 +206,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const { port } = app.server.address() as AddressInfo;
   // A wildcard address is not something a client can dial: advertise loopback.
   const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const origin = `http://${publicHost}:${port}`;
+  const listenOrigin = `http://${publicHost}:${port}`;
+  const origin = options.publicOrigin?.replace(/\/+$/, '') ?? listenOrigin;
   app.sandbox.origin = origin;
   return {
     baseUrl: `${origin}/api`,
     authUrl: `${origin}/auth`,
     controlUrl: `${origin}/__sandbox`,
     origin,
+    listenOrigin,
     credentials: structuredClone({
       account: SEED.account,
       business: SEED.business,

@@ -1,25 +1,19 @@
 /**
  * `npm run bench`: figures, not assertions. A full conformance run's wall time against the embedded sandbox
- * (start-up included), the requests per second it drives, the validator's compile time and per-response cost, and
- * the sandbox's link creations per second. Printed and written to REPORT_DIR/bench.json.
+ * (start-up included), the requests per second it drives, the validator's compile time and per-response cost, the
+ * sandbox's link creations per second, and the remote figure: the full run against a sandbox started here as a
+ * remote target behind a loopback latency proxy (bench/latency-proxy.ts) adding 0 ms and 100 ms to every request,
+ * side by side with their ratio and the peak requests in flight counted at the proxy.
+ * Printed and written to REPORT_DIR/bench.json.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { vitestCli } from './vitest-cli.ts';
 import { startRemoteSandbox } from '../test/e2e/remote.ts';
 import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
+import { conformanceRun, proxiedRun } from '../bench/remote.ts';
 import { embeddedOnlyEnv } from '../harness/config.ts';
-
-function conformanceRun(env: NodeJS.ProcessEnv): Promise<{ seconds: number; code: number | null }> {
-  const started = process.hrtime.bigint();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance'], { env, stdio: 'ignore' });
-    child.on('exit', (code) => resolve({ seconds: Number(process.hrtime.bigint() - started) / 1e9, code }));
-  });
-}
 
 const reportDir = process.env['REPORT_DIR'] ?? 'reports';
 const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -34,19 +28,40 @@ const sandbox = await startRemoteSandbox({ mode: 'development' });
 const remote = await conformanceRun({ ...baseEnv, ...sandbox.env, REDIRECT_HASH: 'hmac-sha256', WEBHOOK_SIGNATURE: 'hmac-sha256' });
 const requests = sandbox.requests.length;
 await sandbox.close();
+
+// 3. The remote figure: the same remote run through the latency proxy, at 0 ms and at 100 ms per request.
+const near = await proxiedRun(0, baseEnv);
+const far = await proxiedRun(100, baseEnv);
 rmSync(scratch, { recursive: true, force: true });
 
+const seconds = (s: number) => Number(s.toFixed(2));
 const figures = {
   date: new Date().toISOString(),
   node: process.version,
-  conformance_wall_s: Number(embedded.seconds.toFixed(2)),
+  conformance_wall_s: seconds(embedded.seconds),
   conformance_exit_code: embedded.code,
   conformance_requests: requests,
   conformance_requests_per_s: Number((requests / remote.seconds).toFixed(1)),
+  remote_0ms_wall_s: seconds(near.seconds),
+  remote_100ms_wall_s: seconds(far.seconds),
+  remote_ratio: Number((far.seconds / near.seconds).toFixed(2)),
+  remote_0ms_peak_in_flight: near.peak,
+  remote_100ms_peak_in_flight: far.peak,
+  remote_0ms_requests: near.requests,
+  remote_100ms_requests: far.requests,
+  remote_exit_codes: [near.code, far.code],
+  max_concurrency: Number(process.env['MAX_CONCURRENCY'] ?? 8),
   ...(await benchValidator()),
   ...(await benchSandbox()),
 };
 mkdirSync(reportDir, { recursive: true });
 writeFileSync(join(reportDir, 'bench.json'), `${JSON.stringify(figures, null, 2)}\n`);
 console.log(JSON.stringify(figures, null, 2));
-console.log(`written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, compile < 500 ms, validation < 20 µs, ≥ 3,000 links/s)`);
+console.log('');
+console.log('remote target through the latency proxy   0 ms/request   100 ms/request');
+console.log(`  wall time (s)                          ${figures.remote_0ms_wall_s.toFixed(2).padStart(12)}   ${figures.remote_100ms_wall_s.toFixed(2).padStart(14)}`);
+console.log(`  peak requests in flight                ${String(near.peak).padStart(12)}   ${String(far.peak).padStart(14)}`);
+console.log(`  requests                               ${String(near.requests).padStart(12)}   ${String(far.requests).padStart(14)}`);
+console.log(`  exit code                              ${String(near.code).padStart(12)}   ${String(far.code).padStart(14)}`);
+console.log(`  ratio 100 ms / 0 ms: ${figures.remote_ratio} (target ≤ 3)`);
+console.log(`written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, remote ratio ≤ 3, compile < 500 ms, validation < 20 µs, ≥ 3,000 links/s)`);

@@ -14,6 +14,7 @@ import { describe } from 'vitest';
 import { clauseTest, testName, type Need, type T } from '../harness/conformance.ts';
 import { CheckFailure, counterexampleFound, createdNothing, rejected, succeeded } from '../harness/checks.ts';
 import { redactValue } from '../harness/evidence.ts';
+import { checkAhead } from '../harness/property-cases.ts';
 import type { Exchange } from '../harness/http.ts';
 import { catalogue, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
 import { BODY_ENDPOINTS, bodyContext, echoedBack, sendBody } from './flows.ts';
@@ -67,6 +68,9 @@ async function property(t: T, p: Property): Promise<void> {
   const seed = t.run.config.fastCheck.seed ?? RANDOM_SEED;
   t.replay(seed, replayCommand(t, seed, undefined, p.name));
   let broken: unknown;
+  const params = { numRuns: t.run.config.fastCheck.numRuns, seed, ...(PATH ? { path: PATH } : {}) };
+  // The cases are checked ahead, MAX_CONCURRENCY at a time; the run below replays their outcomes (harness/property-cases.ts).
+  const ahead = await checkAhead(p.arbitrary, params, async (g) => { const body = withUniqueRef(g); if (p.misfit(body) === undefined) await p.check(body); }, t.run.config.maxConcurrency, (err) => !(err instanceof CheckFailure));
   const details = await fc.check(
     fc.asyncProperty(p.arbitrary, async (generated) => {
       if (broken !== undefined) throw broken;
@@ -74,13 +78,13 @@ async function property(t: T, p: Property): Promise<void> {
       // never send a body outside the property: such values are skipped, so shrinking cannot reach them either
       fc.pre(p.misfit(body) === undefined);
       try {
-        await p.check(body);
+        await (ahead(generated) ?? p.check(body));
       } catch (err) {
         if (!(err instanceof CheckFailure)) broken = err;
         throw err;
       }
     }),
-    { numRuns: t.run.config.fastCheck.numRuns, seed, ...(PATH ? { path: PATH } : {}) },
+    params,
   );
   if (broken !== undefined) throw broken;
   if (!details.failed) return;

@@ -98,7 +98,7 @@ describe('6.1 what the spec does not show: signature and retries', () => {
   clauseTest({ clauses: ['6.1-webhook-retries-not-shown', '6.1-webhook-on-success'], endpoint: WALLET, purchase: true },
     'a delivery answered 503 is observed for a retry (never failed)', async (t) => {
       const receiver = await t.run.receiver();
-      receiver.failNext(1, 503);
+      receiver.failNext(1, 503, 'retry');
       try {
         const { response } = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl('retry') } });
         const id = response['idTransaccion'];

@@ -115,6 +115,14 @@ describe('receiver', () => {
     expect(r.webhooks().map((w) => w.answeredStatus)).toEqual([503, 503, 200]);
   });
 
+  it('with a tag, fails only deliveries to that tag (another test\'s webhook goes through)', async () => {
+    const r = await start();
+    r.failNext(1, 503, 'retry');
+    expect((await post(r.webhookUrl('other'), '{"idTransaccion":"a"}')).status).toBe(200);
+    expect((await post(r.webhookUrl('retry'), '{"idTransaccion":"b"}')).status).toBe(503);
+    expect((await post(r.webhookUrl('retry'), '{"idTransaccion":"b"}')).status).toBe(200);
+  });
+
   it('records redirects with their query, under the public URL when given', async () => {
     receiver = await startReceiver({ publicUrl: 'https://tunnel.example.test/' });
     expect(receiver.baseUrl).toBe('https://tunnel.example.test');

@@ -1,0 +1,59 @@
+/**
+ * `npm run soak`: flakiness check of the concurrent conformance run (not part of `npm test`). Runs the whole suite
+ * 20 times against the embedded sandbox and 5 times against a sandbox 100 ms away behind the loopback latency proxy
+ * (bench/latency-proxy.ts), one run at a time, and prints pass/fail per run (failures with their test names).
+ * Exit 0 iff every run passed.
+ *
+ *   npm run soak                          # 20 embedded + 5 proxied
+ *   npm run soak -- --embedded 5 --remote 1 --delay 100
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { conformanceRun, proxiedRun, type ConformanceRun } from '../bench/remote.ts';
+import { embeddedOnlyEnv } from '../harness/config.ts';
+
+const { values } = parseArgs({
+  options: { embedded: { type: 'string', default: '20' }, remote: { type: 'string', default: '5' }, delay: { type: 'string', default: '100' } },
+});
+const count = (name: string, v: string) => {
+  if (!/^\d+$/.test(v)) throw new Error(`--${name} must be a non-negative whole number (got "${v}")`);
+  return Number(v);
+};
+const embeddedRuns = count('embedded', values.embedded);
+const remoteRuns = count('remote', values.remote);
+const delayMs = count('delay', values.delay);
+
+/** The tests a run's summary.json reports failed (or why there is no summary). */
+function failures(dir: string): string[] {
+  try {
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { tests: { name: string; status: string; reason?: string }[] };
+    return summary.tests.filter((t) => t.status === 'fail' || t.status === 'error').map((t) => `${t.name}${t.reason ? `: ${t.reason}` : ''}`);
+  } catch (err) {
+    return [`no summary.json (${(err as Error).message})`];
+  }
+}
+
+let failed = 0;
+async function soak(label: string, runs: number, once: (env: NodeJS.ProcessEnv) => Promise<ConformanceRun & { peak?: number }>): Promise<void> {
+  for (let i = 1; i <= runs; i++) {
+    const dir = mkdtempSync(join(tmpdir(), 'soak-'));
+    const run = await once({ ...embeddedOnlyEnv(process.env), REPORT_DIR: dir });
+    const ok = run.code === 0;
+    if (!ok) failed++;
+    const peak = run.peak === undefined ? '' : `, peak ${run.peak} in flight`;
+    console.log(`${label} run ${i}/${runs}: ${ok ? 'PASS' : `FAIL (exit ${run.code})`} in ${run.seconds.toFixed(1)} s${peak}`);
+    if (!ok) {
+      for (const f of failures(dir)) console.log(`    ${f.split('\n')[0]}`);
+      console.log(run.output.split('\n').slice(-15).map((l) => `    | ${l}`).join('\n'));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await soak('embedded', embeddedRuns, (env) => conformanceRun(env, true));
+await soak(`proxied ${delayMs} ms`, remoteRuns, (env) => proxiedRun(delayMs, env, true));
+const total = embeddedRuns + remoteRuns;
+console.log(`${total - failed}/${total} runs passed (${embeddedRuns} embedded, ${remoteRuns} through the ${delayMs} ms proxy)`);
+process.exitCode = failed === 0 ? 0 : 1;
