@@ -15,6 +15,8 @@ import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
 import { secrets } from './evidence.ts';
 import { readReportSettings, SettingError } from '../reporters/compare.ts';
+import { DEFAULT_CHROMIUM_PATH, installHint } from './payer/chromium.ts';
+import { isInputName } from './payer/fields.ts';
 
 export { ConfigError } from './errors.ts';
 
@@ -87,7 +89,9 @@ export interface Config {
   /** Tenant-isolation checks (category security, not spec clauses): fail the run, or only be observed (SECURITY_CHECKS). */
   securityChecks: 'fail' | 'observe';
   /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
-  sandbox: { mode: 'development' | 'production'; fault?: string };
+  sandbox: { mode: 'development' | 'production'; fault?: string; screen: 'html' | 'js' };
+  /** How hosted screens are paid (PAYER) and the Chromium the browser payer drives (CHROMIUM_PATH). */
+  payer: { kind: 'http' | 'browser' | 'auto'; chromiumPath: string };
   /** The earlier run this one is compared with (BASELINE), and what fails the run (FAIL_ON). */
   reports: ReportSettings;
 }
@@ -296,8 +300,10 @@ function parseConfig(env: Env): Config {
 
   const sandboxMode = r.oneOf('SANDBOX_MODE', 'the mode the embedded sandbox starts its businesses in', ['development', 'production'] as const, 'development');
   const fault = r.pattern('SANDBOX_FAULT', 'the name of a fault of the sandbox\'s fault catalogue (used by npm run mutation)', /^[A-Za-z0-9._-]+$/, '', { example: '<a fault id of sandbox/faults.ts>' });
+  const payer = parsePayer(r);
+  const sandboxScreen = r.oneOf('SANDBOX_SCREEN', 'how the embedded sandbox serves its hosted screens: html = plain forms, js = forms built by JavaScript (to test PAYER=browser)', ['html', 'js'] as const, 'html');
   if (remote) {
-    for (const name of ['SANDBOX_MODE', 'SANDBOX_FAULT']) {
+    for (const name of ['SANDBOX_MODE', 'SANDBOX_FAULT', 'SANDBOX_SCREEN']) {
       if (r.isSet(name)) throw new ConfigError(`${name} only applies to the embedded sandbox, but API_BASE_URL is set; unset ${name} to test the remote target`, name);
     }
   }
@@ -320,7 +326,8 @@ function parseConfig(env: Env): Config {
     screenFieldNames,
     mposPermitted,
     securityChecks: r.oneOf('SECURITY_CHECKS', 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation', ['fail', 'observe'] as const, 'fail'),
-    sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }) },
+    sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }), screen: sandboxScreen },
+    payer,
     reports: parseReportSettings(r),
   };
 }
@@ -348,13 +355,24 @@ function parseTokenAudience(r: Reader, remote: boolean): string {
   return audience;
 }
 
+/** PAYER=browser needs the browser now: without it the run stops here, with how to install it. */
+function parsePayer(r: Reader): Config['payer'] {
+  const kind = r.oneOf('PAYER', 'how hosted screens are paid: http parses HTML forms, browser drives headless Chromium, auto = the browser only where http finds no form', ['http', 'browser', 'auto'] as const, 'http');
+  const chromiumPath = r.string('CHROMIUM_PATH', DEFAULT_CHROMIUM_PATH);
+  if (kind === 'browser' && !(existsSync(chromiumPath) && statSync(chromiumPath).isFile())) {
+    const variable = r.isSet('CHROMIUM_PATH') ? 'CHROMIUM_PATH' : 'PAYER';
+    throw new ConfigError(`PAYER=browser needs Chromium, but there is ${installHint(chromiumPath)} (or use PAYER=http)`, variable);
+  }
+  return { kind, chromiumPath };
+}
+
 const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
 
 function parseFieldNames(r: Reader): Record<string, string> {
   const raw = r.raw('SCREEN_FIELD_NAMES');
   if (raw === undefined) return {};
-  const what = `a JSON object mapping the payment screen's fields (${SCREEN_FIELDS.join(', ')}) to the input names of the target's screen`;
-  const example = '{"numeroTarjeta":"card_number","cvv":"cvc"}';
+  const what = `a JSON object mapping the payment screen's fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's screen`;
+  const example = '{"numeroTarjeta":"card_number","cvv":"#cvc"}';
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -475,9 +493,10 @@ function registerSecrets(config: Config): void {
   secrets.add(config.testData.cardNumber, 'card-number');
   secrets.add(config.testData.cvv, 'cvv');
   // A vendor's screen may name its card fields otherwise: their values are removed/masked by those names too.
+  // (A CSS selector names no field: such values are still redacted by value.)
   const { numeroTarjeta, cvv } = config.screenFieldNames;
-  if (numeroTarjeta) secrets.addField(numeroTarjeta, 'card-number');
-  if (cvv) secrets.addField(cvv, 'cvv');
+  if (numeroTarjeta && isInputName(numeroTarjeta)) secrets.addField(numeroTarjeta, 'card-number');
+  if (cvv && isInputName(cvv)) secrets.addField(cvv, 'cvv');
 }
 
 function deepFreeze<T>(value: T): T {
@@ -550,6 +569,9 @@ export function redactedConfigSummary(config: Config): string {
     ['MPOS_KSN', config.testData.mpos.ksn],
     ['SANDBOX_MODE', config.sandbox.mode],
     ['SANDBOX_FAULT', config.sandbox.fault ?? '[unset]'],
+    ['SANDBOX_SCREEN', config.sandbox.screen],
+    ['PAYER', config.payer.kind],
+    ['CHROMIUM_PATH', config.payer.chromiumPath],
   ];
   return lines.map(([name, value]) => `${name}=${value}`).join('\n');
 }

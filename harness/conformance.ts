@@ -8,7 +8,8 @@
  * interlock, skips with the reason when the target lacks what the test needs, records observations (WARN) and
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
- * whose screen contract is known (docs/decisions.md), it is a failure.
+ * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
+ * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
  *
  * Concurrency (issue 12). The tests of a file run concurrently (vitest.config.ts: sequence.concurrent; files still
  * run one after another in the one worker). Every test holds the run-wide `testLock` (harness/lock.ts): shared by
@@ -29,7 +30,7 @@ import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from './checks.ts';
-import { PayerError } from './errors.ts';
+import { NoFormError, PayerError } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
@@ -236,6 +237,9 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         return attempt();
       });
     } catch (err) {
+      if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
+        ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
+      }
       if (err instanceof PayerError && run.target.kind === 'remote') {
         ctx.skip(`hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }

@@ -34,3 +34,11 @@ export class PayerError extends Error {
     super(redactUrlsIn(message), options);
   }
 }
+
+/**
+ * The page shows no form (or not the field) the payer can fill: raised before anything was submitted, so another
+ * payer (PAYER=auto: the browser) may still try, and a screen built by JavaScript is told apart from a fault.
+ */
+export class NoFormError extends PayerError {
+  override name = 'NoFormError';
+}

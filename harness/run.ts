@@ -101,7 +101,7 @@ async function createRun(): Promise<Run> {
   }
 
   // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
-  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames }), () => interlock.assertMayPay(), (b) => interlock.watch(b));
+  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs }), () => interlock.assertMayPay(), (b) => interlock.watch(b));
   let receiver: Promise<Receiver> | undefined;
   const hash = hashSettings(config, target);
 

@@ -1,19 +1,19 @@
 /**
- * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID]`
- * (env SANDBOX_FAULT also selects a fault). Prints the URLs and the seeded demo credentials of this local sandbox;
+ * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--screen html|js]`
+ * (env SANDBOX_FAULT also selects a fault, SANDBOX_SCREEN the screen). Prints the URLs and the seeded demo credentials of this local sandbox;
  * SIGINT/SIGTERM close it.
  */
 import { parseArgs } from 'node:util';
 import { type Mode, createSandbox } from './index.ts';
 
-const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID]';
+const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--screen html|js]';
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
   process.exit(2);
 }
 
-let values: { port?: string; host?: string; mode?: string; fault?: string; help?: boolean };
+let values: { port?: string; host?: string; mode?: string; fault?: string; screen?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -21,6 +21,7 @@ try {
       host: { type: 'string' },
       mode: { type: 'string' },
       fault: { type: 'string' },
+      screen: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -35,6 +36,8 @@ const port = Number(values.port ?? '4010');
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer 0..65535 (got "${values.port}"); example: --port 4010`);
 const mode = values.mode ?? 'development';
 if (mode !== 'development' && mode !== 'production') fail(`--mode must be development or production (got "${mode}")`);
+const screen = values.screen ?? (process.env.SANDBOX_SCREEN || 'html');
+if (screen !== 'html' && screen !== 'js') fail(`--screen must be html or js (got "${screen}")`);
 
 let sandbox;
 try {
@@ -43,13 +46,14 @@ try {
     host: values.host ?? '127.0.0.1',
     mode: mode as Mode,
     fault: values.fault ?? process.env.SANDBOX_FAULT,
+    screen,
   });
 } catch (err) {
   fail((err as Error).message);
 }
 const { credentials: c } = sandbox;
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
-console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}) listening
+console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${screen === 'js' ? ', screens built by JavaScript' : ''}) listening
   base URL     ${sandbox.baseUrl}
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
   control URL  ${sandbox.controlUrl}

@@ -14,6 +14,8 @@ export interface ResolvedOptions {
   quickPayTtlSeconds: number;
   webhookRetryDelaysMs: number[];
   fault: string | undefined;
+  /** How hosted screens carry their forms: html = plain forms, js = built by inline JavaScript. */
+  screen: 'html' | 'js';
 }
 
 export interface SandboxContext {

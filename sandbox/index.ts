@@ -42,6 +42,11 @@ export interface SandboxOptions {
   webhookRetryDelaysMs?: number[];
   /** One id of FAULTS; unknown ids throw. */
   fault?: string;
+  /**
+   * `js`: the payment, 3DS and quick-pay pages build their forms with inline JavaScript (same fields, no network),
+   * so only a browser can pay them. Default `html`: plain forms.
+   */
+  screen?: 'html' | 'js';
   /** Base of the sandbox clock (the test-control API adds its offset). */
   now?: () => Date;
   logger?: boolean;
@@ -113,7 +118,15 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
     quickPayTtlSeconds: positive('quickPayTtlSeconds', options.quickPayTtlSeconds ?? 600),
     webhookRetryDelaysMs: delays,
     fault: options.fault === '' ? undefined : options.fault,
+    screen: pantalla(options.screen),
   };
+}
+
+function pantalla(screen: string | undefined): 'html' | 'js' {
+  if (screen !== undefined && screen !== 'html' && screen !== 'js') {
+    throw new Error(`sandbox option screen must be "html" or "js" (got ${JSON.stringify(screen)})`);
+  }
+  return screen ?? 'html';
 }
 
 /** Every client error becomes a 4xx with the JSON error body; only a genuine sandbox bug may answer 500. */

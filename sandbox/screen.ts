@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
 import { urlResultado } from './hash.ts';
-import { esc, pagina, paginaErrores, paginaEstado } from './html.ts';
+import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, resumen, type Resumen } from './html.ts';
 import { contarResultado, motivoNoDisponible } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
 import type { Business, Link } from './store.ts';
@@ -68,46 +68,66 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined): string {
+/** What the screen shows beside its form (and its refusal pages): who charges, for what, how much, how. */
+function resumenDe(link: Link, business: Business): Resumen {
+  const info = link.infoProducto;
+  return {
+    comercio: business.nombre,
+    producto: link.nombreProducto,
+    descripcion: info.descripcionProducto,
+    imagen: info.urlImagenProducto,
+    montoUnitario: link.monto,
+    cantidad: link.configuracion.cantidadPorDefecto,
+    formas: formasAceptadas(link).map((n) => NOMBRES_FORMA_PAGO[n] ?? String(n)),
+  };
+}
+
+/** A payment left pending (Bitcoin, quick-pay): what to scan, beside what is paid. */
+function paginaPendiente(titulo: string, instrucciones: string, compra: Resumen): string {
+  const aviso = `<section class="tarjeta aviso" aria-live="polite">\n${estadoEnPalabras('pendiente')}\n${instrucciones}\n</section>`;
+  return pagina(titulo, `<div class="pantalla">\n${resumen(compra)}\n${aviso}\n</div>`, { comercio: compra.comercio });
+}
+
+/** The payment form: every input labelled (docs/decisions.md names the fields). */
+function camposDePago(ctx: SandboxContext, link: Link, business: Business): string[] {
   const cfg = link.configuracion;
   const opciones = (valores: number[], texto: (n: number) => string) =>
     valores.map((n) => `<option value="${n}">${esc(texto(n))}</option>`).join('');
   const formas = formasAceptadas(link);
-  const campos = [
+  const entrada = (name: string, atributos: string) => `<input id="campo-${name}" name="${name}" ${atributos}>`;
+  return [
     `<input type="hidden" name="intento" value="${esc(emitirIntento(ctx, link))}">`,
-    `<label>Forma de pago <select name="formaPago">${opciones(formas, (n) => NOMBRES_FORMA_PAGO[n] ?? String(n))}</select></label>`,
+    campo('campo-formaPago', 'Forma de pago', `<select id="campo-formaPago" name="formaPago">${opciones(formas, (n) => NOMBRES_FORMA_PAGO[n] ?? String(n))}</select>`),
     formas.includes(2)
-      ? `<label>Cuotas <select name="cuotas">${opciones(cuotasAceptadas(link, business), (n) => `${n} meses`)}</select></label>`
+      ? campo('campo-cuotas', 'Cuotas', `<select id="campo-cuotas" name="cuotas">${opciones(cuotasAceptadas(link, business), (n) => `${n} meses`)}</select>`, '(pago en cuotas)')
       : '',
     cfg.esCantidadEditable
-      ? `<label>Cantidad <input type="number" name="cantidad" min="1" step="1" value="${cfg.cantidadPorDefecto}"></label>`
+      ? campo('campo-cantidad', 'Cantidad', entrada('cantidad', `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`))
       : `<input type="hidden" name="cantidad" value="${cfg.cantidadPorDefecto}">`,
-    cfg.esMontoEditable
-      ? `<label>Monto <input type="number" name="monto" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"></label>`
-      : '',
-    '<label>Número de tarjeta <input type="text" name="numeroTarjeta" inputmode="numeric" autocomplete="cc-number"></label>',
-    '<label>CVV <input type="password" name="cvv" inputmode="numeric" autocomplete="cc-csc"></label>',
-    '<label>Mes de vencimiento <input type="number" name="mesVencimiento" min="1" max="12"></label>',
-    '<label>Año de vencimiento <input type="number" name="anioVencimiento"></label>',
-    '<label>Nombre del titular <input type="text" name="nombreTitular" autocomplete="cc-name"></label>',
-    '<label>Correo electrónico <input type="email" name="email" autocomplete="email"></label>',
+    cfg.esMontoEditable ? campo('campo-monto', 'Monto a pagar ($)', entrada('monto', `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`)) : '',
+    campo('campo-numeroTarjeta', 'Número de tarjeta', entrada('numeroTarjeta', 'type="text" inputmode="numeric" autocomplete="cc-number" placeholder="0000 0000 0000 0000"')),
+    `<div class="fila">${campo('campo-mesVencimiento', 'Mes de vencimiento', entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'))}${campo(
+      'campo-anioVencimiento',
+      'Año de vencimiento',
+      entrada('anioVencimiento', 'type="number" autocomplete="cc-exp-year" placeholder="AAAA"'),
+    )}</div>`,
+    campo('campo-cvv', 'CVV', entrada('cvv', 'type="password" inputmode="numeric" autocomplete="cc-csc" placeholder="3 o 4 dígitos"')),
+    campo('campo-nombreTitular', 'Nombre del titular', entrada('nombreTitular', 'type="text" autocomplete="cc-name"')),
+    campo('campo-email', 'Correo electrónico', entrada('email', 'type="email" autocomplete="email"'), '(para el comprobante)'),
     '<button type="submit">Pagar</button>',
   ].filter((c) => c !== '');
-  const info = link.infoProducto;
-  const regreso = cfg.urlRetorno ?? referer;
-  return pagina(
-    link.nombreProducto,
-    [
-      `<p id="comercio">${esc(business.nombre)}</p>`,
-      info.urlImagenProducto === null ? '' : `<img src="${esc(info.urlImagenProducto)}" alt="">`,
-      info.descripcionProducto === null ? '' : `<p id="descripcion">${esc(info.descripcionProducto)}</p>`,
-      `<p id="monto">$${link.monto.toFixed(2)} × ${cfg.cantidadPorDefecto}</p>`,
-      `<form method="post" id="pago" action="/pagar/${link.idEnlace}">\n${campos.join('\n')}\n</form>`,
-      regreso === undefined ? '' : `<a id="regresar" href="${esc(regreso)}">Regresar</a>`,
-    ]
-      .filter((p) => p !== '')
-      .join('\n'),
-  );
+}
+
+function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined): string {
+  const regreso = link.configuracion.urlRetorno ?? referer;
+  const form = `<form method="post" id="pago" action="/pagar/${link.idEnlace}">\n${camposDePago(ctx, link, business).join('\n')}\n</form>`;
+  const pago = `<section class="tarjeta" aria-label="Datos de pago">
+<h2>Datos de pago</h2>
+${formularioHosted(ctx.options.screen, form)}
+${regreso === undefined ? '' : `<a id="regresar" class="regresar" href="${esc(regreso)}">← Regresar al comercio</a>`}
+</section>`;
+  const compra = { ...resumenDe(link, business), editable: link.configuracion.esCantidadEditable || link.configuracion.esMontoEditable };
+  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${pago}\n</div>`, { comercio: business.nombre });
 }
 
 export const screenPages: FastifyPluginAsync = async (app) => {
@@ -119,7 +139,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const business = link && ctx.store.businesses.get(link.idAplicativo);
     if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
     const motivo = motivoNoDisponible(ctx, link);
-    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo));
+    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
     return html(reply, 200, formulario(ctx, link, business, req.headers.referer));
   });
 
@@ -128,7 +148,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const business = link && ctx.store.businesses.get(link.idAplicativo);
     if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
     const motivo = motivoNoDisponible(ctx, link);
-    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo));
+    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
 
     const v = new Validacion(true);
     const f = v.cuerpo(req.body);
@@ -136,7 +156,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     if (intento !== undefined) {
       const estado = leerIntento(ctx, link, intento);
       if (estado === 'vencido') {
-        return html(reply, 410, paginaEstado(link.nombreProducto, 'intento vencido', 'vuelva a abrir el enlace de pago'));
+        return html(reply, 410, paginaEstado(link.nombreProducto, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo', resumenDe(link, business)));
       }
       if (estado === 'invalido') v.error('intento', 'no corresponde a esta pantalla de pago');
     }
@@ -193,18 +213,16 @@ export const screenPages: FastifyPluginAsync = async (app) => {
         ammountInDollars: monto,
         fechaVencimiento: new Date(ctx.clock.nowMs() + MINUTOS_BITCOIN * 60_000).toISOString(),
       };
-      const cuerpo = `<p id="estado">pendiente</p>
-<p>Envíe ${tx.datosBitcoin.ammountInBitcoins} BTC a <code id="qrData">${esc(qrData)}</code> antes de ${esc(tx.datosBitcoin.fechaVencimiento)}.</p>
-<img id="qr" src="${esc(tx.datosBitcoin.urlQR)}" alt="QR de pago en Bitcoin">`;
-      return html(reply, 200, pagina('Pago con Bitcoin', cuerpo));
+      const cuerpo = `<p>Envíe ${tx.datosBitcoin.ammountInBitcoins} BTC a <code id="qrData">${esc(qrData)}</code> antes del ${esc(fechaLegible(tx.datosBitcoin.fechaVencimiento))}.</p>
+<img id="qr" src="${esc(tx.datosBitcoin.urlQR)}" class="qr" alt="QR de pago en Bitcoin">`;
+      return html(reply, 200, paginaPendiente('Pago con Bitcoin', cuerpo, { ...resumenDe(link, business), cantidad, montoUnitario }));
     }
     if (formaPago === 4) {
       const qp = datosQuickPay(ctx, tx);
-      const cuerpo = `<p id="estado">pendiente</p>
-<p>Escanee el código antes de ${esc(qp.fechaVencimiento)}.</p>
-<img id="qr" src="${esc(qp.urlQR)}" alt="QR de QuickPay">
-<a id="pagina-quickpay" href="/qp/${tx.idTransaccion}">Pagar con QuickPay</a>`;
-      return html(reply, 200, pagina('Pago con QuickPay', cuerpo));
+      const cuerpo = `<p>Escanee el código con QuickPay antes del ${esc(fechaLegible(qp.fechaVencimiento))}.</p>
+<img id="qr" src="${esc(qp.urlQR)}" class="qr" alt="QR de QuickPay">
+<a id="pagina-quickpay" class="regresar" href="/qp/${tx.idTransaccion}">Pagar con QuickPay en este dispositivo</a>`;
+      return html(reply, 200, paginaPendiente('Pago con QuickPay', cuerpo, { ...resumenDe(link, business), cantidad, montoUnitario }));
     }
 
     // Spec 7: development approves everything except cvv 111 on the payment screen.

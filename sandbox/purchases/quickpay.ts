@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import { requireAuth } from '../auth.ts';
 import type { SandboxContext } from '../context.ts';
-import { esc, pagina, paginaEstado } from '../html.ts';
+import { esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaEstado, resumen, type Resumen } from '../html.ts';
 import { contarResultado, motivoNoDisponible } from '../links.ts';
 import type { Transaction } from '../store.ts';
 import {
@@ -69,6 +69,16 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
     const tx = ctx.store.transactions.get(id);
     return tx?.tipo === 'quickpay' && tx.fechaVencimiento !== null ? tx : undefined;
   };
+  /** Who is paid and for what: the link's product when the quick-pay started on a link's screen. */
+  const resumenQuickPay = (tx: Transaction): Resumen => {
+    const link = tx.idEnlace === null ? undefined : ctx.store.links.get(tx.idEnlace);
+    return {
+      comercio: ctx.store.businesses.get(tx.idAplicativo)?.nombre ?? tx.idAplicativo,
+      producto: link?.nombreProducto ?? 'Pago con QuickPay',
+      montoUnitario: tx.monto,
+      formas: ['QuickPay'],
+    };
+  };
   /** Why this quick-pay cannot be paid now, or null. One started from a link's screen obeys that link's state too. */
   const motivo = (tx: Transaction): string | null => {
     if (tx.resultadoTransaccion !== null) return 'pagada';
@@ -88,24 +98,31 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
       return reply.type('image/png').send(qr);
     }
     const estado = motivo(tx);
-    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado));
-    const cuerpo = `<p id="estado">pendiente</p>
-<p>Pago de $${tx.monto.toFixed(2)}; vence ${esc(tx.fechaVencimiento ?? '')}.</p>
-<form method="post" action="/qp/${esc(tx.idTransaccion)}">
-<button type="submit">Pagar</button>
+    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
+    const compra = resumenQuickPay(tx);
+    const form = `<form method="post" id="quickpay" action="/qp/${esc(tx.idTransaccion)}">
+<button type="submit">Pagar $${tx.monto.toFixed(2)} con QuickPay</button>
 </form>`;
-    return html(reply, 200, pagina('QuickPay', cuerpo));
+    const cuerpo = `<div class="pantalla">
+${resumen(compra)}
+<section class="tarjeta" aria-label="Pago QuickPay">
+${estadoEnPalabras('pendiente')}
+<p class="detalle">Pago de $${tx.monto.toFixed(2)}; puede pagarse hasta el ${esc(fechaLegible(tx.fechaVencimiento ?? ''))}.</p>
+${formularioHosted(ctx.options.screen, form)}
+</section>
+</div>`;
+    return html(reply, 200, pagina('QuickPay', cuerpo, { comercio: compra.comercio }));
   });
 
   app.post<{ Params: { archivo: string } }>('/qp/:archivo', { onRequest: contarSolicitudCompra }, async (req, reply) => {
     const tx = buscar(req.params.archivo);
     if (tx === undefined) return html(reply, 404, paginaEstado('QuickPay', 'no encontrado'));
     const estado = motivo(tx);
-    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado));
+    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
     aprobar(tx);
     const link = tx.idEnlace === null ? null : (ctx.store.links.get(tx.idEnlace) ?? null);
     if (link !== null) contarResultado(ctx, link, tx);
     ctx.notifier.notificar(tx, link);
-    return html(reply, 200, paginaEstado('QuickPay', 'aprobada'));
+    return html(reply, 200, paginaEstado('QuickPay', 'aprobada', '', resumenQuickPay(tx)));
   });
 };

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { requireAuth } from '../auth.ts';
 import { urlResultado } from '../hash.ts';
-import { esc, pagina, paginaEstado } from '../html.ts';
+import { esc, estadoEnPalabras, formularioHosted, pagina, paginaEstado, resumen } from '../html.ts';
 import type { Transaction } from '../store.ts';
 import {
   MENSAJE_DECLINADA,
@@ -89,13 +89,20 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
   app.get<{ Params: { id: string } }>('/3ds/:id', async (req, reply) => {
     const tx = pendiente(req.params.id, reply);
     if (tx === undefined) return reply;
-    const cuerpo = `<p id="estado">pendiente</p>
-<p>Simulación del desafío del emisor para un pago de $${tx.monto.toFixed(2)}.</p>
-<form method="post" action="/3ds/${esc(tx.idTransaccion)}">
+    const comercio = ctx.store.businesses.get(tx.idAplicativo)?.nombre ?? tx.idAplicativo;
+    const form = `<form method="post" id="verificacion" action="/3ds/${esc(tx.idTransaccion)}">
 <input type="hidden" name="desafio" value="aprobado">
-<button type="submit">Confirmar</button>
+<button type="submit">Confirmar el pago</button>
 </form>`;
-    return reply.type('text/html; charset=utf-8').send(pagina('Verificación 3DS', cuerpo));
+    const cuerpo = `<div class="pantalla">
+${resumen({ comercio, producto: 'Compra con tarjeta (3-D Secure)', montoUnitario: tx.monto, formas: ['Tarjeta de crédito o débito'] })}
+<section class="tarjeta" aria-label="Verificación del emisor">
+${estadoEnPalabras('pendiente', 'su banco pide confirmar este pago')}
+<p class="detalle">Simulación del desafío del emisor para un pago de $${tx.monto.toFixed(2)} a ${esc(comercio)}.</p>
+${formularioHosted(ctx.options.screen, form)}
+</section>
+</div>`;
+    return reply.type('text/html; charset=utf-8').send(pagina('Verificación 3DS', cuerpo, { comercio }));
   });
 
   app.post<{ Params: { id: string } }>('/3ds/:id', { onRequest: contarSolicitudCompra }, async (req, reply) => {

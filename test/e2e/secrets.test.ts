@@ -18,6 +18,7 @@ import { validateXML } from 'xmllint-wasm';
 import { loadClauses } from '../../spec/clauses.ts';
 import { runConformance, type ChildRun } from '../hostile/run.ts';
 import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
+import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, installHint } from '../../harness/payer/chromium.ts';
 
 const CARD = { TEST_CARD_NUMBER: '4000000000000002', TEST_CARD_CVV: '947' };
 
@@ -116,5 +117,36 @@ describe('the reports of a full run against the embedded sandbox', () => {
   it('summary.md lists every clause of spec/clauses.yaml', () => {
     const md = embedded.files['summary.md']!;
     for (const clause of loadClauses()) expect(md, clause.id).toContain(clause.id);
+  });
+});
+
+// Issue 14: the browser payer's failure evidence (screenshots and page text in REPORT_DIR/screens/) holds neither.
+// The payments fail after the card and cvv were typed: the screen has no input "correo" for the e-mail.
+describe('no secrets in the browser payer\'s evidence', () => {
+  const chromium = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+  let browserRun: ChildRun | undefined;
+
+  beforeAll(async () => {
+    if (!chromiumAvailable(chromium)) return;
+    browserRun = await runConformance({
+      files: ['suites/link-lifecycle.test.ts'],
+      args: ['-t', 'cvv 111 on the screen declines'],
+      env: { ...CARD, PAYER: 'browser', SANDBOX_SCREEN: 'js', CHROMIUM_PATH: chromium, SCREEN_FIELD_NAMES: '{"email":"correo"}' },
+      timeoutMs: 120_000,
+    });
+  }, 130_000);
+
+  it('screenshots and page text of a failed browser payment, and the reports', (ctx) => {
+    if (!browserRun) ctx.skip(installHint(chromium));
+    const run = browserRun!;
+    expect(run.killed).toBe(false);
+    const screens = Object.keys(run.files).filter((f) => f.startsWith('screens/'));
+    expect(screens.some((f) => f.endsWith('.png')), 'a screenshot was taken').toBe(true);
+    expect(screens.some((f) => f.endsWith('.txt')), 'the page text was kept').toBe(true);
+    expect(run.files['junit.xml']).toContain('has no field');
+    for (const [where, text] of Object.entries({ console: run.output, ...run.files })) {
+      expect(text.includes(CARD.TEST_CARD_NUMBER), `card number found in ${where}`).toBe(false);
+      expect(text, `cvv found in ${where}`).not.toMatch(new RegExp(`cvv[\\\\"':= ]{0,12}${CARD.TEST_CARD_CVV}`, 'i'));
+    }
   });
 });

@@ -254,3 +254,34 @@ describe('loadConfig: BASELINE and FAIL_ON', () => {
     expect(e.message).not.toContain('\n');
   });
 });
+
+describe('loadConfig: the payer and the sandbox screen (issue 14)', () => {
+  it('defaults to the HTTP payer, the system Chromium path and plain-HTML sandbox screens', () => {
+    const c = load({});
+    expect(c.payer).toEqual({ kind: 'http', chromiumPath: '/usr/bin/chromium' });
+    expect(c.sandbox.screen).toBe('html');
+    expect(load({ PAYER: 'auto', CHROMIUM_PATH: '/nowhere/chromium', SANDBOX_SCREEN: 'js' })).toMatchObject({ payer: { kind: 'auto', chromiumPath: '/nowhere/chromium' }, sandbox: { screen: 'js' } });
+  });
+
+  it('PAYER=browser without Chromium stops the run with one line saying how to install it', () => {
+    const err = errorOf({ PAYER: 'browser', CHROMIUM_PATH: '/nowhere/chromium' });
+    expect(err.variable).toBe('CHROMIUM_PATH');
+    expect(err.message).toContain('apt-get install -y chromium');
+    expect(err.message).toContain('/nowhere/chromium');
+    expect(err.message).not.toContain('\n');
+    // Any existing file will do as the executable to check the config (it is launched only when paying).
+    expect(load({ PAYER: 'browser', CHROMIUM_PATH: process.execPath }).payer.kind).toBe('browser');
+  });
+
+  it('refuses an unknown PAYER or SANDBOX_SCREEN, and SANDBOX_SCREEN on a remote target', () => {
+    expect(errorOf({ PAYER: 'selenium' }).message).toMatch(/^PAYER must be one of http \| browser \| auto/);
+    expect(errorOf({ SANDBOX_SCREEN: 'react' }).variable).toBe('SANDBOX_SCREEN');
+    expect(errorOf({ ...remote, SANDBOX_SCREEN: 'js' }).message).toMatch(/^SANDBOX_SCREEN only applies to the embedded sandbox/);
+  });
+
+  it('takes CSS selectors in SCREEN_FIELD_NAMES; only input names become redacted field names', () => {
+    const c = load({ SCREEN_FIELD_NAMES: '{"numeroTarjeta":"#cc-number","cvv":"input[autocomplete=cc-csc]"}' });
+    expect(c.screenFieldNames).toEqual({ numeroTarjeta: '#cc-number', cvv: 'input[autocomplete=cc-csc]' });
+    expect(secrets.fieldKind('#cc-number')).toBeUndefined();
+  });
+});

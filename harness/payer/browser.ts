@@ -1,0 +1,387 @@
+/**
+ * PAYER=browser: pays hosted screens in headless Chromium, for screens whose form is built by JavaScript. Each
+ * screen gets a fresh browser context (a new customer). The main frame's navigations are intercepted: a request
+ * to the redirect prefix (or one `stopWhen` accepts) is the outcome and is answered locally, never fetched; a
+ * payment is sent once — a second submission of the same form, or a 307/308 asking to re-send it, is refused.
+ * Returns the same PaymentOutcome as the HTTP payer. On failure the error carries the page URL, a screenshot in
+ * REPORT_DIR/screens/ and the page's text, card number and cvv removed.
+ */
+import type { BrowserContext, Locator, Page, Route } from 'playwright-core';
+import { NoFormError, PayerError } from '../errors.ts';
+import { launchChromium, pageEvidence } from './chromium.ts';
+import { cssOf, fieldNamesOf, isInputName, paymentValues, resolveNames } from './fields.ts';
+import { bare, outcomeOf, readHtml } from './form.ts';
+import { noFormMessage, stopOf, type HttpPayer } from './http.ts';
+import type { CardPayment, FieldName, FieldNames, Payer, PaymentOutcome, Screen } from './types.ts';
+
+type Stop = (url: string) => boolean;
+
+export interface BrowserPayerOptions {
+  chromiumPath: string;
+  reportDir: string;
+  timeoutMs: number;
+  fieldNames?: Partial<FieldNames> | Record<string, string>;
+  /** Fetches images (QR codes) as they are: no page needed. */
+  http: HttpPayer;
+}
+
+const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome received by the conformance suite</p>';
+/** Open screens kept for a later submitScreen; the oldest is closed beyond this. */
+const MAX_OPEN = 16;
+/** Cleaned pages kept for the next screens. */
+const MAX_IDLE = 2;
+const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
+
+/** One screen in its own browser context: what its main frame did, and the outcome once it is known. */
+class Session {
+  stop: Stop | undefined;
+  outcome: (PaymentOutcome & { kind: 'redirect' }) | undefined;
+  error: string | undefined;
+  status = 0;
+  readonly #sent = new Set<string>();
+  /** Every site the page talked to: their storage is cleared before the page serves another screen. */
+  readonly #origins = new Set<string>();
+  #settle: () => void = () => {};
+
+  constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number) {
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) this.status = r.status();
+    });
+    // A redirect the browser followed by itself is not routed: seen here, before it is sent.
+    page.on('request', (r) => {
+      if (/^https?:/.test(r.url())) this.#origins.add(new URL(r.url()).origin);
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && this.stop?.(r.url())) this.#arrive(r.url());
+    });
+  }
+
+  static async open(context: BrowserContext, timeoutMs: number): Promise<Session> {
+    const page = await context.newPage();
+    const session = new Session(context, page, timeoutMs);
+    // A route answered after its context closed throws: nothing to do then.
+    await context.route('**/*', (route) => session.onRoute(route).catch(() => undefined));
+    return session;
+  }
+
+  /** Ready for another screen: what the last one did forgotten. */
+  reset(stop: Stop | undefined): void {
+    this.stop = stop;
+    this.outcome = undefined;
+    this.error = undefined;
+    this.status = 0;
+    this.#sent.clear();
+    this.#settle = () => {};
+  }
+
+  /**
+   * Back to a blank page with no cookies or storage left, as a new customer would arrive (a fresh context costs a
+   * renderer start, about half a second); false when the page cannot be cleaned, so it is closed instead.
+   */
+  async clean(): Promise<boolean> {
+    try {
+      await this.page.goto('about:blank', { timeout: this.timeoutMs });
+      const cdp = await this.context.newCDPSession(this.page);
+      for (const origin of this.#origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+      await cdp.detach();
+      this.#origins.clear();
+      await this.context.clearCookies();
+      this.reset(undefined);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves when the outcome or an error is known (the page may load meanwhile). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#settle = resolve;
+      if (this.outcome || this.error) resolve();
+    });
+  }
+
+  #arrive(url: string): void {
+    this.outcome ??= { kind: 'redirect', location: url, params: Object.fromEntries(new URL(url).searchParams) };
+    this.#settle();
+  }
+
+  #fail(message: string): void {
+    this.error ??= message;
+    this.#settle();
+  }
+
+  async onRoute(route: Route): Promise<void> {
+    const req = route.request();
+    if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue();
+    const url = req.url();
+    if (this.stop?.(url)) {
+      this.#arrive(url);
+      return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+    }
+    if (req.method() !== 'GET') {
+      const key = `${req.method()} ${bare(url)}`;
+      if (this.#sent.has(key)) {
+        this.#fail(`the page sent the payment to ${bare(url)} a second time; the browser payer blocked it (a payment is never re-sent)`);
+        return route.abort('blockedbyclient');
+      }
+      this.#sent.add(key);
+    }
+    if (!this.stop) return route.continue();
+    return this.#fetchOnce(route, url, req.method());
+  }
+
+  /** Sends the navigation itself (redirects not followed) to see where a redirect leads before the browser goes. */
+  async #fetchOnce(route: Route, url: string, method: string): Promise<void> {
+    let res;
+    try {
+      res = await route.fetch({ maxRedirects: 0, timeout: this.timeoutMs });
+    } catch (err) {
+      this.#fail(`${method} ${bare(url)} got no answer: ${(err as Error).message.split('\n')[0]}`);
+      return route.abort('failed');
+    }
+    const location = res.headers()['location'];
+    if (res.status() >= 300 && res.status() <= 399 && location !== undefined) {
+      const next = new URL(location, url).href;
+      if (this.stop?.(next)) {
+        this.#arrive(next);
+        return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+      }
+      if ((res.status() === 307 || res.status() === 308) && method === 'POST') {
+        this.#fail(`${bare(url)} answered ${res.status()} to the payment POST, asking to send it again to ${bare(next)}; a payment is never re-sent`);
+        return route.fulfill({ status: 200, contentType: 'text/html', body: '<p>payment not re-sent</p>' });
+      }
+    }
+    return route.fulfill({ response: res });
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}
+
+export class BrowserPayer implements Payer {
+  readonly #options: BrowserPayerOptions;
+  readonly #names: FieldNames;
+  readonly #sessions = new WeakMap<Screen, Session>();
+  readonly #open: Screen[] = [];
+  readonly #idle: Session[] = [];
+
+  constructor(options: BrowserPayerOptions) {
+    this.#options = options;
+    this.#names = fieldNamesOf(options.fieldNames);
+  }
+
+  /** A fresh context with a page on `url`, the form given time to be built; a 4xx/5xx or an outcome ends it there. */
+  async #visit(url: string, stop: Stop | undefined): Promise<{ session: Session; screen: Screen }> {
+    const session = await this.#acquire();
+    session.reset(stop);
+    try {
+      const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
+      session.status = response?.status() ?? session.status;
+      if (!session.outcome && session.status < 400) {
+        // A script may build the form after the page loaded (even after fetching its own settings).
+        const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
+        await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
+      }
+      return { session, screen: await this.#screenOf(session) };
+    } catch (err) {
+      throw await this.#failure(session, 'opening', err);
+    }
+  }
+
+  /** A cleaned page of an earlier screen, else a new context. */
+  async #acquire(): Promise<Session> {
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    let context: BrowserContext;
+    try {
+      const browser = await launchChromium(this.#options.chromiumPath);
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    } catch (err) {
+      throw new PayerError(`the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`);
+    }
+    return Session.open(context, this.#options.timeoutMs);
+  }
+
+  /** A screen done with: kept for the next one when it can be cleaned, else closed. */
+  async #release(session: Session): Promise<void> {
+    if (this.#idle.length < MAX_IDLE && (await session.clean())) this.#idle.push(session);
+    else await session.close();
+  }
+
+  async #screenOf(session: Session): Promise<Screen> {
+    const html = session.outcome ? '' : await session.page.content();
+    return readHtml(session.status, session.page.url(), html, resolveNames(this.#names, html));
+  }
+
+  /** The error to throw, with the page's evidence; the session is closed. */
+  async #failure(session: Session, doing: string, err: unknown): Promise<Error> {
+    const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    const evidence = await pageEvidence(session.page, {
+      reportDir: this.#options.reportDir,
+      label: `payer-${doing}-${URL.canParse(session.page.url()) ? new URL(session.page.url()).pathname : ''}`,
+      cardTarget: this.#names.numeroTarjeta,
+      cvvTarget: this.#names.cvv,
+    });
+    await session.close();
+    // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
+    const Kind = err instanceof NoFormError ? NoFormError : PayerError;
+    return new Kind(`${message} (${evidence})`);
+  }
+
+  /** The payment form: the one holding the card field, else the first; a page without one cannot be paid. */
+  async #form(session: Session, screen: Screen): Promise<Locator> {
+    const card = cssOf(this.#names.numeroTarjeta);
+    const withCard = session.page.locator('form').filter({ has: session.page.locator(card) });
+    if ((await withCard.count()) > 0) return withCard.first();
+    const any = session.page.locator('form');
+    if ((await any.count()) > 0) return any.first();
+    throw new NoFormError(noFormMessage(screen));
+  }
+
+  /** Enters the payment as a customer would, then the forged fields (set or added as a customer's devtools could). */
+  async #fill(form: Locator, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>): Promise<void> {
+    for (const [field, value] of paymentValues(payment)) {
+      const target = this.#names[field];
+      const input = form.locator(cssOf(target)).first();
+      if ((await form.locator(cssOf(target)).count()) === 0) {
+        throw new NoFormError(`the payment screen at ${bare(where)} has no field "${target}" (${field}), so a customer could not enter it`);
+      }
+      const kind = await input.evaluate((el) => ({
+        tag: el.tagName.toLowerCase(),
+        type: (el as HTMLInputElement).type,
+        options: el instanceof HTMLSelectElement ? [...el.options].map((o) => o.value) : null,
+      }));
+      if (kind.options) {
+        if (!kind.options.includes(value)) throw new PayerError(`the payment screen offers ${target} ${kind.options.join(', ') || '(no option)'}, not ${value}`);
+        await input.selectOption(value, { timeout: this.#options.timeoutMs });
+      } else if (kind.type === 'hidden') {
+        await setValue(input, value);
+      } else {
+        await input.fill(value, { timeout: this.#options.timeoutMs });
+      }
+    }
+    for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
+      if (value === undefined) continue;
+      const target = this.#names[field];
+      if ((await form.locator(cssOf(target)).count()) > 0) await setValue(form.locator(cssOf(target)).first(), value);
+      else if (isInputName(target)) await form.evaluate(addHidden, [target, value] as const);
+      else throw new PayerError(`cannot forge ${field}: the selector ${target} matches nothing on the screen`);
+    }
+  }
+
+  /** Presses the form's submit button once (or submits it when it has none) and waits for the outcome. */
+  async #submit(session: Session, form: Locator, stop: Stop): Promise<PaymentOutcome> {
+    session.stop = stop;
+    const loaded = session.page.waitForEvent('load', { timeout: session.timeoutMs }).then(
+      () => undefined,
+      () => {
+        if (!session.outcome) session.error ??= `no outcome ${session.timeoutMs} ms after the payment was submitted (once: it is never re-sent)`;
+      },
+    );
+    // The service is under test, not the page's input hints: what the HTTP payer would send reaches the server.
+    await form.evaluate((f) => ((f as HTMLFormElement).noValidate = true));
+    const button = form.locator(SUBMIT).first();
+    if ((await form.locator(SUBMIT).count()) > 0) await button.click({ timeout: 5_000 });
+    else await form.evaluate((f) => (f as HTMLFormElement).requestSubmit());
+    await Promise.race([session.settled(), loaded]);
+    // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.
+    // (A page showing its outcome in #estado has arrived.)
+    const final = await session.page.locator('#estado').count().catch(() => 0);
+    if (!session.outcome && !session.error && final === 0) await session.page.waitForLoadState('networkidle', { timeout: 1_500 }).catch(() => undefined);
+    if (session.error) throw new PayerError(session.error);
+    if (session.outcome) return session.outcome;
+    const screen = await this.#screenOf(session);
+    return outcomeOf(screen);
+  }
+
+  /** Fills and submits; the session is closed afterwards, its evidence kept on failure. */
+  async #pay(session: Session, screen: Screen, payment: CardPayment | undefined, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
+    try {
+      const form = await this.#form(session, screen);
+      if (payment) await this.#fill(form, screen.url, payment, forged);
+      const outcome = await this.#submit(session, form, stop);
+      await this.#release(session);
+      return outcome;
+    } catch (err) {
+      throw await this.#failure(session, 'paying', err);
+    }
+  }
+
+  /** Opens a screen and pays it, unless opening it already ended (an outcome redirect, an error status). */
+  async #openAndPay(url: string, payment: CardPayment | undefined, stop: Stop): Promise<PaymentOutcome> {
+    const { session, screen } = await this.#visit(url, stop);
+    if (session.outcome) {
+      const outcome = session.outcome;
+      await this.#release(session);
+      return outcome;
+    }
+    if (screen.status >= 400) {
+      await this.#release(session);
+      return outcomeOf(screen);
+    }
+    return this.#pay(session, screen, payment, stop);
+  }
+
+  async openScreen(url: string): Promise<Screen> {
+    const { session, screen } = await this.#visit(url, undefined);
+    this.#sessions.set(screen, session);
+    this.#open.push(screen);
+    const oldest = this.#open.length > MAX_OPEN ? this.#open.shift() : undefined;
+    const evicted = oldest && this.#sessions.get(oldest);
+    if (evicted) {
+      // That screen can no longer be submitted: forgotten first, so submitScreen says so.
+      this.#sessions.delete(oldest!);
+      await this.#release(evicted);
+    }
+    return screen;
+  }
+
+  async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
+    const session = this.#sessions.get(screen);
+    if (!session) throw new PayerError(`the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`);
+    this.#sessions.delete(screen);
+    this.#open.splice(this.#open.indexOf(screen), 1);
+    return this.#pay(session, screen, payment, stopOf(payment), forged);
+  }
+
+  /** Whether this payer opened the screen (PAYER=auto sends it back here). */
+  owns(screen: Screen): boolean {
+    return this.#sessions.has(screen);
+  }
+
+  payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
+    return this.#openAndPay(urlEnlace, payment, stopOf(payment));
+  }
+
+  complete3ds(urlCompletarPago3Ds: string, { redirectPrefix }: { redirectPrefix: string }): Promise<PaymentOutcome> {
+    return this.#openAndPay(urlCompletarPago3Ds, undefined, stopOf({ redirectPrefix }));
+  }
+
+  async payQuickPay(urlQR: string, options: { redirectPrefix?: string } = {}): Promise<PaymentOutcome> {
+    return this.#openAndPay(await this.#options.http.quickPayPage(urlQR), undefined, stopOf(options));
+  }
+
+  fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
+    return this.#options.http.fetchImage(url);
+  }
+}
+
+/** A forged field the screen does not show, added to its form (runs in the page). */
+function addHidden(form: Element, [name, value]: readonly [string, string]): void {
+  const input = document.createElement('input');
+  input.type = 'hidden';
+  input.name = name;
+  input.value = value;
+  form.appendChild(input);
+}
+
+/** Sets a value a customer could not type (hidden or forged), as the page's own script would see it changed. */
+async function setValue(input: Locator, value: string): Promise<void> {
+  await input.evaluate((el, v) => {
+    const field = el as HTMLInputElement;
+    field.disabled = false;
+    field.value = v;
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+    field.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+}

@@ -1,0 +1,106 @@
+/**
+ * The system's Chromium (Debian package `chromium`, or CHROMIUM_PATH) driven through playwright-core, which
+ * downloads no browser. One browser per process, launched on first use with a fresh profile; playwright closes it
+ * when the process exits. Also the evidence of a page the payer got stuck on: URL, screenshot and text, with the
+ * card number and cvv blanked on the page before the picture and redacted from the text.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+// Types only here: config reads the constants below without loading playwright.
+import type { Browser, Page } from 'playwright-core';
+import { redactUrl, secrets } from '../evidence.ts';
+import { cssOf } from './fields.ts';
+
+/** Flags that work on CI machines and containers (no GPU, no sandboxing, nothing fetched in the background). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** One line saying how to get a browser, for config errors and skips. */
+export function installHint(path: string): string {
+  return `no Chromium at ${path}: install it with \`apt-get install -y chromium\` (Debian/Ubuntu), or set CHROMIUM_PATH to the chromium executable`;
+}
+
+export function chromiumAvailable(path: string = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH): boolean {
+  return existsSync(path);
+}
+
+const launched = new Map<string, Promise<Browser>>();
+
+/** The process's browser for this executable, launched once. */
+export function launchChromium(path: string): Promise<Browser> {
+  let browser = launched.get(path);
+  if (!browser) {
+    browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 30_000 }));
+    // A failed launch is not cached: the next payment tries again and reports its own error.
+    browser.catch(() => launched.delete(path));
+    launched.set(path, browser);
+  }
+  return browser;
+}
+
+/** Closes the browsers this process launched (tests; a run's browser goes with its process). */
+export async function closeChromium(): Promise<void> {
+  const all = [...launched.values()];
+  launched.clear();
+  await Promise.all(all.map(async (b) => (await b.catch(() => undefined))?.close()));
+}
+
+/** Card number and cvv inputs: the configured targets and what autofill would recognise. */
+function sensitiveSelectors(cardTarget: string, cvvTarget: string): string {
+  return [cssOf(cardTarget), cssOf(cvvTarget), '[autocomplete=cc-number]', '[autocomplete=cc-csc]', 'input[type=password]'].join(', ');
+}
+
+/** Empties the card and cvv inputs, and masks a card number the page echoes as text, so a screenshot shows neither. */
+export async function blankSecrets(page: Page, cardTarget: string, cvvTarget: string, cardNumbers: string[] = []): Promise<void> {
+  await page
+    .evaluate(
+      ([selector, cards]) => {
+        for (const el of document.querySelectorAll<HTMLInputElement>(selector)) el.value = '';
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          let text = node.nodeValue ?? '';
+          for (const card of cards) text = text.split(card).join('•'.repeat(card.length));
+          text = text.replace(/\d(?:[ -]?\d){12,18}/g, (run) => '•'.repeat(run.length));
+          if (text !== node.nodeValue) node.nodeValue = text;
+        }
+      },
+      [sensitiveSelectors(cardTarget, cvvTarget), cardNumbers] as const,
+    )
+    .catch(() => undefined);
+}
+
+let shots = 0;
+
+/**
+ * Evidence of the page the payer is on, for a failure message: its URL (redacted), a screenshot in
+ * REPORT_DIR/screens/ and its text (redacted; also written beside the screenshot).
+ */
+export async function pageEvidence(page: Page, options: { reportDir: string; label: string; cardTarget: string; cvvTarget: string; cardNumbers?: string[] }): Promise<string> {
+  const url = redactUrl(page.url());
+  const parts = [`page ${url}`];
+  try {
+    await blankSecrets(page, options.cardTarget, options.cvvTarget, options.cardNumbers);
+    const dir = join(options.reportDir, 'screens');
+    mkdirSync(dir, { recursive: true });
+    // Base 36: a 13-digit timestamp can pass Luhn and be masked as a card number in the message quoting the path.
+    const base = join(dir, `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now().toString(36)}${(shots++).toString(36)}`);
+    await page.screenshot({ path: `${base}.png`, fullPage: true, timeout: 20_000 });
+    const text = secrets.redactText(await page.innerText('body', { timeout: 5_000 }));
+    writeFileSync(`${base}.txt`, `${url}\n\n${text}\n`);
+    const shown = text.replace(/\s+/g, ' ').trim();
+    parts.push(`screenshot ${base}.png`, `page text: "${shown.length > 300 ? `${shown.slice(0, 300)}…` : shown}"`);
+  } catch (err) {
+    parts.push(`no screenshot (${(err as Error).message.split('\n')[0]})`);
+  }
+  return parts.join('; ');
+}

@@ -1,0 +1,189 @@
+/**
+ * Pays hosted screens as a browser would, without one (spec 4.1 urlEnlace, 4.3 urlCompletarPago3Ds, 4.6 urlQR): a
+ * cookie jar, redirects followed (at most 10), HTML parsed with node-html-parser, hidden fields kept, inputs filled
+ * by name (SCREEN_FIELD_NAMES; a CSS selector is resolved to the name of the input it matches), select options
+ * picked. Every request goes through the harness http, so it is recorded and redacted. A form submission is sent
+ * once and never re-sent, whatever its method (not even on a 307/308): it is a payment.
+ */
+import { NoFormError, PayerError } from '../errors.ts';
+import { header, type Exchange, type Http } from '../http.ts';
+import { decodeQrPng, isPng } from '../qr.ts';
+import { CookieJar } from './cookies.ts';
+import { fieldNamesOf, paymentValues, resolveNames } from './fields.ts';
+import { bare, outcomeOf, readScreen } from './form.ts';
+import type { CardPayment, FieldName, FieldNames, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+
+const maxRedirects = 10;
+
+type Stop = (url: string) => boolean;
+type Navigation = { ex: Exchange; url: string } | { redirect: PaymentOutcome & { kind: 'redirect' } };
+
+/** Where a payment ends: the receiver's prefix, or what the caller's stopWhen accepts. */
+export function stopOf(payment: { redirectPrefix?: string | undefined; stopWhen?: Stop | undefined }): Stop {
+  return (url) => (payment.redirectPrefix !== undefined && url.startsWith(payment.redirectPrefix)) || payment.stopWhen?.(url) === true;
+}
+
+export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>): string {
+  return `the screen at ${bare(screen.url)} (status ${screen.status}${screen.estado ? `, "${screen.estado}"` : ''}) shows no form the suite can fill`;
+}
+
+export class HttpPayer implements Payer {
+  readonly #http: Http;
+  readonly #names: FieldNames;
+  readonly #jar = new CookieJar();
+
+  constructor(options: { http: Http; fieldNames?: Partial<FieldNames> | Record<string, string> }) {
+    this.#http = options.http;
+    this.#names = fieldNamesOf(options.fieldNames);
+  }
+
+  /** `submission`: a form sent by the customer — a payment, never retried by http whatever its method. */
+  async #send(method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, label: string, submission: boolean): Promise<Exchange> {
+    const cookie = this.#jar.header(url);
+    const ex = await this.#http.request({
+      method,
+      url,
+      headers: cookie ? { cookie } : {},
+      ...(form ? { form } : {}),
+      idempotent: method === 'GET' && !submission,
+      label,
+    });
+    this.#jar.store(url, ex.response?.headers['set-cookie']);
+    return ex;
+  }
+
+  /**
+   * Sends a request and follows redirects as a browser does (303/301/302 → GET), stopping at a Location that
+   * `stop` accepts. Returns the last exchange, or the redirect outcome.
+   */
+  async #navigate(method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, stop: Stop | undefined, label: string, submission = false): Promise<Navigation> {
+    const visited = [url];
+    let ex = await this.#send(method, url, form, label, submission);
+    let current = url;
+    for (;;) {
+      const res = ex.response!;
+      const location = header(res, 'location');
+      if (res.status < 300 || res.status > 399 || location === undefined) return { ex, url: current };
+      const next = new URL(location, current).href;
+      if (stop?.(next)) {
+        return { redirect: { kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) } };
+      }
+      if ((res.status === 307 || res.status === 308) && ex.request.method === 'POST') {
+        throw new PayerError(`${bare(current)} answered ${res.status} to the payment POST, asking to send it again to ${bare(next)}; a payment is never re-sent`);
+      }
+      if (visited.length > maxRedirects) {
+        const loop = visited.includes(next) ? `a redirect loop (${bare(next)} repeats)` : `more than ${maxRedirects} redirects`;
+        throw new PayerError(`${loop} starting at ${bare(url)}: ${[...visited.slice(0, 4), '…', next].map(bare).join(' → ')}`);
+      }
+      visited.push(next);
+      current = next;
+      ex = await this.#send('GET', next, undefined, `${label} (redirect)`, false);
+    }
+  }
+
+  #read(ex: Exchange, url: string): Screen {
+    return readScreen(ex, url, resolveNames(this.#names, ex.response!.bodyText));
+  }
+
+  async openScreen(url: string): Promise<Screen> {
+    const result = await this.#navigate('GET', url, undefined, undefined, 'hosted screen');
+    if ('redirect' in result) throw new PayerError(`unexpected redirect outcome while opening ${url}`);
+    return this.#read(result.ex, result.url);
+  }
+
+  /** Submits a screen's form (once: it is a payment) and turns the answer into an outcome. */
+  async #submit(form: ScreenForm, fields: Record<string, string>, stop: Stop, label: string): Promise<PaymentOutcome> {
+    const result =
+      form.method === 'POST'
+        ? await this.#navigate('POST', form.action, fields, stop, label, true)
+        : await this.#navigate('GET', withQuery(form.action, fields), undefined, stop, label, true);
+    if ('redirect' in result) return result.redirect;
+    return outcomeOf(this.#read(result.ex, result.url));
+  }
+
+  /**
+   * Opens a screen; a redirect that `stop` accepts or an error status is the outcome itself. A page that shows no
+   * form cannot be paid by the suite (e.g. a screen that needs JavaScript): NoFormError.
+   */
+  async #screenWithForm(url: string, stop: Stop): Promise<{ screen: Screen & { form: ScreenForm } } | { outcome: PaymentOutcome }> {
+    const result = await this.#navigate('GET', url, undefined, stop, 'hosted screen');
+    if ('redirect' in result) return { outcome: result.redirect };
+    const screen = this.#read(result.ex, result.url);
+    if (screen.status >= 400) return { outcome: outcomeOf(screen) };
+    if (!screen.form) throw new NoFormError(noFormMessage(screen));
+    return { screen: screen as Screen & { form: ScreenForm } };
+  }
+
+  /** The form's fields with the payment entered as a customer would; `forged` set whether or not the screen shows them. */
+  #filled(screen: Screen & { form: ScreenForm }, payment: CardPayment, forged: Partial<Record<FieldName, string>> = {}): Record<string, string> {
+    const { form } = screen;
+    const names = resolveNames(this.#names, screen.html);
+    const fields = { ...form.fields };
+    for (const [field, value] of paymentValues(payment)) {
+      const name = names[field];
+      const options = form.selects[name];
+      if (!(name in fields)) {
+        throw new NoFormError(`the payment screen at ${bare(screen.url)} has no field "${name}" (${field}), so a customer could not enter it`);
+      }
+      if (options && !options.includes(value)) {
+        throw new PayerError(`the payment screen offers ${name} ${options.join(', ') || '(no option)'}, not ${value}`);
+      }
+      fields[name] = value;
+    }
+    for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
+    return fields;
+  }
+
+  async fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
+    const result = await this.#navigate('GET', url, undefined, undefined, 'QR image');
+    if ('redirect' in result) throw new PayerError(`unexpected redirect outcome while fetching ${url}`);
+    const res = result.ex.response!;
+    const bytes = res.bytes ?? Buffer.alloc(0);
+    return { status: res.status, contentType: res.contentType, isPng: isPng(bytes), bytes };
+  }
+
+  async payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
+    const stop = stopOf(payment);
+    const opened = await this.#screenWithForm(urlEnlace, stop);
+    if ('outcome' in opened) return opened.outcome;
+    return this.#submit(opened.screen.form, this.#filled(opened.screen, payment), stop, 'pay link');
+  }
+
+  async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
+    if (!screen.form) throw new NoFormError(noFormMessage(screen));
+    const withForm = screen as Screen & { form: ScreenForm };
+    return this.#submit(withForm.form, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)');
+  }
+
+  async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix }: { redirectPrefix: string }): Promise<PaymentOutcome> {
+    const stop = stopOf({ redirectPrefix });
+    const opened = await this.#screenWithForm(urlCompletarPago3Ds, stop);
+    if ('outcome' in opened) return opened.outcome;
+    return this.#submit(opened.screen.form, opened.screen.form.fields, stop, 'complete 3DS');
+  }
+
+  async payQuickPay(urlQR: string, options: { redirectPrefix?: string } = {}): Promise<PaymentOutcome> {
+    const page = await this.quickPayPage(urlQR);
+    const stop = stopOf(options);
+    const opened = await this.#screenWithForm(page, stop);
+    if ('outcome' in opened) return opened.outcome;
+    return this.#submit(opened.screen.form, opened.screen.form.fields, stop, 'pay quick-pay');
+  }
+
+  /** The page a quick-pay QR leads to: the PNG fetched and decoded. */
+  async quickPayPage(urlQR: string): Promise<string> {
+    const image = await this.fetchImage(urlQR);
+    if (image.status < 200 || image.status > 299 || !image.isPng) {
+      throw new PayerError(`the quick-pay QR at ${urlQR} is not a PNG image the suite can decode (status ${image.status}, ${image.contentType || 'no content type'})`);
+    }
+    const qr = decodeQrPng(image.bytes);
+    if (qr.text === undefined) throw new PayerError(`the quick-pay QR at ${urlQR} could not be read: ${qr.reason}`);
+    return new URL(qr.text, urlQR).href;
+  }
+}
+
+function withQuery(action: string, fields: Record<string, string>): string {
+  const u = new URL(action);
+  u.search = new URLSearchParams(fields).toString();
+  return u.href;
+}

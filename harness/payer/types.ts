@@ -1,0 +1,81 @@
+/**
+ * What every payer (HTTP, browser, auto) takes and returns, so the suites never know which one paid a screen.
+ * Field names are the spec's vocabulary; SCREEN_FIELD_NAMES maps them to a vendor screen's input names or CSS
+ * selectors (see fieldTarget).
+ */
+export type PaymentOutcome =
+  | { kind: 'redirect'; location: string; params: Record<string, string> }
+  | { kind: 'refused'; status: number; estado?: string; html: string }
+  | { kind: 'page'; status: number; estado?: string; html: string };
+
+export interface ScreenForm {
+  /** Absolute URL the form submits to. */
+  action: string;
+  method: 'GET' | 'POST';
+  /** Current values, hidden fields included. */
+  fields: Record<string, string>;
+  /** Option values of each select. */
+  selects: Record<string, string[]>;
+}
+
+export interface Screen {
+  status: number;
+  /** Final URL after redirects. */
+  url: string;
+  html: string;
+  form?: ScreenForm;
+  /** Text of #estado. */
+  estado?: string;
+}
+
+export interface CardPayment {
+  numeroTarjeta: string;
+  cvv: string;
+  mesVencimiento: number | string;
+  anioVencimiento: number | string;
+  nombreTitular?: string;
+  email?: string;
+  formaPago?: number | string;
+  cuotas?: number | string;
+  cantidad?: number | string;
+  monto?: number | string;
+  /** A 3xx to a URL starting with this is the outcome (its query), and is not fetched. */
+  redirectPrefix: string;
+  /** Also the outcome: a 3xx to a URL this accepts (e.g. the first one leaving the screen's origin). */
+  stopWhen?: (url: string) => boolean;
+}
+
+/** Fields by the spec's vocabulary. */
+export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto';
+
+/** Names of the payment screen's fields, by the spec's vocabulary. */
+export type FieldNames = Record<FieldName, string>;
+
+export const defaultFieldNames: FieldNames = {
+  numeroTarjeta: 'numeroTarjeta',
+  cvv: 'cvv',
+  mesVencimiento: 'mesVencimiento',
+  anioVencimiento: 'anioVencimiento',
+  nombreTitular: 'nombreTitular',
+  email: 'email',
+  formaPago: 'formaPago',
+  cuotas: 'cuotas',
+  cantidad: 'cantidad',
+  monto: 'monto',
+};
+
+export interface Payer {
+  openScreen(url: string): Promise<Screen>;
+  payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome>;
+  /**
+   * Pays a screen opened earlier (openScreen), as its browser would; `forged` fields are sent whether or not the
+   * screen shows them (what a customer could forge). Throws PayerError when the screen has no form.
+   */
+  submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome>;
+  complete3ds(urlCompletarPago3Ds: string, options: { redirectPrefix: string }): Promise<PaymentOutcome>;
+  payQuickPay(urlQR: string, options?: { redirectPrefix?: string }): Promise<PaymentOutcome>;
+  fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }>;
+}
+
+/** The payers of PAYER: http parses HTML forms, browser drives headless Chromium, auto = browser only when http cannot. */
+export type PayerKind = 'http' | 'browser' | 'auto';

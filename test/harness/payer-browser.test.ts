@@ -1,0 +1,249 @@
+/**
+ * The browser payer (PAYER=browser) and PAYER=auto against screens whose forms are built by JavaScript: same
+ * outcomes as the HTTP payer, fields found by name or CSS selector, a payment sent once (a second submission and a
+ * 307 are refused), the redirect never fetched, evidence without the card. Skipped with the reason without Chromium.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import QRCode from 'qrcode';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { NoFormError, PayerError } from '../../harness/errors.ts';
+import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
+import { createHttp, type Http } from '../../harness/http.ts';
+import { createPayer } from '../../harness/payer.ts';
+import { blankSecrets, chromiumAvailable, closeChromium, DEFAULT_CHROMIUM_PATH, installHint, launchChromium, pageEvidence } from '../../harness/payer/chromium.ts';
+import { startFixture, type Fixture } from './server.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+const HAVE_CHROMIUM = chromiumAvailable(CHROMIUM);
+const prefix = 'http://127.0.0.1:9/redirect/t1';
+const CARD = '4111111111111111';
+
+/** A page whose form only exists once its script ran. */
+const scripted = (form: string) =>
+  `<!doctype html><html><body><h1>Pagar</h1><div id="f"></div><script>document.getElementById('f').innerHTML = ${JSON.stringify(form).replace(/</g, '\\u003c')};</script></body></html>`;
+
+const vendorForm = `<form method="post" action="/pagar/js"><input type="hidden" name="token" value="v1">
+<label>Forma <select name="formaPago"><option value="0">Tarjeta</option><option value="2">Cuotas</option></select></label>
+<label>Tarjeta <input id="cc" name="card_number"></label><label>CVC <input name="cvc" autocomplete="cc-csc"></label>
+<label>Mes <input name="mesVencimiento"></label><label>Año <input name="anioVencimiento"></label><button>Pagar</button></form>`;
+
+let fixture: Fixture;
+let http: Http;
+let reportDir: string;
+const posted: Record<string, string>[] = [];
+
+beforeAll(async () => {
+  reportDir = mkdtempSync(join(tmpdir(), 'payer-browser-'));
+  let qrPng: Buffer = Buffer.alloc(0);
+  fixture = await startFixture((req, res, body) => {
+    const html = (status: number, content: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(content);
+    const redirect = (status: number, location: string) => res.writeHead(status, { location }).end();
+    const form = () => Object.fromEntries(new URLSearchParams(body.toString()));
+    switch (`${req.method} ${req.url}`) {
+      case 'GET /l/js':
+        return redirect(302, '/pagar/js');
+      case 'GET /pagar/js':
+        return html(200, scripted(vendorForm));
+      case 'POST /pagar/js':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-js&esAprobada=${form()['cvc'] === '111' ? 'false' : 'true'}`);
+      case 'GET /gone':
+        return html(410, '<p id="estado">no disponible</p>');
+      case 'GET /double':
+        return html(200, scripted('<form method="post" action="/double"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>'));
+      case 'POST /double':
+        posted.push(form());
+        // A page that sends the same payment again by itself.
+        return html(200, `<form method="post" action="/double" id="x">${Object.entries(form()).map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join('')}</form><script>document.getElementById('x').submit()</script>`);
+      case 'GET /307':
+        return html(200, scripted('<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>'));
+      case 'POST /307':
+        posted.push(form());
+        return redirect(307, '/307-again');
+      case 'GET /sin-email':
+        return html(200, scripted(`<form method="post" action="/x"><input name="numeroTarjeta"><input name="cvv" type="password"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form><p>Tarjeta ${CARD}</p>`));
+      case 'GET /3ds/t-3':
+        return html(200, scripted('<form method="post"><input type="hidden" name="reto" value="ok"><button>Confirmar</button></form>'));
+      case 'POST /3ds/t-3':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-3&esAprobada=true`);
+      case 'GET /qp/t-4.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrPng);
+      case 'GET /qp/t-4':
+        return html(200, scripted('<form method="post"><button>Pagar</button></form>'));
+      case 'POST /qp/t-4':
+        return html(200, '<p id="estado">aprobada</p>');
+      case 'GET /checked':
+        return html(200, scripted('<form method="post" action="/checked"><input name="numeroTarjeta" required><input name="cvv"><input name="mesVencimiento" type="number" min="1" max="12"><input name="anioVencimiento"><button>Pagar</button></form>'));
+      case 'POST /checked':
+        posted.push(form());
+        return html(400, '<p id="estado">datos inválidos</p>');
+      case 'GET /remembers':
+        // What an earlier customer left behind, in storage and cookies, is sent along with the payment.
+        res.setHeader('set-cookie', 'visto=1; Path=/');
+        return html(200, `<!doctype html><div id="f"></div><script>
+const antes = localStorage.getItem('visto') ?? 'nada'; localStorage.setItem('visto', '1');
+document.getElementById('f').innerHTML = '<form method="post" action="/remembers"><input type="hidden" name="antes" value="' + antes + '"><input type="hidden" name="cookie" value="${req.headers.cookie ?? 'nada'}"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>';
+</script>`);
+      case 'POST /remembers':
+        posted.push({ ...form(), sesion: req.headers.cookie ?? 'nada' });
+        return redirect(303, `${prefix}?idTransaccion=t-r&esAprobada=true`);
+      case 'GET /late':
+        // The form appears only after the script fetched its settings (here: a second later).
+        return html(200, `<div id="f"></div><script>setTimeout(() => { document.getElementById('f').innerHTML = ${JSON.stringify('<form method="post" action="/3ds/t-3"><input type="hidden" name="reto" value="tarde"><button>Confirmar</button></form>')}; }, 1000);</script>`);
+      case 'GET /plain':
+        return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
+      case 'POST /plain':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-plain&esAprobada=true`);
+      default:
+        return html(404, 'no');
+    }
+  });
+  qrPng = await QRCode.toBuffer(`${fixture.url}/qp/t-4`, { type: 'png' });
+  http = createHttp({ timeoutMs: 5000, retries: 0, maxResponseBytes: 1 << 20, recorder: new Recorder({ registry: new SecretRegistry() }), maxBackoffMs: 10 });
+});
+
+afterAll(async () => {
+  rmSync(reportDir, { recursive: true, force: true });
+  await closeChromium();
+  await http.close();
+  await fixture.close();
+});
+
+const card = { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030, redirectPrefix: prefix };
+const vendorNames = { numeroTarjeta: '#cc', cvv: 'input[autocomplete=cc-csc]', monto: 'amount' };
+
+function needsChromium(ctx: TestContext): void {
+  if (!HAVE_CHROMIUM) ctx.skip(`${installHint(CHROMIUM)}; the browser payer is tested in a real browser`);
+}
+
+const browserPayer = (fieldNames: Record<string, string> = {}) => createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 10_000, fieldNames });
+
+describe('browser payer', () => {
+  it('pays a script-built screen through a redirect, fields by CSS selector; the redirect is the outcome, never fetched', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const before = fixture.seen.length;
+    const outcome = await browserPayer(vendorNames).payLink(`${fixture.url}/l/js`, { ...card, formaPago: 2 });
+    expect(outcome).toEqual({ kind: 'redirect', location: `${prefix}?idTransaccion=t-js&esAprobada=true`, params: { idTransaccion: 't-js', esAprobada: 'true' } });
+    expect(posted).toEqual([{ token: 'v1', formaPago: '2', card_number: CARD, cvc: '987', mesVencimiento: '12', anioVencimiento: '2030' }]);
+    expect(fixture.seen.slice(before)).toEqual(['GET /l/js', 'GET /pagar/js', 'POST /pagar/js']);
+  });
+
+  it('submits a screen opened earlier, with a forged field the screen does not show', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer(vendorNames);
+    const screen = await payer.openScreen(`${fixture.url}/pagar/js`);
+    expect(screen.status).toBe(200);
+    expect(screen.form?.action).toBe(`${fixture.url}/pagar/js`);
+    posted.length = 0;
+    const outcome = await payer.submitScreen(screen, { ...card, cvv: '111' }, { monto: '1.00' });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false' } });
+    expect(posted[0]).toMatchObject({ card_number: CARD, cvc: '111', amount: '1.00' });
+  });
+
+  it('returns a refused screen, and refuses what a customer could not do, before sending anything', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer(vendorNames);
+    expect(await payer.payLink(`${fixture.url}/gone`, card)).toMatchObject({ kind: 'refused', status: 410, estado: 'no disponible' });
+    posted.length = 0;
+    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, formaPago: 3 })).rejects.toThrow('the payment screen offers formaPago 0, 2, not 3');
+    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, monto: 5 })).rejects.toThrow(NoFormError);
+    expect(posted).toEqual([]);
+  });
+
+  it('never sends a payment twice: a page re-posting it is blocked, a 307 is not followed', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    await expect(browserPayer().payLink(`${fixture.url}/double`, card)).rejects.toThrow(/a second time/);
+    expect(posted).toHaveLength(1);
+    posted.length = 0;
+    await expect(browserPayer().payLink(`${fixture.url}/307`, card)).rejects.toThrow(/answered 307 to the payment POST/);
+    expect(posted).toHaveLength(1);
+    expect(fixture.seen).not.toContain('POST /307-again');
+  });
+
+  it('sends what the page\'s own input checks would block, so the server\'s rules are what is judged', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    expect(await browserPayer().payLink(`${fixture.url}/checked`, { ...card, mesVencimiento: 13 })).toMatchObject({ kind: 'refused', status: 400, estado: 'datos inválidos' });
+    expect(posted).toEqual([{ numeroTarjeta: CARD, cvv: '987', mesVencimiento: '13', anioVencimiento: '2030' }]);
+  });
+
+  it('pays each screen as a new customer: nothing an earlier payment left in storage or cookies', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer();
+    posted.length = 0;
+    for (let i = 0; i < 3; i++) await payer.payLink(`${fixture.url}/remembers`, card);
+    expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([['nada', 'nada'], ['nada', 'nada'], ['nada', 'nada']]);
+    // Within one payment the screen's session cookie is kept, as a browser keeps it.
+    expect(posted.map((p) => p['sesion'])).toEqual(['visto=1', 'visto=1', 'visto=1']);
+  });
+
+  it('waits for a form a script builds after the page loaded', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    expect(await browserPayer().complete3ds(`${fixture.url}/late`, { redirectPrefix: prefix })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3' } });
+    expect(posted).toEqual([{ reto: 'tarde' }]);
+  });
+
+  it('completes a 3DS page and pays a quick-pay QR whose page is built by script', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer();
+    expect(await payer.complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3' } });
+    expect(await payer.payQuickPay(`${fixture.url}/qp/t-4.png`)).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+  });
+
+  it('fails with the page URL, a screenshot and the page text, card number and cvv removed', async (ctx) => {
+    needsChromium(ctx);
+    const err = await browserPayer().payLink(`${fixture.url}/sin-email`, { ...card, email: 'a@b.test' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoFormError);
+    const message = (err as Error).message;
+    expect(message).toContain('has no field "email"');
+    expect(message).toContain(`page ${fixture.url}/sin-email`);
+    expect(message).not.toContain(CARD);
+    const shot = /screenshot (\S+\.png)/.exec(message)?.[1];
+    expect(shot && existsSync(shot), message).toBe(true);
+    const text = readFileSync(shot!.replace(/\.png$/, '.txt'), 'utf8');
+    expect(text).toContain('Tarjeta ••••');
+    expect(text).not.toContain(CARD);
+  });
+
+  it('blanks the card and cvv inputs and masks a card number in the text before a screenshot', async (ctx) => {
+    needsChromium(ctx);
+    const browser = await launchChromium(CHROMIUM);
+    const page = await (await browser.newContext()).newPage();
+    await page.setContent(`<form><input name="numeroTarjeta" value="${CARD}"><input name="cvv" value="987"><input name="otro" value="keep"></form><p>Tarjeta ${CARD}</p>`);
+    const evidence = await pageEvidence(page, { reportDir, label: 'blank', cardTarget: 'numeroTarjeta', cvvTarget: 'cvv' });
+    expect(evidence).toContain('screenshot');
+    expect(await page.inputValue('[name=numeroTarjeta]')).toBe('');
+    expect(await page.inputValue('[name=cvv]')).toBe('');
+    expect(await page.inputValue('[name=otro]')).toBe('keep');
+    expect(await page.innerText('p')).not.toContain(CARD);
+    await blankSecrets(page, 'numeroTarjeta', 'cvv');
+    await page.context().close();
+  });
+});
+
+describe('PAYER=auto', () => {
+  it('pays a plain form over HTTP (no browser needed) and a script-built one in the browser, each once', async (ctx) => {
+    needsChromium(ctx);
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, fieldNames: vendorNames });
+    posted.length = 0;
+    expect(await payer.payLink(`${fixture.url}/plain`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-plain' } });
+    // Over HTTP, the CSS selectors were resolved to the inputs' names.
+    expect(posted[0]).toEqual({ card_number: CARD, cvc: '987', mesVencimiento: '12', anioVencimiento: '2030' });
+    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-js' } });
+    expect(posted).toHaveLength(2);
+  });
+
+  it('the HTTP payer alone says the script-built screen shows no form (NoFormError, nothing sent)', async () => {
+    posted.length = 0;
+    await expect(createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).rejects.toThrow(NoFormError);
+    await expect(createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).rejects.toThrow(PayerError);
+    expect(posted).toEqual([]);
+  });
+});
