@@ -64,7 +64,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
     refusedAcrossTenants(ex, 'security-tenant-link-activate', `PUT /EnlacePago/${link.idEnlace}/activar with the other merchant's account`);
   });
 
-  clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'the other merchant\'s account cannot pay the first merchant\'s link through PagoQr', async (t) => {
+  clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'whether the other merchant\'s account can pay the first merchant\'s link through PagoQr (observed)', async (t) => {
     const { link } = await createLink(t);
     await otherCredentialsWork(t, 'security-tenant-pagoqr');
     // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/interlock.ts).
