@@ -14,7 +14,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
 import { secrets } from './evidence.ts';
-import { readReportSettings, SettingError } from '../reporters/compare.ts';
+import { readReportSettings, SettingError } from './report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from './payer/chromium.ts';
 import { isInputName } from './payer/fields.ts';
 
