@@ -2,7 +2,7 @@
  * Error classes of the harness. Each message is one line that names the behaviour and what to do about it; none
  * ever carries a secret value (callers build messages from redacted text only).
  */
-import type { Exchange } from './http.ts';
+import type { Exchange } from './exchange.ts';
 import { redactUrlsIn } from './evidence.ts';
 
 /** A bad or missing environment variable: the message names the variable, its meaning and an example. */

@@ -14,7 +14,7 @@
  * curl lines name secrets as shell variables ($ACCESS_TOKEN, $CLIENT_SECRET, $CARD_NUMBER, $CVV …), never values.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Exchange } from './http.ts';
+import type { Exchange } from './exchange.ts';
 
 /** Shell variable a curl line uses for a secret of each kind. */
 const variableOfKind: Record<string, string> = {

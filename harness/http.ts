@@ -34,35 +34,8 @@ export interface HttpRequest {
   label?: string;
 }
 
-export interface ExchangeResponse {
-  status: number;
-  /** Lower-case names; set-cookie (and any repeated header) is an array. */
-  headers: Record<string, string | string[]>;
-  /** The body as UTF-8 text; binary content types are summarised as `[binary body: N bytes, <type>]`. */
-  bodyText: string;
-  /** The raw bytes (up to the cap). Present on the exchange `request()` returns, dropped from recorded copies. */
-  bytes?: Buffer;
-  /** Parsed body when the content type says JSON and it parsed, or when a textual body of another type is JSON (jsonUnlabelled). */
-  json?: unknown;
-  /** Why a JSON content type did not give `json` (parse error, empty or truncated body). */
-  jsonError?: string;
-  /** `json` was parsed from a body whose content type does not say JSON (e.g. text/plain). */
-  jsonUnlabelled?: true;
-  contentType: string;
-  /** The body was larger than maxResponseBytes: only the first maxResponseBytes were read. */
-  truncated: boolean;
-}
-
-export interface Exchange {
-  id: string;
-  label?: string;
-  request: { method: string; url: string; headers: Record<string, string>; bodyText: string };
-  response?: ExchangeResponse;
-  attempts: number;
-  durationMs: number;
-  /** On recorded (redacted) copies: a curl line reproducing the request, with secrets as shell variables. */
-  curl?: string;
-}
+export type { Exchange, ExchangeResponse } from './exchange.ts';
+import type { Exchange, ExchangeResponse } from './exchange.ts';
 
 /** What http needs of the evidence recorder: store the exchange (redacted) and return the stored copy. */
 export interface ExchangeSink {

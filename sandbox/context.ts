@@ -5,8 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import type { Fault } from './faults.ts';
-import type { Notifier } from './notifications.ts';
-import type { Account, Business, Mode, Store } from './store.ts';
+import type { Account, Business, Link, Mode, Store, Transaction } from './store.ts';
+
+/** Notifications of processed payments (notifications.ts implements it; declared here so the context imports no plugin). */
+export interface Notifier {
+  /** Called for every processed payment; only approved ones are notified. */
+  notificar(tx: Transaction, link: Link | null): void;
+  /** Stops pending deliveries and retries (close, reset). */
+  cancelar(): void;
+}
 
 export interface ResolvedOptions {
   mode: Mode;

@@ -13,7 +13,7 @@ import { requireAuth } from './auth.ts';
 import type { SandboxContext } from './context.ts';
 import { paginaEstado } from './html.ts';
 import type { ConfiguracionEnlace, FormaPago, Link, Transaction } from './store.ts';
-import { vistaTransaccion } from './transactions.ts';
+import { vistaTransaccion } from './views.ts';
 import { Validacion } from './validate.ts';
 
 const CUOTAS: Record<string, number> = { Tres: 3, Seis: 6, Nueve: 9, Doce: 12 };

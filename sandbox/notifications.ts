@@ -3,17 +3,12 @@
  * in the background with bounded retries, every attempt recorded in the outbox), e-mails and SMS (outbox only).
  * Delivery never blocks the API response; closing or resetting the sandbox cancels pending retries.
  */
-import type { SandboxContext } from './context.ts';
+import type { Notifier, SandboxContext } from './context.ts';
 import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
-import { vistaTransaccion } from './transactions.ts';
+import { vistaTransaccion } from './views.ts';
 
-export interface Notifier {
-  /** Called for every processed payment; only approved ones are notified. */
-  notificar(tx: Transaction, link: Link | null): void;
-  /** Stops pending deliveries and retries (close, reset). */
-  cancelar(): void;
-}
+export type { Notifier } from './context.ts';
 
 const WEBHOOK_TIMEOUT_MS = 5000;
 

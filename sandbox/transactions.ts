@@ -9,6 +9,7 @@ import type { Actor, SandboxContext } from './context.ts';
 import type { Fault } from './faults.ts';
 import type { Business, Link, Notificaciones, TipoTransaccion, Transaction } from './store.ts';
 import type { Lector } from './validate.ts';
+import { vistaTransaccion } from './views.ts';
 
 export const MENSAJE_DECLINADA = 'Transacción declinada (cvv de prueba 111)';
 
@@ -104,35 +105,8 @@ export function declinar(tx: Transaction, mensaje: string): void {
   tx.mensaje = mensaje;
 }
 
-/** Spec 2.2: the names of the enum values (what fault enum-names writes instead of the integers). */
-const NOMBRES_ENUM = {
-  formaPago: ['PagoNormal', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'],
-  resultadoTransaccion: ['ExitosaAprobada', 'ExitosaDeclinada', 'Fallida'],
-} as const;
-
-/** An enum value as the service writes it: the integer of 2.2, or (fault enum-names, as some deployed services do) its name. */
-export function valorEnum(fault: Fault, campo: keyof typeof NOMBRES_ENUM, valor: number | null): number | string | null {
-  if (valor === null || !fault('enum-names')) return valor;
-  return NOMBRES_ENUM[campo][valor] ?? valor;
-}
-
-/** The 2.2 transaction object (the fault decides how its enums are written). */
-export function vistaTransaccion(tx: Transaction, fault: Fault) {
-  return {
-    idTransaccion: tx.idTransaccion,
-    esReal: tx.esReal,
-    esAprobada: tx.esAprobada,
-    codigoAutorizacion: tx.codigoAutorizacion,
-    mensaje: tx.mensaje,
-    formaPago: valorEnum(fault, 'formaPago', tx.formaPago),
-    monto: tx.monto,
-    montoOriginal: tx.montoOriginal,
-    resultadoTransaccion: valorEnum(fault, 'resultadoTransaccion', tx.resultadoTransaccion),
-    fechaTransaccion: tx.fechaTransaccion,
-    idExterno: tx.idExterno,
-    datosAdicionales: tx.datosAdicionales,
-  };
-}
+// The 2.2 view lives in views.ts (notifications and links use it without importing this plugin).
+export { valorEnum, vistaTransaccion } from './views.ts';
 
 /** A transaction is visible to its business, to the businesses' account, and to the account that paid it. */
 function puedeVer(actor: Actor, tx: Transaction): boolean {
