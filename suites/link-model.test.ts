@@ -20,6 +20,8 @@ import { clauseTest, testName, type T } from '../harness/conformance.ts';
 import { fail, holds, succeeded } from '../harness/checks.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { PaymentOutcome } from '../harness/payer.ts';
+import { noFormMessage } from '../harness/payer/http.ts';
+import { NoFormError } from '../harness/errors.ts';
 import { asBool, asNumber, asString, field, readBool, readInt } from '../harness/read.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
@@ -244,10 +246,12 @@ class PayLate extends LinkCommand {
     const screen = await r.t.run.payer.openScreen(r.urlEnlace);
     await r.t.run.control!.advanceClock(wait);
     m.elapsed += wait;
-    if (!screen.form || screen.status >= 400) {
+    if (screen.status >= 400) {
       judge(m, opening, 'refused', `${this}: opening the screen`);
       return;
     }
+    // A page without a form the payer can fill is no refusal (e.g. a script-built screen and the HTTP payer).
+    if (!screen.form) throw new NoFormError(noFormMessage(screen));
     const predictions = m.worlds.map((w) => predict(m, w, this.decline, 0, this.late));
     const o = await r.t.run.payer.submitScreen(screen, await testCard(r.t, this.decline ? { cvv: DECLINE_CVV } : {}));
     afterScreenPayment(m, o, predictions, `${this}`, m.p.cantidadPorDefecto ?? 1);
