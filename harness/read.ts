@@ -72,13 +72,6 @@ export function asString(value: unknown): string | undefined {
   return undefined;
 }
 
-/** A date-time a Date can parse (with or without an offset); undefined otherwise. */
-export function asDate(value: unknown): Date | undefined {
-  if (typeof value !== 'string') return undefined;
-  const d = new Date(value);
-  return Number.isNaN(d.getTime()) ? undefined : d;
-}
-
 /** A field of an object by its spec name, or by the same name in another case (PascalCase payloads). */
 export function field(body: unknown, name: string): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
@@ -98,7 +91,7 @@ function shown(value: unknown): string {
 }
 
 /** Where the encoding of an unusable value is reported: the contract testcase of the operation that sent it. */
-export function contractFindingOf(ex?: Exchange): string {
+function contractFindingOf(ex?: Exchange): string {
   const label = ex?.label;
   return label ? `the contract testcase of ${label} responses reports its type` : 'the contract testcases report its type';
 }
@@ -117,29 +110,14 @@ export function readInt(body: unknown, name: string, clauses: Clauses, ex?: Exch
   return need(asInt(raw), raw, name, 'an int', clauses, ex);
 }
 
-export function readNumber(body: unknown, name: string, clauses: Clauses, ex?: Exchange): number {
-  const raw = field(body, name);
-  return need(asNumber(raw), raw, name, 'a number', clauses, ex);
-}
-
 export function readBool(body: unknown, name: string, clauses: Clauses, ex?: Exchange): boolean {
   const raw = field(body, name);
   return need(asBool(raw), raw, name, 'a bool', clauses, ex);
 }
 
-export function readEnum(body: unknown, name: string, enumName: EnumName, clauses: Clauses, ex?: Exchange): number {
-  const raw = field(body, name);
-  return need(asEnum(raw, enumName), raw, name, `one of ${enumName} (integer or name)`, clauses, ex);
-}
-
 export function readString(body: unknown, name: string, clauses: Clauses, ex?: Exchange): string {
   const raw = field(body, name);
   return need(asString(raw), raw, name, 'a string', clauses, ex);
-}
-
-export function readDate(body: unknown, name: string, clauses: Clauses, ex?: Exchange): Date {
-  const raw = field(body, name);
-  return need(asDate(raw), raw, name, 'a date-time', clauses, ex);
 }
 
 type Schema = Readonly<Record<string, unknown>>;
