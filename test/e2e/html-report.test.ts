@@ -183,7 +183,8 @@ describe('index.html in a browser', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.click(`.tile[data-clause="${FAULT_CLAUSE}"]`);
     await page.locator('#detail .testbtn', { has: page.locator('.badge.st-fail') }).first().click();
-    expect(await page.locator('#detail').innerText()).toContain('Reproduce with curl');
+    // The page renders from the address (#test=…), after the hashchange: wait for it as a person would.
+    await expect.poll(() => page.locator('#detail').innerText()).toContain('Reproduce with curl');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(SHOTS, 'html-report-evidence-390.png') });
     expect(errors).toEqual([]);
