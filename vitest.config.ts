@@ -30,7 +30,7 @@ export default defineConfig({
           // counters run alone (harness/conformance.ts). More tests than requests in flight (MAX_CONCURRENCY): some
           // of them wait for a webhook, not for the target.
           runner: './harness/runner.ts',
-          maxConcurrency: 16,
+          maxConcurrency: 256,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -11,15 +11,21 @@
  * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
  *
- * Concurrency (issue 12). The tests of a file run concurrently (vitest.config.ts: sequence.concurrent; files still
- * run one after another in the one worker). Every test holds the run-wide `testLock` (harness/lock.ts): shared by
- * default; EXCLUSIVE — nothing else in flight — for a test that moves the target's clock; QUIET — only other
- * quiet tests in flight, which create nothing when the target is right — for a test that reads the global counters:
- *   - `needs: ['clock']` or `exclusive: true` in the spec: exclusive from the start (declare it when the test's
- *     earlier steps must not see another test's clock move either, e.g. a screen opened before the move);
- *   - otherwise the first `t.run.control.advanceClock()` of a test makes it exclusive, and its first
- *     `t.run.control.stats()` quiet (it lets go of its hold, waits for the new mode, and keeps it to its end), so a
+ * Concurrency (issue 12). The tests of all files run concurrently (harness/runner.ts). Every test holds the run-wide
+ * `testLock` (harness/lock.ts) in one of its modes: SHARED by default; TIMELESS — shared, and beside a test that moves
+ * the clock — for a test whose outcome does not depend on the target's clock (`timeless: true`: a validation rule, a
+ * property over bodies); CLOCK — only timeless tests beside it — for a test that moves the target's clock; QUIET —
+ * only other quiet tests in flight, which create nothing when the target is right — for a test that reads the global
+ * counters; EXCLUSIVE — nothing else — on request (`exclusive: true`):
+ *   - `needs: ['clock']` in the spec: clock from the start (declare it when the test's earlier steps must not see
+ *     another test's clock move either, e.g. a screen opened before the move);
+ *   - otherwise the first `t.run.control.advanceClock()` of a test raises it to clock, and its first
+ *     `t.run.control.stats()` to quiet (it lets go of its hold, waits for the new mode, and keeps it to its end), so a
  *     clock move or a "before" snapshot is never disturbed by a test that creates things, declared or not;
+ *   - a clock move waits until no request of another test is in flight and holds new ones back until it is done,
+ *     and the harness forgets its tokens after it: a timeless test's request never straddles a move; a move of more
+ *     than 4 minutes is made alone (exclusive);
+ *   - the requests of a clock or exclusive test go first to the target (harness/http.ts): they are the serial chain;
  *   - a quiet test that fails a check is run again alone (exclusive) and judged by that run: another quiet test's
  *     wrongful creation can move its counters, but only its own requests can fail it alone (one fault, one finding).
  * Tests that only read their own resources (outbox entries by unique address, webhooks by idTransaccion) stay shared.
@@ -35,15 +41,14 @@ import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
 import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
-import { TestLock, type LockMode } from './lock.ts';
+import { joinModes, TestLock, type LockMode } from './lock.ts';
+import { urgently } from './http.ts';
 
 /** The run-wide test lock (one worker, one module instance: run-wide). New suites use it through the spec, above. */
 export const testLock = new TestLock();
 
-const RANK: Record<LockMode, number> = { shared: 0, quiet: 1, exclusive: 2 };
-
 /**
- * A test's hold of `testLock`: taken once, raised (shared → quiet → exclusive, never lowered), given back when the
+ * A test's hold of `testLock`: taken once, raised (to the mode that allows both, never lowered), given back when the
  * test finishes — also when it finishes (times out) while still waiting, so a late grant is returned at once.
  */
 class Hold {
@@ -58,8 +63,9 @@ class Hold {
   }
 
   async raise(mode: LockMode): Promise<void> {
-    if (RANK[mode] <= RANK[this.mode]) return;
-    this.mode = mode;
+    const next = joinModes(this.mode, mode);
+    if (next === this.mode) return;
+    this.mode = next;
     this.#release?.();
     this.#release = undefined;
     await this.take();
@@ -72,7 +78,14 @@ class Hold {
   }
 }
 
-/** The run as one test sees it: moving the clock makes the test exclusive, reading the global counters quiet. */
+/**
+ * The longest clock move made beside timeless tests. A longer one could outlive a token another test fetched a
+ * moment before it and sends a moment after (tokens usually live an hour; even a 5-minute token outlives this):
+ * such a move is made alone (exclusive).
+ */
+const TIMELESS_MOVE_S = 240;
+
+/** The run as one test sees it: moving the clock takes the clock mode (and the target alone), reading the global counters quiet. */
 function runFor(run: Run, h: Hold): Run {
   const control = run.control;
   if (!control) return run;
@@ -80,7 +93,10 @@ function runFor(run: Run, h: Hold): Run {
     ...run,
     control: {
       ...control,
-      advanceClock: async (seconds) => (await h.raise('exclusive'), control.advanceClock(seconds)),
+      advanceClock: async (seconds) => {
+        await h.raise(seconds > TIMELESS_MOVE_S ? 'exclusive' : 'clock');
+        await run.http.alone(() => control.advanceClock(seconds));
+      },
       stats: async () => (await h.raise('quiet'), control.stats()),
     },
   };
@@ -96,8 +112,10 @@ export interface ClauseTestSpec {
   needs?: Need[];
   /** A test that pays or purchases: refused by the interlock unless the business is in development. */
   purchase?: boolean;
-  /** Run alone: no other test in flight (see "Concurrency" above). `needs: ['clock']` implies it. */
+  /** Run alone: no other test in flight (see "Concurrency" above). */
   exclusive?: boolean;
+  /** The outcome does not depend on the target's clock: another test may move it meanwhile (see "Concurrency" above). */
+  timeless?: boolean;
 }
 
 export interface T {
@@ -193,8 +211,8 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
     if (spec.purchase) shared.interlock.assertMayPay();
-    // Shared, or exclusive for a test that moves the clock (see "Concurrency" above); held until the test ends.
-    const lock = new Hold(spec.exclusive || spec.needs?.includes('clock') ? 'exclusive' : 'shared');
+    // Its mode (see "Concurrency" above), held until the test ends.
+    const lock = new Hold(spec.exclusive ? 'exclusive' : spec.needs?.includes('clock') ? 'clock' : spec.timeless ? 'timeless' : 'shared');
     ctx.onTestFinished(() => lock.finish());
     await lock.take();
     const run = runFor(shared, lock);
@@ -220,13 +238,14 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
 
     const expected = isExpectedFailure(run, name);
     let unprocessed: number;
+    // A clock or exclusive test's requests go to the target first (harness/http.ts).
     const attempt = () =>
-      withScope(name, async () => {
+      urgently(() => lock.mode === 'clock' || lock.mode === 'exclusive', () => withScope(name, async () => {
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
-      });
+      }));
     try {
       unprocessed = await attempt().catch(async (err: unknown) => {
         // Measured beside other quiet tests: judged again alone, from scratch (see "Concurrency" above).

@@ -1,70 +1,114 @@
 /**
- * A lock for whole tests (the conformance tests of a file run concurrently), held in one of three modes:
+ * A lock for whole tests (the conformance tests of all files run concurrently), held in one of five modes:
  *   - shared: most tests; any number at once;
+ *   - timeless: a test whose outcome does not depend on the target's clock (a validation rule, a property over
+ *     bodies): like shared, and it may also run while a test moves the clock;
  *   - quiet: tests that measure the target's global counters ("creates nothing"); any number of quiet tests at
- *     once, but no shared test meanwhile (a shared test may create things and move the counters);
- *   - exclusive: a test that changes what every other test sees (moves the target's clock); nothing else at once.
- * Shared requests go first: a quiet or exclusive request waits until no shared test holds or wants the lock, so
- * within a file the tests that change or measure global state run after the others, at once, instead of draining
- * the pipeline once each. Quiet goes before exclusive; within a mode, first come, first served. A quiet or
- * exclusive request that has waited `patienceMs` (10 s) is served next, so its wait stays well inside a test's timeout.
+ *     once, but nothing else meanwhile (any other test may create things and move the counters);
+ *   - clock: a test that moves the target's clock; only timeless tests beside it, one clock test at a time;
+ *   - exclusive: nothing else at once (a quiet test judged again alone).
+ * Who is served first, when several wait: a waiter that has waited `patienceMs` (10 s; oldest first), then by mode —
+ * clock (the clock tests are the run's one serial chain, and timeless tests fill the pipeline beside it), timeless,
+ * shared, quiet, exclusive — then first come, first served. A waiter that cannot be served yet holds back every
+ * later waiter it cannot run beside, so it is served as soon as its way is clear; later waiters it can run beside
+ * go on meanwhile.
  *
- *   const release = await lock.acquire('shared');   // or 'quiet', 'exclusive'
+ *   const release = await lock.acquire('shared');   // or 'timeless', 'quiet', 'clock', 'exclusive'
  *   try { … } finally { release(); }
  */
-export type LockMode = 'shared' | 'quiet' | 'exclusive';
+export type LockMode = 'timeless' | 'shared' | 'quiet' | 'clock' | 'exclusive';
+
+/** The modes each mode can hold the lock beside. */
+const BESIDE: Record<LockMode, readonly LockMode[]> = {
+  timeless: ['timeless', 'shared', 'clock'],
+  shared: ['shared', 'timeless'],
+  quiet: ['quiet'],
+  clock: ['timeless'],
+  exclusive: [],
+};
+
+const URGENCY: readonly LockMode[] = ['clock', 'timeless', 'shared', 'quiet', 'exclusive'];
+
+export function together(a: LockMode, b: LockMode): boolean {
+  return BESIDE[a].includes(b);
+}
+
+/** The one mode that allows what both modes allow a test to do (a timeless test that reads the counters is quiet). */
+export function joinModes(a: LockMode, b: LockMode): LockMode {
+  if (a === b) return a;
+  const both = new Set([a, b]);
+  if (both.has('exclusive') || (both.has('quiet') && both.has('clock'))) return 'exclusive';
+  for (const mode of ['quiet', 'clock', 'shared'] as const) if (both.has(mode)) return mode;
+  return 'timeless';
+}
+
+interface Waiter {
+  mode: LockMode;
+  since: number;
+  seq: number;
+  grant: () => void;
+}
 
 export class TestLock {
-  #mode: LockMode | undefined;
-  #holders = 0;
-  readonly #queue: { mode: LockMode; since: number; grant: () => void }[] = [];
+  readonly #holders = new Map<LockMode, number>();
+  readonly #queue: Waiter[] = [];
+  #seq = 0;
 
   constructor(readonly patienceMs = 10_000) {}
 
   acquire(mode: LockMode): Promise<() => void> {
     return new Promise((resolve) => {
-      this.#queue.push({ mode, since: Date.now(), grant: () => resolve(this.#releaser()) });
-      this.#pump();
+      this.#queue.push({ mode, since: Date.now(), seq: this.#seq++, grant: () => resolve(this.#releaser(mode)) });
+      // Served on the next turn of the event loop: the tests that start together are ordered together, so a clock
+      // test declared in a later file is not kept waiting behind shared tests that merely asked a moment earlier.
+      if (!this.#pumpScheduled) {
+        this.#pumpScheduled = true;
+        setImmediate(() => ((this.#pumpScheduled = false), this.#pump()));
+      }
     });
   }
+  #pumpScheduled = false;
 
-  /** Who holds it and how many wait (for tests of the lock). */
-  get state(): { mode: LockMode | undefined; holders: number; waiting: number } {
-    return { mode: this.#mode, holders: this.#holders, waiting: this.#queue.length };
+  /** The modes held and by how many, and how many wait (for tests of the lock). */
+  get state(): { modes: LockMode[]; holders: number; waiting: number } {
+    const modes = [...this.#holders.keys()].sort((a, b) => URGENCY.indexOf(a) - URGENCY.indexOf(b));
+    return { modes, holders: [...this.#holders.values()].reduce((a, b) => a + b, 0), waiting: this.#queue.length };
   }
 
-  #releaser(): () => void {
+  #releaser(mode: LockMode): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      if (--this.#holders === 0) this.#mode = undefined;
+      const left = (this.#holders.get(mode) ?? 1) - 1;
+      if (left === 0) this.#holders.delete(mode);
+      else this.#holders.set(mode, left);
       this.#pump();
     };
   }
 
-  /** Grants what may run now: shared before quiet before exclusive; a group joins its own mode's holders. */
-  #pump(): void {
-    for (;;) {
-      const next = this.#next();
-      if (!next) return;
-      if (this.#holders > 0 && (next.mode !== this.#mode || next.mode === 'exclusive')) return;
-      this.#mode = next.mode;
-      this.#holders++;
-      this.#queue.splice(this.#queue.indexOf(next), 1);
-      next.grant();
-    }
+  #fits(mode: LockMode): boolean {
+    for (const held of this.#holders.keys()) if (!together(mode, held)) return false;
+    return true;
   }
 
-  /** The first waiter that has run out of patience, else the first of the most urgent mode waiting. */
-  #next(): { mode: LockMode; since: number; grant: () => void } | undefined {
+  /** Grants, in the order above, every waiter that fits beside the holders and beside the waiters before it. */
+  #pump(): void {
     const now = Date.now();
-    const overdue = this.#queue.find((w) => w.mode !== 'shared' && now - w.since >= this.patienceMs);
-    if (overdue) return overdue;
-    for (const mode of ['shared', 'quiet', 'exclusive'] as const) {
-      const waiter = this.#queue.find((w) => w.mode === mode);
-      if (waiter) return waiter;
+    const overdue = (w: Waiter) => now - w.since >= this.patienceMs;
+    const order = [...this.#queue].sort((a, b) =>
+      overdue(a) !== overdue(b) ? (overdue(a) ? -1 : 1)
+        : overdue(a) ? a.seq - b.seq
+        : URGENCY.indexOf(a.mode) - URGENCY.indexOf(b.mode) || a.seq - b.seq);
+    const ahead: LockMode[] = [];
+    for (const w of order) {
+      if (this.#fits(w.mode) && ahead.every((mode) => together(w.mode, mode))) {
+        this.#holders.set(w.mode, (this.#holders.get(w.mode) ?? 0) + 1);
+        this.#queue.splice(this.#queue.indexOf(w), 1);
+        w.grant();
+      } else if (!ahead.includes(w.mode)) {
+        ahead.push(w.mode);
+      }
     }
-    return undefined;
   }
 }

@@ -106,7 +106,8 @@ function spec(entry: RuleEntry, clauses: string[], needs: Need[]) {
   const all: Need[] = [...(entry.auth === 'account' ? (['account'] as const) : []), ...needs];
   // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
   if (entry.operationId === 'purchaseMposBanda') all.push('mposPermission');
-  return { clauses, endpoint: BODY_ENDPOINTS[entry.operationId]!, purchase: PURCHASES.has(entry.operationId), ...(all.length > 0 ? { needs: all } : {}) };
+  // timeless: whether a body is accepted does not depend on the target's clock, so a clock move may happen meanwhile
+  return { clauses, endpoint: BODY_ENDPOINTS[entry.operationId]!, timeless: true, purchase: PURCHASES.has(entry.operationId), ...(all.length > 0 ? { needs: all } : {}) };
 }
 
 /** The entry rebuilt with the run's data (the MPOS business id only for the rule about it). */

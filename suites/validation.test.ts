@@ -22,7 +22,8 @@ function spec(on: { operationId: string; auth?: 'account' }, clauses: string[], 
   const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
   // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
   if (on.operationId === 'purchaseMposBanda') all.push('mposPermission');
-  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, purchase: PURCHASES.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
+  // timeless: whether a body is accepted does not depend on the target's clock, so a clock move may happen meanwhile
+  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, timeless: true, purchase: PURCHASES.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
 }
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).
