@@ -25,10 +25,10 @@ export default defineConfig({
           pool: 'forks',
           maxWorkers: 1,
           isolate: false,
-          // The tests of a file overlap (a remote target's latency is waited out in parallel; harness/runner.ts marks
-          // them concurrent); the reports keep the declaration order. Tests that move the clock or read global
-          // counters run alone (harness/conformance.ts). More tests than requests in flight (MAX_CONCURRENCY): some
-          // of them wait for a webhook, not for the target.
+          // The tests of every file overlap (harness/runner.ts: a remote target's latency is waited out in parallel);
+          // the reports keep the declaration order. Every test starts at once and waits for its mode of the test lock
+          // (harness/conformance.ts, harness/lock.ts), which orders them; the requests in flight are capped apart
+          // (MAX_CONCURRENCY, harness/http.ts).
           runner: './harness/runner.ts',
           maxConcurrency: 256,
           testTimeout: 60_000,

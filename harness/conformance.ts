@@ -17,14 +17,15 @@
  * property over bodies); CLOCK — only timeless tests beside it — for a test that moves the target's clock; QUIET —
  * only other quiet tests in flight, which create nothing when the target is right — for a test that reads the global
  * counters; EXCLUSIVE — nothing else — on request (`exclusive: true`):
- *   - `needs: ['clock']` in the spec: clock from the start (declare it when the test's earlier steps must not see
- *     another test's clock move either, e.g. a screen opened before the move);
+ *   - `needs: ['clock']` (or `movesClock: true`, for a test that waits instead on a target without clock control) in
+ *     the spec: clock from the start (declare it when the test's earlier steps must not see another test's clock
+ *     move either, e.g. a screen opened before the move);
  *   - otherwise the first `t.run.control.advanceClock()` of a test raises it to clock, and its first
  *     `t.run.control.stats()` to quiet (it lets go of its hold, waits for the new mode, and keeps it to its end), so a
  *     clock move or a "before" snapshot is never disturbed by a test that creates things, declared or not;
  *   - a clock move waits until no request of another test is in flight and holds new ones back until it is done,
  *     and the harness forgets its tokens after it: a timeless test's request never straddles a move; a move of more
- *     than 4 minutes is made alone (exclusive);
+ *     than 4 minutes is made alone (exclusive; a clock test keeps its hold while it waits for that);
  *   - the requests of a clock or exclusive test go first to the target (harness/http.ts): they are the serial chain;
  *   - a quiet test that fails a check is run again alone (exclusive) and judged by that run: another quiet test's
  *     wrongful creation can move its counters, but only its own requests can fail it alone (one fault, one finding).
@@ -65,7 +66,15 @@ class Hold {
   async raise(mode: LockMode): Promise<void> {
     const next = joinModes(this.mode, mode);
     if (next === this.mode) return;
+    const from = this.mode;
     this.mode = next;
+    if (from === 'clock' && this.#release) {
+      // A clock test going on alone keeps its hold while it waits: no other clock test moves the clock meanwhile.
+      const release = await testLock.acquire(next, from);
+      if (this.#finished) release();
+      else this.#release = release;
+      return;
+    }
     this.#release?.();
     this.#release = undefined;
     await this.take();
@@ -116,6 +125,8 @@ export interface ClauseTestSpec {
   exclusive?: boolean;
   /** The outcome does not depend on the target's clock: another test may move it meanwhile (see "Concurrency" above). */
   timeless?: boolean;
+  /** Moves the clock where the target has clock control (else waits): the clock mode from the start there. */
+  movesClock?: boolean;
 }
 
 export interface T {
@@ -212,7 +223,8 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
     if (spec.purchase) shared.interlock.assertMayPay();
     // Its mode (see "Concurrency" above), held until the test ends.
-    const lock = new Hold(spec.exclusive ? 'exclusive' : spec.needs?.includes('clock') ? 'clock' : spec.timeless ? 'timeless' : 'shared');
+    const clock = spec.needs?.includes('clock') || (spec.movesClock && shared.target.capabilities.includes('clock'));
+    const lock = new Hold(spec.exclusive ? 'exclusive' : clock ? 'clock' : spec.timeless ? 'timeless' : 'shared');
     ctx.onTestFinished(() => lock.finish());
     await lock.take();
     const run = runFor(shared, lock);

@@ -7,7 +7,7 @@
  *     once, but nothing else meanwhile (any other test may create things and move the counters);
  *   - clock: a test that moves the target's clock; only timeless tests beside it, one clock test at a time;
  *   - exclusive: nothing else at once (a quiet test judged again alone).
- * Who is served first, when several wait: a waiter that has waited `patienceMs` (10 s; oldest first), then by mode —
+ * Who is served first, when several wait: an upgrade (a clock test that must go on alone), then a waiter that has waited `patienceMs` (10 s; oldest first), then by mode —
  * clock (the clock tests are the run's one serial chain, and timeless tests fill the pipeline beside it), timeless,
  * shared, quiet, exclusive — then first come, first served. A waiter that cannot be served yet holds back every
  * later waiter it cannot run beside, so it is served as soon as its way is clear; later waiters it can run beside
@@ -44,6 +44,8 @@ export function joinModes(a: LockMode, b: LockMode): LockMode {
 
 interface Waiter {
   mode: LockMode;
+  /** The mode the waiter holds and gives up when granted (an upgrade: no gap in which another test gets in). */
+  replacing: LockMode | undefined;
   since: number;
   seq: number;
   grant: () => void;
@@ -56,9 +58,14 @@ export class TestLock {
 
   constructor(readonly patienceMs = 10_000) {}
 
-  acquire(mode: LockMode): Promise<() => void> {
+  /**
+   * `replacing`: the mode the caller holds now, given up when this one is granted (its releaser must then not be
+   * called). Upgrades go first. Only a holder no other holder of its mode can be waiting on may upgrade (a clock
+   * test: one at a time), or two upgrades could wait for each other.
+   */
+  acquire(mode: LockMode, replacing?: LockMode): Promise<() => void> {
     return new Promise((resolve) => {
-      this.#queue.push({ mode, since: Date.now(), seq: this.#seq++, grant: () => resolve(this.#releaser(mode)) });
+      this.#queue.push({ mode, replacing, since: Date.now(), seq: this.#seq++, grant: () => resolve(this.#releaser(mode)) });
       // Served on the next turn of the event loop: the tests that start together are ordered together, so a clock
       // test declared in a later file is not kept waiting behind shared tests that merely asked a moment earlier.
       if (!this.#pumpScheduled) {
@@ -80,30 +87,40 @@ export class TestLock {
     return () => {
       if (released) return;
       released = true;
-      const left = (this.#holders.get(mode) ?? 1) - 1;
-      if (left === 0) this.#holders.delete(mode);
-      else this.#holders.set(mode, left);
+      this.#take(mode, -1);
       this.#pump();
     };
   }
 
-  #fits(mode: LockMode): boolean {
-    for (const held of this.#holders.keys()) if (!together(mode, held)) return false;
+  #fits(w: Waiter): boolean {
+    for (const [held, count] of this.#holders) {
+      if (held === w.replacing && count === 1) continue;
+      if (!together(w.mode, held)) return false;
+    }
     return true;
+  }
+
+  #take(mode: LockMode, delta: number): void {
+    const count = (this.#holders.get(mode) ?? 0) + delta;
+    if (count === 0) this.#holders.delete(mode);
+    else this.#holders.set(mode, count);
   }
 
   /** Grants, in the order above, every waiter that fits beside the holders and beside the waiters before it. */
   #pump(): void {
     const now = Date.now();
     const overdue = (w: Waiter) => now - w.since >= this.patienceMs;
+    const upgrade = (w: Waiter) => w.replacing !== undefined;
     const order = [...this.#queue].sort((a, b) =>
-      overdue(a) !== overdue(b) ? (overdue(a) ? -1 : 1)
+      upgrade(a) !== upgrade(b) ? (upgrade(a) ? -1 : 1)
+        : overdue(a) !== overdue(b) ? (overdue(a) ? -1 : 1)
         : overdue(a) ? a.seq - b.seq
         : URGENCY.indexOf(a.mode) - URGENCY.indexOf(b.mode) || a.seq - b.seq);
     const ahead: LockMode[] = [];
     for (const w of order) {
-      if (this.#fits(w.mode) && ahead.every((mode) => together(w.mode, mode))) {
-        this.#holders.set(w.mode, (this.#holders.get(w.mode) ?? 0) + 1);
+      if (this.#fits(w) && ahead.every((mode) => together(w.mode, mode))) {
+        if (w.replacing) this.#take(w.replacing, -1);
+        this.#take(w.mode, 1);
         this.#queue.splice(this.#queue.indexOf(w), 1);
         w.grant();
       } else if (!ahead.includes(w.mode)) {

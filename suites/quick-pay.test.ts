@@ -42,7 +42,7 @@ describe('4.6 the quick-pay QR', () => {
       fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
     });
 
-  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true }, 'a payment after fechaVencimiento is refused and the transaction stays unapproved', async (t) => {
+  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true }, 'a payment after fechaVencimiento is refused and the transaction stays unapproved', async (t) => {
     const { response } = await createQuickPay(t);
     const id = response['idTransaccion'];
     const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));

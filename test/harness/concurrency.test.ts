@@ -139,6 +139,25 @@ describe('test lock', () => {
     expect(order).toEqual(['+s', '+t', '-t', '-s', '+c', '-c', '+s2', '-s2']);
   });
 
+  it('a clock test upgrading to exclusive keeps its hold: no other clock test gets in while it waits', async () => {
+    const lock = new TestLock();
+    const order: string[] = [];
+    const hold = holder(lock, order);
+    const c1 = (async () => {
+      await lock.acquire('clock');
+      order.push('+c1');
+      await sleep(10);
+      const release = await lock.acquire('exclusive', 'clock');
+      order.push('c1 alone');
+      await sleep(10);
+      order.push('-c1');
+      release();
+    })();
+    await Promise.all([c1, hold('t', 'timeless', 20, 2), hold('c2', 'clock', 5, 2)]);
+    expect(order).toEqual(['+c1', '+t', '-t', 'c1 alone', '-c1', '+c2', '-c2']);
+    expect(lock.state).toEqual({ modes: [], holders: 0, waiting: 0 });
+  });
+
   it('joins modes into the one that allows both', () => {
     expect(joinModes('timeless', 'shared')).toBe('shared');
     expect(joinModes('timeless', 'quiet')).toBe('quiet');
