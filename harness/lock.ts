@@ -7,9 +7,9 @@
  *     once, but nothing else meanwhile (any other test may create things and move the counters);
  *   - clock: a test that moves the target's clock; only timeless tests beside it, one clock test at a time;
  *   - exclusive: nothing else at once (a quiet test judged again alone).
- * Who is served first, when several wait: an upgrade (a clock test that must go on alone), then a waiter that has waited `patienceMs` (10 s; oldest first), then by mode —
- * clock (the clock tests are the run's one serial chain, and timeless tests fill the pipeline beside it), timeless,
- * shared, quiet, exclusive — then first come, first served. A waiter that cannot be served yet holds back every
+ * Who is served first, when several wait: an upgrade (a clock test that must go on alone), then a waiter that has
+ * waited `patienceMs` (10 s; oldest first), then by mode — clock (the clock tests are the run's one serial chain, and
+ * timeless tests fill the pipeline beside it), timeless, shared, quiet, exclusive — then first come, first served. A waiter that cannot be served yet holds back every
  * later waiter it cannot run beside, so it is served as soon as its way is clear; later waiters it can run beside
  * go on meanwhile.
  *
@@ -55,6 +55,7 @@ export class TestLock {
   readonly #holders = new Map<LockMode, number>();
   readonly #queue: Waiter[] = [];
   #seq = 0;
+  #pumpScheduled = false;
 
   constructor(readonly patienceMs = 10_000) {}
 
@@ -74,7 +75,6 @@ export class TestLock {
       }
     });
   }
-  #pumpScheduled = false;
 
   /** The modes held and by how many, and how many wait (for tests of the lock). */
   get state(): { modes: LockMode[]; holders: number; waiting: number } {
