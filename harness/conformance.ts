@@ -57,8 +57,9 @@ class Hold {
   #finished = false;
   constructor(public mode: LockMode) {}
 
-  async take(): Promise<void> {
-    const release = await testLock.acquire(this.mode);
+  /** Takes the hold in its mode; `replacing`: upgrades the hold it has in that mode, without a gap. */
+  async take(replacing?: LockMode): Promise<void> {
+    const release = await testLock.acquire(this.mode, replacing);
     if (this.#finished) release();
     else this.#release = release;
   }
@@ -68,13 +69,9 @@ class Hold {
     if (next === this.mode) return;
     const from = this.mode;
     this.mode = next;
-    if (from === 'clock' && this.#release) {
-      // A clock test going on alone keeps its hold while it waits: no other clock test moves the clock meanwhile.
-      const release = await testLock.acquire(next, from);
-      if (this.#finished) release();
-      else this.#release = release;
-      return;
-    }
+    // A clock test going on alone keeps its hold while it waits: no other clock test moves the clock meanwhile.
+    // (Only a clock hold may upgrade: there is one at a time, so two upgrades never wait for each other.)
+    if (from === 'clock' && this.#release) return this.take(from);
     this.#release?.();
     this.#release = undefined;
     await this.take();

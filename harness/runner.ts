@@ -27,6 +27,8 @@ type Trace = (name: string, attributes: unknown, cb?: () => unknown) => unknown;
 export default class ConformanceRunner extends VitestTestRunner {
   /** The collected files' runs, not started yet: the last file starts them all, then waits for them. */
   readonly #deferred: (() => unknown)[] = [];
+  /** The worker's last file, when the files overlap. */
+  #last: string | undefined;
 
   constructor(...args: ConstructorParameters<typeof VitestTestRunner>) {
     super(...args);
@@ -48,8 +50,6 @@ export default class ConformanceRunner extends VitestTestRunner {
     };
     this.#last = last;
   }
-
-  #last: string | undefined;
 
   onBeforeRunFiles(files: RunnerTestFile[]): void {
     for (const file of files) for (const task of file.tasks) markConcurrent(task);

@@ -11,7 +11,7 @@ import { observeResponse } from '../harness/contract-observer.ts';
 import { asInt, asString, field } from '../harness/read.ts';
 import type { Exchange } from '../harness/http.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
-import { createLink } from './flows.ts';
+import { createLink, PURCHASE_OPERATIONS } from './flows.ts';
 
 /** A token request outside the token cache; its response is contract-observed (types judged by the contract testcase). */
 async function requestToken(t: T, clientSecret: string): Promise<Exchange> {
@@ -91,7 +91,6 @@ async function validRequest(t: T, operationId: string): Promise<{ json?: unknown
   }
 }
 
-const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchaseQuickPay', 'purchaseMposBanda', 'purchasePagoQr']);
 const ENDPOINT: Record<string, string> = {
   createPaymentLink: 'POST /EnlacePago',
   purchase3ds: 'POST /TransaccionCompra/3DS',
@@ -105,7 +104,7 @@ const ENDPOINT: Record<string, string> = {
 
 describe('5.5 bearer endpoints refuse requests without a valid token', () => {
   for (const op of ['createPaymentLink', 'purchase3ds', 'purchaseWallet']) {
-    const spec = { clauses: ['5.5-bearer-endpoints', '5.3-bearer-header'], endpoint: ENDPOINT[op]!, purchase: PURCHASES.has(op) };
+    const spec = { clauses: ['5.5-bearer-endpoints', '5.3-bearer-header'], endpoint: ENDPOINT[op]!, purchase: PURCHASE_OPERATIONS.has(op) };
     clauseTest(spec, `${op} without an authorization header is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
       notAccepted(ex, spec.clauses, `${op} without a token`);
@@ -121,7 +120,7 @@ describe('5.5 bearer endpoints refuse requests without a valid token', () => {
 
 describe('5.5 account endpoints refuse missing and wrong account credentials', () => {
   for (const op of ['activatePaymentLink', 'purchasePagoQr']) {
-    const spec = { clauses: '5.5-account-endpoints', endpoint: ENDPOINT[op]!, needs: ['account' as const], purchase: PURCHASES.has(op) };
+    const spec = { clauses: '5.5-account-endpoints', endpoint: ENDPOINT[op]!, needs: ['account' as const], purchase: PURCHASE_OPERATIONS.has(op) };
     clauseTest(spec, `${op} without credentials is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
       notAccepted(ex, '5.5-account-endpoints', `${op} without credentials`);
@@ -148,7 +147,7 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
 
 describe('5.5 "account or business" endpoints accept both and refuse neither', () => {
   for (const op of ['purchaseQuickPay', 'purchaseMposBanda', 'getTransaction']) {
-    const purchase = PURCHASES.has(op);
+    const purchase = PURCHASE_OPERATIONS.has(op);
     // An MPOS purchase of the CLIENT_ID business (directly, or by the account naming it) needs its permission (4.7).
     const mpos: Need[] = op === 'purchaseMposBanda' ? ['mposPermission'] : [];
     clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase, needs: mpos }, `${op} accepts the business's bearer token`, async (t) => {

@@ -2,7 +2,7 @@
  * The few multi-step helpers the suites share: create a link, pay it, read it back through activar.
  * Each returns the exchange it made so a check can show it; none asserts anything a test did not ask for.
  */
-import type { T } from '../harness/conformance.ts';
+import type { ClauseTestSpec, Need, T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
 import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
@@ -290,6 +290,21 @@ export const BODY_ENDPOINTS: Record<string, string> = {
   purchaseQuickPay: 'POST /TransaccionCompra/Quick-pay',
   purchaseMposBanda: 'POST /TransaccionCompra/Mpos/Banda',
 };
+
+/** The operations that buy (clauseTest's `purchase`: refused by the interlock unless the business is in development). */
+export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'purchaseQuickPay', 'purchaseMposBanda']);
+
+/**
+ * The spec of a test that sends bodies of one operation and judges whether they are accepted (validation rules,
+ * properties): its endpoint, purchase flag and needs; timeless, since acceptance does not depend on the target's
+ * clock, so a clock move may happen meanwhile.
+ */
+export function bodyTestSpec(on: { operationId: string; auth?: string }, clauses: string[], needs: Need[] = []): ClauseTestSpec {
+  const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
+  // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
+  if (on.operationId === 'purchaseMposBanda') all.push('mposPermission');
+  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, timeless: true, purchase: PURCHASE_OPERATIONS.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
+}
 
 /** The run's data for generated bodies (generators/requests.ts); the business id (an account names it in MPOS) only when asked. */
 export async function bodyContext(t: T, withBusinessId = false): Promise<BodyContext> {

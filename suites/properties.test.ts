@@ -11,13 +11,13 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type Need, type T } from '../harness/conformance.ts';
+import { clauseTest, testName, type T } from '../harness/conformance.ts';
 import { CheckFailure, counterexampleFound, createdNothing, rejected, succeeded } from '../harness/checks.ts';
 import { redactValue } from '../harness/evidence.ts';
 import { checkAhead } from '../harness/property-cases.ts';
 import type { Exchange } from '../harness/http.ts';
 import { catalogue, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
-import { BODY_ENDPOINTS, bodyContext, echoedBack, sendBody } from './flows.ts';
+import { bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
 
 const FILE = 'suites/properties.test.ts';
 
@@ -100,16 +100,6 @@ async function property(t: T, p: Property): Promise<void> {
   counterexampleFound(p.clauses, p.statement, { error: details.errorInstance, counterexample: JSON.stringify(redactValue(body)), seed, path, shrinks: details.numShrinks, command });
 }
 
-const PURCHASES = new Set(['purchase3ds', 'purchaseQuickPay', 'purchaseMposBanda']);
-
-function spec(entry: RuleEntry, clauses: string[], needs: Need[]) {
-  const all: Need[] = [...(entry.auth === 'account' ? (['account'] as const) : []), ...needs];
-  // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
-  if (entry.operationId === 'purchaseMposBanda') all.push('mposPermission');
-  // timeless: whether a body is accepted does not depend on the target's clock, so a clock move may happen meanwhile
-  return { clauses, endpoint: BODY_ENDPOINTS[entry.operationId]!, timeless: true, purchase: PURCHASES.has(entry.operationId), ...(all.length > 0 ? { needs: all } : {}) };
-}
-
 /** The entry rebuilt with the run's data (the MPOS business id only for the rule about it). */
 async function runEntry(t: T, entry: RuleEntry, kind: Kind): Promise<RuleEntry> {
   const ctx = await bodyContext(t, kind === 'boundary' && entry.rule === '4.7-idaplicativo-conditional');
@@ -136,7 +126,7 @@ describe('a body that violates exactly one stated rule is rejected (4xx)', () =>
   for (const entry of catalogue().filter((e) => e.violating)) {
     const clauses = [entry.rule, '7-violations-rejected'];
     const title = `${entry.operationId}: any body violating only ${entry.rule} is rejected`;
-    clauseTest(spec(entry, clauses, []), title, async (t) => {
+    clauseTest(bodyTestSpec(entry, clauses, []), title, async (t) => {
       const e = await runEntry(t, entry, 'violating');
       await skipWhenCanonicalBroken(t, e, 'violating');
       // and creates nothing: read from the test-control stats around the whole property, where the target has them
@@ -170,7 +160,7 @@ describe('a body at the valid boundary of a stated rule is accepted and comes ba
     const clauses = [entry.rule];
     const record = entry.echo?.in === 'record';
     const title = `${entry.operationId}: any body at the valid boundary of ${entry.rule} is accepted${entry.echo ? ` and ${record ? 'stored' : 'answered'} as sent` : ''}`;
-    clauseTest(spec(entry, clauses, record ? ['account'] : []), title, async (t) => {
+    clauseTest(bodyTestSpec(entry, clauses, record ? ['account'] : []), title, async (t) => {
       const e = await runEntry(t, entry, 'boundary');
       await skipWhenCanonicalBroken(t, e, 'boundary');
       await property(t, {

@@ -9,22 +9,12 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, type Need, type T } from '../harness/conformance.ts';
+import { clauseTest, type T } from '../harness/conformance.ts';
 import { createdNothing, fieldEquals, rejected, succeeded } from '../harness/checks.ts';
 import type { Exchange } from '../harness/http.ts';
 import { catalogue, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
 import { readInt } from '../harness/read.ts';
-import { activate, BODY_ENDPOINTS, bodyContext, echoedBack, sendBody } from './flows.ts';
-
-const PURCHASES = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'purchaseQuickPay', 'purchaseMposBanda']);
-
-function spec(on: { operationId: string; auth?: 'account' }, clauses: string[], needs: Need[] = []) {
-  const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
-  // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
-  if (on.operationId === 'purchaseMposBanda') all.push('mposPermission');
-  // timeless: whether a body is accepted does not depend on the target's clock, so a clock move may happen meanwhile
-  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, timeless: true, purchase: PURCHASES.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
-}
+import { activate, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).
 const built = new Map<string, RuleEntry[]>();
@@ -56,7 +46,7 @@ describe('stated rules: the canonical violations are rejected', () => {
   for (const entry of entries.filter((e) => e.canonical.violating.length > 0)) {
     const clauses = [entry.rule, '7-violations-rejected'];
     const labels = entry.canonical.violating.map((v) => v.label);
-    clauseTest(spec(entry, clauses), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} rejected (${entry.statement})`, async (t) => {
+    clauseTest(bodyTestSpec(entry, clauses), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} rejected (${entry.statement})`, async (t) => {
       for (const [i, { label }] of entry.canonical.violating.entries()) {
         rejected(await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth), clauses, `${entry.statement} (${label})`);
       }
@@ -81,7 +71,7 @@ async function observeNearMisses(t: T, entry: RuleEntry): Promise<void> {
 describe('stated rules: the boundary is accepted', () => {
   for (const entry of entries.filter((e) => e.canonical.boundary.length > 0)) {
     const labels = entry.canonical.boundary.map((b) => b.label);
-    clauseTest(spec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} accepted`, async (t) => {
+    clauseTest(bodyTestSpec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} accepted`, async (t) => {
       for (const [i, { label }] of entry.canonical.boundary.entries()) {
         const body = await example(t, entry, 'boundary', i);
         const ex = await sendBody(t, entry.operationId, body, entry.auth);
@@ -106,7 +96,7 @@ describe('stated rules: the boundary is stored as sent (link record, read throug
   for (const entry of entries.filter((e) => e.echo?.in === 'record' || e.rule === '4.1-cuotas-enum')) {
     const { label } = entry.canonical.boundary[0]!;
     const clauses = [entry.rule, '4.2-endpoint', '2.1-payment-link-types'];
-    clauseTest(spec(entry, clauses, ['account']), `${entry.operationId}: ${label} comes back in the link record`, async (t) => {
+    clauseTest(bodyTestSpec(entry, clauses, ['account']), `${entry.operationId}: ${label} comes back in the link record`, async (t) => {
       const body = await example(t, entry, 'boundary', 0);
       const ex = await sendBody(t, entry.operationId, body);
       // A refused boundary is the finding of the rule's own testcase ("… is accepted"); here nothing is stored to read.
@@ -125,7 +115,7 @@ describe('4.x required fields: a request without one is rejected', () => {
       // a field whose requirement is a rule of the catalogue is judged once, by that rule's testcase above
       if (entries.some((e) => e.operationId === operationId && e.rule === clause && e.canonical.violating.length > 0)) continue;
       const clauses = [clause, '7-violations-rejected'];
-      clauseTest(spec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
+      clauseTest(bodyTestSpec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
         const [valid] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS, await bodyContext(t)), { numRuns: 1, seed: 1 });
         rejected(await sendBody(t, operationId, withUniqueRef(setAt(valid!, field, undefined))), clauses, `${field.slice(1)} is required`);
       });
@@ -144,7 +134,7 @@ describe('4 request bodies are JSON', () => {
   const clauses = ['4-json-bodies', '7-violations-rejected'];
   // One testcase per operation: every malformed body is sent, the first not rejected fails it.
   for (const operationId of ['createPaymentLink', 'purchaseQuickPay']) {
-    clauseTest(spec({ operationId }, clauses), `${operationId} with ${raw.map(([what]) => what).join('; ')} is rejected each time (4xx, never 5xx)`, async (t) => {
+    clauseTest(bodyTestSpec({ operationId }, clauses), `${operationId} with ${raw.map(([what]) => what).join('; ')} is rejected each time (4xx, never 5xx)`, async (t) => {
       for (const [what, contentType, body] of raw) {
         const ex = await t.call(operationId, { body, headers: { 'content-type': contentType }, auth: 'bearer', label: `${operationId} with ${what}` });
         rejected(ex, clauses, `a request body that is not a JSON object (${what})`);
@@ -157,7 +147,7 @@ describe('7 a rejected request creates nothing', () => {
   const firstOfEach = [...new Map(entries.filter((e) => e.canonical.violating.length > 0 && !e.auth).reverse().map((e) => [e.operationId, e])).values()];
   for (const entry of firstOfEach) {
     const clauses = [entry.rule, '7-violations-rejected'];
-    clauseTest(spec(entry, clauses, ['stats']), `${entry.operationId}: ${entry.canonical.violating[0]!.label} creates no link and no transaction`, async (t) => {
+    clauseTest(bodyTestSpec(entry, clauses, ['stats']), `${entry.operationId}: ${entry.canonical.violating[0]!.label} creates no link and no transaction`, async (t) => {
       const body = await example(t, entry, 'violating', 0);
       const before = await t.run.control!.stats();
       const ex = await sendBody(t, entry.operationId, body);
@@ -167,7 +157,7 @@ describe('7 a rejected request creates nothing', () => {
   }
 
   const walletClauses = ['4.4-request-fields', '7-violations-rejected'];
-  clauseTest(spec({ operationId: 'purchaseWallet' }, walletClauses, ['stats']), 'purchaseWallet without monto creates no transaction', async (t) => {
+  clauseTest(bodyTestSpec({ operationId: 'purchaseWallet' }, walletClauses, ['stats']), 'purchaseWallet without monto creates no transaction', async (t) => {
     const [valid] = fc.sample(validBody('purchaseWallet', await bodyContext(t)), { numRuns: 1, seed: 1 });
     const before = await t.run.control!.stats();
     const ex = await sendBody(t, 'purchaseWallet', setAt(valid!, '/monto', undefined));
@@ -176,7 +166,7 @@ describe('7 a rejected request creates nothing', () => {
   });
 
   const jsonClauses = ['4-json-bodies', '7-violations-rejected'];
-  clauseTest(spec({ operationId: 'createPaymentLink' }, jsonClauses, ['stats']), 'createPaymentLink with a truncated JSON body creates no link', async (t) => {
+  clauseTest(bodyTestSpec({ operationId: 'createPaymentLink' }, jsonClauses, ['stats']), 'createPaymentLink with a truncated JSON body creates no link', async (t) => {
     const before = await t.run.control!.stats();
     const ex = await t.call('createPaymentLink', { body: '{"monto": 10.5,', headers: { 'content-type': 'application/json' } });
     skipUnlessRejected(t, ex, '"createPaymentLink with a truncated JSON body is rejected"');

@@ -169,13 +169,7 @@ describe('test lock', () => {
   it('shared holders overlap; an exclusive holder waits until no shared test holds or wants the lock', async () => {
     const lock = new TestLock();
     const order: string[] = [];
-    const hold = async (name: string, mode: 'shared' | 'exclusive', ms: number) => {
-      const release = await lock.acquire(mode);
-      order.push(`+${name}`);
-      await sleep(ms);
-      order.push(`-${name}`);
-      release();
-    };
+    const hold = holder(lock, order);
     await Promise.all([hold('a', 'shared', 40), hold('b', 'shared', 20), hold('X', 'exclusive', 10), hold('c', 'shared', 10)]);
     expect(order).toEqual(['+a', '+b', '+c', '-c', '-b', '-a', '+X', '-X']);
     expect(lock.state).toEqual({ modes: [], holders: 0, waiting: 0 });
@@ -184,14 +178,7 @@ describe('test lock', () => {
   it('an exclusive request that ran out of patience is served before later shared ones', async () => {
     const lock = new TestLock(200);
     const order: string[] = [];
-    const hold = async (name: string, mode: 'shared' | 'exclusive', ms: number, after = 0) => {
-      await sleep(after);
-      const release = await lock.acquire(mode);
-      order.push(`+${name}`);
-      await sleep(ms);
-      order.push(`-${name}`);
-      release();
-    };
+    const hold = holder(lock, order);
     // s1 holds 600 ms; X waits; s2 (at 10 ms) still gets in; s3 (at 400 ms, X has waited 400 ms) waits for X.
     await Promise.all([hold('s1', 'shared', 600), hold('X', 'exclusive', 5, 1), hold('s2', 'shared', 20, 10), hold('s3', 'shared', 5, 400)]);
     expect(order).toEqual(['+s1', '+s2', '-s2', '-s1', '+X', '-X', '+s3', '-s3']);
@@ -200,13 +187,7 @@ describe('test lock', () => {
   it('quiet holders overlap with each other, never with shared ones', async () => {
     const lock = new TestLock();
     const order: string[] = [];
-    const hold = async (name: string, mode: 'shared' | 'quiet', ms: number) => {
-      const release = await lock.acquire(mode);
-      order.push(`+${name}`);
-      await sleep(ms);
-      order.push(`-${name}`);
-      release();
-    };
+    const hold = holder(lock, order);
     const late = (async () => {
       await sleep(35);
       await hold('s2', 'shared', 10);
