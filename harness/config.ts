@@ -17,6 +17,7 @@ import { secrets } from './evidence.ts';
 import { readReportSettings, SettingError } from './report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from './payer/chromium.ts';
 import { isInputName } from './payer/fields.ts';
+import { variantSettings } from '../sandbox/index.ts';
 
 export { ConfigError } from './errors.ts';
 
@@ -89,7 +90,7 @@ export interface Config {
   /** Tenant-isolation checks (category security, not spec clauses): fail the run, or only be observed (SECURITY_CHECKS). */
   securityChecks: 'fail' | 'observe';
   /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
-  sandbox: { mode: 'development' | 'production'; fault?: string; screen: 'html' | 'js' };
+  sandbox: { mode: 'development' | 'production'; fault?: string; variant?: string; screen: 'html' | 'js' };
   /** How hosted screens are paid (PAYER) and the Chromium the browser payer drives (CHROMIUM_PATH). */
   payer: { kind: 'http' | 'browser' | 'auto'; chromiumPath: string };
   /** The earlier run this one is compared with (BASELINE), and what fails the run (FAIL_ON). */
@@ -105,10 +106,28 @@ type Env = Record<string, string | undefined>;
 
 /** Reads `.env` (if present; real variables win) and validates every variable. Throws ConfigError. */
 export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null } = {}): Config {
-  const merged = { ...readDotenv(options.dotenvPath), ...definedOnly(env) };
+  const merged = withVariantSettings({ ...readDotenv(options.dotenvPath), ...definedOnly(env) });
   const config = parseConfig(merged);
   registerSecrets(config);
   return deepFreeze(config);
+}
+
+/**
+ * The embedded sandbox's variants (SANDBOX_VARIANT) come with the settings a vendor would hand over with such an
+ * implementation (a hash scheme, field names): they fill what the user left unset ('' counts as unset).
+ */
+function withVariantSettings(env: Env): Env {
+  const selected = env.SANDBOX_VARIANT?.trim();
+  if (!selected || env.API_BASE_URL?.trim()) return env;
+  let settings: Record<string, string>;
+  try {
+    settings = variantSettings(selected);
+  } catch (err) {
+    throw new ConfigError(`SANDBOX_VARIANT must be "all" or ids of sandbox/variants.ts separated by commas, or unset (${(err as Error).message})`, 'SANDBOX_VARIANT');
+  }
+  const filled = { ...env };
+  for (const [name, value] of Object.entries(settings)) if (!filled[name]?.trim()) filled[name] = value;
+  return filled;
 }
 
 function readDotenv(path: string | null | undefined): Env {
@@ -300,10 +319,11 @@ function parseConfig(env: Env): Config {
 
   const sandboxMode = r.oneOf('SANDBOX_MODE', 'the mode the embedded sandbox starts its businesses in', ['development', 'production'] as const, 'development');
   const fault = r.pattern('SANDBOX_FAULT', 'the name of a fault of the sandbox\'s fault catalogue (used by npm run mutation)', /^[A-Za-z0-9._-]+$/, '', { example: '<a fault id of sandbox/faults.ts>' });
+  const variant = r.pattern('SANDBOX_VARIANT', 'spec-valid variants of the embedded sandbox (sandbox/variants.ts): ids separated by commas, or all (used by npm run mutation)', /^[A-Za-z0-9._,-]+$/, '', { example: 'all' });
   const payer = parsePayer(r);
   const sandboxScreen = r.oneOf('SANDBOX_SCREEN', 'how the embedded sandbox serves its hosted screens: html = plain forms, js = forms built by JavaScript (to test PAYER=browser)', ['html', 'js'] as const, 'html');
   if (remote) {
-    for (const name of ['SANDBOX_MODE', 'SANDBOX_FAULT', 'SANDBOX_SCREEN']) {
+    for (const name of ['SANDBOX_MODE', 'SANDBOX_FAULT', 'SANDBOX_VARIANT', 'SANDBOX_SCREEN']) {
       if (r.isSet(name)) throw new ConfigError(`${name} only applies to the embedded sandbox, but API_BASE_URL is set; unset ${name} to test the remote target`, name);
     }
   }
@@ -326,7 +346,7 @@ function parseConfig(env: Env): Config {
     screenFieldNames,
     mposPermitted,
     securityChecks: r.oneOf('SECURITY_CHECKS', 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation', ['fail', 'observe'] as const, 'fail'),
-    sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }), screen: sandboxScreen },
+    sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }), ...(variant === '' ? {} : { variant }), screen: sandboxScreen },
     payer,
     reports: parseReportSettings(r),
   };
@@ -569,6 +589,7 @@ export function redactedConfigSummary(config: Config): string {
     ['MPOS_KSN', config.testData.mpos.ksn],
     ['SANDBOX_MODE', config.sandbox.mode],
     ['SANDBOX_FAULT', config.sandbox.fault ?? '[unset]'],
+    ['SANDBOX_VARIANT', config.sandbox.variant ?? '[unset]'],
     ['SANDBOX_SCREEN', config.sandbox.screen],
     ['PAYER', config.payer.kind],
     ['CHROMIUM_PATH', config.payer.chromiumPath],

@@ -82,7 +82,8 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
   if (config.target.kind === 'embedded') {
     const { createSandbox } = await import('../sandbox/index.ts');
     const fault = config.sandbox.fault;
-    const sandbox = await createSandbox({ mode: config.sandbox.mode, screen: config.sandbox.screen, ...(fault ? { fault } : {}) }).catch((err: unknown) => {
+    const variant = config.sandbox.variant;
+    const sandbox = await createSandbox({ mode: config.sandbox.mode, screen: config.sandbox.screen, ...(fault ? { fault } : {}), ...(variant ? { variant } : {}) }).catch((err: unknown) => {
       // The sandbox refuses an unknown fault id: a configuration mistake, not a crash.
       if (!fault) throw err;
       throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}": ${(err as Error).message})`, 'SANDBOX_FAULT');

@@ -1,19 +1,19 @@
 /**
- * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--screen html|js]`
- * (env SANDBOX_FAULT also selects a fault, SANDBOX_SCREEN the screen). Prints the URLs and the seeded demo credentials of this local sandbox;
+ * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js]`
+ * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and the seeded demo credentials of this local sandbox;
  * SIGINT/SIGTERM close it.
  */
 import { parseArgs } from 'node:util';
 import { type Mode, createSandbox } from './index.ts';
 
-const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--screen html|js]';
+const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js]';
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
   process.exit(2);
 }
 
-let values: { port?: string; host?: string; mode?: string; fault?: string; screen?: string; help?: boolean };
+let values: { port?: string; host?: string; mode?: string; fault?: string; variant?: string; screen?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -21,6 +21,7 @@ try {
       host: { type: 'string' },
       mode: { type: 'string' },
       fault: { type: 'string' },
+      variant: { type: 'string' },
       screen: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -46,6 +47,7 @@ try {
     host: values.host ?? '127.0.0.1',
     mode: mode as Mode,
     fault: values.fault ?? process.env.SANDBOX_FAULT,
+    variant: values.variant ?? process.env.SANDBOX_VARIANT,
     screen,
   });
 } catch (err) {
@@ -53,7 +55,8 @@ try {
 }
 const { credentials: c } = sandbox;
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
-console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${screen === 'js' ? ', screens built by JavaScript' : ''}) listening
+const variant = values.variant ?? process.env.SANDBOX_VARIANT;
+console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${screen === 'js' ? ', screens built by JavaScript' : ''}) listening
   base URL     ${sandbox.baseUrl}
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
   control URL  ${sandbox.controlUrl}

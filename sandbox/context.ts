@@ -1,10 +1,11 @@
 /**
  * The per-sandbox context every plugin reads through `app.sandbox` (or `request.server.sandbox`): options, the one
- * store, the clock, the selected fault and the notifier. Created once per app, so sandboxes never share state.
+ * store, the clock, the selected fault and variants, and the notifier. Created once per app, so sandboxes never share state.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import type { Fault } from './faults.ts';
+import type { Variant } from './variants.ts';
 import type { Account, Business, Link, Mode, Store, Transaction } from './store.ts';
 
 /** Notifications of processed payments (notifications.ts implements it; declared here so the context imports no plugin). */
@@ -21,6 +22,8 @@ export interface ResolvedOptions {
   quickPayTtlSeconds: number;
   webhookRetryDelaysMs: number[];
   fault: string | undefined;
+  /** SANDBOX_VARIANT as given (`id[,id…]` or `all`). */
+  variant: string | undefined;
   /** How hosted screens carry their forms: html = plain forms, js = built by inline JavaScript. */
   screen: 'html' | 'js';
 }
@@ -31,6 +34,8 @@ export interface SandboxContext {
   store: Store;
   readonly clock: Clock;
   readonly fault: Fault;
+  /** The selected variants of sandbox/variants.ts (spec-valid choices other than the default). */
+  readonly variant: Variant;
   readonly notifier: Notifier;
   /** Absolute origin used to build the hosted-page URLs (set once the server listens). */
   origin: string;

@@ -19,6 +19,7 @@ import { createClock } from './clock.ts';
 import { type ResolvedOptions, type SandboxContext, nuevaClaveIntento } from './context.ts';
 import { controlApi } from './control.ts';
 import { selectFault } from './faults.ts';
+import { selectVariants, variantIds } from './variants.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
 import { mposApi } from './purchases/mpos.ts';
@@ -31,6 +32,7 @@ import { type Mode, SEED, createStore } from './store.ts';
 import { transactionsApi } from './transactions.ts';
 
 export { FAULTS, type FaultId } from './faults.ts';
+export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
 
 export interface SandboxOptions {
@@ -42,6 +44,8 @@ export interface SandboxOptions {
   webhookRetryDelaysMs?: number[];
   /** One id of FAULTS; unknown ids throw. */
   fault?: string;
+  /** Variants of sandbox/variants.ts: `id[,id…]` or `all`; unknown ids throw. */
+  variant?: string;
   /**
    * `js`: the payment, 3DS and quick-pay pages build their forms with inline JavaScript (same fields, no network),
    * so only a browser can pay them. Default `html`: plain forms.
@@ -114,10 +118,11 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   }
   return {
     mode,
-    tokenTtlSeconds: positive('tokenTtlSeconds', options.tokenTtlSeconds ?? 3600),
+    tokenTtlSeconds: positive('tokenTtlSeconds', options.tokenTtlSeconds ?? (variantIds(options.variant).includes('token-ttl-short') ? 120 : 3600)),
     quickPayTtlSeconds: positive('quickPayTtlSeconds', options.quickPayTtlSeconds ?? 600),
     webhookRetryDelaysMs: delays,
     fault: options.fault === '' ? undefined : options.fault,
+    variant: options.variant?.trim() || undefined,
     screen: pantalla(options.screen),
   };
 }
@@ -183,6 +188,7 @@ export function buildApp(options: BuildOptions = {}): FastifyInstance {
     store: createStore(resolved.mode),
     clock: createClock(options.now),
     fault: selectFault(resolved.fault),
+    variant: selectVariants(resolved.variant),
     origin: options.origin ?? 'http://127.0.0.1',
     claveIntento: nuevaClaveIntento(),
   };

@@ -1,0 +1,51 @@
+/**
+ * The variant catalogue, the other half of the fault catalogue (sandbox/faults.ts): spec-valid implementations of
+ * what the spec leaves open, each made differently from the sandbox's default. The suite must pass every one
+ * (`npm run mutation`: a variant with a FAIL or ERROR is a false positive of the suite).
+ * Selected with `options.variant` / SANDBOX_VARIANT / `--variant` as `id[,id…]`; `all` = every variant that composes
+ * with the others. Every variant is checked with `variant('<id>')` right beside the behaviour it changes.
+ * `settings`: what a vendor would hand the suite with such an implementation (variables of .env.example), applied
+ * by the harness where the user set nothing.
+ */
+export interface VariantEntry {
+  id: string;
+  area: string;
+  description: string;
+  /** Suite settings a vendor would give with this implementation (a hash scheme, field names). */
+  settings?: Readonly<Record<string, string>>;
+  /** False when it cannot be combined with others (left out of `all`). */
+  composes?: false;
+}
+
+export const VARIANTS = [
+  { id: 'token-ttl-short', area: 'auth', description: '5.2: access tokens live 120 s (expires_in 120) instead of an hour' },
+] as const satisfies readonly VariantEntry[];
+
+export type VariantId = (typeof VARIANTS)[number]['id'];
+/** True when the sandbox was started with this variant. */
+export type Variant = (id: VariantId) => boolean;
+
+/** The ids of a SANDBOX_VARIANT value: `id[,id…]` or `all`; unknown ids throw. */
+export function variantIds(selected: string | undefined): VariantId[] {
+  if (selected === undefined || selected.trim() === '') return [];
+  const entries: readonly VariantEntry[] = VARIANTS;
+  if (selected.trim() === 'all') return entries.filter((v) => v.composes !== false).map((v) => v.id as VariantId);
+  const ids = selected.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = ids.filter((id) => !entries.some((v) => v.id === id));
+  if (unknown.length > 0) {
+    throw new Error(`unknown sandbox variant "${unknown.join(', ')}"; valid: all, ${entries.map((v) => v.id).join(', ')}`);
+  }
+  return ids as VariantId[];
+}
+
+export function selectVariants(selected: string | undefined): Variant {
+  const ids = new Set<string>(variantIds(selected));
+  return (id) => ids.has(id);
+}
+
+/** The suite settings of the selected variants (later ones win), as a vendor would give them. */
+export function variantSettings(selected: string | undefined): Record<string, string> {
+  const entries: readonly VariantEntry[] = VARIANTS;
+  const ids = variantIds(selected);
+  return Object.assign({}, ...entries.filter((v) => ids.includes(v.id as VariantId)).map((v) => v.settings ?? {}));
+}
