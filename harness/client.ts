@@ -8,8 +8,10 @@
  *   await api.call('getTransaction', { pathParams: { id }, auth: { header: 'Bearer nope' } });
  *
  * A bearer call answered 401 invalidates the token; it is re-sent once with a new token ONLY when the request is
- * idempotent (GET/HEAD). A POST is never re-sent: its 401 is returned as is.
+ * idempotent (GET/HEAD). A POST is never re-sent: its 401 is returned as is. A request whose token expired
+ * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
+import { StaleRequestError } from './errors.ts';
 import { secrets } from './evidence.ts';
 import type { Exchange, Http } from './http.ts';
 import type { TokenCache } from './tokens.ts';
@@ -78,9 +80,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const auth = callOptions.auth ?? defaultAuth(operation);
       const idempotent = method === 'GET' || method === 'HEAD';
 
-      const send = async () => {
+      const prepareAndSend = async () => {
         const { header, cache, token } = await authorization(auth);
         const ex = await http.request({
+          ...(cache && token ? { stillValid: () => cache.isCurrent(token) } : {}),
           method,
           url,
           headers: { ...(header === undefined ? {} : { authorization: header }), ...callOptions.headers },
@@ -91,6 +94,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         // A 401 with our token: the target no longer accepts it, so the next call asks for a new one.
         if (ex.response?.status === 401 && cache && token) cache.invalidate(token);
         return { ex, retry: ex.response?.status === 401 && cache !== undefined };
+      };
+      // A token taken before a clock move is never sent after it (a 120-s token would be refused): prepare again.
+      const send = async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await prepareAndSend();
+          } catch (err) {
+            if (!(err instanceof StaleRequestError) || attempt >= 20) throw err;
+          }
+        }
       };
 
       const first = await send();

@@ -24,8 +24,9 @@
  *     `t.run.control.stats()` to quiet (it lets go of its hold, waits for the new mode, and keeps it to its end), so a
  *     clock move or a "before" snapshot is never disturbed by a test that creates things, declared or not;
  *   - a clock move waits until no request of another test is in flight and holds new ones back until it is done,
- *     and the harness forgets its tokens after it: a timeless test's request never straddles a move; a move of more
- *     than 4 minutes is made alone (exclusive; a clock test keeps its hold while it waits for that);
+ *     and the harness ages its tokens by it (a request holding a token the move expired is prepared again, never
+ *     sent: harness/client.ts): a timeless test's request never straddles a move; a move of more than 4 minutes is
+ *     made alone (exclusive; a clock test keeps its hold while it waits for that);
  *   - the requests of a clock or exclusive test go first to the target (harness/http.ts): they are the serial chain;
  *   - a quiet test that fails a check is run again alone (exclusive) and judged by that run: another quiet test's
  *     wrongful creation can move its counters, but only its own requests can fail it alone (one fault, one finding).

@@ -21,6 +21,14 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A request whose credentials went stale while it waited for its turn (the target's clock was moved meanwhile and
+ * the token cache forgot its token): it was NOT sent, and the caller prepares it again with a fresh token.
+ */
+export class StaleRequestError extends Error {
+  override name = 'StaleRequestError';
+}
+
 /** The token endpoint refused or answered something that is not a token. */
 export class TokenError extends Error {
   override name = 'TokenError';

@@ -19,7 +19,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent, request as undiciRequest } from 'undici';
-import { HttpError } from './errors.ts';
+import { HttpError, StaleRequestError } from './errors.ts';
 import { redactUrl, secrets } from './evidence.ts';
 
 export interface HttpRequest {
@@ -35,6 +35,12 @@ export interface HttpRequest {
   /** May this request be sent more than once? Default: true for GET and HEAD, false for everything else. */
   idempotent?: boolean;
   label?: string;
+  /**
+   * Checked once the request holds its slot (a clock move waits for the slots to drain and ages the tokens before
+   * it lets any request go, so nothing moves the clock between this check and the send): false → the request is not
+   * sent and `StaleRequestError` is thrown, for the caller to prepare it again (a token taken before a clock move).
+   */
+  stillValid?: () => boolean;
 }
 
 export type { Exchange, ExchangeResponse } from './exchange.ts';
@@ -236,6 +242,10 @@ export function createHttp(options: HttpOptions): Http {
       if (deadline !== undefined && Date.now() >= deadline) {
         limiter?.release('none');
         fail(`the whole-run bound${runBound(options.runTimeoutS)} was reached before ${what}`);
+      }
+      if (req.stillValid && !req.stillValid()) {
+        limiter?.release('none');
+        throw new StaleRequestError(`${what} was prepared with a token that a clock move has expired since; not sent`);
       }
       exchange.attempts++;
       delete exchange.response; // only the last attempt's answer is kept

@@ -128,18 +128,18 @@ async function createRun(): Promise<Run> {
           ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
           : {}),
       })),
-    ...(target.controlUrl && target.capabilities.length > 0 ? { control: forgettingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
+    ...(target.controlUrl && target.capabilities.length > 0 ? { control: agingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
     ...(hash ? { hash } : {}),
   };
 }
 
-/** Moving the target's clock may expire every cached token: the next call of each client fetches a new one. */
-function forgettingTokensOnClockMoves(control: Control, caches: TokenCache[]): Control {
+/** Moving the target's clock brings every cached token's expiry nearer: one it expires is fetched anew. */
+function agingTokensOnClockMoves(control: Control, caches: TokenCache[]): Control {
   return {
     ...control,
     async advanceClock(seconds) {
       await control.advanceClock(seconds);
-      for (const cache of caches) cache.forget();
+      for (const cache of caches) cache.clockMoved(seconds);
     },
   };
 }

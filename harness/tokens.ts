@@ -17,8 +17,13 @@ export interface TokenCache {
   get(): Promise<string>;
   /** Forgets `token` if it is the cached one (a stale caller cannot drop a newer token). */
   invalidate(token: string): void;
-  /** Forgets whatever token is cached: after the target's clock was moved, its expiry is no longer ours to know. */
-  forget(): void;
+  /**
+   * The target's clock was moved `seconds` ahead: the cached token's expiry comes that much nearer (a 120-s token
+   * does not outlive a 180-s move; an hour's token outlives many).
+   */
+  clockMoved(seconds: number): void;
+  /** Is `token` still the one this cache hands out, and still usable by the target's clock? */
+  isCurrent(token: string): boolean;
   /** Token requests sent so far. */
   readonly requests: number;
 }
@@ -52,8 +57,13 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   let inFlight: Promise<string> | undefined;
   let requests = 0;
 
+  // Bumped by clockMoved(): a token fetched across a clock move is handed to its callers but never cached (its
+  // expiry is not ours to know); they find it stale (isCurrent) and ask again.
+  let epoch = 0;
+
   async function fetchToken(): Promise<string> {
     requests++;
+    const fetchedIn = epoch;
     const form: Record<string, string> = password
       ? { grant_type: 'password', audience, client_id: clientId, client_secret: clientSecret, username: password.username, password: password.password }
       : { grant_type: 'client_credentials', audience, client_id: clientId, client_secret: clientSecret };
@@ -69,7 +79,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     secrets.add(token, tokenKind);
     const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : fallbackLifetimeS;
     const skew = options.skewSeconds ?? Math.min(60, lifetime * 0.1);
-    cached = { token, usableUntil: now() + (lifetime - skew) * 1000 };
+    if (fetchedIn === epoch) cached = { token, usableUntil: now() + (lifetime - skew) * 1000 };
     return token;
   }
 
@@ -84,8 +94,12 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     invalidate(token) {
       if (cached?.token === token) cached = undefined;
     },
-    forget() {
-      cached = undefined;
+    clockMoved(seconds) {
+      epoch++;
+      if (cached) cached = { ...cached, usableUntil: cached.usableUntil - seconds * 1000 };
+    },
+    isCurrent(token) {
+      return cached?.token === token && now() < cached.usableUntil;
     },
     get requests() {
       return requests;

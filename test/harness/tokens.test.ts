@@ -137,6 +137,25 @@ describe('api client', () => {
     ]);
   });
 
+  it('a POST whose token a clock move expired while it waited for its turn is sent once, with a new token', async () => {
+    const t = await startTarget({ expiresIn: 120 });
+    const capped = createHttp({ timeoutMs: 2000, retries: 0, maxResponseBytes: 65536, recorder: new Recorder(), maxConcurrency: 1 });
+    const tokens = createTokenCache({ http: capped, tokenUrl: `${t.url}/auth/connect/token`, clientId: 'the-client', clientSecret: 'the-client-secret', audience: 'service_api' });
+    const api = createApiClient({ http: capped, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
+    await tokens.get();
+    // The move holds every other request back: the POST takes its token now and its slot after the move.
+    let moved!: () => void;
+    const move = capped.alone(() => new Promise<void>((resolve) => (moved = resolve)));
+    const post = api.call('createPaymentLink', { json: { monto: 1 } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    tokens.clockMoved(180);
+    moved();
+    await move;
+    expect((await post).response?.status).toBe(200);
+    expect(t.apiCalls).toEqual([`POST /api/EnlacePago Bearer tok-2-${'x'.repeat(10)}`]);
+    await capped.close();
+  });
+
   it('sends account calls with HTTP Basic, raw headers as given, and nothing for auth none', async () => {
     const t = await startTarget();
     const api = createApiClient({
