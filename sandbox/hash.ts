@@ -2,10 +2,18 @@
  * Spec 6.3: the redirect hash, and the webhook signature. Both are lowercase hex HMAC-SHA256 keyed with the
  * business's client secret (docs/decisions.md). The redirect hash covers the seven values of 6.3, in that order,
  * exactly as they appear in the query (monto with two decimals, booleans true/false, empty text for null).
+ * Variants (sandbox/variants.ts) change what 6.3 leaves open: the redirect status, how monto and the booleans are
+ * written, and the hash's algorithm, key and encoding.
  */
 import { createHmac } from 'node:crypto';
 import type { SandboxContext } from './context.ts';
 import type { Business, Link, Transaction } from './store.ts';
+import { LLAVE_HASH_VARIANTE } from './variants.ts';
+
+/** The status of the hosted pages' redirect to urlRedirect: 303 See Other by default (variants redirect-302/-301). */
+export function estadoRedireccion(ctx: SandboxContext): 301 | 302 | 303 {
+  return ctx.variant('redirect-301') ? 301 : ctx.variant('redirect-302') ? 302 : 303;
+}
 
 export function hmacHex(key: string, message: string): string {
   return createHmac('sha256', key).update(message).digest('hex');
@@ -17,20 +25,25 @@ export function montoTexto(monto: number): string {
 
 /** `urlBase` with the outcome query of a processed payment appended (303 target of the hosted pages). */
 export function urlResultado(ctx: SandboxContext, tx: Transaction, business: Business, link: Link | null, urlBase: string): string {
+  // Variant query-booleans-capitalised: True/False (as .NET writes them); monto-shortest: 10, 10.5 (not 10.00).
+  const bool = (b: boolean) => (ctx.variant('query-booleans-capitalised') ? (b ? 'True' : 'False') : String(b));
   const valores: [string, string][] = [
     ['idTransaccion', tx.idTransaccion],
-    ['monto', montoTexto(tx.monto)],
-    ['esReal', String(tx.esReal)],
+    ['monto', ctx.variant('monto-shortest') ? String(tx.monto) : montoTexto(tx.monto)],
+    ['esReal', bool(tx.esReal)],
     ['formaPago', String(tx.formaPago)],
-    ['esAprobada', String(tx.esAprobada)],
+    ['esAprobada', bool(tx.esAprobada)],
     ['codigoAutorizacion', tx.codigoAutorizacion ?? ''],
     ['mensaje', tx.mensaje ?? ''],
   ];
   const orden = ctx.fault('hash-wrong-order') ? [...valores].reverse() : valores;
-  const clave = ctx.fault('hash-wrong-key') ? business.clientIdApi : business.clientSecret;
+  // Variant hash-hmac-sha512-base64: a key of its own, SHA-512, base64 (6.3: "The hash algorithm and key: not shown").
+  const otroEsquema = ctx.variant('hash-hmac-sha512-base64');
+  const clave = ctx.fault('hash-wrong-key') ? business.clientIdApi : otroEsquema ? LLAVE_HASH_VARIANTE : business.clientSecret;
+  const mensaje = orden.map(([, valor]) => valor).join('');
   const url = new URL(urlBase);
   for (const [nombre, valor] of valores) url.searchParams.append(nombre, valor);
-  url.searchParams.append('hash', hmacHex(clave, orden.map(([, valor]) => valor).join('')));
+  url.searchParams.append('hash', otroEsquema ? createHmac('sha512', clave).update(mensaje).digest('base64') : hmacHex(clave, mensaje));
   if (link !== null) {
     url.searchParams.append('idEnlace', String(link.idEnlace));
     url.searchParams.append('identificadorEnlaceComercio', link.identificadorEnlaceComercio);

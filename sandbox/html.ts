@@ -125,7 +125,9 @@ ${formas}
 
 /** 2026-05-01T10:10:00.000Z → 01/05/2026 10:10 UTC (what a customer reads; the page states the zone). */
 export function fechaLegible(iso: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(iso);
+  // Read as an instant first: a value written at another offset (variant fechas-offset-6) is shown in UTC too.
+  const ms = Date.parse(iso);
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(Number.isNaN(ms) ? iso : new Date(ms).toISOString());
   return m ? `${m[3]}/${m[2]}/${m[1]} ${m[4]}:${m[5]} UTC` : iso;
 }
 

@@ -20,6 +20,7 @@ import { type ResolvedOptions, type SandboxContext, nuevaClaveIntento } from './
 import { controlApi } from './control.ts';
 import { selectFault } from './faults.ts';
 import { selectVariants, variantIds } from './variants.ts';
+import { formaCuerpo, respuestaError } from './respuestas.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
 import { mposApi } from './purchases/mpos.ts';
@@ -170,6 +171,15 @@ const api: FastifyPluginAsync = async (app) => {
     // As some deployed services serialise them: every boolean of a response body written "True" / "False".
     app.addHook('preSerialization', async (_req, _reply, payload: unknown) => booleansAsText(payload));
   }
+  // The variants of the error form (errors-*) and of the body shape (extra-fields, key-order-reversed, empty-strings):
+  // sandbox/respuestas.ts writes them, for every answer of the API.
+  const { variant } = app.sandbox;
+  app.addHook('preSerialization', async (_req, reply, payload: unknown) => {
+    const error = respuestaError(variant, reply.statusCode, payload);
+    if (error.status !== reply.statusCode) reply.code(error.status);
+    if (error.contentType) reply.type(error.contentType);
+    return error.body === payload ? formaCuerpo(variant, payload) : error.body;
+  });
   for (const plugin of [linksApi, threeDsApi, walletApi, pagoQrApi, quickPayApi, mposApi, transactionsApi, accountsApi]) {
     await app.register(plugin);
   }

@@ -41,19 +41,34 @@ function urlsEnlace(ctx: SandboxContext, link: Link) {
   };
 }
 
+const MOTIVO_VENCIDO = 'el enlace está vencido';
+const MOTIVO_LIMITE_EXITOSOS = 'el enlace alcanzó el máximo de pagos exitosos';
+
 /** Why the link cannot take a payment now, or null when it can. */
 export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | null {
   if (!link.activo) return 'el enlace está inactivo: alcanzó el máximo de pagos fallidos';
   const ahora = ctx.clock.nowMs();
   const { fechaInicio, fechaFin } = link.vigencia;
   if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
-  if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return 'el enlace está vencido';
+  if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;
   const maxExitosos = link.limitesDeUso.cantidadMaximaPagosExitosos;
   const tope = maxExitosos === null ? null : maxExitosos + (ctx.fault('success-limit-one-late') ? 1 : 0);
   if (tope !== null && link.exitososDesdeActivacion >= tope && !ctx.fault('success-limit-not-enforced')) {
-    return 'el enlace alcanzó el máximo de pagos exitosos';
+    return MOTIVO_LIMITE_EXITOSOS;
   }
   return null;
+}
+
+/**
+ * The 2.1 flag `usable`: by default false whenever the link cannot take a payment. Spec 3 shows only the failure
+ * limit turning it false; variants usable-at-success-limit / usable-after-vigencia keep it true in those states
+ * (payments are still refused: motivoNoDisponible).
+ */
+function usableSegunVariante(ctx: SandboxContext, link: Link): boolean {
+  const motivo = motivoNoDisponible(ctx, link);
+  if (motivo === MOTIVO_LIMITE_EXITOSOS && ctx.variant('usable-at-success-limit')) return true;
+  if (motivo === MOTIVO_VENCIDO && ctx.variant('usable-after-vigencia')) return true;
+  return motivo === null;
 }
 
 /** Counts a settled payment of the link (synchronous: never await between reading and writing link state). */
@@ -96,7 +111,7 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
     nombreEnlace: link.nombreEnlace,
     monto: link.monto,
     nombreProducto: link.nombreProducto,
-    usable: motivoNoDisponible(ctx, link) === null,
+    usable: usableSegunVariante(ctx, link),
     transaccionCompra: link.idTransaccionCompra === null ? null : vista(link.idTransaccionCompra),
     cantidadIntentoPagoFallidos: link.cantidadIntentoPagoFallidos,
     cantidadPagosExitosos: link.cantidadPagosExitosos,
@@ -104,7 +119,8 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
     infoProducto: link.infoProducto,
     configuracion: link.configuracion,
     cantidadMaximaCuotas: link.cantidadMaximaCuotas,
-    transacciones: link.transacciones
+    // Variant transacciones-newest-first: 2.1 does not give the order of the list.
+    transacciones: (ctx.variant('transacciones-newest-first') ? [...link.transacciones].reverse() : link.transacciones)
       .map(vista)
       .filter((t) => t !== null && !(ctx.fault('transacciones-missing-declines') && !t.esAprobada)),
     imagenes: urlImagenProducto === null ? [] : [{ url: urlImagenProducto, esPrincipal: true }],
@@ -190,7 +206,8 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     let codigo = randomUUID().slice(0, 8);
     while (store.linkCodes.has(codigo)) codigo = randomUUID().slice(0, 8);
     const link: Link = {
-      idEnlace: store.nextIdEnlace++,
+      // Variant idenlace-large: ids past 2^32 (2.1 says int, not how large).
+      idEnlace: store.nextIdEnlace++ + (ctx.variant('idenlace-large') ? 2 ** 32 + 1000 : 0),
       codigo,
       creadoMs: ctx.clock.nowMs(),
       idAplicativo: business.idAplicativo,
@@ -223,11 +240,12 @@ export const linksApi: FastifyPluginAsync = async (app) => {
       estaProductivo: business.estaProductivo,
     };
     if (fault('link-urlenlace-missing')) delete respuesta.urlEnlace;
+    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/EnlacePago/${link.idEnlace}`);
     return respuesta;
   });
 
   app.put<{ Params: { id: string } }>('/EnlacePago/:id/activar', { onRequest: requireAuth('account') }, async (req, reply) => {
-    if (!/^\d{1,9}$/.test(req.params.id)) {
+    if (!(ctx.variant('idenlace-large') ? /^\d{1,15}$/ : /^\d{1,9}$/).test(req.params.id)) {
       return reply.code(400).send({ errores: [{ campo: 'id', mensaje: 'debe ser un número entero' }] });
     }
     const link = ctx.store.links.get(Number(req.params.id));
@@ -239,6 +257,11 @@ export const linksApi: FastifyPluginAsync = async (app) => {
       link.activo = true;
       link.fallidosDesdeActivacion = 0;
       link.exitososDesdeActivacion = 0;
+      // Variant activar-resets-counters: the totals start again too (4.2 does not say what activar does to them).
+      if (ctx.variant('activar-resets-counters')) {
+        link.cantidadIntentoPagoFallidos = 0;
+        link.cantidadPagosExitosos = 0;
+      }
     }
     return registroEnlace(ctx, link);
   });
@@ -252,11 +275,11 @@ export const linksPages: FastifyPluginAsync = async (app) => {
     const id = ctx.store.linkCodes.get(req.params.codigo);
     const link = id === undefined ? undefined : ctx.store.links.get(id);
     if (link === undefined) return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Enlace de pago', 'no encontrado'));
-    return reply.redirect(urlsEnlace(ctx, link).urlEnlaceLargo, 302);
+    return reply.redirect(urlsEnlace(ctx, link).urlEnlaceLargo, ctx.variant('redirect-301') ? 301 : 302);
   });
 
   app.get<{ Params: { archivo: string } }>('/qr/enlace/:archivo', async (req, reply) => {
-    const match = /^(\d{1,9})\.png$/.exec(req.params.archivo);
+    const match = (ctx.variant('idenlace-large') ? /^(\d{1,15})\.png$/ : /^(\d{1,9})\.png$/).exec(req.params.archivo);
     const link = match?.[1] === undefined ? undefined : ctx.store.links.get(Number(match[1]));
     if (link === undefined) return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Código QR', 'no encontrado'));
     const png = await QRCode.toBuffer(urlsEnlace(ctx, link).urlEnlace, { type: 'png', margin: 2, scale: 6 });

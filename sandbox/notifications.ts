@@ -6,13 +6,26 @@
 import type { Notifier, SandboxContext } from './context.ts';
 import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
-import { vistaTransaccion } from './views.ts';
+import { fechaServicio, vistaTransaccion } from './views.ts';
+import { formaCuerpo } from './respuestas.ts';
 
 export type { Notifier } from './context.ts';
 
 const WEBHOOK_TIMEOUT_MS = 5000;
 
-export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | 'fault'>): Notifier {
+/** Variant webhook-late: how long after the payment the first delivery starts. */
+const RETRASO_TARDIO_MS = 3000;
+
+/** Variant webhook-pascalcase: IdTransaccion, Monto, EsProductiva (the keys of nested objects too, not dictionary keys). */
+function pascal(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(pascal);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.charAt(0).toUpperCase() + k.slice(1), k === 'datosAdicionales' ? v : pascal(v)]),
+  );
+}
+
+export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | 'fault' | 'variant' | 'clock'>): Notifier {
   const timers = new Set<NodeJS.Timeout>();
   const enCurso = new Set<AbortController>();
   // Bumped by cancelar(): a delivery started in an older generation records nothing and never retries.
@@ -23,7 +36,8 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     enCurso.add(controller);
     fetch(registro.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-signature': firma, 'user-agent': 'payment-service-sandbox' },
+      // Variant webhook-signature-header: the same signature in a header of another name.
+      headers: { 'content-type': 'application/json', [ctx.variant('webhook-signature-header') ? 'x-payment-signature' : 'x-signature']: firma, 'user-agent': 'payment-service-sandbox' },
       body: raw,
       redirect: 'manual',
       signal: AbortSignal.any([controller.signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]),
@@ -42,7 +56,8 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
         registro.lastStatus = status;
         registro.delivered = status !== null && status >= 200 && status < 300;
         const espera = ctx.options.webhookRetryDelaysMs[registro.attempts - 1];
-        if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry')) return;
+        // Variant webhook-no-retry: sent once, whatever the answer (6: retries "not shown").
+        if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry') || ctx.variant('webhook-no-retry')) return;
         const timer = setTimeout(() => {
           timers.delete(timer);
           entregar(registro, raw, firma, gen);
@@ -65,11 +80,24 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
       body.idEnlace = link.idEnlace;
       body.identificadorEnlaceComercio = link.identificadorEnlaceComercio;
     }
-    const raw = JSON.stringify(body);
-    const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(body, null, 2) : raw;
-    const registro: WebhookRecord = { url, body, attempts: 0, delivered: false, lastStatus: null };
+    // The payload is "not shown" (6): variants wrap it, write its keys in PascalCase, reorder them, add fields.
+    const forma = formaCuerpo(ctx.variant, body);
+    const envuelto = ctx.variant('webhook-wrapped')
+      ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, ctx.clock.nowMs()), transaccion: forma }
+      : forma;
+    const enviado = (ctx.variant('webhook-pascalcase') ? pascal(envuelto) : envuelto) as Record<string, unknown>;
+    const raw = JSON.stringify(enviado);
+    const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(enviado, null, 2) : raw;
+    const registro: WebhookRecord = { url, body: enviado, attempts: 0, delivered: false, lastStatus: null };
     ctx.store.outbox.webhooks.push(registro);
-    entregar(registro, raw, hmacHex(secret, firmado), generacion);
+    const gen = generacion;
+    if (!ctx.variant('webhook-late')) return entregar(registro, raw, hmacHex(secret, firmado), gen);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      entregar(registro, raw, hmacHex(secret, firmado), gen);
+    }, RETRASO_TARDIO_MS);
+    timer.unref();
+    timers.add(timer);
   }
 
   function correosYSms(tx: Transaction, link: Link | null): void {

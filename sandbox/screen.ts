@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
-import { urlResultado } from './hash.ts';
+import { estadoRedireccion, urlResultado } from './hash.ts';
 import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, resumen, type Resumen } from './html.ts';
 import { contarResultado, motivoNoDisponible } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
@@ -23,6 +23,7 @@ import {
   nuevaTransaccion,
 } from './transactions.ts';
 import { EMAIL, Validacion } from './validate.ts';
+import { fechaServicio } from './views.ts';
 
 const NOMBRES_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
 /** Sandbox exchange rate for the simulated Bitcoin payment. */
@@ -211,7 +212,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
         qrData,
         ammountInBitcoins: Math.round((monto / DOLARES_POR_BITCOIN) * 1e8) / 1e8,
         ammountInDollars: monto,
-        fechaVencimiento: new Date(ctx.clock.nowMs() + MINUTOS_BITCOIN * 60_000).toISOString(),
+        fechaVencimiento: fechaServicio(ctx.variant, ctx.clock.nowMs() + MINUTOS_BITCOIN * 60_000),
       };
       const cuerpo = `<p>Envíe ${tx.datosBitcoin.ammountInBitcoins} BTC a <code id="qrData">${esc(qrData)}</code> antes del ${esc(fechaLegible(tx.datosBitcoin.fechaVencimiento))}.</p>
 <img id="qr" src="${esc(tx.datosBitcoin.urlQR)}" class="qr" alt="QR de pago en Bitcoin">`;
@@ -227,10 +228,10 @@ export const screenPages: FastifyPluginAsync = async (app) => {
 
     // Spec 7: development approves everything except cvv 111 on the payment screen.
     if (!business.estaProductivo && cvv === '111' && !ctx.fault('cvv-111-approved-on-screen')) declinar(tx, MENSAJE_DECLINADA);
-    else aprobar(tx);
+    else aprobar(ctx, tx);
     contarResultado(ctx, link, tx);
     ctx.notifier.notificar(tx, link);
-    return reply.redirect(urlResultado(ctx, tx, business, link, cfg.urlRedirect ?? business.urlAplicativo), 303);
+    return reply.redirect(urlResultado(ctx, tx, business, link, cfg.urlRedirect ?? business.urlAplicativo), estadoRedireccion(ctx));
   });
 
   app.get<{ Params: { archivo: string } }>('/qr/bitcoin/:archivo', async (req, reply) => {

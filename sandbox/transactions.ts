@@ -2,14 +2,14 @@
  * Transactions (spec 2.2): creation with the test-mode rules of spec 7, approval/decline, the 2.2 view shared by
  * GET /TransaccionCompra/{id} (4.8) and the link record, and the GET route itself.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import { requireAuth } from './auth.ts';
 import type { Actor, SandboxContext } from './context.ts';
 import type { Fault } from './faults.ts';
 import type { Business, Link, Notificaciones, TipoTransaccion, Transaction } from './store.ts';
 import type { Lector } from './validate.ts';
-import { vistaTransaccion } from './views.ts';
+import { fechaServicio, vistaTransaccion } from './views.ts';
 
 export const MENSAJE_DECLINADA = 'Transacción declinada (cvv de prueba 111)';
 
@@ -61,10 +61,19 @@ export interface DatosTransaccion {
   urlRedirect?: string | null;
 }
 
+/** 2.2 says only "string": a UUID by default; variant idtransaccion-numeric: 19 digits (a snowflake-like number). */
+function nuevoIdTransaccion(ctx: SandboxContext): string {
+  if (!ctx.variant('idtransaccion-numeric')) return randomUUID();
+  let id: string;
+  do id = `${randomInt(1, 10)}${String(randomInt(0, 1e9)).padStart(9, '0')}${String(randomInt(0, 1e9)).padStart(9, '0')}`;
+  while (ctx.store.transactions.has(id));
+  return id;
+}
+
 /** A new pending transaction (esAprobada false, resultadoTransaccion null), already in the store. */
 export function nuevaTransaccion(ctx: SandboxContext, d: DatosTransaccion): Transaction {
   const tx: Transaction = {
-    idTransaccion: randomUUID(),
+    idTransaccion: nuevoIdTransaccion(ctx),
     tipo: d.tipo,
     idAplicativo: d.business.idAplicativo,
     idCuentaPagador: d.idCuentaPagador ?? null,
@@ -77,7 +86,7 @@ export function nuevaTransaccion(ctx: SandboxContext, d: DatosTransaccion): Tran
     monto: d.monto,
     montoOriginal: d.monto,
     resultadoTransaccion: null,
-    fechaTransaccion: ctx.clock.now().toISOString(),
+    fechaTransaccion: fechaServicio(ctx.variant, ctx.clock.nowMs()),
     idExterno: d.idExterno ?? null,
     datosAdicionales: d.datosAdicionales ?? null,
     idEnlace: d.idEnlace ?? null,
@@ -91,10 +100,12 @@ export function nuevaTransaccion(ctx: SandboxContext, d: DatosTransaccion): Tran
   return tx;
 }
 
-export function aprobar(tx: Transaction): void {
+export function aprobar(ctx: SandboxContext, tx: Transaction): void {
   tx.esAprobada = true;
   tx.resultadoTransaccion = 0;
-  tx.codigoAutorizacion = String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
+  // 2.2: the code is "of an approved real transaction"; variant codigo-autorizacion-dev-empty gives a test one "".
+  const sinCodigo = !tx.esReal && ctx.variant('codigo-autorizacion-dev-empty');
+  tx.codigoAutorizacion = sinCodigo ? '' : String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
   tx.mensaje = null;
 }
 

@@ -17,7 +17,52 @@ export interface VariantEntry {
   composes?: false;
 }
 
+/** The redirect hash key of variant hash-hmac-sha512-base64: a key of its own, handed to the merchant (and the suite). */
+export const LLAVE_HASH_VARIANTE = 'sandbox-redirect-hash-key';
+
 export const VARIANTS = [
+  // Success statuses (4: "HTTP status codes of success responses are not listed").
+  { id: 'created-201-location', area: 'statuses', description: '4.1/4.4/4.5/4.7: creations answer 201 Created with a Location header (the link, the transaction)' },
+  { id: 'pending-202', area: 'statuses', description: '4.3/4.6: the purchases that wait for the payer (3DS, quick-pay) answer 202 Accepted' },
+  // Errors (7: "Error response format, error codes and HTTP status codes: not shown").
+  { id: 'errors-422', area: 'errors', description: '7: a body that breaks a stated rule is refused with 422 instead of 400' },
+  { id: 'errors-mensajes', area: 'errors', description: '7: error bodies are {"mensajes":[…],"servicioError":{…}} instead of {"errores":[…]}' },
+  { id: 'errors-problem-json', area: 'errors', description: '7: error bodies are RFC 9457 application/problem+json', composes: false },
+  // Ids of other shapes (2.1 idEnlace int, 2.2 idTransaccion string).
+  { id: 'idenlace-large', area: 'ids', description: '2.1: idEnlace values above 2^32 (4294968296, …)' },
+  { id: 'idtransaccion-numeric', area: 'ids', description: '2.2: idTransaccion is a string of 19 digits, not a UUID' },
+  // Timestamps (2: DateTimeOffset, ISO 8601).
+  { id: 'fechas-offset-6', area: 'timestamps', description: '2: DateTimeOffset values written with the offset -06:00 instead of Z' },
+  { id: 'fechas-7-digits', area: 'timestamps', description: '2: DateTimeOffset values with 7 fractional digits (.NET), e.g. 11:23:00.1230000Z' },
+  // Shapes of the JSON.
+  { id: 'extra-fields', area: 'shapes', description: 'responses and webhooks carry fields the spec does not list (codigoRespuesta, moneda, …)' },
+  { id: 'key-order-reversed', area: 'shapes', description: 'the keys of every response object and webhook body in reverse order' },
+  { id: 'empty-strings', area: 'shapes', description: '2: absent string values written "" instead of null (mensaje, codigoAutorizacion, idExterno, …)' },
+  { id: 'codigo-autorizacion-dev-empty', area: 'shapes', description: '2.2: a development (test) approval carries codigoAutorizacion "" (the code is of an approved real transaction)' },
+  // Link state the spec does not show (3: "Other link transitions (by validity dates or success limit): not shown").
+  { id: 'usable-at-success-limit', area: 'links', description: '3: at the success limit usable stays true (payments are still refused)' },
+  { id: 'usable-after-vigencia', area: 'links', description: '3: after vigencia.fechaFin usable stays true (payments are still refused)' },
+  { id: 'activar-resets-counters', area: 'links', description: '4.2: activar sets cantidadIntentoPagoFallidos and cantidadPagosExitosos back to 0' },
+  { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
+  // Redirect of the customer's browser (6.3).
+  { id: 'redirect-302', area: 'redirect', description: '6.3: the hosted pages send the customer to urlRedirect with 302 instead of 303' },
+  { id: 'redirect-301', area: 'redirect', description: '6.3: the hosted pages (and the short URL) redirect with 301', composes: false },
+  { id: 'query-booleans-capitalised', area: 'redirect', description: '6.3: esReal and esAprobada written True/False in the redirect query (and so hashed)' },
+  { id: 'monto-shortest', area: 'redirect', description: '6.3: monto in its shortest form in the redirect query and hash (10, 10.5)' },
+  {
+    id: 'hash-hmac-sha512-base64',
+    area: 'redirect',
+    description: '6.3: the redirect hash is HMAC-SHA512, base64, keyed with a redirect key of its own (the merchant is told all three)',
+    settings: { REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_KEY: LLAVE_HASH_VARIANTE, REDIRECT_HASH_ENCODING: 'base64' },
+  },
+  // Webhooks (6: "Full webhook payload fields: not shown. Webhook signature, retries and delivery guarantees: not shown").
+  { id: 'webhook-no-retry', area: 'webhook', description: '6: a webhook is sent once; a failed delivery is never retried' },
+  { id: 'webhook-late', area: 'webhook', description: '6: the webhook is sent 3 s after the payment' },
+  { id: 'webhook-signature-header', area: 'webhook', description: '6: the webhook signature travels in x-payment-signature', settings: { WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' } },
+  { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva)', settings: { WEBHOOK_FIELD_CASE: 'insensitive' } },
+  { id: 'webhook-wrapped', area: 'webhook', description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}' },
+  // MPOS and authentication.
+  { id: 'mpos-contactless', area: 'mpos', description: '4.7: MPOS purchases answer tipoTransaccion 5 (MPosContactless) instead of 4' },
   { id: 'token-ttl-short', area: 'auth', description: '5.2: access tokens live 120 s (expires_in 120) instead of an hour' },
 ] as const satisfies readonly VariantEntry[];
 

@@ -4,6 +4,19 @@
  */
 import type { Fault } from './faults.ts';
 import type { Transaction } from './store.ts';
+import type { Variant } from './variants.ts';
+
+/**
+ * A DateTimeOffset (spec 2: ISO 8601) as the service writes it: by default UTC with milliseconds and Z; variant
+ * fechas-offset-6 writes the same instant at -06:00, variant fechas-7-digits with 7 fractional digits (.NET).
+ */
+export function fechaServicio(variant: Variant, ms: number): string {
+  const offsetMin = variant('fechas-offset-6') ? -6 * 60 : 0;
+  const local = new Date(ms + offsetMin * 60_000).toISOString().slice(0, -1);
+  const fraccion = variant('fechas-7-digits') ? `${local.slice(-3)}${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}` : local.slice(-3);
+  const zona = offsetMin === 0 ? 'Z' : `${offsetMin < 0 ? '-' : '+'}${String(Math.abs(offsetMin) / 60).padStart(2, '0')}:00`;
+  return `${local.slice(0, -3)}${fraccion}${zona}`;
+}
 
 /** Spec 2.2: the names of the enum values (what fault enum-names writes instead of the integers). */
 const NOMBRES_ENUM = {

@@ -9,6 +9,7 @@ import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransacci
 import { Validacion } from '../validate.ts';
 
 const MPOS_CHIP = 4;
+const MPOS_CONTACTLESS = 5;
 const ANIOS_MAXIMOS = 20;
 
 export const mposApi: FastifyPluginAsync = async (app) => {
@@ -61,15 +62,18 @@ export const mposApi: FastifyPluginAsync = async (app) => {
       notificaciones: notificacionesEfectivas(business, null),
       datosAdicionales,
     });
-    aprobar(tx);
+    aprobar(ctx, tx);
     ctx.notifier.notificar(tx, null);
+    // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
+    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
     return {
       idTransaccion: tx.idTransaccion,
       esReal: tx.esReal,
       esAprobada: tx.esAprobada,
       codigoAutorizacion: tx.codigoAutorizacion,
       mensaje: tx.mensaje,
-      tipoTransaccion: MPOS_CHIP,
+      // Variant mpos-contactless: 4.7 allows MPosChip=4 and MPosContactless=5.
+      tipoTransaccion: ctx.variant('mpos-contactless') ? MPOS_CONTACTLESS : MPOS_CHIP,
       monto: tx.monto,
       fechaTransaccion: tx.fechaTransaccion,
     };

@@ -52,10 +52,12 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
       idEnlace: link.idEnlace,
       idCuentaPagador: req.actor!.account.idCuenta,
     });
-    aprobar(tx);
+    aprobar(ctx, tx);
     link.transacciones.push(tx.idTransaccion);
     contarResultado(ctx, link, tx);
     ctx.notifier.notificar(tx, link);
+    // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
+    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
     return {
       idTransaccion: tx.idTransaccion,
       numeroCuentaBanco: business.numeroCuenta,

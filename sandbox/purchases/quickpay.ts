@@ -19,10 +19,11 @@ import {
   valorEnum,
 } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
+import { fechaServicio } from '../views.ts';
 
 /** Starts the quick-pay validity of a pending transaction; returns datosQuickPay. */
 export function datosQuickPay(ctx: SandboxContext, tx: Transaction): { urlQR: string; fechaVencimiento: string } {
-  tx.fechaVencimiento = new Date(ctx.clock.nowMs() + ctx.options.quickPayTtlSeconds * 1000).toISOString();
+  tx.fechaVencimiento = fechaServicio(ctx.variant, ctx.clock.nowMs() + ctx.options.quickPayTtlSeconds * 1000);
   return { urlQR: `${ctx.origin}/qp/${tx.idTransaccion}.png`, fechaVencimiento: tx.fechaVencimiento };
 }
 
@@ -48,6 +49,8 @@ export const quickPayApi: FastifyPluginAsync = async (app) => {
       idExterno,
       datosAdicionales,
     });
+    // Variant pending-202: the payment waits for the payer to scan the QR (4.6 lists no success status).
+    if (ctx.variant('pending-202')) reply.code(202);
     return {
       datosQuickPay: datosQuickPay(ctx, tx),
       idTransaccion: tx.idTransaccion,
@@ -119,7 +122,7 @@ ${formularioHosted(ctx.options.screen, form)}
     if (tx === undefined) return html(reply, 404, paginaEstado('QuickPay', 'no encontrado'));
     const estado = motivo(tx);
     if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
-    aprobar(tx);
+    aprobar(ctx, tx);
     const link = tx.idEnlace === null ? null : (ctx.store.links.get(tx.idEnlace) ?? null);
     if (link !== null) contarResultado(ctx, link, tx);
     ctx.notifier.notificar(tx, link);

@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { requireAuth } from '../auth.ts';
-import { urlResultado } from '../hash.ts';
+import { estadoRedireccion, urlResultado } from '../hash.ts';
 import { esc, estadoEnPalabras, formularioHosted, pagina, paginaEstado, resumen } from '../html.ts';
 import type { Transaction } from '../store.ts';
 import {
@@ -60,6 +60,8 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
       });
       if (cvv === '111' && ctx.fault('cvv-111-declines-3ds')) declinar(tx, MENSAJE_DECLINADA);
       const url = `/3ds/${tx.idTransaccion}`;
+      // Variant pending-202: the payment waits for the payer's browser (4.3 lists no success status).
+      if (ctx.variant('pending-202')) reply.code(202);
       return {
         idTransaccion: tx.idTransaccion,
         esReal: ctx.fault('esreal-as-number') ? Number(tx.esReal) : tx.esReal,
@@ -112,8 +114,8 @@ ${formularioHosted(ctx.options.screen, form)}
     if (business === undefined || tx.urlRedirect === null) {
       return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
     }
-    aprobar(tx);
+    aprobar(ctx, tx);
     ctx.notifier.notificar(tx, null);
-    return reply.redirect(urlResultado(ctx, tx, business, null, tx.urlRedirect), 303);
+    return reply.redirect(urlResultado(ctx, tx, business, null, tx.urlRedirect), estadoRedireccion(ctx));
   });
 };

@@ -36,8 +36,10 @@ export const walletApi: FastifyPluginAsync = async (app) => {
       idExterno,
       datosAdicionales,
     });
-    aprobar(tx);
+    aprobar(ctx, tx);
     ctx.notifier.notificar(tx, null);
+    // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
+    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
     return {
       idTransaccion: tx.idTransaccion,
       esReal: tx.esReal,

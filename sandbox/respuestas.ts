@@ -1,0 +1,80 @@
+/**
+ * How the service writes its JSON where the spec leaves the form open: the error body and status (spec 7: "not
+ * shown") and the shape of every body (field order, fields the spec does not list, "" for absent strings). The
+ * sandbox's default is `{"errores":[{campo,mensaje}]}` and the bodies as the plugins build them; the variants of
+ * sandbox/variants.ts change them here, for the API responses (index.ts hooks) and the webhook body (notifications.ts).
+ */
+import type { Variant } from './variants.ts';
+
+interface Campo {
+  campo: string;
+  mensaje: string;
+}
+
+/** The sandbox's own error body: `{ errores: [{ campo, mensaje }] }`. */
+function erroresDe(body: unknown): Campo[] | undefined {
+  const errores = (body as { errores?: unknown } | null)?.errores;
+  return Array.isArray(errores) ? (errores as Campo[]) : undefined;
+}
+
+/** A refusal of a field's rule (a parsed body), not of the request's form (malformed JSON, content type, URL). */
+const esReglaDeCampo = (errores: Campo[]): boolean => errores.every((e) => !['$', 'content-type', 'url'].includes(e.campo));
+
+/** Status, content type and body of an API error answer, as the selected variants write it. */
+export function respuestaError(variant: Variant, status: number, body: unknown): { status: number; contentType?: string; body: unknown } {
+  const errores = erroresDe(body);
+  if (errores === undefined || status < 400) return { status, body };
+  // Variant errors-422: a body that breaks a stated rule is "unprocessable", not "bad".
+  const final = status === 400 && variant('errors-422') && esReglaDeCampo(errores) ? 422 : status;
+  if (variant('errors-problem-json')) {
+    return {
+      status: final,
+      contentType: 'application/problem+json; charset=utf-8',
+      body: {
+        type: `https://errors.sandbox.test/${final}`,
+        title: final === 401 ? 'No autorizado' : final === 404 ? 'No encontrado' : 'Solicitud rechazada',
+        status: final,
+        detail: errores.map((e) => `${e.campo}: ${e.mensaje}`).join('; '),
+        errors: Object.fromEntries(errores.map((e) => [e.campo, [e.mensaje]])),
+      },
+    };
+  }
+  if (variant('errors-mensajes')) {
+    return {
+      status: final,
+      body: {
+        mensajes: errores.map((e) => `${e.campo}: ${e.mensaje}`),
+        servicioError: { codigo: `E${final}`, descripcion: errores[0]?.mensaje ?? '' },
+      },
+    };
+  }
+  return { status: final, body };
+}
+
+/** Fields some services write that the spec does not list (variant extra-fields). */
+function conCamposExtra(value: Record<string, unknown>): Record<string, unknown> {
+  return 'idTransaccion' in value ? { ...value, moneda: 'USD', canal: 'API' } : value;
+}
+
+/** String fields of the spec whose absence the sandbox writes as null (variant empty-strings writes ""). */
+const TEXTOS = new Set([
+  'mensaje', 'codigoAutorizacion', 'idExterno', 'nit', 'razonSocial', 'idGrupoTarjetas', 'nombreAplicativo', 'urlRedirect',
+  'urlRetorno', 'emailsNotificacion', 'urlWebhook', 'telefonosNotificacion', 'descripcionProducto', 'urlImagenProducto',
+]);
+
+/** A JSON body (response or webhook) in the shape the selected variants give it; `raiz` adds the top-level extras. */
+export function formaCuerpo(variant: Variant, value: unknown, raiz = true): unknown {
+  if (!variant('extra-fields') && !variant('key-order-reversed') && !variant('empty-strings')) return value;
+  if (Array.isArray(value)) return value.map((v) => formaCuerpo(variant, v, false));
+  if (value === null || typeof value !== 'object') return value;
+  let entradas = Object.entries(value).map(([k, v]): [string, unknown] => {
+    if (v === null && TEXTOS.has(k) && variant('empty-strings')) return [k, ''];
+    return [k, formaCuerpo(variant, v, false)];
+  });
+  if (variant('extra-fields')) {
+    entradas = Object.entries(conCamposExtra(Object.fromEntries(entradas)));
+    if (raiz) entradas.push(['codigoRespuesta', '00']);
+  }
+  if (variant('key-order-reversed')) entradas.reverse();
+  return Object.fromEntries(entradas);
+}
