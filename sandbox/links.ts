@@ -41,6 +41,11 @@ function urlsEnlace(ctx: SandboxContext, link: Link) {
   };
 }
 
+/** An idEnlace written in a path: up to 9 digits, or (variant idenlace-large, ids past 2^32) up to 15. */
+export function idEnlaceDeRuta(ctx: SandboxContext, texto: string): number | undefined {
+  return (ctx.variant('idenlace-large') ? /^\d{1,15}$/ : /^\d{1,9}$/).test(texto) ? Number(texto) : undefined;
+}
+
 const MOTIVO_VENCIDO = 'el enlace está vencido';
 const MOTIVO_LIMITE_EXITOSOS = 'el enlace alcanzó el máximo de pagos exitosos';
 
@@ -245,7 +250,7 @@ export const linksApi: FastifyPluginAsync = async (app) => {
   });
 
   app.put<{ Params: { id: string } }>('/EnlacePago/:id/activar', { onRequest: requireAuth('account') }, async (req, reply) => {
-    if (!(ctx.variant('idenlace-large') ? /^\d{1,15}$/ : /^\d{1,9}$/).test(req.params.id)) {
+    if (idEnlaceDeRuta(ctx, req.params.id) === undefined) {
       return reply.code(400).send({ errores: [{ campo: 'id', mensaje: 'debe ser un número entero' }] });
     }
     const link = ctx.store.links.get(Number(req.params.id));
@@ -279,8 +284,8 @@ export const linksPages: FastifyPluginAsync = async (app) => {
   });
 
   app.get<{ Params: { archivo: string } }>('/qr/enlace/:archivo', async (req, reply) => {
-    const match = (ctx.variant('idenlace-large') ? /^(\d{1,15})\.png$/ : /^(\d{1,9})\.png$/).exec(req.params.archivo);
-    const link = match?.[1] === undefined ? undefined : ctx.store.links.get(Number(match[1]));
+    const id = req.params.archivo.endsWith('.png') ? idEnlaceDeRuta(ctx, req.params.archivo.slice(0, -4)) : undefined;
+    const link = id === undefined ? undefined : ctx.store.links.get(id);
     if (link === undefined) return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Código QR', 'no encontrado'));
     const png = await QRCode.toBuffer(urlsEnlace(ctx, link).urlEnlace, { type: 'png', margin: 2, scale: 6 });
     return reply.type('image/png').send(png);

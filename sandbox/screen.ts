@@ -11,7 +11,7 @@ import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
 import { estadoRedireccion, urlResultado } from './hash.ts';
 import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, resumen, type Resumen } from './html.ts';
-import { contarResultado, motivoNoDisponible } from './links.ts';
+import { contarResultado, idEnlaceDeRuta, motivoNoDisponible } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
 import type { Business, Link } from './store.ts';
 import {
@@ -133,7 +133,10 @@ ${regreso === undefined ? '' : `<a id="regresar" class="regresar" href="${esc(re
 
 export const screenPages: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
-  const buscar = (id: string): Link | undefined => (/^\d{1,9}$/.test(id) ? ctx.store.links.get(Number(id)) : undefined);
+  const buscar = (texto: string): Link | undefined => {
+    const id = idEnlaceDeRuta(ctx, texto);
+    return id === undefined ? undefined : ctx.store.links.get(id);
+  };
 
   app.get<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', async (req, reply) => {
     const link = buscar(req.params.idEnlace);

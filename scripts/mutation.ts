@@ -2,7 +2,11 @@
  * `npm run mutation`: proves the suite catches faults. Runs the conformance suite against the clean embedded
  * sandbox and against each fault of the sandbox's catalogue (sandbox/faults.ts), two runs at a time, and prints
  * fault → killed/survived → the tests that killed it, and the score. Exit non-zero if the clean run fails or any
- * fault survives. `npm run mutation -- <fault-id> …` runs only those faults.
+ * fault survives. `npm run mutation -- <fault-id|variant-id> …` runs only those faults and variants.
+ *
+ * The other half: every variant of sandbox/variants.ts (spec-valid choices where the spec is silent) and `all` of
+ * them at once, each with the suite settings a vendor would give with it. A variant with any FAIL or ERROR is a false
+ * positive of the suite and fails the score too (`variants` in reports/mutation.json, a line per variant).
  *
  * It also measures localisation (one fault, one finding): per fault the number of failing tests and the clauses
  * they cite, and their distribution (median, 90th percentile, max) over the catalogue, written with every verdict
@@ -15,6 +19,7 @@ import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { vitestCli } from './vitest-cli.ts';
 import { FAULTS } from '../sandbox/faults.ts';
+import { VARIANTS, variantSettings } from '../sandbox/variants.ts';
 import { embeddedOnlyEnv } from '../harness/config.ts';
 
 interface RunResult {
@@ -41,14 +46,19 @@ const work = mkdtempSync(join(tmpdir(), 'mutation-'));
 const mask = (text: string): string =>
   text.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>').replace(/\d+(\.\d+)? ?(ms|s)\b/g, '<t>').replace(/\d{4,}/g, '<n>');
 
-/** One conformance run against the embedded sandbox with `fault` (or none), read from the summary reporter. */
-function runSuite(fault: string | undefined): Promise<RunResult> {
-  const name = fault ?? 'clean';
+/**
+ * One conformance run against the embedded sandbox with `fault` or `variant` (or neither), read from the summary
+ * reporter. A variant's run gets the settings a vendor would give with it (over anything `.env` says).
+ */
+function runSuite(fault: string | undefined, variant?: string): Promise<RunResult> {
+  const name = variant === undefined ? (fault ?? 'clean') : `variant-${variant}`;
   const reportDir = join(work, name);
   // Webhook waits are bounded by WEBHOOK_TIMEOUT_S; locally they arrive in milliseconds, so a short bound keeps
-  // faults that suppress webhooks from costing 10 s per test.
+  // faults that suppress webhooks from costing 10 s per test. A variant keeps the default: it may send them late.
   // Always the embedded sandbox: a remote target in `.env` must not be driven through every fault.
-  const env: NodeJS.ProcessEnv = { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: fault ?? '', WEBHOOK_TIMEOUT_S: '2' };
+  const env: NodeJS.ProcessEnv = variant === undefined
+    ? { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: fault ?? '', SANDBOX_VARIANT: '', WEBHOOK_TIMEOUT_S: '2' }
+    : { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: '', SANDBOX_VARIANT: variant, ...variantSettings(variant) };
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -91,12 +101,18 @@ async function pool<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>
 }
 
 const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const unknown = only.filter((id) => !FAULTS.some((f) => f.id === id));
+const isVariant = (id: string): boolean => id === 'all' || VARIANTS.some((v) => v.id === id);
+const unknown = only.filter((id) => !FAULTS.some((f) => f.id === id) && !isVariant(id));
 if (unknown.length > 0) {
-  console.error(`unknown fault id(s): ${unknown.join(', ')}; see sandbox/faults.ts`);
+  console.error(`unknown fault or variant id(s): ${unknown.join(', ')}; see sandbox/faults.ts and sandbox/variants.ts (or all)`);
   process.exit(2);
 }
 const faults = FAULTS.filter((f) => only.length === 0 || only.includes(f.id));
+/** The variants to run: every one and `all` (every one that composes) by default, else those named. */
+const variants: { id: string; description: string }[] = [
+  ...VARIANTS.filter((v) => only.length === 0 || only.includes(v.id)),
+  ...(only.length === 0 || only.includes('all') ? [{ id: 'all', description: 'every variant that composes with the others, at once' }] : []),
+];
 const width = Math.max(1, Math.min(2, availableParallelism()));
 
 const clean = await runSuite(undefined);
@@ -118,6 +134,18 @@ const results = await pool(faults, width, async (f) => {
   console.log(`${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing test(s) (${r.seconds.toFixed(1)} s)${r.clauses.length > 0 ? ` citing ${r.clauses.slice(0, 4).join(', ')}${r.clauses.length > 4 ? ', …' : ''}` : ''}`);
   return r;
 });
+
+// The other half: a variant is a correct implementation, so any FAIL or ERROR against it is the suite's false positive.
+const variantResults = await pool(variants, width, async (v) => {
+  const r = await runSuite(undefined, v.id);
+  const passed = !r.crashed && r.failed.length === 0;
+  const verdict = r.crashed ? 'CRASHED' : passed ? 'passed' : 'FALSE+';
+  console.log(`${verdict.padEnd(8)} variant ${v.id.padEnd(34)} ${r.failed.length} failing test(s) (${r.seconds.toFixed(1)} s)${r.crashed ? `: ${r.crashed}` : ''}`);
+  for (const t of r.failed.slice(0, 5)) console.log(`    ${t}`);
+  if (r.failed.length > 5) console.log(`    … and ${r.failed.length - 5} more`);
+  return { id: v.id, description: v.description, passed, failing: r.failed, ...(r.crashed ? { crashed: r.crashed } : {}) };
+});
+const falsePositives = variantResults.filter((v) => !v.passed);
 
 console.log('\nfault → verdict → failing tests (clauses cited) → tests that detected it');
 const isPrerequisite = (f: (typeof FAULTS)[number]): boolean => 'prerequisite' in f && f.prerequisite === true;
@@ -150,7 +178,7 @@ mkdirSync(reportDir, { recursive: true });
 writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
   format: 'mutation/1',
   clean: { passed: clean.passed, failed: clean.failed, ...(clean.crashed ? { crashed: clean.crashed } : {}) },
-  score: { detected, faults: faults.length, percent: Number(score.toFixed(1)) },
+  score: { detected, faults: faults.length, percent: Number(score.toFixed(1)), variantsPassed: variantResults.length - falsePositives.length, variants: variantResults.length },
   distribution,
   faults: results.map((r, i) => ({
     id: r.fault,
@@ -162,8 +190,10 @@ writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
     tests: r.failed,
     ...(r.crashed ? { crashed: r.crashed } : {}),
   })),
+  variants: variantResults,
 }, null, 2)}\n`);
 console.log(`\nmutation score: ${detected}/${faults.length} faults detected (${score.toFixed(1)}%; "observed" = a spec-silent fault seen as a WARN, never failed); clean run: ${cleanGreen ? 'green' : 'RED'}`);
+console.log(`variants: ${variantResults.length - falsePositives.length}/${variantResults.length} passed${falsePositives.length > 0 ? `; FALSE POSITIVES against ${falsePositives.map((v) => v.id).join(', ')}` : ''}`);
 console.log(`written: ${join(reportDir, 'mutation.json')}`);
 rmSync(work, { recursive: true, force: true });
-process.exit(cleanGreen && detected === faults.length ? 0 : 1);
+process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 ? 0 : 1);

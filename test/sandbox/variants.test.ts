@@ -1,0 +1,69 @@
+/**
+ * The variant catalogue (sandbox/variants.ts): selecting variants (`id[,id…]`, `all` = those that compose, unknown
+ * ids refused naming the valid ones), the settings they bring, and a few variants changing what they say while the
+ * sandbox stays whole (a large idEnlace still leads to its screen and activar; an error keeps its status class).
+ */
+import { describe, expect, it } from 'vitest';
+import { VARIANTS, variantIds, variantSettings } from '../../sandbox/index.ts';
+import { selectVariants } from '../../sandbox/variants.ts';
+import { CUENTA, basic, enlaceValido, sandbox } from './helpers.ts';
+
+describe('variant selection', () => {
+  it('reads one id, a list, or nothing', () => {
+    expect(variantIds(undefined)).toEqual([]);
+    expect(variantIds(' ')).toEqual([]);
+    expect(variantIds('redirect-302')).toEqual(['redirect-302']);
+    expect(variantIds('redirect-302, monto-shortest')).toEqual(['redirect-302', 'monto-shortest']);
+    const selected = selectVariants('monto-shortest');
+    expect(selected('monto-shortest')).toBe(true);
+    expect(selected('redirect-302')).toBe(false);
+  });
+
+  it('refuses an unknown id with a clear error naming the valid ones', async () => {
+    expect(() => variantIds('redirect-302,no-such-variant')).toThrow(/unknown sandbox variant "no-such-variant"; valid: all, created-201-location/);
+    await expect(sandbox({ variant: 'nope' })).rejects.toThrow('unknown sandbox variant "nope"');
+  });
+
+  it('all = every variant that composes with the others', () => {
+    const all = variantIds('all');
+    const entries: readonly { id: string; composes?: false }[] = VARIANTS;
+    expect(all).toEqual(entries.filter((v) => v.composes !== false).map((v) => v.id));
+    expect(all).not.toContain('redirect-301');
+    expect(all).not.toContain('errors-problem-json');
+    expect(all.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('has unique ids, and brings the settings a vendor would give', () => {
+    expect(new Set(VARIANTS.map((v) => v.id)).size).toBe(VARIANTS.length);
+    expect(variantSettings('hash-hmac-sha512-base64')).toMatchObject({ REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_ENCODING: 'base64' });
+    expect(variantSettings('monto-shortest')).toEqual({});
+    expect(variantSettings('all')).toMatchObject({ WEBHOOK_FIELD_CASE: 'insensitive', WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' });
+  });
+});
+
+describe('variants change what they say, and nothing else breaks', () => {
+  it('idenlace-large: an idEnlace past 2^32 opens its screen, its QR and activar', async () => {
+    const s = await sandbox({ variant: 'idenlace-large' });
+    const link = await s.crearEnlace();
+    expect(link.idEnlace).toBeGreaterThan(2 ** 32);
+    expect((await s.abrir(link.urlEnlaceLargo)).statusCode).toBe(200);
+    expect((await s.abrir(link.urlQrCodeEnlace)).statusCode).toBe(200);
+    const activar = await s.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, basic(CUENTA.user, CUENTA.password));
+    expect(activar.json()).toMatchObject({ idEnlace: link.idEnlace });
+  });
+
+  it('errors-422 and errors-mensajes: a broken rule is 422 with the mensajes body; a missing token stays 401', async () => {
+    const s = await sandbox({ variant: 'errors-422,errors-mensajes' });
+    const res = await s.api('POST', '/EnlacePago', await s.bearer(), enlaceValido({ monto: 0 }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ mensajes: [expect.stringContaining('monto')], servicioError: { codigo: 'E422' } });
+    expect((await s.api('POST', '/EnlacePago', undefined, enlaceValido())).statusCode).toBe(401);
+  });
+
+  it('created-201-location: a link creation answers 201 with the Location of the link', async () => {
+    const s = await sandbox({ variant: 'created-201-location' });
+    const res = await s.api('POST', '/EnlacePago', await s.bearer(), enlaceValido());
+    expect(res.statusCode).toBe(201);
+    expect(res.headers.location).toBe(`http://sandbox.test/api/EnlacePago/${(res.json() as { idEnlace: number }).idEnlace}`);
+  });
+});
