@@ -10,6 +10,7 @@ import { redactExchange, toCurl } from './evidence.ts';
 import type { CheckEvidence } from './meta.ts';
 import type { Contract } from './contract.ts';
 import type { PaymentOutcome } from './payer.ts';
+import { webhookTransaction } from './receiver.ts';
 
 export class CheckFailure extends Error {
   constructor(readonly evidence: CheckEvidence) {
@@ -99,10 +100,12 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
 export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
   if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON' }];
+  // The transaction data, unwrapped where the body wraps it (the payload is "not shown": 6.1).
+  const data = webhookTransaction(body, fieldCase) ?? body;
   const shown =
-    fieldCase === 'insensitive' && body !== null && typeof body === 'object' && !Array.isArray(body)
-      ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
-      : body;
+    fieldCase === 'insensitive' && data !== null && typeof data === 'object' && !Array.isArray(data)
+      ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
+      : data;
   return contract.validateWebhook(shown).map((v) => ({
     clauses: v.clause.length > 0 ? v.clause : fallback,
     expected: 'a webhook body that matches the contract (transactionSucceeded)',

@@ -72,11 +72,37 @@ export interface ReceiverOptions {
 
 /** A field of a webhook body, by exact or case-insensitive name (targets in the wild send PascalCase). */
 export function webhookField(w: ReceivedWebhook, name: string, fieldCase: 'exact' | 'insensitive' = 'exact'): unknown {
-  if (!w.json || typeof w.json !== 'object' || Array.isArray(w.json)) return undefined;
-  const body = w.json as Record<string, unknown>;
+  return webhookBodyField(w.json, name, fieldCase);
+}
+
+const asObject = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+function fieldOf(body: Record<string, unknown>, name: string, fieldCase: 'exact' | 'insensitive'): unknown {
   if (fieldCase === 'exact') return body[name];
   const key = Object.keys(body).find((k) => k.toLowerCase() === name.toLowerCase());
   return key === undefined ? undefined : body[key];
+}
+
+/**
+ * The transaction data of a webhook body (6.1; the full payload is "not shown"): the body itself when it carries
+ * idTransaccion, else the one object inside it that does (a body that wraps the transaction: {"evento":…,"datos":{…}}).
+ * The wrapper's own fields are kept beside it (the inner ones win).
+ */
+export function webhookTransaction(json: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): Record<string, unknown> | undefined {
+  const body = asObject(json);
+  if (body === undefined || fieldOf(body, 'idTransaccion', fieldCase) !== undefined) return body;
+  const wrapped = Object.entries(body).filter(([, v]) => asObject(v) !== undefined && fieldOf(asObject(v)!, 'idTransaccion', fieldCase) !== undefined);
+  if (wrapped.length !== 1) return body;
+  const [key, inner] = wrapped[0]!;
+  const { [key]: _wrapper, ...around } = body;
+  return { ...around, ...asObject(inner) };
+}
+
+/** A field of a webhook body (received or in an outbox) read through webhookTransaction. */
+export function webhookBodyField(json: unknown, name: string, fieldCase: 'exact' | 'insensitive' = 'exact'): unknown {
+  const body = webhookTransaction(json, fieldCase);
+  return body === undefined ? undefined : fieldOf(body, name, fieldCase);
 }
 
 export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {

@@ -262,13 +262,15 @@ export const linksApi: FastifyPluginAsync = async (app) => {
       link.activo = true;
       link.fallidosDesdeActivacion = 0;
       link.exitososDesdeActivacion = 0;
-      // Variant activar-resets-counters: the totals start again too (4.2 does not say what activar does to them).
-      if (ctx.variant('activar-resets-counters')) {
-        link.cantidadIntentoPagoFallidos = 0;
-        link.cantidadPagosExitosos = 0;
-      }
     }
-    return registroEnlace(ctx, link);
+    const registro = registroEnlace(ctx, link);
+    // Variant activar-resets-counters: the record shows the counters as they stood, and they start again from 0
+    // (4.2 does not say what activar does to them; the next activar shows the payments made since this one).
+    if (ctx.variant('activar-resets-counters') && !ctx.fault('activation-noop')) {
+      link.cantidadIntentoPagoFallidos = 0;
+      link.cantidadPagosExitosos = 0;
+    }
+    return registro;
   });
 };
 

@@ -42,7 +42,7 @@ export const VARIANTS = [
   // Link state the spec does not show (3: "Other link transitions (by validity dates or success limit): not shown").
   { id: 'usable-at-success-limit', area: 'links', description: '3: at the success limit usable stays true (payments are still refused)' },
   { id: 'usable-after-vigencia', area: 'links', description: '3: after vigencia.fechaFin usable stays true (payments are still refused)' },
-  { id: 'activar-resets-counters', area: 'links', description: '4.2: activar sets cantidadIntentoPagoFallidos and cantidadPagosExitosos back to 0' },
+  { id: 'activar-resets-counters', area: 'links', description: '4.2: activar answers the counters as they stood, then starts cantidadIntentoPagoFallidos and cantidadPagosExitosos again from 0' },
   { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
   // Redirect of the customer's browser (6.3).
   { id: 'redirect-302', area: 'redirect', description: '6.3: the hosted pages send the customer to urlRedirect with 302 instead of 303' },

@@ -5,7 +5,7 @@
 import type { ClauseTestSpec, Need, T } from '../harness/conformance.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
-import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
+import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
 import type { Credentials } from '../harness/target.ts';
 import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
 import { observeResponse } from '../harness/contract-observer.ts';
@@ -249,7 +249,7 @@ export async function declineNotNotifiedAsSuccess(t: T, declinedId: string, appr
   const { fieldCase } = t.run.config.webhook;
   const sent = (await t.run.receiver()).webhooks().filter((w) => webhookField(w, 'idTransaccion', fieldCase) === declinedId).map((w) => webhookField(w, 'esAprobada', fieldCase));
   const queued = outbox
-    ? (await t.run.control!.outbox()).webhooks.filter((w) => (w.body as { idTransaccion?: unknown }).idTransaccion === declinedId).map((w) => (w.body as { esAprobada?: unknown }).esAprobada)
+    ? (await t.run.control!.outbox()).webhooks.filter((w) => webhookBodyField(w.body, 'idTransaccion', fieldCase) === declinedId).map((w) => webhookBodyField(w.body, 'esAprobada', fieldCase))
     : [];
   const claimsApproved = [...sent, ...queued].filter((v) => v === true || String(v).trim().toLowerCase() === 'true').length;
   holds(claimsApproved === 0, 'decline-not-notified-approved', ['6.1-webhook-transaction-data', '6.1-webhook-on-success'],
