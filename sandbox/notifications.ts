@@ -14,7 +14,7 @@ export type { Notifier } from './context.ts';
 const WEBHOOK_TIMEOUT_MS = 5000;
 
 /** Variant webhook-late: how long after the payment the first delivery starts. */
-const RETRASO_TARDIO_MS = 3000;
+const RETRASO_TARDIO_MS = 1500;
 
 /** Variant webhook-pascalcase: IdTransaccion, Monto, EsProductiva (the keys of nested objects too, not dictionary keys). */
 function pascal(value: unknown): unknown {

@@ -57,7 +57,7 @@ export const VARIANTS = [
   },
   // Webhooks (6: "Full webhook payload fields: not shown. Webhook signature, retries and delivery guarantees: not shown").
   { id: 'webhook-no-retry', area: 'webhook', description: '6: a webhook is sent once; a failed delivery is never retried' },
-  { id: 'webhook-late', area: 'webhook', description: '6: the webhook is sent 3 s after the payment' },
+  { id: 'webhook-late', area: 'webhook', description: '6: the webhook is sent 1.5 s after the payment (not at once)' },
   { id: 'webhook-signature-header', area: 'webhook', description: '6: the webhook signature travels in x-payment-signature', settings: { WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' } },
   { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva)', settings: { WEBHOOK_FIELD_CASE: 'insensitive' } },
   { id: 'webhook-wrapped', area: 'webhook', description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}' },
