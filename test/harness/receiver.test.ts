@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReceiver, webhookField, type Receiver } from '../../harness/receiver.ts';
+import { startReceiver, webhookBodyField, webhookField, webhookTransaction, type Receiver } from '../../harness/receiver.ts';
 
 let receiver: Receiver | undefined;
 afterEach(async () => {
@@ -150,5 +150,15 @@ describe('receiver', () => {
     expect((await post(r.webhookUrl('b'), 'not json')).status).toBe(200);
     expect(seen).toEqual([{ esProductiva: true }, undefined]);
     expect(r.webhooks()).toHaveLength(2);
+  });
+
+  it('reads the transaction of a body that wraps it (the payload is not shown), in either case', () => {
+    const wrapped = { evento: 'transaccion.aprobada', transaccion: { idTransaccion: 't-9', esProductiva: false } };
+    expect(webhookBodyField(wrapped, 'idTransaccion')).toBe('t-9');
+    expect(webhookBodyField(wrapped, 'evento')).toBe('transaccion.aprobada');
+    expect(webhookBodyField({ Evento: 'x', Datos: { IdTransaccion: 't-8' } }, 'idTransaccion', 'insensitive')).toBe('t-8');
+    expect(webhookTransaction({ idTransaccion: 't-7', datos: { idTransaccion: 'other' } })).toMatchObject({ idTransaccion: 't-7' });
+    // two candidates: nothing is guessed
+    expect(webhookBodyField({ a: { idTransaccion: '1' }, b: { idTransaccion: '2' } }, 'idTransaccion')).toBeUndefined();
   });
 });
