@@ -4,7 +4,8 @@
  * success limit) and the counters of spec 3 (failure limit → not usable).
  *
  * Activation (4.2, sandbox decision): usable again and new windows for both usage limits; the totals
- * cantidadIntentoPagoFallidos / cantidadPagosExitosos keep the link's whole history.
+ * cantidadIntentoPagoFallidos / cantidadPagosExitosos keep the link's whole history (variants of sandbox/variants.ts
+ * choose otherwise: the counters, the `usable` flag, the order of transacciones, the size of idEnlace).
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';

@@ -56,8 +56,8 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
         registro.lastStatus = status;
         registro.delivered = status !== null && status >= 200 && status < 300;
         const espera = ctx.options.webhookRetryDelaysMs[registro.attempts - 1];
-        // Variant webhook-no-retry: sent once, whatever the answer (6: retries "not shown").
-        if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry') || ctx.variant('webhook-no-retry')) return;
+        // Variant webhook-sent-once: sent once, whatever the answer (6: retries "not shown").
+        if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry') || ctx.variant('webhook-sent-once')) return;
         const timer = setTimeout(() => {
           timers.delete(timer);
           entregar(registro, raw, firma, gen);

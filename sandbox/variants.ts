@@ -56,7 +56,7 @@ export const VARIANTS = [
     settings: { REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_KEY: LLAVE_HASH_VARIANTE, REDIRECT_HASH_ENCODING: 'base64' },
   },
   // Webhooks (6: "Full webhook payload fields: not shown. Webhook signature, retries and delivery guarantees: not shown").
-  { id: 'webhook-no-retry', area: 'webhook', description: '6: a webhook is sent once; a failed delivery is never retried' },
+  { id: 'webhook-sent-once', area: 'webhook', description: '6: a webhook is sent once; a failed delivery is never retried' },
   { id: 'webhook-late', area: 'webhook', description: '6: the webhook is sent 1.5 s after the payment (not at once)' },
   { id: 'webhook-signature-header', area: 'webhook', description: '6: the webhook signature travels in x-payment-signature', settings: { WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' } },
   { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva)', settings: { WEBHOOK_FIELD_CASE: 'insensitive' } },

@@ -4,7 +4,7 @@
  * sandbox stays whole (a large idEnlace still leads to its screen and activar; an error keeps its status class).
  */
 import { describe, expect, it } from 'vitest';
-import { VARIANTS, variantIds, variantSettings } from '../../sandbox/index.ts';
+import { FAULTS, VARIANTS, variantIds, variantSettings } from '../../sandbox/index.ts';
 import { selectVariants } from '../../sandbox/variants.ts';
 import { CUENTA, basic, enlaceValido, sandbox } from './helpers.ts';
 
@@ -33,8 +33,10 @@ describe('variant selection', () => {
     expect(all.length).toBeGreaterThanOrEqual(20);
   });
 
-  it('has unique ids, and brings the settings a vendor would give', () => {
+  it('has unique ids, none a fault id (npm run mutation takes both), and brings the settings a vendor would give', () => {
     expect(new Set(VARIANTS.map((v) => v.id)).size).toBe(VARIANTS.length);
+    const faultIds = new Set<string>(FAULTS.map((f) => f.id));
+    expect(VARIANTS.filter((v) => faultIds.has(v.id)).map((v) => v.id)).toEqual([]);
     expect(variantSettings('hash-hmac-sha512-base64')).toMatchObject({ REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_ENCODING: 'base64' });
     expect(variantSettings('monto-shortest')).toEqual({});
     expect(variantSettings('all')).toMatchObject({ WEBHOOK_FIELD_CASE: 'insensitive', WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' });
