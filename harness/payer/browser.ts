@@ -8,6 +8,7 @@
  */
 import type { BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { NoFormError, PayerError } from '../errors.ts';
+import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { cssOf, fieldNamesOf, isInputName, paymentValues, resolveNames } from './fields.ts';
 import { bare, outcomeOf, readHtml } from './form.ts';
@@ -42,10 +43,24 @@ class Session {
   /** Every site the page talked to: their storage is cleared before the page serves another screen. */
   readonly #origins = new Set<string>();
   #settle: () => void = () => {};
+  /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
+  #scope: Scope | undefined;
 
   constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number) {
     page.on('response', (r) => {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) this.status = r.status();
+      const req = r.request();
+      if (!req.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      this.status = r.status();
+      const posted = req.postData();
+      const type = req.headers()['content-type'] ?? '';
+      const location = r.headers()['location'];
+      const detail = [
+        `> ${req.method()} ${req.url()}`,
+        ...(posted ? [redactBodyText(posted, type)] : []),
+        `< ${r.status()} ${r.headers()['content-type'] ?? ''}`.trimEnd(),
+        ...(location ? [`< location: ${location}`] : []),
+      ].join('\n');
+      noteStep({ kind: 'page', title: `browser ${req.method()} ${pathOf(req.url())} → ${r.status()}`, detail }, this.#scope);
     });
     // A redirect the browser followed by itself is not routed: seen here, before it is sent.
     page.on('request', (r) => {
@@ -64,6 +79,7 @@ class Session {
 
   /** Ready for another screen: what the last one did forgotten. */
   reset(stop: Stop | undefined): void {
+    this.#scope = currentScope();
     this.stop = stop;
     this.outcome = undefined;
     this.error = undefined;
@@ -100,11 +116,13 @@ class Session {
   }
 
   #arrive(url: string): void {
+    if (!this.outcome) noteStep({ kind: 'redirect', title: `redirect caught by the browser payer (not followed): ${url}` }, this.#scope);
     this.outcome ??= { kind: 'redirect', location: url, params: Object.fromEntries(new URL(url).searchParams) };
     this.#settle();
   }
 
   #fail(message: string): void {
+    if (!this.error) noteStep({ kind: 'page', title: `browser payer: ${message}` }, this.#scope);
     this.error ??= message;
     this.#settle();
   }
@@ -192,6 +210,11 @@ export class BrowserPayer implements Payer {
   async #acquire(): Promise<Session> {
     const idle = this.#idle.pop();
     if (idle) return idle;
+    // Starting a browser context under load is time spent waiting for a page, not the test's own work.
+    return waitingFor('a browser page', () => this.#newSession());
+  }
+
+  async #newSession(): Promise<Session> {
     let context: BrowserContext;
     try {
       const browser = await launchChromium(this.#options.chromiumPath);
@@ -363,6 +386,15 @@ export class BrowserPayer implements Payer {
 
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
     return this.#options.http.fetchImage(url);
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
   }
 }
 
