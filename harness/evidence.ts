@@ -596,7 +596,8 @@ function clipDetail(text: string): string {
 /** The kind of step an exchange is: a token request, a hosted page the payer loaded or posted, or an API call. */
 function exchangeKind(ex: Exchange): TranscriptStep['kind'] {
   if (/\/connect\/token\b/.test(ex.request.url) || ex.label === 'issueToken') return 'token';
-  if (/hosted screen|QR|payment|3DS|quick-pay|screen|redirect/i.test(ex.label ?? '')) return 'page';
+  // The labels of the HTTP payer's requests (harness/payer/http.ts): what a customer's browser would send.
+  if (/^(hosted screen|QR image|pay link|complete 3DS|pay quick-pay|quick-pay page)/.test(ex.label ?? '')) return 'page';
   return 'api';
 }
 

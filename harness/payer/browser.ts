@@ -6,7 +6,7 @@
  * Returns the same PaymentOutcome as the HTTP payer. On failure the error carries the page URL, a screenshot in
  * REPORT_DIR/screens/ and the page's text, card number and cvv removed.
  */
-import type { BrowserContext, Locator, Page, Route } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
 import { NoFormError, PayerError } from '../errors.ts';
 import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
@@ -45,22 +45,29 @@ class Session {
   #settle: () => void = () => {};
   /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
   #scope: Scope | undefined;
+  readonly #noted = new WeakSet<Request>();
+
+  /** A main-frame navigation as a step of the test's transcript: the page, what was posted (redacted), the answer. */
+  #note(req: Request, status: number, headers: Record<string, string>): void {
+    this.#noted.add(req);
+    const posted = req.postData();
+    const location = headers['location'];
+    const detail = [
+      `> ${req.method()} ${req.url()}`,
+      ...(posted ? [redactBodyText(posted, req.headers()['content-type'] ?? '')] : []),
+      `< ${status} ${headers['content-type'] ?? ''}`.trimEnd(),
+      ...(location ? [`< location: ${location}`] : []),
+    ].join('\n');
+    noteStep({ kind: 'page', title: `browser ${req.method()} ${pathOf(req.url())} → ${status}`, detail }, this.#scope);
+  }
 
   constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number) {
     page.on('response', (r) => {
       const req = r.request();
       if (!req.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
       this.status = r.status();
-      const posted = req.postData();
-      const type = req.headers()['content-type'] ?? '';
-      const location = r.headers()['location'];
-      const detail = [
-        `> ${req.method()} ${req.url()}`,
-        ...(posted ? [redactBodyText(posted, type)] : []),
-        `< ${r.status()} ${r.headers()['content-type'] ?? ''}`.trimEnd(),
-        ...(location ? [`< location: ${location}`] : []),
-      ].join('\n');
-      noteStep({ kind: 'page', title: `browser ${req.method()} ${pathOf(req.url())} → ${r.status()}`, detail }, this.#scope);
+      // A navigation this payer sent itself (#fetchOnce) is noted there, with the target's own answer.
+      if (!this.#noted.has(req)) this.#note(req, r.status(), r.headers());
     });
     // A redirect the browser followed by itself is not routed: seen here, before it is sent.
     page.on('request', (r) => {
@@ -132,6 +139,7 @@ class Session {
     if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue();
     const url = req.url();
     if (this.stop?.(url)) {
+      this.#noted.add(req); // answered here, not by the target: the redirect caught is the step
       this.#arrive(url);
       return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
     }
@@ -156,6 +164,7 @@ class Session {
       this.#fail(`${method} ${bare(url)} got no answer: ${(err as Error).message.split('\n')[0]}`);
       return route.abort('failed');
     }
+    this.#note(route.request(), res.status(), res.headers());
     const location = res.headers()['location'];
     if (res.status() >= 300 && res.status() <= 399 && location !== undefined) {
       const next = new URL(location, url).href;
