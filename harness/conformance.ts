@@ -222,6 +222,12 @@ export function testName(clauses: string[], title: string): string {
  */
 export const TEST_BUDGET_MS = 60_000;
 
+/** The budget of a test: TEST_TIMEOUT_MS, or a test's own (`clauseTest(…, 120_000)`) scaled as TEST_TIMEOUT_MS scales the default. */
+function budgetOf(run: Run, own: number | undefined): number {
+  const configured = run.config.http.testTimeoutMs;
+  return own === undefined ? configured : Math.max(1, Math.round((own * configured) / TEST_BUDGET_MS));
+}
+
 let runBound: number | undefined;
 function runBoundMs(): number {
   if (runBound === undefined) {
@@ -252,8 +258,8 @@ function withinBudget<T>(scope: Scope, budgetMs: number, work: Promise<T>): Prom
         const last = scope.steps.at(-1);
         const what = doing.length > 0 ? `waiting for the answer to ${doing.join(', ')}` : `running its own code${last ? ` (its last step: ${last.title})` : ' (no request made yet)'}`;
         reject(new TestBudgetError(
-          `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s ` +
-            `(${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
+          `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s (TEST_TIMEOUT_MS; ` +
+            `${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
         ));
         return;
       }
@@ -291,8 +297,7 @@ function judged(err: unknown): boolean {
 export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
-  const budgetMs = timeoutMs ?? TEST_BUDGET_MS;
-  it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), budgetMs) }, async (ctx: TestContext) => {
+  it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
@@ -314,6 +319,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     });
     await lock.take();
     const run = runFor(shared, lock);
+    const budgetMs = budgetOf(run, timeoutMs);
 
     const observations: Observation[] = [];
     const t: T = {

@@ -246,7 +246,7 @@
     var failing = list.filter(function (t) { return outcomeFor(t, c.id) === 'fail'; }).length;
     var errored = list.filter(function (t) { return t.status === 'error'; }).length;
     var n = list.length === 0 ? 'no test' : failing ? failing + ' of ' + plural(list.length, 'test') + ' failed'
-      : errored ? errored + ' of ' + plural(list.length, 'test') + ' not judged' : plural(list.length, 'test');
+      : errored ? errored + ' of ' + list.length + ' not judged' : plural(list.length, 'test');
     return el('button', { type: 'button', class: 'tile st-' + CLAUSE_CLASS[c.status], 'data-clause': c.id, title: c.text,
       onclick: function () { go(clauseLink(c.id)); } },
       el('span', { class: 'id', text: c.id }),
