@@ -8,8 +8,14 @@
  * interlock, skips with the reason when the target lacks what the test needs, records observations (WARN) and
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
- * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
+ * whose screen contract is known (docs/decisions.md), it is an ERROR — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
+ *
+ * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
+ * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
+ * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
+ * (every step it made, harness/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
+ * lock mode is granted and does not count its waits for other tests; vitest's timeout is the run bound.
  *
  * Concurrency (issue 12). The tests of all files run concurrently (harness/runner.ts). Every test holds the run-wide
  * `testLock` (harness/lock.ts) in one of its modes: SHARED by default; TIMELESS — shared, and beside a test that moves
