@@ -70,8 +70,11 @@ async function parallel(n: number): Promise<void> {
 /** The tests a run's summary.json reports failed (or why there is no summary). */
 function failures(dir: string): string[] {
   try {
-    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { tests: { name: string; status: string; reason?: string }[] };
-    return summary.tests.filter((t) => t.status === 'fail' || t.status === 'error').map((t) => `${t.name}${t.reason ? `: ${t.reason}` : ''}`);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as {
+      tests: { name: string; status: string; reason?: string; error?: string; failure?: { check: string; actual: string } }[];
+    };
+    const why = (t: (typeof summary.tests)[number]) => t.reason ?? (t.failure ? `${t.failure.check}: ${t.failure.actual}` : t.error);
+    return summary.tests.filter((t) => t.status === 'fail' || t.status === 'error').map((t) => `${t.status.toUpperCase()} ${t.name}${why(t) ? `: ${why(t)!.split('\n')[0]}` : ''}`);
   } catch (err) {
     return [`no summary.json (${(err as Error).message})`];
   }
