@@ -42,14 +42,13 @@ import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
-import { CheckFailure } from './checks.ts';
+import { CheckFailure, describeExchange } from './checks.ts';
 import { HttpError, NoFormError, PayerError } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
 import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, waitingFor, withScope } from './evidence.ts';
 import { loadConfig } from './config.ts';
-import { describeExchange } from './checks.ts';
 import { joinModes, TestLock, type LockMode } from './lock.ts';
 import { urgently } from './http.ts';
 
