@@ -575,6 +575,24 @@ export async function waitingFor<T>(what: string, promise: Promise<T> | (() => P
   }
 }
 
+/**
+ * Work done once for every test that asks (a memoised promise): the first asker does it (its steps enter that
+ * test's transcript); the others wait for it, time their budget does not count.
+ *
+ *   const history = sharedWork<History>();
+ *   const h = await history(async () => { … });
+ */
+export function sharedWork<T>(): (build: () => Promise<T>) => Promise<T> {
+  let work: { promise: Promise<T>; by: Scope | undefined } | undefined;
+  return (build) => {
+    if (!work) {
+      work = { promise: build(), by: currentScope() };
+      return work.promise;
+    }
+    return currentScope() === work.by ? work.promise : waitingFor('work another test started for both', work.promise);
+  };
+}
+
 /** Runs `fn` as work in flight of the current test (`what` names it when the test's budget runs out meanwhile). */
 export async function doing<T>(what: string, fn: () => Promise<T>): Promise<T> {
   const end = scopeStorage.getStore()?.beginDoing(what);

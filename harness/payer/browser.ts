@@ -32,6 +32,32 @@ const MAX_OPEN = 16;
 /** Cleaned pages kept for the next screens. */
 const MAX_IDLE = 2;
 const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
+/**
+ * Pages driven at once (a navigation, filling and submitting a form): more only starve each other of CPU on a small
+ * machine under load, and a page that gets none times out. Waiting for a turn is not the test's own time.
+ */
+const MAX_DRIVEN = 4;
+
+/** A counting semaphore, first come first served. */
+class Turns {
+  #free: number;
+  readonly #queue: (() => void)[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  take(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#queue.push(resolve));
+  }
+  give(): void {
+    const next = this.#queue.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
 
 /** One screen in its own browser context: what its main frame did, and the outcome once it is known. */
 class Session {
@@ -191,6 +217,7 @@ export class BrowserPayer implements Payer {
   readonly #sessions = new WeakMap<Screen, Session>();
   readonly #open: Screen[] = [];
   readonly #idle: Session[] = [];
+  readonly #turns = new Turns(MAX_DRIVEN);
 
   constructor(options: BrowserPayerOptions) {
     this.#options = options;
@@ -201,17 +228,29 @@ export class BrowserPayer implements Payer {
   async #visit(url: string, stop: Stop | undefined): Promise<{ session: Session; screen: Screen }> {
     const session = await this.#acquire();
     session.reset(stop);
-    try {
-      const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
-      session.status = response?.status() ?? session.status;
-      if (!session.outcome && session.status < 400) {
-        // A script may build the form after the page loaded (even after fetching its own settings).
-        const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
-        await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
+    return this.#driven(async () => {
+      try {
+        const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
+        session.status = response?.status() ?? session.status;
+        if (!session.outcome && session.status < 400) {
+          // A script may build the form after the page loaded (even after fetching its own settings).
+          const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
+          await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
+        }
+        return { session, screen: await this.#screenOf(session) };
+      } catch (err) {
+        throw await this.#failure(session, 'opening', err);
       }
-      return { session, screen: await this.#screenOf(session) };
-    } catch (err) {
-      throw await this.#failure(session, 'opening', err);
+    });
+  }
+
+  /** Runs `fn` on its turn to drive a page (at most MAX_DRIVEN at once); the wait is not the test's own time. */
+  async #driven<T>(fn: () => Promise<T>): Promise<T> {
+    await waitingFor(`a turn to drive a browser page (at most ${MAX_DRIVEN} at once)`, this.#turns.take());
+    try {
+      return await fn();
+    } finally {
+      this.#turns.give();
     }
   }
 
@@ -327,16 +366,18 @@ export class BrowserPayer implements Payer {
   }
 
   /** Fills and submits; the session is closed afterwards, its evidence kept on failure. */
-  async #pay(session: Session, screen: Screen, payment: CardPayment | undefined, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
-    try {
-      const form = await this.#form(session, screen);
-      if (payment) await this.#fill(form, screen.url, payment, forged);
-      const outcome = await this.#submit(session, form, stop);
-      await this.#release(session);
-      return outcome;
-    } catch (err) {
-      throw await this.#failure(session, 'paying', err);
-    }
+  #pay(session: Session, screen: Screen, payment: CardPayment | undefined, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
+    return this.#driven(async () => {
+      try {
+        const form = await this.#form(session, screen);
+        if (payment) await this.#fill(form, screen.url, payment, forged);
+        const outcome = await this.#submit(session, form, stop);
+        await this.#release(session);
+        return outcome;
+      } catch (err) {
+        throw await this.#failure(session, 'paying', err);
+      }
+    });
   }
 
   /** Opens a screen and pays it, unless opening it already ended (an outcome redirect, an error status). */
