@@ -97,7 +97,7 @@ describe('the lint catches', () => {
     expect(lint((_doc, list) => list.push({ ...list[0] }))).toEqual([`clauses.yaml[${clauses.length}] (${clauses[0]!.id}): duplicate id`]);
     expect(lint((_doc, list) => delete list[at(list, '7-cvv-111-declines')]!.kind)).toEqual(['clauses.yaml[' + clauses.findIndex((c) => c.id === '7-cvv-111-declines') + '] (7-cvv-111-declines): missing kind']);
     const i = clauses.findIndex((c) => c.id === '8-rate-limits-not-shown');
-    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, observation, security)`]);
+    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, description, observation, security)`]);
     expect(lint((_doc, list) => (list[i]!.section = '7'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): id does not start with its section 7`]);
   });
 
