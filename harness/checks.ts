@@ -136,9 +136,18 @@ export function fieldEquals(actual: unknown, expected: unknown, field: string, c
   if (!sameValue(actual, expected)) fail('field-equals', clauses, `${field} = ${JSON.stringify(expected)}`, `${field} = ${JSON.stringify(actual)}`, ex);
 }
 
+/** Equal values: numbers to 1e-9, objects key by key whatever their order (a server may order keys as it likes), arrays item by item. */
 function sameValue(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) < 1e-9;
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
 }
 
 /**
@@ -205,7 +214,8 @@ export function computeHash(params: Record<string, string>, s: HashSettings): st
 export function hashVerifies(params: Record<string, string>, s: HashSettings, clauses: Clauses): void {
   const got = params['hash'] ?? '';
   const want = computeHash(params, s);
-  if (got.toLowerCase() !== want.toLowerCase()) {
+  // hex is case-blind; base64 is not (its letters' case carries bits)
+  if (s.encoding === 'hex' ? got.toLowerCase() !== want.toLowerCase() : got !== want) {
     fail('hash-verifies', clauses, `hash = ${s.algorithm}(${HASH_FIELDS[s.order].join(' + ')}) — ${s.encoding}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
   }
 }
