@@ -87,6 +87,12 @@ describe('the lint catches', () => {
     ]);
   });
 
+  it('a description clause (observed, never failed) on a schema without a format or pattern, where it would cover nothing', () => {
+    expect(lint((doc) => (doc.components.schemas.PaymentLinkCreateRequest.properties.monto['x-clause'] = '4.3-id-region-iso'))).toEqual([
+      'components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names the description "4.3-id-region-iso", which covers only a format or pattern, on a schema with neither',
+    ]);
+  });
+
   it('a clause id removed while x-clause still cites it', () => {
     const problems = lint((_doc, list) => list.splice(list.findIndex((c) => c.id === '4.1-monto-min'), 1));
     expect(problems).toEqual(['components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names "4.1-monto-min", which is not in clauses.yaml']);
