@@ -61,7 +61,7 @@ describe('the contract of every response and webhook seen in this run', () => {
         return t.skip(`no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
       }
       // values that do not look as the spec describes them (a format of kind description): WARN, never FAIL
-      for (const [clause, t0] of record.observed) t.observe(clause, `${t0.count} of ${record.seen} ${d.what}s: ${t0.first}`);
+      for (const [clause, { count, first }] of record.observed) t.observe(clause, `${count} of ${record.seen} ${d.what}s: ${first}`);
       if (record.broken === 0) return;
       const violated = [...record.clauses.keys()];
       t.cite(violated);
