@@ -1,0 +1,120 @@
+/**
+ * The run's redirect-hash (6.3) and webhook-signature (6.1) schemes: the configured ones, or — REDIRECT_HASH=auto,
+ * WEBHOOK_SIGNATURE=auto — the ones discovered on the first redirect / webhook of the run (harness/discovery/schemes.ts).
+ * One instance per run (harness/run.ts); every redirect the payer sees and every webhook is recorded here, so the
+ * last testcases (suites/contract.test.ts) judge every later one against the reference scheme.
+ * The reference is memoised as a promise: concurrent tests asking at once share the first one's discovery.
+ *
+ *   const ref = await run.hash!.reference(params);   // { scheme?, tried, params, source }
+ *   run.hash!.verifies(params, ref.scheme)             // later redirects must verify with it
+ */
+import type { Config, DigestName } from '../config.ts';
+import type { ReceivedWebhook } from '../receiver.ts';
+import {
+  findRedirectScheme,
+  findWebhookSignature,
+  redirectKind,
+  redirectVerifies,
+  webhookVerifies,
+  type DigestScheme,
+  type RedirectKind,
+  type RedirectScheme,
+  type WebhookSignature,
+} from './schemes.ts';
+
+export interface Reference<S, Seen> {
+  /** What the scheme was found on (auto), or the first seen (configured). */
+  seen: Seen;
+  scheme?: S;
+  source: 'configured' | 'discovered';
+  /** What discovery tried when nothing matched. */
+  tried: string;
+}
+
+export interface RedirectHashes {
+  source: 'configured' | 'discovered';
+  /** The key the hash is computed with (the client secret unless REDIRECT_HASH_KEY says otherwise). */
+  readonly secret: string;
+  record(params: Record<string, string>): void;
+  /** Every redirect recorded in this run, by kind, in arrival order. */
+  recorded(kind: RedirectKind): readonly Record<string, string>[];
+  /** The scheme of redirects of this one's kind: configured, or discovered on the first of that kind this run. */
+  reference(params: Record<string, string>): Promise<Reference<RedirectScheme, Record<string, string>>>;
+  /** The reference already set for a kind, if any. */
+  known(kind: RedirectKind): Promise<Reference<RedirectScheme, Record<string, string>>> | undefined;
+  verifies(params: Record<string, string>, scheme: RedirectScheme): boolean;
+}
+
+/** A configured digest name (hmac-sha256, sha512, …) as a scheme. */
+export function digestOf(name: DigestName, unkeyed: boolean, encoding: DigestScheme['encoding']): DigestScheme {
+  const hmac = name.startsWith('hmac-');
+  return { algorithm: (hmac ? name.slice(5) : name) as DigestScheme['algorithm'], hmac, key: unkeyed ? 'none' : 'client-secret', encoding };
+}
+
+export function createRedirectHashes(config: Config, clientSecret: string): RedirectHashes | undefined {
+  const h = config.redirectHash;
+  const algorithm = h.algorithm;
+  if (algorithm === 'off') return undefined;
+  const secret = h.key || clientSecret;
+  const configured = (kind: RedirectKind): RedirectScheme | undefined =>
+    algorithm === 'auto'
+      ? undefined
+      : // An API (3DS) payment is hashed over the seven values of 6.3 whatever REDIRECT_HASH_ORDER says for links.
+        { ...digestOf(algorithm, h.key === '', h.encoding), values: h.values, order: kind === 'link' ? h.order : 'spec' };
+  const seen: Record<RedirectKind, Record<string, string>[]> = { link: [], api: [] };
+  const references = new Map<RedirectKind, Promise<Reference<RedirectScheme, Record<string, string>>>>();
+  const source = algorithm === 'auto' ? 'discovered' : 'configured';
+  return {
+    source,
+    secret,
+    record(params) {
+      seen[redirectKind(params)].push(params);
+    },
+    recorded: (kind) => seen[kind],
+    reference(params) {
+      const kind = redirectKind(params);
+      let ref = references.get(kind);
+      if (!ref) {
+        const scheme = configured(kind);
+        // The first redirect of its kind recorded this run is the one discovery runs on (else this one).
+        const first = seen[kind][0] ?? params;
+        ref = Promise.resolve(
+          scheme ? { seen: first, scheme, source, tried: '' } : { seen: first, source, ...findRedirectScheme(first, secret, kind) },
+        );
+        references.set(kind, ref);
+      }
+      return ref;
+    },
+    known: (kind) => references.get(kind),
+    verifies: (params, scheme) => redirectVerifies(params, scheme, secret),
+  };
+}
+
+export interface WebhookSignatures {
+  source: 'configured' | 'discovered';
+  reference(webhook: ReceivedWebhook): Promise<Reference<WebhookSignature, ReceivedWebhook>>;
+  known(): Promise<Reference<WebhookSignature, ReceivedWebhook>> | undefined;
+  verifies(webhook: ReceivedWebhook, signature: WebhookSignature): boolean;
+}
+
+export function createWebhookSignatures(config: Config, clientSecret: string): WebhookSignatures | undefined {
+  const w = config.webhook;
+  if (w.signature === 'off') return undefined;
+  const configured: WebhookSignature | undefined =
+    w.signature === 'auto' ? undefined : { header: w.signatureHeader, scheme: digestOf(w.signature, w.signatureUnkeyed, w.signatureEncoding) };
+  let ref: Promise<Reference<WebhookSignature, ReceivedWebhook>> | undefined;
+  const source = configured ? 'configured' : 'discovered';
+  return {
+    source,
+    reference(webhook) {
+      ref ??= Promise.resolve(
+        configured
+          ? { seen: webhook, scheme: configured, source, tried: '' }
+          : { seen: webhook, source, ...findWebhookSignature(webhook.headers, webhook.rawBody, clientSecret) },
+      );
+      return ref;
+    },
+    known: () => ref,
+    verifies: (webhook, signature) => webhookVerifies(webhook.headers, webhook.rawBody, signature, clientSecret),
+  };
+}
