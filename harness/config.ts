@@ -83,8 +83,11 @@ export interface Config {
     encoding: 'hex' | 'base64' | 'base64url';
     /** The values hashed as they appear in the query, or normalised (monto with two decimals, booleans lower case). */
     values: 'query' | 'normalised';
-    /** spec = the seven fields of 6.3; link = identificadorEnlaceComercio, idTransaccion, idEnlace, monto. */
-    order: 'spec' | 'link';
+    /**
+     * The fields of a link payment's hash: spec = the seven of 6.3; link = identificadorEnlaceComercio, idTransaccion,
+     * idEnlace, monto; auto = whichever verifies the first link payment's redirect (an API payment's is always spec).
+     */
+    order: 'spec' | 'link' | 'auto';
   };
   /**
    * MAX_WAIT_S: the longest a test waits in real time for the target's time to pass where it has no clock control
@@ -120,10 +123,10 @@ export interface ReportSettings {
 type Env = Record<string, string | undefined>;
 
 /** Reads `.env` (if present; real variables win) and validates every variable. Throws ConfigError. */
-export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null } = {}): Config {
+export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null; discovered?: boolean } = {}): Config {
   const given = { ...readDotenv(options.dotenvPath), ...definedOnly(env) };
   // Settings `npm run discover` found (REPORT_DIR/discovered.env) fill only what the user left unset.
-  const discovered = options.dotenvPath === null ? {} : readDiscovered(given);
+  const discovered = options.dotenvPath === null || options.discovered === false ? {} : readDiscovered(given);
   const merged = withVariantSettings({ ...discovered, ...withoutEmpty(given) });
   const config = parseConfig(merged);
   registerSecrets(config);
@@ -310,7 +313,7 @@ function parseConfig(env: Env): Config {
     ...(hashKey === undefined ? {} : { key: hashKey === 'none' ? '' : hashKey }),
     encoding: r.oneOf('REDIRECT_HASH_ENCODING', 'the encoding of the redirect hash (hex in either case)', ['hex', 'base64', 'base64url'] as const, 'hex'),
     values: r.oneOf('REDIRECT_HASH_VALUES', 'how the values are hashed: as they appear in the query, or normalised (monto with two decimals, booleans lower case)', ['query', 'normalised'] as const, 'query'),
-    order: r.oneOf('REDIRECT_HASH_ORDER', 'the fields hashed: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto', ['spec', 'link'] as const, 'spec'),
+    order: r.oneOf('REDIRECT_HASH_ORDER', 'the fields of a link payment\'s hash: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto, auto = whichever verifies the first', ['spec', 'link', 'auto'] as const, 'auto'),
   };
 
   const allowDestructive = parseDestructive(r);

@@ -15,6 +15,7 @@ import { startReceiver, type Receiver } from './receiver.ts';
 import { createPayer, type Payer } from './payer.ts';
 import { createControl, type Control } from './control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
+import { withAccountAuth } from './discovery/account-auth.ts';
 import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from './discovery/run-schemes.ts';
 import { observeResponse, observeWebhook } from './contract-observer.ts';
 import { createRunHttp, type Credentials, type TargetInfo } from './target.ts';
@@ -49,8 +50,8 @@ export function getRun(): Promise<Run> {
 }
 
 async function createRun(): Promise<Run> {
-  const config = loadConfig();
   const target = inject('target');
+  const config = withAccountAuth(loadConfig(), target.accountAuth?.accountAuth);
   const contract = await loadContract();
   const http = createRunHttp(config, target.deadline);
   secrets.add(target.business.clientSecret, 'client-secret');

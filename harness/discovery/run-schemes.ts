@@ -56,11 +56,15 @@ export function createRedirectHashes(config: Config, clientSecret: string): Redi
   const algorithm = h.algorithm;
   if (algorithm === 'off') return undefined;
   const secret = h.key || clientSecret;
-  const configured = (kind: RedirectKind): RedirectScheme | undefined =>
-    algorithm === 'auto'
-      ? undefined
-      : // An API (3DS) payment is hashed over the seven values of 6.3 whatever REDIRECT_HASH_ORDER says for links.
-        { ...digestOf(algorithm, h.key === '', h.encoding), values: h.values, order: kind === 'link' ? h.order : 'spec' };
+  const configured = (kind: RedirectKind, first: Record<string, string>): RedirectScheme | undefined => {
+    if (algorithm === 'auto') return undefined;
+    const scheme: RedirectScheme = { ...digestOf(algorithm, h.key === '', h.encoding), values: h.values, order: 'spec' };
+    // An API (3DS) payment is hashed over the seven values of 6.3 whatever REDIRECT_HASH_ORDER says for links.
+    if (kind === 'api') return scheme;
+    if (h.order !== 'auto') return { ...scheme, order: h.order };
+    const link: RedirectScheme = { ...scheme, order: 'link' };
+    return !redirectVerifies(first, scheme, secret) && redirectVerifies(first, link, secret) ? link : scheme;
+  };
   const seen: Record<RedirectKind, Record<string, string>[]> = { link: [], api: [] };
   const references = new Map<RedirectKind, Promise<Reference<RedirectScheme, Record<string, string>>>>();
   const source = algorithm === 'auto' ? 'discovered' : 'configured';
@@ -75,9 +79,9 @@ export function createRedirectHashes(config: Config, clientSecret: string): Redi
       const kind = redirectKind(params);
       let ref = references.get(kind);
       if (!ref) {
-        const scheme = configured(kind);
         // The first redirect of its kind recorded this run is the one discovery runs on (else this one).
         const first = seen[kind][0] ?? params;
+        const scheme = configured(kind, first);
         ref = Promise.resolve(
           scheme ? { seen: first, scheme, source, tried: '' } : { seen: first, source, ...findRedirectScheme(first, secret, kind) },
         );

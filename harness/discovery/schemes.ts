@@ -125,13 +125,14 @@ export function describeRedirectScheme(s: RedirectScheme): string {
 }
 
 /** The variables of .env.example that select a redirect scheme (REDIRECT_HASH_ORDER is the link payments' order). */
-export function redirectSchemeSettings(s: RedirectScheme): Record<string, string> {
+export function redirectSchemeSettings(s: RedirectScheme, kind: RedirectKind): Record<string, string> {
   return {
     REDIRECT_HASH: `${s.hmac ? 'hmac-' : ''}${s.algorithm}`,
     ...(s.key === 'none' ? { REDIRECT_HASH_KEY: 'none' } : {}),
     REDIRECT_HASH_ENCODING: s.encoding,
     REDIRECT_HASH_VALUES: s.values,
-    REDIRECT_HASH_ORDER: s.order,
+    // Only a link payment's redirect shows the order of link payments (an API payment's is always 6.3's).
+    ...(kind === 'link' ? { REDIRECT_HASH_ORDER: s.order } : {}),
   };
 }
 
