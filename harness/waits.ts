@@ -29,33 +29,37 @@ function maxWaitAtDeclaration(): number {
   return declaredMaxWaitS;
 }
 
-/** The timeout of a test that may wait `waits` times up to MAX_WAIT_S (its own work on top). */
+/** The timeout of a test that may wait `waits` times up to MAX_WAIT_S (plus margins, and its own work on top). */
 export function waitingTimeoutMs(waits = 1): number {
-  return OWN_WORK_MS + waits * maxWaitAtDeclaration() * 1000;
+  return OWN_WORK_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
 }
 
 const hasClock = (t: T): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
 
-/** Why `seconds` cannot pass on this target, or undefined when they can (moved, or waited within MAX_WAIT_S). */
-export function cannotPass(t: T, seconds: number, what: string): string | undefined {
+/**
+ * Why `seconds` cannot pass on this target, or undefined when they can (moved, or waited within MAX_WAIT_S).
+ * `limit`: the time limit the wait reaches (e.g. expires_in), when the wait adds a margin beyond it: a limit within
+ * MAX_WAIT_S is waited for, margin included.
+ */
+export function cannotPass(t: T, seconds: number, what: string, limit = seconds): string | undefined {
   if (hasClock(t)) return undefined;
   const max = t.run.config.maxWaitS;
-  if (seconds <= max) return undefined;
+  if (limit <= max) return undefined;
   return max === 0
     ? `the target has no clock control and real-time waits are off (MAX_WAIT_S=0): ${what} needs ${Math.ceil(seconds)} s of the target's time to pass`
     : `the target has no clock control and ${what} needs ${Math.ceil(seconds)} s of the target's time to pass, more than MAX_WAIT_S=${max}`;
 }
 
 /** Skips the test now when `seconds` cannot pass (so it creates nothing it cannot judge). */
-export function skipUnlessTimeCanPass(t: T, seconds: number, what: string): void {
-  const why = cannotPass(t, seconds, what);
+export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit = seconds): void {
+  const why = cannotPass(t, seconds, what, limit);
   if (why) t.skip(why);
 }
 
 /** The target's time moves on by `seconds`: its clock is advanced, or the test waits in real time (else it skips). */
-export async function letTimePass(t: T, seconds: number, what: string): Promise<void> {
+export async function letTimePass(t: T, seconds: number, what: string, limit = seconds): Promise<void> {
   if (hasClock(t)) return t.run.control!.advanceClock(seconds);
-  skipUnlessTimeCanPass(t, seconds, what);
+  skipUnlessTimeCanPass(t, seconds, what, limit);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000));
 }
 

@@ -48,7 +48,7 @@ describe('4.6 the quick-pay QR', () => {
     // The target's clock may run ahead of this machine's: measure the validity from the transaction's own date.
     const creada = Date.parse(String((await lookUp(t, id)).tx['fechaTransaccion']));
     const fromNow = Number.isNaN(creada) ? (vence - Date.now()) / 1000 : (vence - creada) / 1000 - (Date.now() - received) / 1000;
-    await letTimePass(t, Math.ceil(fromNow) + 2, 'a payment after the quick-pay\'s fechaVencimiento');
+    await letTimePass(t, Math.ceil(fromNow) + 2, 'a payment after the quick-pay\'s fechaVencimiento', fromNow);
     // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
     try {
       const outcome = await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));

@@ -25,7 +25,7 @@ describe('8 access token lifetime', () => {
       secrets.add(token, 'access-token');
       const auth = { header: `Bearer ${token}` };
       succeeded(await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth }), '5.2-token-reuse', 'a request with the token just issued');
-      await letTimePass(t, expiresIn + 1, `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`);
+      await letTimePass(t, expiresIn + 1, `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`, expiresIn);
       const late = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth });
       notAccepted(late, '8-token-lifetime', `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`);
     }, waitingTimeoutMs());
