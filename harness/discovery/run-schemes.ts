@@ -114,7 +114,7 @@ export function createWebhookSignatures(config: Config, clientSecret: string): W
       ref ??= Promise.resolve(
         configured
           ? { seen: webhook, scheme: configured, source, tried: '' }
-          : { seen: webhook, source, ...findWebhookSignature(webhook.headers, webhook.rawBody, clientSecret) },
+          : { seen: webhook, source, ...findWebhookSignature(webhook.headers, webhook.rawBody, clientSecret, w.signatureHeader) },
       );
       return ref;
     },

@@ -173,9 +173,10 @@ export interface WebhookSignature {
   scheme: DigestScheme;
 }
 
-/** The header and scheme under which a webhook's signature verifies over its raw body. */
-export function findWebhookSignature(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string): Found<WebhookSignature> & { headers: string[] } {
-  const names = signatureHeaders(headers);
+/** The header and scheme under which a webhook's signature verifies over its raw body (`preferred` header first). */
+export function findWebhookSignature(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, preferred?: string): Found<WebhookSignature> & { headers: string[] } {
+  const found = signatureHeaders(headers);
+  const names = preferred && typeof headers[preferred] === 'string' ? [preferred, ...found.filter((n) => n !== preferred)] : found;
   const tried = `headers ${names.length > 0 ? names.join(', ') : '(none named like a signature or shaped like a digest)'} under ${digestCandidates().length} schemes over the raw body: ${triedDigests()}`;
   for (const header of names) {
     const value = signatureValue(String(headers[header]));

@@ -54,11 +54,12 @@ describe('the suite against a sandbox without its test-control API, with six var
     expect(reasons.filter((r) => /REDIRECT_HASH|WEBHOOK_SIGNATURE|ACCOUNT_AUTH|SCREEN_FIELD_NAMES/.test(r))).toEqual([]);
   });
 
-  it('discovers the redirect hash and the webhook signature, and waits for the time limits', () => {
+  it('discovers the redirect hash, the webhook signature and the account authentication, and waits for the time limits', () => {
     const named = (pattern: RegExp) => (run.summary?.tests ?? []).find((t) => pattern.test(t.name));
     const observed = (pattern: RegExp) => JSON.stringify(named(pattern)?.observations ?? []);
     expect(observed(/the hash verifies over idTransaccion/)).toMatch(/redirect hash scheme discovered/);
     expect(observed(/the webhook signature verifies/)).toMatch(/webhook signature discovered/);
+    expect(observed(/activatePaymentLink without credentials is refused/)).toMatch(/account authentication discovered: basic/);
     for (const title of [/a screen is paid within duracionInterfazIntentoMinutos/, /paid until vigencia.fechaFin/, /vigencia.fechaInicio has come/]) {
       expect(named(title)?.status, String(title)).toMatch(/^(pass|warn)$/);
     }
