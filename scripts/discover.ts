@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../harness/config.ts';
 import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/target.ts';
-import { Interlock } from '../harness/interlock.ts';
+import { Interlock, PRODUCTION_MESSAGE } from '../harness/interlock.ts';
 import { createTokenCache } from '../harness/tokens.ts';
 import { createPayer } from '../harness/payer.ts';
 import { startReceiver, type Receiver } from '../harness/receiver.ts';
@@ -56,6 +56,10 @@ const { info: selected } = await selectTarget(config);
 const target = await probeTarget(selected, config);
 if (target.unreachable) {
   console.error(`discover: the target cannot be used: ${target.unreachable}`);
+  process.exit(1);
+}
+if (target.mode === 'production') {
+  console.error(`discover: ${PRODUCTION_MESSAGE}`);
   process.exit(1);
 }
 const interlock = new Interlock(target);
