@@ -5,13 +5,19 @@
  * (MAX_WAIT_S, default 120): 0 FAIL, 0 ERROR, skips only where the test-control API or more credentials are needed, or
  * a wait beyond MAX_WAIT_S; the run takes at most MAX_WAIT_S + 60 s. Slow (about two minutes): its own timeout.
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { runConformance, type ChildRun } from '../hostile/run.ts';
+import { ROOT, runConformance, type ChildRun } from '../hostile/run.ts';
 
 const MAX_WAIT_S = 120;
 let sandbox: Sandbox;
 let run: ChildRun;
+let discovered: string;
 
 beforeAll(async () => {
   sandbox = await createSandbox({ control: false, variant: 'all' });
@@ -24,6 +30,12 @@ beforeAll(async () => {
     ACCOUNT_USER: c.account.user,
     ACCOUNT_PASSWORD: c.account.password,
   };
+  // npm run discover first, into its own REPORT_DIR (its file is for a later run; this run discovers by itself).
+  const reportDir = mkdtempSync(join(tmpdir(), 'discover-'));
+  const blank = Object.fromEntries([...readFileSync(join(ROOT, '.env.example'), 'utf8').matchAll(/^# ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => [m[1]!, '']));
+  const parent = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && !name.startsWith('TINYPOOL')));
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/discover.ts'], { cwd: ROOT, env: { ...parent, ...blank, ...env, REPORT_DIR: reportDir }, timeout: 120_000 });
+  discovered = readFileSync(join(reportDir, 'discovered.env'), 'utf8');
   run = await runConformance({ env, timeoutMs: (MAX_WAIT_S + 240) * 1000 });
   const tests = run.summary?.tests ?? [];
   const skips = new Map<string, number>();
@@ -63,6 +75,17 @@ describe('the suite against a sandbox without its test-control API, with six var
     for (const title of [/a screen is paid within duracionInterfazIntentoMinutos/, /paid until vigencia.fechaFin/, /vigencia.fechaInicio has come/]) {
       expect(named(title)?.status, String(title)).toMatch(/^(pass|warn)$/);
     }
+  });
+
+  it('npm run discover names the hash scheme, the webhook signature and the account authentication, with evidence', () => {
+    expect(discovered).toContain(`DISCOVERED_FOR=${sandbox.baseUrl}`);
+    expect(discovered).toMatch(/^ACCOUNT_AUTH=basic$/m);
+    expect(discovered).toMatch(/^REDIRECT_HASH=hmac-sha256$/m);
+    expect(discovered).toMatch(/^WEBHOOK_SIGNATURE_HEADER=x-signature$/m);
+    expect(discovered).toMatch(/# the redirect hash \(REDIRECT_HASH\): found\n# {3}evidence: .*HMAC-SHA-256/);
+    // Where the field mapping will be discovered: said, with how to find it meanwhile.
+    expect(discovered).toMatch(/SCREEN_FIELD_NAMES.*\n.*\n# {3}how to find it/);
+    expect(discovered).not.toContain(sandbox.credentials.business.clientSecret);
   });
 
   it(`lasts at most MAX_WAIT_S + 60 s`, () => {
