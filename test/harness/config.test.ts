@@ -115,6 +115,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, { dotenvPath: join(dir, 'missing.env') })).toThrow(ConfigError);
   });
 
+  it('reads REPORT_DIR/discovered.env below the environment and .env, only for the API_BASE_URL it was written for', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
+    const dotenv = join(dir, '.env');
+    writeFileSync(dotenv, 'WEBHOOK_SIGNATURE_HEADER=x-from-dotenv\n');
+    writeFileSync(join(dir, 'discovered.env'), 'DISCOVERED_FOR=https://api.example.test/api\nREDIRECT_HASH=md5\nWEBHOOK_SIGNATURE_HEADER=x-firma\nACCOUNT_AUTH=password-grant\n');
+    const c = loadConfig({ ...remote, REPORT_DIR: dir, ACCOUNT_AUTH: 'basic' }, { dotenvPath: dotenv });
+    expect(c.redirectHash.algorithm).toBe('md5');
+    expect(c.webhook.signatureHeader).toBe('x-from-dotenv');
+    expect(c.accountAuth).toBe('basic');
+    // Another target, or discovery itself (npm run discover finds afresh): not applied.
+    expect(loadConfig({ ...remote, API_BASE_URL: 'https://other.example.test/api', REPORT_DIR: dir }, { dotenvPath: dotenv }).redirectHash.algorithm).toBe('auto');
+    expect(loadConfig({ ...remote, REPORT_DIR: dir }, { dotenvPath: dotenv, discovered: false }).redirectHash.algorithm).toBe('auto');
+  });
+
   it('accepts every documented option', () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
     const xfail = join(dir, 'xfail.txt');
