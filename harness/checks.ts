@@ -178,11 +178,14 @@ export function dateAfter(value: unknown, after: Date, field: string, clauses: C
   return d;
 }
 
-/** The redirect carries a hash that verifies with the scheme configured or discovered (spec 6.3; harness/discovery/). */
-export function hashVerifies(params: Record<string, string>, s: RedirectScheme, secret: string, clauses: Clauses): void {
+/**
+ * The redirect carries a hash that verifies with the scheme configured or discovered (spec 6.3; harness/discovery/):
+ * any of `schemes`, those the discovery's own redirect could not tell apart (the first is named).
+ */
+export function hashVerifies(params: Record<string, string>, schemes: readonly RedirectScheme[], secret: string, clauses: Clauses): void {
   const got = params['hash'] ?? '';
-  if (!redirectVerifies(params, s, secret)) {
-    fail('hash-verifies', clauses, `hash = ${describeRedirectScheme(s)}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
+  if (!schemes.some((s) => redirectVerifies(params, s, secret))) {
+    fail('hash-verifies', clauses, `hash = ${schemes[0] ? describeRedirectScheme(schemes[0]) : '(no scheme)'}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
   }
 }
 

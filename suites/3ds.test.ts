@@ -65,7 +65,7 @@ describe('4.3 / 6.3 completing the 3DS page', () => {
         return;
       }
       if (ref.source === 'discovered') t.observe('6.3-hash-algorithm-not-shown', `redirect hash scheme discovered: ${describeRedirectScheme(ref.scheme)}`);
-      hashVerifies(params, ref.scheme, hashes.secret, '6.3-redirect-hash');
+      hashVerifies(params, ref.alike, hashes.secret, '6.3-redirect-hash');
     });
 
   clauseTest({ clauses: ['4.3-url-completar', '2.2-resultado-values'], endpoint: 'flow', purchase: true },

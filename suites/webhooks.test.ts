@@ -98,7 +98,7 @@ describe('6.1 what the spec does not show: signature and retries', () => {
       return;
     }
     if (ref.source === 'discovered') t.observe('6.1-webhook-signature-not-shown', `webhook signature discovered: ${describeWebhookSignature(ref.scheme)}`);
-    holds(signatures.verifies(webhook, ref.scheme), 'webhook-signature', '6.1-webhook-signature-not-shown',
+    holds(signatures.verifies(webhook, ref), 'webhook-signature', '6.1-webhook-signature-not-shown',
       `the ${describeWebhookSignature(ref.scheme)} (WEBHOOK_SIGNATURE=${t.run.config.webhook.signature})`,
       webhook.headers[ref.scheme.header] === undefined ? `no ${ref.scheme.header} header` : 'a signature that does not verify');
   });

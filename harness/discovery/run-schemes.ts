@@ -17,6 +17,7 @@ import {
   redirectVerifies,
   webhookVerifies,
   type DigestScheme,
+  type Found,
   type RedirectKind,
   type RedirectScheme,
   type WebhookSignature,
@@ -26,6 +27,8 @@ export interface Reference<S, Seen> {
   /** What the scheme was found on (auto), or the first seen (configured). */
   seen: Seen;
   scheme?: S;
+  /** The schemes that verified `seen` (`scheme` first; one for a configured scheme): later ones are judged against any. */
+  alike: S[];
   source: 'configured' | 'discovered';
   /** What discovery tried when nothing matched. */
   tried: string;
@@ -42,7 +45,8 @@ export interface RedirectHashes {
   reference(params: Record<string, string>): Promise<Reference<RedirectScheme, Record<string, string>>>;
   /** The reference already set for a kind, if any. */
   known(kind: RedirectKind): Promise<Reference<RedirectScheme, Record<string, string>>> | undefined;
-  verifies(params: Record<string, string>, scheme: RedirectScheme): boolean;
+  /** The redirect verifies with the reference's scheme (any of those its own redirect could not tell apart). */
+  verifies(params: Record<string, string>, ref: Reference<RedirectScheme, Record<string, string>>): boolean;
 }
 
 /** A configured digest name (hmac-sha256, sha512, …) as a scheme. */
@@ -82,23 +86,25 @@ export function createRedirectHashes(config: Config, clientSecret: string): Redi
         // The first redirect of its kind recorded this run is the one discovery runs on (else this one).
         const first = seen[kind][0] ?? params;
         const scheme = configured(kind, first);
-        ref = Promise.resolve(
-          scheme ? { seen: first, scheme, source, tried: '' } : { seen: first, source, ...findRedirectScheme(first, secret, kind) },
-        );
+        ref = Promise.resolve(scheme ? { seen: first, scheme, alike: [scheme], source, tried: '' } : discovered(first, findRedirectScheme(first, secret, kind)));
         references.set(kind, ref);
       }
       return ref;
     },
     known: (kind) => references.get(kind),
-    verifies: (params, scheme) => redirectVerifies(params, scheme, secret),
+    verifies: (params, ref) => ref.alike.some((s) => redirectVerifies(params, s, secret)),
   };
+}
+
+function discovered<S, Seen>(seen: Seen, found: Found<S>): Reference<S, Seen> {
+  return { seen, source: 'discovered', alike: found.alike ?? [], tried: found.tried, ...(found.scheme ? { scheme: found.scheme } : {}) };
 }
 
 export interface WebhookSignatures {
   source: 'configured' | 'discovered';
   reference(webhook: ReceivedWebhook): Promise<Reference<WebhookSignature, ReceivedWebhook>>;
   known(): Promise<Reference<WebhookSignature, ReceivedWebhook>> | undefined;
-  verifies(webhook: ReceivedWebhook, signature: WebhookSignature): boolean;
+  verifies(webhook: ReceivedWebhook, ref: Reference<WebhookSignature, ReceivedWebhook>): boolean;
 }
 
 export function createWebhookSignatures(config: Config, clientSecret: string): WebhookSignatures | undefined {
@@ -113,12 +119,12 @@ export function createWebhookSignatures(config: Config, clientSecret: string): W
     reference(webhook) {
       ref ??= Promise.resolve(
         configured
-          ? { seen: webhook, scheme: configured, source, tried: '' }
-          : { seen: webhook, source, ...findWebhookSignature(webhook.headers, webhook.rawBody, clientSecret, w.signatureHeader) },
+          ? { seen: webhook, scheme: configured, alike: [configured], source, tried: '' }
+          : discovered(webhook, findWebhookSignature(webhook.headers, webhook.rawBody, clientSecret, w.signatureHeader)),
       );
       return ref;
     },
     known: () => ref,
-    verifies: (webhook, signature) => webhookVerifies(webhook.headers, webhook.rawBody, signature, clientSecret),
+    verifies: (webhook, ref) => ref.alike.some((s) => webhookVerifies(webhook.headers, webhook.rawBody, s, clientSecret)),
   };
 }

@@ -96,6 +96,11 @@ export function redirectCandidates(kind: RedirectKind): RedirectScheme[] {
 
 export interface Found<S> {
   scheme?: S;
+  /**
+   * Every candidate that verified (the first is `scheme`): one redirect may not tell them apart (a monto already
+   * written with two decimals, a base64 digest without + or /), so a later one is judged against all of them.
+   */
+  alike?: S[];
   /** What was tried, for a WARN when nothing matched. */
   tried: string;
 }
@@ -106,8 +111,8 @@ export function findRedirectScheme(params: Record<string, string>, secret: strin
   const orders = kind === 'link' ? "6.3's seven values, and the link order identificadorEnlaceComercio, idTransaccion, idEnlace, monto" : "6.3's seven values";
   const tried = `${candidates.length} schemes: ${triedDigests()}; values as in the query or normalised; orders: ${orders}`;
   if (!params['hash']) return { tried: `nothing: the redirect has no hash parameter` };
-  const scheme = candidates.find((c) => redirectVerifies(params, c, secret));
-  return scheme ? { scheme, tried } : { tried };
+  const alike = candidates.filter((c) => redirectVerifies(params, c, secret));
+  return alike.length > 0 ? { scheme: alike[0]!, alike, tried } : { tried };
 }
 
 function triedDigests(): string {
@@ -180,8 +185,8 @@ export function findWebhookSignature(headers: Record<string, string | string[] |
   const tried = `headers ${names.length > 0 ? names.join(', ') : '(none named like a signature or shaped like a digest)'} under ${digestCandidates().length} schemes over the raw body: ${triedDigests()}`;
   for (const header of names) {
     const value = signatureValue(String(headers[header]));
-    const scheme = digestCandidates().find((c) => sameDigest(value, digest(rawBody, c, secret), c.encoding));
-    if (scheme) return { scheme: { header, scheme }, tried, headers: names };
+    const alike = digestCandidates().filter((c) => sameDigest(value, digest(rawBody, c, secret), c.encoding)).map((scheme) => ({ header, scheme }));
+    if (alike.length > 0) return { scheme: alike[0]!, alike, tried, headers: names };
   }
   return { tried, headers: names };
 }

@@ -33,6 +33,13 @@ describe('redirect hash scheme discovery', () => {
     expect(findRedirectScheme({ ...outcome, hash }, SECRET).scheme).toBeUndefined();
   });
 
+  it('keeps every scheme one redirect cannot tell apart (monto already with two decimals)', () => {
+    const twoDecimals = { ...outcome, monto: '12.30', esReal: 'false', esAprobada: 'true' };
+    const hash = createHmac('sha256', SECRET).update('tx-112.30false0trueA1ok').digest('hex');
+    const found = findRedirectScheme({ ...twoDecimals, hash }, SECRET);
+    expect(found.alike?.map((s) => s.values)).toEqual(['query', 'normalised']);
+  });
+
   it('says what it tried when nothing matches, and that there was no hash', () => {
     const none = findRedirectScheme({ ...outcome, hash: 'deadbeef' }, SECRET);
     expect(none.scheme).toBeUndefined();
