@@ -10,11 +10,9 @@
  *   }, waitingTimeoutMs());
  */
 import { loadConfig } from './config.ts';
-import type { T } from './conformance.ts';
+import { TEST_BUDGET_MS, type T } from './conformance.ts';
+import { doing } from './evidence.ts';
 import { header } from './http.ts';
-
-/** The work of a waiting test besides its wait (the default test timeout). */
-const OWN_WORK_MS = 60_000;
 
 let declaredMaxWaitS: number | undefined;
 /** MAX_WAIT_S as the test files are declared (a configuration error is reported by the global setup, not here). */
@@ -29,9 +27,12 @@ function maxWaitAtDeclaration(): number {
   return declaredMaxWaitS;
 }
 
-/** The timeout of a test that may wait `waits` times up to MAX_WAIT_S (plus margins, and its own work on top). */
+/**
+ * The budget of a test that may wait `waits` times up to MAX_WAIT_S (plus margins), its other work on top: a real-time
+ * wait is the test's own time (not a wait for other tests), so its budget must hold it (harness/conformance.ts).
+ */
 export function waitingTimeoutMs(waits = 1): number {
-  return OWN_WORK_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
+  return TEST_BUDGET_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
 }
 
 const hasClock = (t: T): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
@@ -60,7 +61,8 @@ export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit
 export async function letTimePass(t: T, seconds: number, what: string, limit = seconds): Promise<void> {
   if (hasClock(t)) return t.run.control!.advanceClock(seconds);
   skipUnlessTimeCanPass(t, seconds, what, limit);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000));
+  // Named, so a budget that runs out meanwhile says what the test was doing.
+  await doing(`a real-time wait of ${Math.ceil(seconds)} s (${what})`, () => new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000)));
 }
 
 /**
