@@ -3,12 +3,12 @@
  * each of its conditions: the case that passes, the case that fails (with the check's name, clauses and evidence),
  * and each edge the check tolerates on purpose (a spelling a server may choose, an absence the spec allows).
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   absoluteUrl,
   bodyOf,
   CheckFailure,
-  computeHash,
   containsPairs,
   contractFindings,
   counterexampleFound,
@@ -31,8 +31,8 @@ import {
   rejected,
   succeeded,
   webhookFindings,
-  type HashSettings,
 } from '../../harness/checks.ts';
+import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/discovery/schemes.ts';
 import { loadContract } from '../../harness/contract.ts';
 import { secrets } from '../../harness/evidence.ts';
 import type { Exchange, ExchangeResponse } from '../../harness/exchange.ts';
@@ -191,41 +191,36 @@ describe('dateAfter', () => {
   });
 });
 
-describe('computeHash and hashVerifies (6.3)', () => {
+describe('hashVerifies (6.3): the redirect hash with the configured or discovered scheme', () => {
   const params: Record<string, string> = {
     idTransaccion: 'tx-1', monto: '10.00', esReal: 'false', formaPago: '0', esAprobada: 'true', codigoAutorizacion: '123456', mensaje: '',
     idEnlace: '7', identificadorEnlaceComercio: 'ref-1',
   };
-  const hmac: HashSettings = { algorithm: 'hmac-sha256', key: 'k', encoding: 'hex', order: 'spec' };
+  const hmac: RedirectScheme = { algorithm: 'sha256', hmac: true, key: 'client-secret', encoding: 'hex', values: 'query', order: 'spec' };
+  const KEY = 'k';
 
-  it('computes over the fields in the order of the setting (spec 6.3, or the link integrations\' order)', async () => {
-    const { createHmac, createHash } = await import('node:crypto');
-    expect(computeHash(params, hmac)).toBe(createHmac('sha256', 'k').update('tx-110.00false0true123456').digest('hex'));
-    expect(computeHash(params, { ...hmac, order: 'link' })).toBe(createHmac('sha256', 'k').update('ref-1tx-1710.00').digest('hex'));
-    expect(computeHash(params, { ...hmac, algorithm: 'sha512', encoding: 'base64' })).toBe(createHash('sha512').update('tx-110.00false0true123456k').digest('base64'));
-    expect(computeHash({}, hmac)).toBe(createHmac('sha256', 'k').update('').digest('hex'));
-  });
-
-  it('passes on the right hash; hex in either case', () => {
-    const hash = computeHash(params, hmac);
-    expect(() => hashVerifies({ ...params, hash }, hmac, '6.3-redirect-hash')).not.toThrow();
-    expect(() => hashVerifies({ ...params, hash: hash.toUpperCase() }, hmac, '6.3-redirect-hash')).not.toThrow();
+  it('passes on the right hash (hex in either case), with any of the schemes the discovery could not tell apart', () => {
+    const hash = redirectHashOf(params, hmac, KEY);
+    expect(hash).toBe(createHmac('sha256', KEY).update('tx-110.00false0true123456').digest('hex'));
+    expect(() => hashVerifies({ ...params, hash }, [hmac], KEY, '6.3-redirect-hash')).not.toThrow();
+    expect(() => hashVerifies({ ...params, hash: hash.toUpperCase() }, [hmac], KEY, '6.3-redirect-hash')).not.toThrow();
+    const link: RedirectScheme = { ...hmac, order: 'link' };
+    expect(() => hashVerifies({ ...params, hash: redirectHashOf(params, link, KEY) }, [hmac, link], KEY, 'c')).not.toThrow();
   });
 
   it('base64 is compared exactly: its letters\' case carries bits', () => {
-    const b64: HashSettings = { ...hmac, encoding: 'base64' };
-    const hash = computeHash(params, b64);
-    expect(() => hashVerifies({ ...params, hash }, b64, 'c')).not.toThrow();
-    expect(() => hashVerifies({ ...params, hash: hash.toLowerCase() }, b64, 'c')).toThrow(CheckFailure);
+    const b64: RedirectScheme = { ...hmac, encoding: 'base64' };
+    const hash = redirectHashOf(params, b64, KEY);
+    expect(() => hashVerifies({ ...params, hash }, [b64], KEY, 'c')).not.toThrow();
+    expect(() => hashVerifies({ ...params, hash: hash.toLowerCase() }, [b64], KEY, 'c')).toThrow(CheckFailure);
   });
 
-  it('fails on a missing hash, a wrong key and a changed outcome, never printing the whole hash', () => {
-    expect(failure(() => hashVerifies(params, hmac, '6.3-redirect-hash'))).toMatchObject({ check: 'hash-verifies', actual: 'no hash parameter' });
-    const wrongKey = computeHash(params, { ...hmac, key: 'other' });
-    const e = failure(() => hashVerifies({ ...params, hash: wrongKey }, hmac, '6.3-redirect-hash'));
-    expect(e.actual).toBe(`a hash that does not verify (${wrongKey.slice(0, 12)}…)`);
-    expect(e.expected).toBe('hash = hmac-sha256(idTransaccion + monto + esReal + formaPago + esAprobada + codigoAutorizacion + mensaje) — hex');
-    expect(() => hashVerifies({ ...params, esAprobada: 'false', hash: computeHash(params, hmac) }, hmac, 'c')).toThrow(CheckFailure);
+  it('fails on a missing hash, a wrong key, a changed outcome and no scheme, never printing the whole hash', () => {
+    expect(failure(() => hashVerifies(params, [hmac], KEY, '6.3-redirect-hash'))).toMatchObject({ check: 'hash-verifies', actual: 'no hash parameter', expected: `hash = ${describeRedirectScheme(hmac)}` });
+    const wrongKey = redirectHashOf(params, hmac, 'other');
+    expect(failure(() => hashVerifies({ ...params, hash: wrongKey }, [hmac], KEY, '6.3-redirect-hash')).actual).toBe(`a hash that does not verify (${wrongKey.slice(0, 12)}…)`);
+    expect(() => hashVerifies({ ...params, esAprobada: 'false', hash: redirectHashOf(params, hmac, KEY) }, [hmac], KEY, 'c')).toThrow(CheckFailure);
+    expect(failure(() => hashVerifies({ ...params, hash: redirectHashOf(params, hmac, KEY) }, [], KEY, 'c')).expected).toBe('hash = (no scheme)');
   });
 });
 
