@@ -15,7 +15,8 @@ import { startReceiver, type Receiver } from './receiver.ts';
 import { createPayer, type Payer } from './payer.ts';
 import { createControl, type Control } from './control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
-import type { HashSettings } from './checks.ts';
+import { withAccountAuth } from './discovery/account-auth.ts';
+import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from './discovery/run-schemes.ts';
 import { observeResponse, observeWebhook } from './contract-observer.ts';
 import { createRunHttp, type Credentials, type TargetInfo } from './target.ts';
 
@@ -35,8 +36,10 @@ export interface Run {
   payer: Payer;
   receiver(): Promise<Receiver>;
   control?: Control;
-  /** Redirect hash verification settings, or undefined when the run only observes the hash (REDIRECT_HASH=off). */
-  hash?: HashSettings;
+  /** The redirect hash scheme, configured or discovered (harness/discovery/), or undefined when the run only observes it (REDIRECT_HASH=off). */
+  hash?: RedirectHashes;
+  /** The webhook signature, configured or discovered, or undefined when the run only observes it (WEBHOOK_SIGNATURE=off). */
+  signature?: WebhookSignatures;
 }
 
 let current: Promise<Run> | undefined;
@@ -47,8 +50,8 @@ export function getRun(): Promise<Run> {
 }
 
 async function createRun(): Promise<Run> {
-  const config = loadConfig();
   const target = inject('target');
+  const config = withAccountAuth(loadConfig(), target.accountAuth?.accountAuth);
   const contract = await loadContract();
   const http = createRunHttp(config, target.deadline);
   secrets.add(target.business.clientSecret, 'client-secret');
@@ -101,9 +104,10 @@ async function createRun(): Promise<Run> {
   }
 
   // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
-  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs }), () => interlock.assertMayPay(), (b) => interlock.watch(b));
+  const hash = createRedirectHashes(config, target.business.clientSecret);
+  const signature = createWebhookSignatures(config, target.business.clientSecret);
+  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs }), () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params));
   let receiver: Promise<Receiver> | undefined;
-  const hash = hashSettings(config, target);
 
   return {
     config,
@@ -124,12 +128,10 @@ async function createRun(): Promise<Run> {
           interlock.watch(w.json);
           observeWebhook(contract, w, config.webhook.fieldCase);
         },
-        ...(config.webhook.signature !== 'off'
-          ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
-          : {}),
       })),
     ...(target.controlUrl && target.capabilities.length > 0 ? { control: agingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
     ...(hash ? { hash } : {}),
+    ...(signature ? { signature } : {}),
   };
 }
 
@@ -144,16 +146,15 @@ function agingTokensOnClockMoves(control: Control, caches: TokenCache[]): Contro
   };
 }
 
-function hashSettings(config: Config, target: TargetInfo): HashSettings | undefined {
-  const h = config.redirectHash;
-  if (h.algorithm === 'off') return undefined;
-  return { algorithm: h.algorithm, key: h.key ?? target.business.clientSecret, encoding: h.encoding, order: h.order };
-}
-
 /** Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. */
-function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void): Payer {
+function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void): Payer {
   const watchOutcome = <T extends { kind: string }>(o: T): T => {
-    if (o.kind === 'redirect') watch({ esReal: (o as unknown as { params: Record<string, string> }).params['esReal'] === 'true' });
+    if (o.kind === 'redirect') {
+      const params = (o as unknown as { params: Record<string, string> }).params;
+      watch({ esReal: params['esReal'] === 'true' });
+      // Every redirect's hash is judged against the run's scheme (suites/contract.test.ts).
+      redirected(params);
+    }
     return o;
   };
   return {
