@@ -121,10 +121,6 @@ export async function createContract(document?: unknown): Promise<Contract> {
   addFormatsPlugin.default(ajv);
   // 4.4 types fechaTransaccion as a .NET DateTime: ISO 8601 whose offset may be missing
   ajv.addFormat('date-time-optional-offset', fullFormats['iso-date-time']);
-  // A service that writes "" for every absent string (as many .NET ones do) writes it for an absent URL too: "" is
-  // the absence of a value, like null, not a malformed URL (a relative or broken one still breaks the format).
-  const uri = fullFormats.uri as (value: string) => boolean;
-  ajv.addFormat('uri', (value: string) => value === '' || uri(value));
   ajv.addVocabulary(SCHEMA_ANNOTATIONS);
 
   const kinds = new Map(loadClauses().map((c) => [c.id, c.kind]));
