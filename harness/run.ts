@@ -37,6 +37,13 @@ export interface Run {
   control?: Control;
   /** Redirect hash verification settings, or undefined when the run only observes the hash (REDIRECT_HASH=off). */
   hash?: HashSettings;
+  /**
+   * On a target with the `tenants` capability: the run as a fresh test-control tenant sees it — `call`, `target.business`
+   * and `target.account` are the tenant's, `control` moves its clock and reads its counters and outbox only.
+   */
+  tenant?(): Promise<Run>;
+  /** Set on a tenant's run: the id of the tenant it acts as. */
+  tenantId?: string;
 }
 
 let current: Promise<Run> | undefined;
@@ -48,7 +55,10 @@ export function getRun(): Promise<Run> {
 
 async function createRun(): Promise<Run> {
   const config = loadConfig();
-  const target = inject('target');
+  const probed = inject('target');
+  // The clock and the counters are only ever a tenant's (tenantRun): a test moving or reading the target-wide ones
+  // would depend on every other test of the run.
+  const target: TargetInfo = { ...probed, capabilities: probed.capabilities.filter((c) => c !== 'clock' && c !== 'stats') };
   const contract = await loadContract();
   const http = createRunHttp(config, target.deadline);
   secrets.add(target.business.clientSecret, 'client-secret');
@@ -59,7 +69,7 @@ async function createRun(): Promise<Run> {
 
   const clients = new Map<string, Call>();
   const tokenCaches: TokenCache[] = [];
-  function callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call {
+  function callAs(business: Credentials | undefined, account?: { user: string; password: string }, caches = tokenCaches): Call {
     // The password is part of the key: a negative test's wrong password must not get the right client back.
     const key = JSON.stringify([business?.clientId, account?.user, account?.password]);
     const existing = clients.get(key);
@@ -74,7 +84,7 @@ async function createRun(): Promise<Run> {
       account && business && config.accountAuth === 'password-grant'
         ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
         : undefined;
-    tokenCaches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
+    caches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({
       http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
@@ -104,8 +114,30 @@ async function createRun(): Promise<Run> {
   const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs }), () => interlock.assertMayPay(), (b) => interlock.watch(b));
   let receiver: Promise<Receiver> | undefined;
   const hash = hashSettings(config, target);
+  const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
-  return {
+  /** A fresh tenant's run: its own clients (token caches forgotten when its clock moves), control and hash key. */
+  async function tenantRun(base: Run): Promise<Run> {
+    const { grant, control: own } = await control!.createTenant();
+    secrets.add(grant.business.clientSecret, 'client-secret');
+    secrets.add(grant.account.password, 'account-password');
+    interlock.addTenant(grant.business.clientId, grant.account.user);
+    const caches: TokenCache[] = [];
+    const business = { clientId: grant.business.clientId, clientSecret: grant.business.clientSecret };
+    const tenantTarget: TargetInfo = { ...probed, business, account: grant.account };
+    const tenantHash = hashSettings(config, tenantTarget);
+    const { tenant: _, ...rest } = base;
+    return {
+      ...rest,
+      tenantId: grant.id,
+      target: tenantTarget,
+      call: callAs(business, grant.account, caches),
+      control: forgettingTokensOnClockMoves(own, caches),
+      ...(tenantHash ? { hash: tenantHash } : {}),
+    };
+  }
+
+  const run: Run = {
     config,
     target,
     contract,
@@ -128,9 +160,11 @@ async function createRun(): Promise<Run> {
           ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
           : {}),
       })),
-    ...(target.controlUrl && target.capabilities.length > 0 ? { control: forgettingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
+    ...(control ? { control: forgettingTokensOnClockMoves(control, tokenCaches) } : {}),
     ...(hash ? { hash } : {}),
   };
+  if (control && probed.capabilities.includes('tenants')) run.tenant = () => tenantRun(run);
+  return run;
 }
 
 /** Moving the target's clock may expire every cached token: the next call of each client fetches a new one. */
