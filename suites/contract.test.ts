@@ -5,8 +5,9 @@
  * that fails when any of its responses broke the contract: with the number of responses per violated clause and the
  * first exchanges as evidence. It cites every clause found violated.
  *
- * This file runs last in the conformance project (harness/contract-sequencer.ts) and in every shard; the shard merge
- * combines its same-named testcases (reporters/merge.ts).
+ * suites/all.conformance.ts declares these testcases after every suite's, sequential, so vitest runs them once the
+ * others have finished; they run in every selection and shard, and the shard merge combines its same-named testcases
+ * (reporters/merge.ts).
  */
 import { describe } from 'vitest';
 import { clauseTest, type Need } from '../harness/conformance.ts';

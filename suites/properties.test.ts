@@ -41,7 +41,7 @@ const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
 function replayCommand(t: T, seed: number, path: string | undefined, title: string): string {
   const pattern = title.replace(/[^A-Za-z0-9 .:-]/g, '.');
   const fault = t.run.target.kind === 'embedded' && t.run.config.sandbox.fault ? `SANDBOX_FAULT=${t.run.config.sandbox.fault} ` : '';
-  return `${fault}FC_SEED=${seed}${path ? ` FC_PATH=${path}` : ''} npx vitest run --project conformance ${FILE} -t '${pattern}'`;
+  return `${fault}FC_SEED=${seed}${path ? ` FC_PATH=${path}` : ''} npm run conformance -- ${FILE} -t '${pattern}'`;
 }
 
 type Kind = 'violating' | 'boundary';
