@@ -1,6 +1,6 @@
 /**
- * The run as a conformance worker sees it: one instance per worker process (the conformance project runs its files
- * in one worker without isolation, so the token cache, the receiver and the interlock are shared by every file).
+ * The run as a conformance worker sees it: one instance per worker process (the conformance project is one test file,
+ * suites/all.conformance.ts, so the token cache, the receiver and the interlock are shared by every suite).
  * Every API response goes through `call`, which applies the interlock and records the contract check
  * (harness/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */

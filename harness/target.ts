@@ -146,7 +146,7 @@ export function createRunHttp(config: Config, deadline: number): Http {
     maxResponseBytes: config.http.maxResponseBytes,
     deadline,
     runTimeoutS: config.http.runTimeoutS,
-    // One client per process and one worker per run: the cap is run-wide (MAX_CONCURRENCY).
+    // One client per process, one worker and one test file per run: the cap is run-wide (MAX_CONCURRENCY).
     maxConcurrency: config.maxConcurrency,
     recorder: new Recorder({ limit: 0 }),
   });
