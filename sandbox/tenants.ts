@@ -1,6 +1,6 @@
 /**
  * Tenants of the test-control API (outside the spec; docs/decisions.md), after Stripe's test clocks: a fresh account
- * with one business, bound to its own clock, counters and outbox, so a test that moves time or counts what its
+ * with one business, bound to its own clock (frozen, moved only by advancing it), counters and outbox, so a test that moves time or counts what its
  * requests created disturbs no other test. Every time read about a business's resources (its tokens, links, screens,
  * transactions) goes through `clockOf`; the seeded businesses keep the sandbox clock.
  */
@@ -36,11 +36,12 @@ export function createTenant(ctx: Pick<SandboxContext, 'store' | 'clock'>): { te
   const idCuenta = `cuenta-${id}`;
   const business = createBusiness({ idAplicativo: `app-${id}`, clientId: `client-${id}`, clientSecret: secret }, idCuenta, `Tienda ${id}`, `7${String(store.nextTenant).padStart(9, '0')}`, true, store.mode);
   const account = createAccount({ idCuenta, emailLogin: `${id}@tenants.sandbox.test`, password, aplicativos: [business.idAplicativo] });
-  // The tenant's time is the sandbox's plus its own offset: moving it moves no one else's.
-  const sandboxClock = ctx.clock;
+  // Frozen at the sandbox's time of its creation, as Stripe's test clocks: it moves only when advanced, so a test's
+  // time steps are exact however slowly it runs, and moving it moves no one else's.
+  const frozenAt = ctx.clock.nowMs();
   const tenant: Tenant = {
     id,
-    clock: createClock(() => sandboxClock.now()),
+    clock: createClock(() => new Date(frozenAt)),
     outbox: { webhooks: [], emails: [], sms: [] },
     stats: { purchaseRequests: 0 },
     idCuenta,

@@ -70,6 +70,11 @@ describe('test-control tenants (/__sandbox/tenants)', () => {
     expect(a.business.clientId).not.toBe(b.business.clientId);
     expect(a.clock).toEqual({ now: '2026-11-22T10:00:00.000Z', offsetSeconds: 0 });
     expect(await get(p, `/__sandbox/tenants/${a.id}/stats`)).toEqual({ links: 0, transactions: 0, accounts: 1, purchaseRequests: 0 });
+    // Frozen, as Stripe's test clocks: it moves only when advanced, whatever the sandbox clock does.
+    const live = await sandbox();
+    const frozen = await crear(live);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await get(live, `/__sandbox/tenants/${frozen.id}/clock`)).toEqual(frozen.clock);
     const token = await p.bearer(a.business);
     const link = await p.api('POST', '/EnlacePago', token, enlaceValido());
     expect(link.statusCode).toBe(200);
