@@ -8,8 +8,15 @@
  * interlock, skips with the reason when the target lacks what the test needs, records observations (WARN) and
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
- * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
+ * whose screen contract is known (docs/decisions.md), it is an ERROR — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
+ *
+ * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
+ * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
+ * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
+ * (every step it made, harness/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
+ * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
+ * run bound.
  *
  * Independence (issue 21). The tests of a run overlap. A test that moves time or counts what its requests created gets
  * its own test-control tenant (`tenant: true`, implied by `needs: ['clock']`, `needs: ['stats']` and `movesClock`): a
@@ -24,12 +31,13 @@ import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
-import { CheckFailure } from './checks.ts';
-import { NoFormError, PayerError } from './errors.ts';
+import { CheckFailure, describeExchange } from './checks.ts';
+import { HttpError, NoFormError, PayerError } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
-import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
+import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from './evidence.ts';
+import { loadConfig } from './config.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
@@ -137,10 +145,90 @@ export function testName(clauses: string[], title: string): string {
   return `[${clauses.join(' ')}] ${title}`;
 }
 
+/**
+ * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
+ * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
+ * test started: see `waitingFor` in harness/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
+ * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
+ */
+export const TEST_BUDGET_MS = 60_000;
+
+/** The budget of a test: TEST_TIMEOUT_MS, or a test's own (`clauseTest(…, 120_000)`) scaled as TEST_TIMEOUT_MS scales the default. */
+function budgetOf(run: Run, own: number | undefined): number {
+  const configured = run.config.http.testTimeoutMs;
+  return own === undefined ? configured : Math.max(1, Math.round((own * configured) / TEST_BUDGET_MS));
+}
+
+let runBound: number | undefined;
+function runBoundMs(): number {
+  if (runBound === undefined) {
+    try {
+      runBound = loadConfig().http.runTimeoutS * 1000;
+    } catch {
+      runBound = 900_000; // a configuration error is reported by getRun(), with the variable to fix
+    }
+  }
+  return runBound;
+}
+
+/** The suite's own time ran out (the test's budget): nothing was judged (ERROR, never a FAIL of the target). */
+export class TestBudgetError extends Error {
+  override name = 'TestBudgetError';
+}
+
+/** Rejects with TestBudgetError once `scope` has worked `budgetMs` (its waits not counted), else settles as `work` does. */
+function withinBudget<T>(scope: Scope, budgetMs: number, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const now = Date.now();
+      const waited = scope.waitedMs(now);
+      const used = now - scope.startedAt - waited;
+      if (used >= budgetMs && scope.waitingFor === undefined) {
+        const doing = scope.doing;
+        const last = scope.steps.at(-1);
+        const what = doing.length > 0 ? `waiting for the answer to ${doing.join(', ')}` : `running its own code${last ? ` (its last step: ${last.title})` : ' (no request made yet)'}`;
+        reject(new TestBudgetError(
+          `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s (TEST_TIMEOUT_MS; ` +
+            `${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
+        ));
+        return;
+      }
+      timer = setTimeout(check, Math.max(budgetMs - used, 250));
+    };
+    timer = setTimeout(check, budgetMs);
+    work.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (err: unknown) => (clearTimeout(timer), reject(err)),
+    );
+  });
+}
+
+/**
+ * The target took a request and did not answer it within HTTP_TIMEOUT_MS (or dropped the connection): the target's
+ * failure, with its evidence. Every clause the test cites is cited: the test could not get past that request.
+ */
+function noAnswer(err: HttpError, clauses: string[]): CheckEvidence {
+  return {
+    check: 'answers',
+    clauses,
+    expected: 'an answer to the request (within HTTP_TIMEOUT_MS)',
+    actual: err.message,
+    exchange: describeExchange(err.exchange),
+    ...(err.exchange.curl ? { curl: err.exchange.curl } : {}),
+    exchangeId: err.exchange.id,
+  };
+}
+
+/** A failure the target is judged by: a named check, or the target not answering. Anything else is the suite's (ERROR). */
+function judged(err: unknown): boolean {
+  return err instanceof CheckFailure || (err instanceof HttpError && err.byTarget);
+}
+
 export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
-  it(name, { meta: { clauses, endpoint: spec.endpoint }, ...(timeoutMs ? { timeout: timeoutMs } : {}) }, async (ctx: TestContext) => {
+  it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
@@ -149,6 +237,18 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     const own = spec.tenant || spec.movesClock || spec.needs?.some((n) => n === 'clock' || n === 'stats');
     const run = own && shared.tenant ? await shared.tenant() : shared;
     for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) ctx.skip(NEED_REASONS[need]);
+    // The transcript of the attempt being judged: what a failed or errored test carries as its evidence.
+    let scope: Scope | undefined;
+    ctx.onTestFinished(() => {
+      if (scope) scope.closed = true;
+    });
+    // Also when vitest ends the test (the run bound): the transcript shows how far it got.
+    ctx.onTestFailed(({ task }) => {
+      if (scope && !ctx.task.meta.transcript) {
+        ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end: task.result?.errors?.[0]?.message ?? 'the test failed' });
+      }
+    });
+    const budgetMs = budgetOf(run, timeoutMs);
 
     const observations: Observation[] = [];
     const t: T = {
@@ -171,13 +271,20 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
 
     const expected = isExpectedFailure(run, name);
     let unprocessed: number;
-    try {
-      unprocessed = await withScope(name, async () => {
+    // The attempt has its own scope (its transcript) and its own budget, which starts now.
+    const attempt = () => {
+      const mine = new Scope(name);
+      scope = mine;
+      const work = withScope(mine, async () => {
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       });
+      return withinBudget(mine, budgetMs, work);
+    };
+    try {
+      unprocessed = await attempt();
     } catch (err) {
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
         ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
@@ -191,7 +298,13 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         return;
       }
       if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
-      if (expected) {
+      if (err instanceof HttpError && err.byTarget) ctx.task.meta.failure = withPreamble(noAnswer(err, ctx.task.meta.clauses ?? clauses), run);
+      if (scope) {
+        const end = `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
+        ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end });
+      }
+      // Only a judged failure can be an expected one: the suite's own failure (ERROR) always counts.
+      if (expected && judged(err)) {
         ctx.task.meta.expected = 'failed';
         return;
       }

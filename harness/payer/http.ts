@@ -6,6 +6,7 @@
  * once and never re-sent, whatever its method (not even on a 307/308): it is a payment.
  */
 import { NoFormError, PayerError } from '../errors.ts';
+import { noteStep } from '../evidence.ts';
 import { header, type Exchange, type Http } from '../http.ts';
 import { decodeQrPng, isPng } from '../qr.ts';
 import { CookieJar } from './cookies.ts';
@@ -66,6 +67,7 @@ export class HttpPayer implements Payer {
       if (res.status < 300 || res.status > 399 || location === undefined) return { ex, url: current };
       const next = new URL(location, current).href;
       if (stop?.(next)) {
+        noteStep({ kind: 'redirect', title: `redirect caught by the payer (not followed): ${res.status} to ${next}` });
         return { redirect: { kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) } };
       }
       if ((res.status === 307 || res.status === 308) && ex.request.method === 'POST') {
