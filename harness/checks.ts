@@ -4,7 +4,7 @@
  * ids, what was expected, what happened, and the redacted exchange with a curl line that replays it.
  * Checks only fail on what the spec states; where it is silent, suites record an observation instead.
  */
-import { createHmac, createHash } from 'node:crypto';
+import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from './discovery/schemes.ts';
 import type { Exchange } from './http.ts';
 import { redactExchange, toCurl } from './evidence.ts';
 import type { CheckEvidence } from './meta.ts';
@@ -178,32 +178,14 @@ export function dateAfter(value: unknown, after: Date, field: string, clauses: C
   return d;
 }
 
-export interface HashSettings {
-  algorithm: 'hmac-sha256' | 'hmac-sha512' | 'sha256' | 'sha512';
-  key: string;
-  encoding: 'hex' | 'base64';
-  order: 'spec' | 'link';
-}
-
-/** The fields the redirect hash is computed over, in order (spec 6.3; `link` is the order public link integrations use). */
-export const HASH_FIELDS = {
-  spec: ['idTransaccion', 'monto', 'esReal', 'formaPago', 'esAprobada', 'codigoAutorizacion', 'mensaje'],
-  link: ['identificadorEnlaceComercio', 'idTransaccion', 'idEnlace', 'monto'],
-} as const;
-
-export function computeHash(params: Record<string, string>, s: HashSettings): string {
-  const message = HASH_FIELDS[s.order].map((f) => params[f] ?? '').join('');
-  const [kind, algo] = s.algorithm.startsWith('hmac-') ? ['hmac', s.algorithm.slice(5)] : ['plain', s.algorithm];
-  const digest = kind === 'hmac' ? createHmac(algo!, s.key).update(message) : createHash(algo!).update(message + s.key);
-  return digest.digest(s.encoding);
-}
-
-/** The redirect carries a hash that matches the outcome parameters (spec 6.3), with the configured algorithm and key. */
-export function hashVerifies(params: Record<string, string>, s: HashSettings, clauses: Clauses): void {
+/**
+ * The redirect carries a hash that verifies with the scheme configured or discovered (spec 6.3; harness/discovery/):
+ * any of `schemes`, those the discovery's own redirect could not tell apart (the first is named).
+ */
+export function hashVerifies(params: Record<string, string>, schemes: readonly RedirectScheme[], secret: string, clauses: Clauses): void {
   const got = params['hash'] ?? '';
-  const want = computeHash(params, s);
-  if (got.toLowerCase() !== want.toLowerCase()) {
-    fail('hash-verifies', clauses, `hash = ${s.algorithm}(${HASH_FIELDS[s.order].join(' + ')}) — ${s.encoding}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
+  if (!schemes.some((s) => redirectVerifies(params, s, secret))) {
+    fail('hash-verifies', clauses, `hash = ${schemes[0] ? describeRedirectScheme(schemes[0]) : '(no scheme)'}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
   }
 }
 

@@ -80,7 +80,7 @@ const NEED_REASONS: Record<Need, string> = {
     'account deletion is destructive: it runs only on the embedded sandbox\'s disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD',
   mposPermission: 'the CLIENT_ID business lacks the additional MPOS permission of 4.7 (MPOS_PERMITTED=no), so it cannot buy through MPOS',
   otherTenant: 'no second merchant: set OTHER_ACCOUNT_USER, OTHER_ACCOUNT_PASSWORD, OTHER_CLIENT_ID and OTHER_CLIENT_SECRET (the account and a development business of another merchant) to check tenant isolation',
-  hash: 'the redirect hash algorithm and key are not shown by the spec: set REDIRECT_HASH (e.g. hmac-sha256) and REDIRECT_HASH_KEY to verify it',
+  hash: 'the redirect hash is only observed (REDIRECT_HASH=off): set REDIRECT_HASH=auto to discover its scheme, or the scheme (e.g. hmac-sha256, see .env.example) to verify it',
 };
 
 const UNPROCESSED =

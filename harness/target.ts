@@ -62,6 +62,8 @@ export interface TargetInfo {
   accountConfirmed?: true | string;
   /** Epoch ms at which the whole run must end (RUN_TIMEOUT_S counted from the start of the global setup). */
   deadline: number;
+  /** ACCOUNT_AUTH=auto: how the account authenticates, as the global setup found it (harness/discovery/account-auth.ts). */
+  accountAuth?: { accountAuth: 'basic' | 'password-grant'; found: boolean; evidence: string };
   /** Set when the target cannot be used at all: every test fails with this one line. */
   unreachable?: string;
 }
