@@ -70,6 +70,8 @@ export interface ContractFinding {
   clauses: string[];
   expected: string;
   actual: string;
+  /** `observe`: a format the spec only describes (clauses of kind description): recorded as a WARN, never failed. */
+  severity: 'fail' | 'observe';
 }
 
 /**
@@ -84,13 +86,13 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
   const success = status >= 200 && status < 300;
   if (success && (jsonError !== undefined || json === undefined)) {
     findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
-      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}` });
+      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}`, severity: 'fail' });
   } else if (success && jsonUnlabelled) {
-    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}` });
+    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}`, severity: 'fail' });
   }
   if (success && json === undefined) return findings;
   for (const v of contract.validateResponse(operationId, status, json)) {
-    findings.push({ clauses: v.clause, expected: `a ${status} response of ${operationId} that matches the contract`, actual: `${v.path || '/'} ${v.message}` });
+    findings.push({ clauses: v.clause, expected: `a ${status} response of ${operationId} that matches the contract`, actual: `${v.path || '/'} ${v.message}`, severity: v.severity });
   }
   return findings;
 }
@@ -98,7 +100,7 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
 /** What of a webhook body breaks the contract (6.1); PascalCase names are read as camelCase with fieldCase 'insensitive'. */
 export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
-  if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON' }];
+  if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON', severity: 'fail' }];
   const shown =
     fieldCase === 'insensitive' && body !== null && typeof body === 'object' && !Array.isArray(body)
       ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
@@ -107,6 +109,7 @@ export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'e
     clauses: v.clause.length > 0 ? v.clause : fallback,
     expected: 'a webhook body that matches the contract (transactionSucceeded)',
     actual: `${v.path || '/'} ${v.message}`,
+    severity: v.severity,
   }));
 }
 
@@ -133,9 +136,18 @@ export function fieldEquals(actual: unknown, expected: unknown, field: string, c
   if (!sameValue(actual, expected)) fail('field-equals', clauses, `${field} = ${JSON.stringify(expected)}`, `${field} = ${JSON.stringify(actual)}`, ex);
 }
 
+/** Equal values: numbers to 1e-9, objects key by key whatever their order (a server may order keys as it likes), arrays item by item. */
 function sameValue(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) < 1e-9;
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
 }
 
 /**

@@ -3,7 +3,8 @@
  * against spec/openapi.yaml by the run-wide observer (harness/contract-observer.ts) without failing the test that
  * caused it. Here each operation and direction gets one testcase, named by the type clause of its success body,
  * that fails when any of its responses broke the contract: with the number of responses per violated clause and the
- * first exchanges as evidence. It cites every clause found violated.
+ * first exchanges as evidence. It cites every clause found violated. A value that only does not look as the spec
+ * describes it (a clause of kind description: a URL, an e-mail) is recorded as an observation, never a failure.
  *
  * Likewise every redirect (6.3) and every webhook signature seen in the run is judged here against the scheme the
  * tests configured or discovered (harness/discovery/run-schemes.ts): a scheme that verified one must verify all.
@@ -64,6 +65,8 @@ describe('the contract of every response and webhook seen in this run', () => {
         // Only refusals (error bodies are not shown by the spec) or 429/503: the body contract was never exercised.
         return t.skip(`no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
       }
+      // values that do not look as the spec describes them (a format of kind description): WARN, never FAIL
+      for (const [clause, { count, first }] of record.observed) t.observe(clause, `${count} of ${record.seen} ${d.what}s: ${first}`);
       if (record.broken === 0) return;
       const violated = [...record.clauses.keys()];
       t.cite(violated);
