@@ -9,8 +9,8 @@
  *   observeWebhook(contract, webhook, fieldCase);            // in the receiver's onWebhook
  *   contractRecord('createPaymentLink')                      // { seen, broken, clauses, evidence }
  *
- * The state is process-wide: the conformance project runs its files in one worker without isolation, so every file
- * reports here. Nothing in it assumes one test at a time (concurrent tests only add to the counts).
+ * The state is process-wide: the conformance project is one test file declaring every suite
+ * (suites/all.conformance.ts), so every suite reports here. Nothing in it assumes one test at a time (concurrent tests only add to the counts).
  */
 import { contractFindings, describeExchange, webhookFindings, type ContractFinding } from './checks.ts';
 import type { Contract } from './contract.ts';

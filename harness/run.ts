@@ -1,6 +1,6 @@
 /**
- * The run as a conformance worker sees it: one instance per worker process (the conformance project runs its files
- * in one worker without isolation, so the token cache, the receiver and the interlock are shared by every file).
+ * The run as a conformance worker sees it: one instance per worker process (the conformance project is one test file,
+ * suites/all.conformance.ts, so the token cache, the receiver and the interlock are shared by every suite).
  * Every API response goes through `call`, which applies the interlock and records the contract check
  * (harness/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */
@@ -40,6 +40,13 @@ export interface Run {
   hash?: RedirectHashes;
   /** The webhook signature, configured or discovered, or undefined when the run only observes it (WEBHOOK_SIGNATURE=off). */
   signature?: WebhookSignatures;
+  /**
+   * On a target with the `tenants` capability: the run as a fresh test-control tenant sees it — `call`, `target.business`
+   * and `target.account` are the tenant's, `control` moves its clock and reads its counters and outbox only.
+   */
+  tenant?(): Promise<Run>;
+  /** Set on a tenant's run: the id of the tenant it acts as. */
+  tenantId?: string;
 }
 
 let current: Promise<Run> | undefined;
@@ -50,7 +57,10 @@ export function getRun(): Promise<Run> {
 }
 
 async function createRun(): Promise<Run> {
-  const target = inject('target');
+  const probed = inject('target');
+  // The clock and the counters are only ever a tenant's (tenantRun): a test moving or reading the target-wide ones
+  // would depend on every other test of the run.
+  const target: TargetInfo = { ...probed, capabilities: probed.capabilities.filter((c) => c !== 'clock' && c !== 'stats') };
   const config = withAccountAuth(loadConfig(), target.accountAuth?.accountAuth);
   const contract = await loadContract();
   const http = createRunHttp(config, target.deadline);
@@ -62,7 +72,7 @@ async function createRun(): Promise<Run> {
 
   const clients = new Map<string, Call>();
   const tokenCaches: TokenCache[] = [];
-  function callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call {
+  function callAs(business: Credentials | undefined, account?: { user: string; password: string }, caches = tokenCaches): Call {
     // The password is part of the key: a negative test's wrong password must not get the right client back.
     const key = JSON.stringify([business?.clientId, account?.user, account?.password]);
     const existing = clients.get(key);
@@ -77,7 +87,7 @@ async function createRun(): Promise<Run> {
       account && business && config.accountAuth === 'password-grant'
         ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
         : undefined;
-    tokenCaches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
+    caches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({
       http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
@@ -106,10 +116,42 @@ async function createRun(): Promise<Run> {
   // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
-  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs }), () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params));
+  const rawPayer = createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
+  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params));
   let receiver: Promise<Receiver> | undefined;
+  const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
-  return {
+  /** A fresh tenant's run: its own clients (token caches forgotten when its clock moves), control and hash key. */
+  async function tenantRun(base: Run): Promise<Run> {
+    const { grant, control: own } = await control!.createTenant();
+    secrets.add(grant.business.clientSecret, 'client-secret');
+    secrets.add(grant.account.password, 'account-password');
+    interlock.addTenant(grant.business.clientId, grant.account.user);
+    const caches: TokenCache[] = [];
+    const business = { clientId: grant.business.clientId, clientSecret: grant.business.clientSecret };
+    const tenantTarget: TargetInfo = { ...probed, business, account: grant.account };
+    // Its redirects and webhooks are keyed with its own secret: judged against its own schemes, and its webhooks come
+    // to the run's receiver tagged `tenant:<id>:…`, which the run-wide signature testcase leaves out.
+    const tenantHash = createRedirectHashes(config, grant.business.clientSecret);
+    const tenantSignature = createWebhookSignatures(config, grant.business.clientSecret);
+    const { tenant: _, hash: _h, signature: _s, ...rest } = base;
+    return {
+      ...rest,
+      tenantId: grant.id,
+      target: tenantTarget,
+      call: callAs(business, grant.account, caches),
+      control: agingTokensOnClockMoves(own, caches),
+      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params)),
+      receiver: async () => {
+        const r = await base.receiver();
+        return { ...r, webhookUrl: (tag?: string) => r.webhookUrl(`tenant:${grant.id}:${tag ?? ''}`) };
+      },
+      ...(tenantHash ? { hash: tenantHash } : {}),
+      ...(tenantSignature ? { signature: tenantSignature } : {}),
+    };
+  }
+
+  const run: Run = {
     config,
     target,
     contract,
@@ -129,10 +171,12 @@ async function createRun(): Promise<Run> {
           observeWebhook(contract, w, config.webhook.fieldCase);
         },
       })),
-    ...(target.controlUrl && target.capabilities.length > 0 ? { control: agingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
+    ...(control ? { control: agingTokensOnClockMoves(control, tokenCaches) } : {}),
     ...(hash ? { hash } : {}),
     ...(signature ? { signature } : {}),
   };
+  if (control && probed.capabilities.includes('tenants')) run.tenant = () => tenantRun(run);
+  return run;
 }
 
 /** Moving the target's clock brings every cached token's expiry nearer: one it expires is fetched anew. */

@@ -8,6 +8,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor, SandboxContext } from './context.ts';
 import { SEED } from './store.ts';
+import { clockOf } from './tenants.ts';
 
 export type AuthMode = 'bearer' | 'account' | 'either';
 
@@ -32,7 +33,7 @@ function bearer(ctx: SandboxContext, header: string | undefined): Actor | undefi
   if (match?.[1] === undefined) return undefined;
   const token = ctx.store.tokens.get(match[1]);
   if (token === undefined) return undefined;
-  if (token.expiresAtMs <= ctx.clock.nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
+  if (token.expiresAtMs <= clockOf(ctx, token.idAplicativo).nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
   const business = ctx.store.businesses.get(token.idAplicativo);
   const account = business && ctx.store.accounts.get(business.idCuenta);
   return business && account ? { via: 'bearer', account, business } : undefined;
@@ -124,9 +125,9 @@ export const authApi: FastifyPluginAsync = async (app) => {
     const accessToken = randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
     const ttl = ctx.options.tokenTtlSeconds;
     // Expired tokens are dropped as new ones are issued, so a long-running sandbox does not grow without bound.
-    const ahora = ctx.clock.nowMs();
+    const ahora = clockOf(ctx, business.idAplicativo).nowMs();
     if (!ctx.fault('token-expiry-ignored')) {
-      for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= ahora) ctx.store.tokens.delete(t);
+      for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= clockOf(ctx, datos.idAplicativo).nowMs()) ctx.store.tokens.delete(t);
     }
     ctx.store.tokens.set(accessToken, { idAplicativo: business.idAplicativo, expiresAtMs: ahora + ttl * 1000 });
     return reply

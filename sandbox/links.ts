@@ -16,6 +16,7 @@ import { paginaEstado } from './html.ts';
 import type { ConfiguracionEnlace, FormaPago, Link, Transaction } from './store.ts';
 import { vistaTransaccion } from './views.ts';
 import { Validacion } from './validate.ts';
+import { clockOf } from './tenants.ts';
 
 const CUOTAS: Record<string, number> = { Tres: 3, Seis: 6, Nueve: 9, Doce: 12 };
 const CAMPOS_FORMA_PAGO = [
@@ -53,7 +54,7 @@ const MOTIVO_LIMITE_EXITOSOS = 'el enlace alcanzó el máximo de pagos exitosos'
 /** Why the link cannot take a payment now, or null when it can. */
 export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | null {
   if (!link.activo) return 'el enlace está inactivo: alcanzó el máximo de pagos fallidos';
-  const ahora = ctx.clock.nowMs();
+  const ahora = clockOf(ctx, link.idAplicativo).nowMs();
   const { fechaInicio, fechaFin } = link.vigencia;
   if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
   if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;
@@ -215,7 +216,7 @@ export const linksApi: FastifyPluginAsync = async (app) => {
       // Variant idenlace-large: ids past 2^32 (2.1 says int, not how large).
       idEnlace: store.nextIdEnlace++ + (ctx.variant('idenlace-large') ? 2 ** 32 + 1000 : 0),
       codigo,
-      creadoMs: ctx.clock.nowMs(),
+      creadoMs: clockOf(ctx, business.idAplicativo).nowMs(),
       idAplicativo: business.idAplicativo,
       identificadorEnlaceComercio,
       nombreEnlace: identificadorEnlaceComercio,

@@ -8,6 +8,7 @@ import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
 import { fechaServicio, vistaTransaccion } from './views.ts';
 import { formaCuerpo } from './respuestas.ts';
+import { clockOf, outboxOf } from './tenants.ts';
 
 export type { Notifier } from './context.ts';
 
@@ -83,13 +84,13 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     // The payload is "not shown" (6): variants wrap it, write its keys in PascalCase, reorder them, add fields.
     const forma = formaCuerpo(ctx.variant, body);
     const envuelto = ctx.variant('webhook-wrapped')
-      ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, ctx.clock.nowMs()), transaccion: forma }
+      ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, clockOf(ctx, tx.idAplicativo).nowMs()), transaccion: forma }
       : forma;
     const enviado = (ctx.variant('webhook-pascalcase') ? pascal(envuelto) : envuelto) as Record<string, unknown>;
     const raw = JSON.stringify(enviado);
     const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(enviado, null, 2) : raw;
     const registro: WebhookRecord = { url, body: enviado, attempts: 0, delivered: false, lastStatus: null };
-    ctx.store.outbox.webhooks.push(registro);
+    outboxOf(ctx.store, tx.idAplicativo).webhooks.push(registro);
     const gen = generacion;
     if (!ctx.variant('webhook-late')) return entregar(registro, raw, hmacHex(secret, firmado), gen);
     const timer = setTimeout(() => {
@@ -101,7 +102,7 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
   }
 
   function correosYSms(tx: Transaction, link: Link | null): void {
-    const { outbox } = ctx.store;
+    const outbox = outboxOf(ctx.store, tx.idAplicativo);
     const prueba = tx.esReal ? '' : '\nTRANSACCIÓN DE PRUEBA: no se realizó ningún cargo al cliente.';
     const referencia = link === null ? '' : `\nEnlace: ${link.identificadorEnlaceComercio} (${link.idEnlace})`;
     const detalle = `Transacción ${tx.idTransaccion} aprobada por $${montoTexto(tx.monto)}.${referencia}${prueba}`;

@@ -143,14 +143,12 @@ describe('api client', () => {
     const tokens = createTokenCache({ http: capped, tokenUrl: `${t.url}/auth/connect/token`, clientId: 'the-client', clientSecret: 'the-client-secret', audience: 'service_api' });
     const api = createApiClient({ http: capped, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
     await tokens.get();
-    // The move holds every other request back: the POST takes its token now and its slot after the move.
-    let moved!: () => void;
-    const move = capped.alone(() => new Promise<void>((resolve) => (moved = resolve)));
+    // The one slot is held (as while a clock move runs): the POST takes its token now and its slot after the move.
+    await capped.limiter!.acquire();
     const post = api.call('createPaymentLink', { json: { monto: 1 } });
     await new Promise((resolve) => setTimeout(resolve, 20));
     tokens.clockMoved(180);
-    moved();
-    await move;
+    capped.limiter!.release('none');
     expect((await post).response?.status).toBe(200);
     expect(t.apiCalls).toEqual([`POST /api/EnlacePago Bearer tok-2-${'x'.repeat(10)}`]);
     await capped.close();
