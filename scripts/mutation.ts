@@ -24,7 +24,10 @@ import { embeddedOnlyEnv } from '../harness/config.ts';
 
 interface RunResult {
   fault: string;
+  /** Tests that FAILed: the target judged wrong. */
   failed: string[];
+  /** Tests that ended ERROR: the suite could not judge (never a kill; always a defect of the run). */
+  errored: string[];
   /** Clause ids cited by the failing tests (their metadata), most cited first. */
   clauses: string[];
   passed: number;
@@ -68,19 +71,21 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
       const seconds = (Date.now() - started) / 1000;
       try {
         const tests = (JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as { tests: SummaryTest[] }).tests;
-        const failing = tests.filter((t) => t.status === 'fail' || t.status === 'error');
+        // Only a FAIL kills a fault: an ERROR is the suite's own failure (it judged nothing), reported apart.
+        const failing = tests.filter((t) => t.status === 'fail');
         const cited = new Map<string, number>();
         for (const t of failing) for (const c of t.clauses ?? []) cited.set(c, (cited.get(c) ?? 0) + 1);
         resolve({
           fault: name,
           failed: failing.map((t) => t.name),
+          errored: tests.filter((t) => t.status === 'error').map((t) => t.name),
           clauses: [...cited].sort((a, b) => b[1] - a[1]).map(([c]) => c),
           passed: tests.filter((t) => t.status === 'pass' || t.status === 'warn').length,
           observations: new Set(tests.flatMap((t) => t.observations.map((o) => `${t.name} :: ${mask(o.message)}`))),
           seconds,
         });
       } catch {
-        resolve({ fault: name, failed: [], clauses: [], passed: 0, observations: new Set(), crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
+        resolve({ fault: name, failed: [], errored: [], clauses: [], passed: 0, observations: new Set(), crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
       }
     });
   });
@@ -116,8 +121,9 @@ const variants: { id: string; description: string }[] = [
 const width = Math.max(1, Math.min(2, availableParallelism()));
 
 const clean = await runSuite(undefined);
-console.log(`clean sandbox: ${clean.passed} passed, ${clean.failed.length} failed (${clean.seconds.toFixed(1)} s)`);
+console.log(`clean sandbox: ${clean.passed} passed, ${clean.failed.length} failed, ${clean.errored.length} errored (${clean.seconds.toFixed(1)} s)`);
 for (const f of clean.failed) console.log(`  FAILED ON THE CLEAN SANDBOX: ${f}`);
+for (const f of clean.errored) console.log(`  ERROR ON THE CLEAN SANDBOX: ${f}`);
 if (clean.crashed) console.log(`  the clean run crashed: ${clean.crashed}`);
 
 type Verdict = 'killed' | 'observed' | 'SURVIVED' | 'CRASHED';
@@ -131,19 +137,20 @@ function verdictOf(fault: (typeof FAULTS)[number], r: RunResult): Verdict {
 
 const results = await pool(faults, width, async (f) => {
   const r = await runSuite(f.id);
-  console.log(`${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing test(s) (${r.seconds.toFixed(1)} s)${r.clauses.length > 0 ? ` citing ${r.clauses.slice(0, 4).join(', ')}${r.clauses.length > 4 ? ', …' : ''}` : ''}`);
+  console.log(`${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing test(s)${r.errored.length > 0 ? `, ${r.errored.length} ERROR` : ''} (${r.seconds.toFixed(1)} s)${r.clauses.length > 0 ? ` citing ${r.clauses.slice(0, 4).join(', ')}${r.clauses.length > 4 ? ', …' : ''}` : ''}`);
   return r;
 });
 
 // The other half: a variant is a correct implementation, so any FAIL or ERROR against it is the suite's false positive.
 const variantResults = await pool(variants, width, async (v) => {
   const r = await runSuite(undefined, v.id);
-  const passed = !r.crashed && r.failed.length === 0;
+  const passed = !r.crashed && r.failed.length === 0 && r.errored.length === 0;
   const verdict = r.crashed ? 'CRASHED' : passed ? 'passed' : 'FALSE+';
-  console.log(`${verdict.padEnd(8)} variant ${v.id.padEnd(34)} ${r.failed.length} failing test(s) (${r.seconds.toFixed(1)} s)${r.crashed ? `: ${r.crashed}` : ''}`);
-  for (const t of r.failed.slice(0, 5)) console.log(`    ${t}`);
-  if (r.failed.length > 5) console.log(`    … and ${r.failed.length - 5} more`);
-  return { id: v.id, description: v.description, passed, failing: r.failed, ...(r.crashed ? { crashed: r.crashed } : {}) };
+  console.log(`${verdict.padEnd(8)} variant ${v.id.padEnd(34)} ${r.failed.length} failing test(s), ${r.errored.length} ERROR (${r.seconds.toFixed(1)} s)${r.crashed ? `: ${r.crashed}` : ''}`);
+  const wrong = [...r.failed, ...r.errored.map((t) => `ERROR ${t}`)];
+  for (const t of wrong.slice(0, 5)) console.log(`    ${t}`);
+  if (wrong.length > 5) console.log(`    … and ${wrong.length - 5} more`);
+  return { id: v.id, description: v.description, passed, failing: wrong, ...(r.crashed ? { crashed: r.crashed } : {}) };
 });
 const falsePositives = variantResults.filter((v) => !v.passed);
 
@@ -161,7 +168,9 @@ for (const [i, r] of results.entries()) {
 }
 const detected = results.filter((r, i) => ['killed', 'observed'].includes(verdictOf(faults[i]!, r))).length;
 const score = faults.length === 0 ? 100 : (100 * detected) / faults.length;
-const cleanGreen = clean.failed.length === 0 && !clean.crashed;
+const cleanGreen = clean.failed.length === 0 && clean.errored.length === 0 && !clean.crashed;
+const withErrors = results.filter((r) => r.errored.length > 0);
+if (withErrors.length > 0) console.log(`\nERRORs (the suite could not judge; never counted as a kill): ${withErrors.map((r) => `${r.fault} (${r.errored.length})`).join(', ')}`);
 
 /** Localisation: failing tests per fault (observed faults count 0; prerequisite faults apart). */
 const counts = results.filter((_, i) => !isPrerequisite(faults[i]!)).map((r) => r.failed.length).sort((a, b) => a - b);
@@ -177,7 +186,7 @@ const reportDir = process.env['REPORT_DIR'] || 'reports';
 mkdirSync(reportDir, { recursive: true });
 writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
   format: 'mutation/1',
-  clean: { passed: clean.passed, failed: clean.failed, ...(clean.crashed ? { crashed: clean.crashed } : {}) },
+  clean: { passed: clean.passed, failed: clean.failed, errored: clean.errored, ...(clean.crashed ? { crashed: clean.crashed } : {}) },
   score: { detected, faults: faults.length, percent: Number(score.toFixed(1)), variantsPassed: variantResults.length - falsePositives.length, variants: variantResults.length },
   distribution,
   faults: results.map((r, i) => ({
@@ -188,6 +197,7 @@ writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
     failing: r.failed.length,
     clauses: r.clauses,
     tests: r.failed,
+    ...(r.errored.length > 0 ? { errored: r.errored } : {}),
     ...(r.crashed ? { crashed: r.crashed } : {}),
   })),
   variants: variantResults,
@@ -196,4 +206,4 @@ console.log(`\nmutation score: ${detected}/${faults.length} faults detected (${s
 console.log(`variants: ${variantResults.length - falsePositives.length}/${variantResults.length} passed${falsePositives.length > 0 ? `; FALSE POSITIVES against ${falsePositives.map((v) => v.id).join(', ')}` : ''}`);
 console.log(`written: ${join(reportDir, 'mutation.json')}`);
 rmSync(work, { recursive: true, force: true });
-process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 ? 0 : 1);
+process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 && withErrors.length === 0 ? 0 : 1);
