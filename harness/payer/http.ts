@@ -9,9 +9,9 @@ import { NoFormError, PayerError } from '../errors.ts';
 import { header, type Exchange, type Http } from '../http.ts';
 import { decodeQrPng, isPng } from '../qr.ts';
 import { CookieJar } from './cookies.ts';
-import { fieldNamesOf, paymentValues, resolveNames } from './fields.ts';
+import { fieldNamesOf, pageValues, paymentValues, resolveNames } from './fields.ts';
 import { bare, outcomeOf, readScreen } from './form.ts';
-import type { CardPayment, FieldName, FieldNames, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
 
@@ -98,7 +98,7 @@ export class HttpPayer implements Payer {
         ? await this.#navigate('POST', form.action, fields, stop, label, true)
         : await this.#navigate('GET', withQuery(form.action, fields), undefined, stop, label, true);
     if ('redirect' in result) return result.redirect;
-    return outcomeOf(this.#read(result.ex, result.url));
+    return outcomeOf(this.#read(result.ex, result.url), form);
   }
 
   /**
@@ -134,6 +134,14 @@ export class HttpPayer implements Payer {
     return fields;
   }
 
+  /** A 3DS or quick-pay page's fields with the card entered where the page asks for it (the spec does not say what it asks). */
+  #filledPage(screen: Screen & { form: ScreenForm }, card: PageInput | undefined): Record<string, string> {
+    const names = resolveNames(this.#names, screen.html);
+    const fields = { ...screen.form.fields };
+    for (const [field, value] of pageValues(card)) if (names[field] in fields) fields[names[field]] = value;
+    return fields;
+  }
+
   async fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
     const result = await this.#navigate('GET', url, undefined, undefined, 'QR image');
     if ('redirect' in result) throw new PayerError(`unexpected redirect outcome while fetching ${url}`);
@@ -155,19 +163,19 @@ export class HttpPayer implements Payer {
     return this.#submit(withForm.form, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)');
   }
 
-  async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix }: { redirectPrefix: string }): Promise<PaymentOutcome> {
+  async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
     const stop = stopOf({ redirectPrefix });
     const opened = await this.#screenWithForm(urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(opened.screen.form, opened.screen.form.fields, stop, 'complete 3DS');
+    return this.#submit(opened.screen.form, this.#filledPage(opened.screen, card), stop, 'complete 3DS');
   }
 
-  async payQuickPay(urlQR: string, options: { redirectPrefix?: string } = {}): Promise<PaymentOutcome> {
+  async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
     const page = await this.quickPayPage(urlQR);
     const stop = stopOf(options);
     const opened = await this.#screenWithForm(page, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(opened.screen.form, opened.screen.form.fields, stop, 'pay quick-pay');
+    return this.#submit(opened.screen.form, this.#filledPage(opened.screen, options.card), stop, 'pay quick-pay');
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */
