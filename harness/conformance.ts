@@ -37,7 +37,7 @@ import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from './checks.ts';
-import { NoFormError, PayerError } from './errors.ts';
+import { NoFormError, PayerError, PaymentRefused } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
@@ -265,6 +265,10 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         return attempt();
       });
     } catch (err) {
+      // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
+      if (err instanceof PaymentRefused) {
+        ctx.skip(`not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
+      }
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
         ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
       }

@@ -10,7 +10,7 @@ import { clauseTest } from '../harness/conformance.ts';
 import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../harness/checks.ts';
 import { PayerError } from '../harness/errors.ts';
 import { webhookField } from '../harness/receiver.ts';
-import { createQuickPay, datosAdicionales, lookUp, webhookFor } from './flows.ts';
+import { createQuickPay, datosAdicionales, lookUp, payQuickPay, webhookFor } from './flows.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
 
@@ -37,7 +37,7 @@ describe('4.6 the quick-pay QR', () => {
   clauseTest({ clauses: ['4.6-url-qr', '4.6-qr-expiry', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
     'paying the QR before it expires approves the transaction', async (t) => {
       const { response } = await createQuickPay(t);
-      await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      await payQuickPay(t, datosQuickPay(response).urlQR);
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
     });
@@ -60,7 +60,7 @@ describe('4.6 the quick-pay QR', () => {
     }
     // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
     try {
-      const outcome = await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      const outcome = await payQuickPay(t, datosQuickPay(response).urlQR, false);
       if (outcome.kind !== 'refused') t.observe('4.6-qr-expiry', `the expired QR's page answered ${outcome.kind === 'page' ? `a page with status ${outcome.status}` : 'a redirect'}, not a refusal`);
     } catch (err) {
       if (!(err instanceof PayerError)) throw err;
@@ -97,7 +97,7 @@ describe('4.6 what the quick-pay keeps', () => {
       const receiver = await t.run.receiver();
       const sent = datosAdicionales('qp-webhook');
       const { response } = await createQuickPay(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('quick-pay') } });
-      await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      await payQuickPay(t, datosQuickPay(response).urlQR);
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
       containsPairs(webhookField(webhook, 'datosAdicionales', t.run.config.webhook.fieldCase), sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
     });
