@@ -130,6 +130,17 @@ function withVariantSettings(env: Env): Env {
   return filled;
 }
 
+/** How the embedded sandbox with these variants takes account credentials: what its variants' settings say, else basic. */
+function embeddedAccountAuth(selected: string | undefined): AccountAuth {
+  let settings: Record<string, string> = {};
+  try {
+    settings = variantSettings(selected);
+  } catch {
+    // An unknown variant id is reported by SANDBOX_VARIANT's own check.
+  }
+  return settings['ACCOUNT_AUTH'] === 'password-grant' ? 'password-grant' : 'basic';
+}
+
 function readDotenv(path: string | null | undefined): Env {
   if (path === null) return {};
   const file = path ?? '.env';
@@ -251,9 +262,18 @@ function parseConfig(env: Env): Config {
   const target = remote ? remoteTarget(r, baseUrl) : embeddedTarget(r);
 
   const accountAuth = r.oneOf<AccountAuth>('ACCOUNT_AUTH', 'how account user+password is sent: HTTP Basic or an OAuth2 password grant at AUTH_URL', ['basic', 'password-grant'], 'basic');
-  if (!remote && accountAuth === 'password-grant') {
-    // The embedded sandbox takes account credentials as HTTP Basic only: every account test would fail, blaming it.
-    throw new ConfigError('ACCOUNT_AUTH=password-grant only applies to a remote target (API_BASE_URL set): the embedded sandbox takes account credentials as HTTP Basic; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic', 'ACCOUNT_AUTH');
+  // The embedded sandbox takes account credentials as HTTP Basic, unless a variant issues account tokens (its
+  // settings say ACCOUNT_AUTH=password-grant): any other pairing would fail every account test, blaming the sandbox.
+  if (!remote) {
+    const variantAuth = embeddedAccountAuth(r.raw('SANDBOX_VARIANT'));
+    if (accountAuth !== variantAuth) {
+      throw new ConfigError(
+        variantAuth === 'basic'
+          ? 'ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target (API_BASE_URL set), or the embedded sandbox with SANDBOX_VARIANT=account-password-grant; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic'
+          : 'ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT: its account endpoints take only account tokens (account-password-grant); unset ACCOUNT_AUTH or set ACCOUNT_AUTH=password-grant',
+        'ACCOUNT_AUTH',
+      );
+    }
   }
 
   const tokenAudience = parseTokenAudience(r, remote);

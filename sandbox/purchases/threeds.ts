@@ -19,6 +19,7 @@ import {
   nuevaTransaccion,
 } from '../transactions.ts';
 import { EMAIL, Validacion } from '../validate.ts';
+import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, sesionValida, texto } from '../card-fields.ts';
 
 export const threeDsApi: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
@@ -86,23 +87,32 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
     return tx;
   };
 
-  app.get<{ Params: { id: string } }>('/3ds/:id', async (req, reply) => {
-    const tx = pendiente(req.params.id, reply);
-    if (tx === undefined) return reply;
+  /** The issuer's page: a confirmation, or (pages-ask-card) the card asked for again; shown again with the errors of a refused post. */
+  const pagina3ds = (tx: Transaction, reply: FastifyReply, errores: { campo: string; mensaje: string }[] = []): string => {
     const comercio = ctx.store.businesses.get(tx.idAplicativo)?.nombre ?? tx.idAplicativo;
+    const t = (es: string, en: string) => texto(ctx, es, en);
     const form = `<form method="post" id="verificacion" action="/3ds/${esc(tx.idTransaccion)}">
 <input type="hidden" name="desafio" value="aprobado">
-<button type="submit">Confirmar el pago</button>
+${campoSesion(ctx, reply)}
+${ctx.variant('pages-ask-card') ? camposTarjeta(ctx, false).join('\n') : ''}
+<button type="submit">${t('Confirmar el pago', 'Confirm the payment')}</button>
 </form>`;
     const cuerpo = `<div class="pantalla">
-${resumen({ comercio, producto: 'Compra con tarjeta (3-D Secure)', montoUnitario: tx.monto, formas: ['Tarjeta de crédito o débito'] })}
-<section class="tarjeta" aria-label="Verificación del emisor">
-${estadoEnPalabras('pendiente', 'su banco pide confirmar este pago')}
-<p class="detalle">Simulación del desafío del emisor para un pago de $${tx.monto.toFixed(2)} a ${esc(comercio)}.</p>
+${resumen({ comercio, producto: t('Compra con tarjeta (3-D Secure)', 'Card purchase (3-D Secure)'), montoUnitario: tx.monto, formas: [t('Tarjeta de crédito o débito', 'Credit or debit card')] })}
+<section class="tarjeta" aria-label="${t('Verificación del emisor', 'Issuer verification')}">
+${estadoEnPalabras('pendiente', t('su banco pide confirmar este pago', 'your bank asks you to confirm this payment'))}
+<p class="detalle">${t('Simulación del desafío del emisor para un pago de', 'Simulated issuer challenge for a payment of')} $${tx.monto.toFixed(2)} ${t('a', 'to')} ${esc(comercio)}.</p>
+${listaErrores(errores)}
 ${formularioHosted(ctx.options.screen, form)}
 </section>
 </div>`;
-    return reply.type('text/html; charset=utf-8').send(pagina('Verificación 3DS', cuerpo, { comercio }));
+    return pagina(t('Verificación 3DS', '3DS verification'), cuerpo, { comercio, idioma: enIngles(ctx) ? 'en' : 'es' });
+  };
+
+  app.get<{ Params: { id: string } }>('/3ds/:id', async (req, reply) => {
+    const tx = pendiente(req.params.id, reply);
+    if (tx === undefined) return reply;
+    return reply.type('text/html; charset=utf-8').send(pagina3ds(tx, reply));
   });
 
   app.post<{ Params: { id: string } }>('/3ds/:id', { onRequest: contarSolicitudCompra }, async (req, reply) => {
@@ -111,6 +121,12 @@ ${formularioHosted(ctx.options.screen, form)}
     const business = ctx.store.businesses.get(tx.idAplicativo);
     if (business === undefined || tx.urlRedirect === null) {
       return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
+    }
+    if (!sesionValida(ctx, req)) return reply.code(403).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'sesión no válida', 'vuelva a abrir la página de verificación'));
+    if (ctx.variant('pages-ask-card')) {
+      const v = new Validacion(true);
+      leerTarjeta(ctx, v.cuerpo(req.body), false);
+      if (!v.ok) return reply.code(422).type('text/html; charset=utf-8').send(pagina3ds(tx, reply, v.errores));
     }
     aprobar(tx);
     ctx.notifier.notificar(tx, null);

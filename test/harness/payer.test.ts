@@ -192,7 +192,7 @@ describe('payer', () => {
   it('never retries a payment sent by a GET form', async () => {
     const before = fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length;
     const outcome = await createPayer({ http }).payLink(`${fixture.url}/get-form`, card);
-    expect(outcome).toMatchObject({ kind: 'page', status: 503, estado: 'ocupado' });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 503, estado: 'ocupado', answered: 'submission' });
     expect(fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length - before).toBe(1);
   });
 
