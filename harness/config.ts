@@ -17,6 +17,7 @@ import { secrets } from './evidence.ts';
 import { readReportSettings, SettingError } from './report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from './payer/chromium.ts';
 import { isInputName } from './payer/fields.ts';
+import type { ChallengeCode } from './payer/types.ts';
 import { variantSettings } from '../sandbox/index.ts';
 
 export { ConfigError } from './errors.ts';
@@ -85,6 +86,8 @@ export interface Config {
   testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
   /** Names of the hosted payment screen's fields where they differ from the sandbox's (SCREEN_FIELD_NAMES). */
   screenFieldNames: Record<string, string>;
+  /** The answer a 3DS test page's challenge expects (SCREEN_CHALLENGE_CODE): a fixed code, or where the page shows it. */
+  challengeCode?: ChallengeCode;
   /** The CLIENT_ID business has the MPOS permission (MPOS_PERMITTED). */
   mposPermitted: boolean;
   /** Tenant-isolation checks (category security, not spec clauses): fail the run, or only be observed (SECURITY_CHECKS). */
@@ -335,6 +338,7 @@ function parseConfig(env: Env): Config {
 
   // The hosted screens' field names are the vendor's choice (spec 1: "a payment screen hosted by the service").
   const screenFieldNames = parseFieldNames(r);
+  const challengeCode = parseChallengeCode(r);
   const mposPermitted = r.oneOf('MPOS_PERMITTED', 'whether the CLIENT_ID business has the additional MPOS permission of 4.7 (no = MPOS purchases as that business are skipped)', ['yes', 'no'] as const, 'yes') === 'yes';
 
   const sandboxMode = r.oneOf('SANDBOX_MODE', 'the mode the embedded sandbox starts its businesses in', ['development', 'production'] as const, 'development');
@@ -364,6 +368,7 @@ function parseConfig(env: Env): Config {
     ...(expectedFailuresFile === undefined ? {} : { expectedFailuresFile }),
     testData,
     screenFieldNames,
+    ...(challengeCode ? { challengeCode } : {}),
     mposPermitted,
     securityChecks: r.oneOf('SECURITY_CHECKS', 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation', ['fail', 'observe'] as const, 'fail'),
     sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }), ...(variant === '' ? {} : { variant }), screen: sandboxScreen },
@@ -406,7 +411,14 @@ function parsePayer(r: Reader): Config['payer'] {
   return { kind, chromiumPath };
 }
 
-const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
+const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto', 'codigoDesafio'];
+
+/** SCREEN_CHALLENGE_CODE: `shown-in:<CSS selector>` (the page shows the code there), else the code itself. */
+function parseChallengeCode(r: Reader): ChallengeCode | undefined {
+  const raw = r.pattern('SCREEN_CHALLENGE_CODE', 'the answer a 3DS test page\'s challenge expects: the code itself, or shown-in:<CSS selector> of the element where the page shows it', /^\S(.*\S)?$/, '', { example: 'shown-in:#test-code' });
+  if (raw === '') return undefined;
+  return raw.startsWith('shown-in:') ? { shownIn: raw.slice('shown-in:'.length).trim() } : { code: raw };
+}
 
 function parseFieldNames(r: Reader): Record<string, string> {
   const raw = r.raw('SCREEN_FIELD_NAMES');

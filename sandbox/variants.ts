@@ -24,11 +24,19 @@ export const VARIANTS = [
     id: 'pages-autofill-names',
     area: 'pages',
     description: '1/4.1: the card inputs of every hosted page are named by their HTML autofill tokens (cc-number, cc-csc, cc-exp-month, cc-exp-year, cc-name, email)',
-    settings: { SCREEN_FIELD_NAMES: JSON.stringify({ numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email' }) },
+    settings: {
+      SCREEN_FIELD_NAMES: JSON.stringify({ numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email', codigoDesafio: 'one-time-code' }),
+    },
   },
   { id: 'pages-english', area: 'pages', description: '1/4.1: the hosted pages speak English, with other labels and another field order (card first, e-mail first, expiry year before month)' },
   { id: 'pages-session-token', area: 'pages', description: '1/4.1: every hosted page sets a session cookie and its form must send back the matching hidden token (else 403)' },
   { id: 'pages-ask-card', area: 'pages', description: '4.3/4.6: the 3DS page and the quick-pay page ask for the card (number, expiry, cvv); missing or malformed data shows the form again with the errors (422)' },
+  {
+    id: 'threeds-challenge-code',
+    area: 'pages',
+    description: '4.3: the 3DS page is a challenge: it shows a test code (6 digits, per transaction) that must be entered; a wrong or missing code shows the page again with the error (422)',
+    settings: { SCREEN_CHALLENGE_CODE: 'shown-in:#codigo-prueba' },
+  },
   // Account authentication (5.5: "how account user-and-password authentication is performed: not shown").
   {
     id: 'account-password-grant',

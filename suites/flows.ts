@@ -182,7 +182,9 @@ export async function complete3ds(t: T, purchase: Purchase<Purchase3dsRequest>, 
   const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
   // A page that asks for the card again (the spec does not say what it asks) gets the purchase's own card.
   const tarjeta = purchase.request.tarjetaCreditoDebido;
-  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix: purchase.request.urlRedirect, card: { ...tarjeta, nombreTitular: `${purchase.request.nombre} ${purchase.request.apellido}`, email: purchase.request.email } });
+  const { challengeCode } = t.run.config;
+  const card = { ...tarjeta, nombreTitular: `${purchase.request.nombre} ${purchase.request.apellido}`, email: purchase.request.email, ...(challengeCode ? { codigoDesafio: challengeCode } : {}) };
+  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix: purchase.request.urlRedirect, card });
   return paymentApproved(outcome, clauses, 'the completed 3DS payment');
 }
 

@@ -261,6 +261,14 @@ export class BrowserPayer implements Payer {
       const target = this.#names[field];
       if ((await form.locator(cssOf(target)).count()) > 0) await this.#enter(form.locator(cssOf(target)).first(), target, value);
     }
+    const challenge = card?.codigoDesafio;
+    const field = form.locator(cssOf(this.#names.codigoDesafio));
+    if (challenge && (await field.count()) > 0) {
+      // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
+      const shown = 'code' in challenge ? undefined : form.page().locator(challenge.shownIn).first();
+      const code = 'code' in challenge ? challenge.code : (await shown!.count()) > 0 ? (await shown!.innerText({ timeout: this.#options.timeoutMs })).trim() : undefined;
+      if (code !== undefined) await this.#enter(field.first(), this.#names.codigoDesafio, code);
+    }
   }
 
   /** Enters the payment as a customer would, then the forged fields (set or added as a customer's devtools could). */

@@ -45,7 +45,7 @@ export function resolveNames(names: FieldNames, html: string): FieldNames {
 
 /** The payment's values in the order a customer fills the screen (payment form first: it may show other fields). */
 export function paymentValues(payment: CardPayment): [FieldName, string][] {
-  const order: FieldName[] = ['formaPago', 'cuotas', 'cantidad', 'monto', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'];
+  const order = ['formaPago', 'cuotas', 'cantidad', 'monto', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'] as const;
   return order.flatMap((field) => (payment[field] === undefined ? [] : [[field, String(payment[field])] as [FieldName, string]]));
 }
 

@@ -9,6 +9,7 @@
 import { NoFormError, PayerError } from '../errors.ts';
 import { header, type Exchange, type Http } from '../http.ts';
 import { decodeQrPng, isPng } from '../qr.ts';
+import { parse } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
 import { fieldNamesOf, pageValues, paymentValues, resolveNames } from './fields.ts';
 import { bare, outcomeOf, readScreen } from './form.ts';
@@ -144,6 +145,12 @@ export class HttpPayer implements Payer {
     const names = resolveNames(this.#names, screen.html);
     const fields = { ...screen.form.fields };
     for (const [field, value] of pageValues(card)) if (names[field] in fields) fields[names[field]] = value;
+    const challenge = card?.codigoDesafio;
+    if (challenge && names.codigoDesafio in fields) {
+      // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
+      const code = 'code' in challenge ? challenge.code : shownText(screen.html, challenge.shownIn);
+      if (code !== undefined) fields[names.codigoDesafio] = code;
+    }
     return fields;
   }
 
@@ -195,6 +202,15 @@ export class HttpPayer implements Payer {
     const qr = decodeQrPng(image.bytes);
     if (qr.text === undefined) throw new PayerError(`the quick-pay QR at ${urlQR} could not be read: ${qr.reason}`);
     return new URL(qr.text, urlQR).href;
+  }
+}
+
+/** The text of the element a selector names (a challenge code the page shows), trimmed; undefined when none. */
+function shownText(html: string, selector: string): string | undefined {
+  try {
+    return parse(html).querySelector(selector)?.text.trim();
+  } catch {
+    return undefined;
   }
 }
 

@@ -66,6 +66,8 @@ export interface CardPayment {
  * challenge. Each is entered only where the page shows its field.
  */
 export interface PageInput {
+  /** The answer to the page's challenge (field codigoDesafio): SCREEN_CHALLENGE_CODE. */
+  codigoDesafio?: ChallengeCode;
   numeroTarjeta?: string;
   cvv?: string;
   mesVencimiento?: number | string;
@@ -74,8 +76,14 @@ export interface PageInput {
   email?: string;
 }
 
-/** Fields by the spec's vocabulary. */
-export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto';
+/**
+ * What a 3DS test page's challenge expects (SCREEN_CHALLENGE_CODE): a fixed code a vendor documents, or the code the
+ * page itself shows (as issuers' test pages do), read from the element a CSS selector names.
+ */
+export type ChallengeCode = { code: string } | { shownIn: string };
+
+/** Fields by the spec's vocabulary (codigoDesafio: the answer to a 3DS page's challenge). */
+export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto' | 'codigoDesafio';
 
 /** Names of the payment screen's fields, by the spec's vocabulary. */
 export type FieldNames = Record<FieldName, string>;
@@ -91,6 +99,7 @@ export const defaultFieldNames: FieldNames = {
   cuotas: 'cuotas',
   cantidad: 'cantidad',
   monto: 'monto',
+  codigoDesafio: 'codigoDesafio',
 };
 
 export interface Payer {

@@ -4,10 +4,12 @@
  * under 3DS, spec 7), fires the notifications and answers 303 to urlRedirect with the outcome and hash (6.3).
  * A second submission changes nothing and answers 410 (sandbox decision).
  */
+import { createHmac } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { requireAuth } from '../auth.ts';
 import { urlResultado } from '../hash.ts';
-import { esc, estadoEnPalabras, formularioHosted, pagina, paginaEstado, resumen } from '../html.ts';
+import { campo, esc, estadoEnPalabras, formularioHosted, pagina, paginaEstado, resumen } from '../html.ts';
+import type { SandboxContext } from '../context.ts';
 import type { Transaction } from '../store.ts';
 import {
   MENSAJE_DECLINADA,
@@ -71,6 +73,24 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
   );
 };
 
+/** threeds-challenge-code: the code this transaction's challenge expects (6 digits, as issuers' test pages show). */
+function codigoDesafio(ctx: SandboxContext, tx: Transaction): string {
+  const n = createHmac('sha256', ctx.claveIntento).update(`3ds.${tx.idTransaccion}`).digest().readUInt32BE(0) % 1_000_000;
+  return String(n).padStart(6, '0');
+}
+
+/** The challenge input's name: its autofill token with pages-autofill-names, else the spec-vocabulary name. */
+function nombreDesafio(ctx: SandboxContext): string {
+  return ctx.variant('pages-autofill-names') ? 'one-time-code' : 'codigoDesafio';
+}
+
+/** The challenge: the test code shown (a test page shows it, a real issuer would send it) and its input. */
+function campoDesafio(ctx: SandboxContext, tx: Transaction): string {
+  const t = (es: string, en: string) => texto(ctx, es, en);
+  return `<p class="detalle">${t('Código de prueba (modo de pruebas)', 'Test code (test mode)')}: <strong id="codigo-prueba">${codigoDesafio(ctx, tx)}</strong></p>
+${campo('campo-codigoDesafio', t('Código de verificación', 'Verification code'), `<input id="campo-codigoDesafio" name="${nombreDesafio(ctx)}" type="text" inputmode="numeric" autocomplete="one-time-code">`)}`;
+}
+
 export const threeDsPages: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
   /** The pending 3DS transaction, or the refusal already sent. */
@@ -95,6 +115,7 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
 <input type="hidden" name="desafio" value="aprobado">
 ${campoSesion(ctx, reply)}
 ${ctx.variant('pages-ask-card') ? camposTarjeta(ctx, false).join('\n') : ''}
+${ctx.variant('threeds-challenge-code') ? campoDesafio(ctx, tx) : ''}
 <button type="submit">${t('Confirmar el pago', 'Confirm the payment')}</button>
 </form>`;
     const cuerpo = `<div class="pantalla">
@@ -123,9 +144,15 @@ ${formularioHosted(ctx.options.screen, form)}
       return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
     }
     if (!sesionValida(ctx, req)) return reply.code(403).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'sesión no válida', 'vuelva a abrir la página de verificación'));
-    if (ctx.variant('pages-ask-card')) {
+    if (ctx.variant('pages-ask-card') || ctx.variant('threeds-challenge-code')) {
       const v = new Validacion(true);
-      leerTarjeta(ctx, v.cuerpo(req.body), false);
+      const f = v.cuerpo(req.body);
+      if (ctx.variant('pages-ask-card')) leerTarjeta(ctx, f, false);
+      if (ctx.variant('threeds-challenge-code')) {
+        const nombre = nombreDesafio(ctx);
+        const codigo = f.texto(nombre, { requerido: true });
+        if (codigo !== undefined && codigo.trim() !== codigoDesafio(ctx, tx)) v.error(nombre, texto(ctx, 'el código no es el que se le mostró', 'the code is not the one shown to you'));
+      }
       if (!v.ok) return reply.code(422).type('text/html; charset=utf-8').send(pagina3ds(tx, reply, v.errores));
     }
     aprobar(tx);
