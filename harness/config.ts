@@ -423,7 +423,7 @@ function parseChallengeCode(r: Reader): ChallengeCode | undefined {
 function parseFieldNames(r: Reader): Record<string, string> {
   const raw = r.raw('SCREEN_FIELD_NAMES');
   if (raw === undefined) return {};
-  const what = `a JSON object mapping the payment screen's fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's screen`;
+  const what = `a JSON object mapping the hosted pages' fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's pages (payment screen, 3DS and quick-pay pages)`;
   const example = '{"numeroTarjeta":"card_number","cvv":"#cvc"}';
   let parsed: unknown;
   try {

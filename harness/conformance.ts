@@ -10,6 +10,8 @@
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
  * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
+ * A page that refused what the payer sent, where the test needed the payment to go through (PaymentRefused), skips the
+ * test naming the page's status and text on any target: nothing after an input the page did not take is judged.
  *
  * Concurrency (issue 12). The tests of all files run concurrently (harness/runner.ts). Every test holds the run-wide
  * `testLock` (harness/lock.ts) in one of its modes: SHARED by default; TIMELESS — shared, and beside a test that moves
