@@ -28,7 +28,7 @@ export const VARIANTS = [
       SCREEN_FIELD_NAMES: JSON.stringify({ numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email', codigoDesafio: 'one-time-code' }),
     },
   },
-  { id: 'pages-english', area: 'pages', description: '1/4.1: the hosted pages speak English, with other labels and another field order (card first, e-mail first, expiry year before month)' },
+  { id: 'pages-english', area: 'pages', description: '1/4.1: the hosted pages speak English (lang="en"), with other labels and another field order: e-mail and name first, then the card (expiry year before month), then the payment method' },
   { id: 'pages-session-token', area: 'pages', description: '1/4.1: every hosted page sets a session cookie and its form must send back the matching hidden token (else 403)' },
   { id: 'pages-ask-card', area: 'pages', description: '4.3/4.6: the 3DS page and the quick-pay page ask for the card (number, expiry, cvv); missing or malformed data shows the form again with the errors (422)' },
   {
