@@ -60,7 +60,7 @@ export function fail(check: string, clauses: Clauses, expected: string, actual: 
     clauses: list(clauses),
     expected,
     actual,
-    ...(exchange ? { exchange: describeExchange(exchange), curl: toCurl(exchange) } : {}),
+    ...(exchange ? { exchange: describeExchange(exchange), curl: toCurl(exchange), exchangeId: exchange.id } : {}),
   });
 }
 

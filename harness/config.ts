@@ -56,7 +56,8 @@ export interface Config {
   accountAuth: AccountAuth;
   /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
   tokenAudience: string;
-  http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number };
+  /** testTimeoutMs: a test's own budget (TEST_TIMEOUT_MS; harness/conformance.ts), waits for other tests not counted. */
+  http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number; testTimeoutMs: number };
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };
   webhook: {
@@ -286,6 +287,7 @@ function parseConfig(env: Env): Config {
     retries: r.int('HTTP_RETRIES', 'number of extra attempts for idempotent requests', 3, 0, 10),
     maxResponseBytes: r.int('MAX_RESPONSE_BYTES', 'number of bytes read of a response body', 1_048_576, 1),
     runTimeoutS: r.int('RUN_TIMEOUT_S', 'number of seconds bounding the whole run', 900, 1),
+    testTimeoutMs: r.int('TEST_TIMEOUT_MS', 'number of milliseconds of its own work a test may take (waits for other tests not counted)', 60_000, 1),
   };
 
   const publicUrl = r.url('WEBHOOK_PUBLIC_URL', 'at which the target reaches the webhook receiver (a tunnel for a remote target)', 'https://my-tunnel.example.test');
@@ -598,6 +600,7 @@ export function redactedConfigSummary(config: Config): string {
     ['FAIL_ON', config.reports.failOn],
     ['HTTP_TIMEOUT_MS', String(config.http.timeoutMs)],
     ['RUN_TIMEOUT_S', String(config.http.runTimeoutS)],
+    ['TEST_TIMEOUT_MS', String(config.http.testTimeoutMs)],
     ['HTTP_RETRIES', String(config.http.retries)],
     ['MAX_RESPONSE_BYTES', String(config.http.maxResponseBytes)],
     ['REDIRECT_HASH', config.redirectHash.algorithm],

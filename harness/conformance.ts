@@ -8,10 +8,16 @@
  * interlock, skips with the reason when the target lacks what the test needs, records observations (WARN) and
  * failure evidence, and applies EXPECTED_FAILURES_FILE. A remote target's hosted screen the payer cannot drive
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
- * whose screen contract is known (docs/decisions.md), it is a failure — except its script-built screen
+ * whose screen contract is known (docs/decisions.md), it is an ERROR — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
  * A page that refused what the payer sent, where the test needed the payment to go through (PaymentRefused), skips the
  * test naming the page's status and text on any target: nothing after an input the page did not take is judged.
+ *
+ * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
+ * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
+ * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
+ * (every step it made, harness/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
+ * lock mode is granted and does not count its waits for other tests; vitest's timeout is the run bound.
  *
  * Concurrency (issue 12). The tests of all files run concurrently (harness/runner.ts). Every test holds the run-wide
  * `testLock` (harness/lock.ts) in one of its modes: SHARED by default; TIMELESS — shared, and beside a test that moves
@@ -38,12 +44,13 @@ import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
-import { CheckFailure } from './checks.ts';
-import { NoFormError, PayerError, PaymentRefused } from './errors.ts';
+import { CheckFailure, describeExchange } from './checks.ts';
+import { HttpError, NoFormError, PayerError, PaymentRefused } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
-import { curlPreamble, currentScopeExchanges, withScope } from './evidence.ts';
+import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, waitingFor, withScope } from './evidence.ts';
+import { loadConfig } from './config.ts';
 import { joinModes, TestLock, type LockMode } from './lock.ts';
 import { urgently } from './http.ts';
 
@@ -101,11 +108,12 @@ function runFor(run: Run, h: Hold): Run {
     ...run,
     control: {
       ...control,
+      // Waiting for the lock's mode, or for the other tests' requests to drain, is not this test's own time.
       advanceClock: async (seconds) => {
-        await h.raise(seconds > TIMELESS_MOVE_S ? 'exclusive' : 'clock');
-        await run.http.alone(() => control.advanceClock(seconds));
+        await waitingFor('the test lock (clock mode)', () => h.raise(seconds > TIMELESS_MOVE_S ? 'exclusive' : 'clock'));
+        await waitingFor('the other tests\' requests to end (a clock move)', () => run.http.alone(() => control.advanceClock(seconds)));
       },
-      stats: async () => (await h.raise('quiet'), control.stats()),
+      stats: async () => (await waitingFor('the test lock (quiet mode)', () => h.raise('quiet')), control.stats()),
     },
   };
 }
@@ -213,10 +221,90 @@ export function testName(clauses: string[], title: string): string {
   return `[${clauses.join(' ')}] ${title}`;
 }
 
+/**
+ * A test's own budget (issue 21): the time its own work may take — from the grant of its lock mode, not counting
+ * time spent waiting for what other tests hold (the request cap, a raise of its lock mode, a browser page: see
+ * `waitingFor` in harness/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test ends ERROR naming
+ * what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): waiting for the lock counts there only.
+ */
+export const TEST_BUDGET_MS = 60_000;
+
+/** The budget of a test: TEST_TIMEOUT_MS, or a test's own (`clauseTest(…, 120_000)`) scaled as TEST_TIMEOUT_MS scales the default. */
+function budgetOf(run: Run, own: number | undefined): number {
+  const configured = run.config.http.testTimeoutMs;
+  return own === undefined ? configured : Math.max(1, Math.round((own * configured) / TEST_BUDGET_MS));
+}
+
+let runBound: number | undefined;
+function runBoundMs(): number {
+  if (runBound === undefined) {
+    try {
+      runBound = loadConfig().http.runTimeoutS * 1000;
+    } catch {
+      runBound = 900_000; // a configuration error is reported by getRun(), with the variable to fix
+    }
+  }
+  return runBound;
+}
+
+/** The suite's own time ran out (the test's budget): nothing was judged (ERROR, never a FAIL of the target). */
+export class TestBudgetError extends Error {
+  override name = 'TestBudgetError';
+}
+
+/** Rejects with TestBudgetError once `scope` has worked `budgetMs` (its waits not counted), else settles as `work` does. */
+function withinBudget<T>(scope: Scope, budgetMs: number, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const now = Date.now();
+      const waited = scope.waitedMs(now);
+      const used = now - scope.startedAt - waited;
+      if (used >= budgetMs && scope.waitingFor === undefined) {
+        const doing = scope.doing;
+        const last = scope.steps.at(-1);
+        const what = doing.length > 0 ? `waiting for the answer to ${doing.join(', ')}` : `running its own code${last ? ` (its last step: ${last.title})` : ' (no request made yet)'}`;
+        reject(new TestBudgetError(
+          `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s (TEST_TIMEOUT_MS; ` +
+            `${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
+        ));
+        return;
+      }
+      timer = setTimeout(check, Math.max(budgetMs - used, 250));
+    };
+    timer = setTimeout(check, budgetMs);
+    work.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (err: unknown) => (clearTimeout(timer), reject(err)),
+    );
+  });
+}
+
+/**
+ * The target took a request and did not answer it within HTTP_TIMEOUT_MS (or dropped the connection): the target's
+ * failure, with its evidence. Every clause the test cites is cited: the test could not get past that request.
+ */
+function noAnswer(err: HttpError, clauses: string[]): CheckEvidence {
+  return {
+    check: 'answers',
+    clauses,
+    expected: 'an answer to the request (within HTTP_TIMEOUT_MS)',
+    actual: err.message,
+    exchange: describeExchange(err.exchange),
+    ...(err.exchange.curl ? { curl: err.exchange.curl } : {}),
+    exchangeId: err.exchange.id,
+  };
+}
+
+/** A failure the target is judged by: a named check, or the target not answering. Anything else is the suite's (ERROR). */
+function judged(err: unknown): boolean {
+  return err instanceof CheckFailure || (err instanceof HttpError && err.byTarget);
+}
+
 export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
-  it(name, { meta: { clauses, endpoint: spec.endpoint }, ...(timeoutMs ? { timeout: timeoutMs } : {}) }, async (ctx: TestContext) => {
+  it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
@@ -224,9 +312,21 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     // Its mode (see "Concurrency" above), held until the test ends.
     const clock = spec.needs?.includes('clock') || (spec.movesClock && shared.target.capabilities.includes('clock'));
     const lock = new Hold(spec.exclusive ? 'exclusive' : clock ? 'clock' : spec.timeless ? 'timeless' : 'shared');
-    ctx.onTestFinished(() => lock.finish());
+    // The transcript of the attempt being judged: what a failed or errored test carries as its evidence.
+    let scope: Scope | undefined;
+    ctx.onTestFinished(() => {
+      lock.finish();
+      if (scope) scope.closed = true;
+    });
+    // Also when vitest ends the test (the run bound): the transcript shows how far it got.
+    ctx.onTestFailed(({ task }) => {
+      if (scope && !ctx.task.meta.transcript) {
+        ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end: task.result?.errors?.[0]?.message ?? 'the test failed' });
+      }
+    });
     await lock.take();
     const run = runFor(shared, lock);
+    const budgetMs = budgetOf(run, timeoutMs);
 
     const observations: Observation[] = [];
     const t: T = {
@@ -249,14 +349,19 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
 
     const expected = isExpectedFailure(run, name);
     let unprocessed: number;
-    // A clock or exclusive test's requests go to the target first (harness/http.ts).
-    const attempt = () =>
-      urgently(() => lock.mode === 'clock' || lock.mode === 'exclusive', () => withScope(name, async () => {
+    // A clock or exclusive test's requests go to the target first (harness/http.ts). Each attempt has its own scope
+    // (its transcript) and its own budget, which starts now: the lock is granted.
+    const attempt = () => {
+      const mine = new Scope(name);
+      scope = mine;
+      const work = urgently(() => lock.mode === 'clock' || lock.mode === 'exclusive', () => withScope(mine, async () => {
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       }));
+      return withinBudget(mine, budgetMs, work);
+    };
     try {
       unprocessed = await attempt().catch(async (err: unknown) => {
         // Measured beside other quiet tests: judged again alone, from scratch (see "Concurrency" above).
@@ -283,7 +388,13 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         return;
       }
       if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
-      if (expected) {
+      if (err instanceof HttpError && err.byTarget) ctx.task.meta.failure = withPreamble(noAnswer(err, ctx.task.meta.clauses ?? clauses), run);
+      if (scope) {
+        const end = `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
+        ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end });
+      }
+      // Only a judged failure can be an expected one: the suite's own failure (ERROR) always counts.
+      if (expected && judged(err)) {
         ctx.task.meta.expected = 'failed';
         return;
       }

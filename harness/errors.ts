@@ -13,11 +13,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** A transport failure (no HTTP response): timeout, refused, reset, run bound. `exchange` is the redacted attempt. */
+/**
+ * A transport failure (no HTTP response): timeout, refused, reset, run bound. `exchange` is the redacted attempt.
+ * `byTarget`: the target took the request and did not answer it (no answer within HTTP_TIMEOUT_MS, the connection
+ * reset): the target's failure (FAIL, harness/conformance.ts); else (refused, unresolvable, the run bound) nothing
+ * was judged (ERROR).
+ */
 export class HttpError extends Error {
   override name = 'HttpError';
-  constructor(message: string, readonly exchange: Exchange, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly byTarget: boolean;
+  constructor(message: string, readonly exchange: Exchange, options?: { cause?: unknown; byTarget?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.byTarget = options?.byTarget ?? false;
   }
 }
 

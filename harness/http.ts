@@ -20,7 +20,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError } from './errors.ts';
-import { redactUrl, secrets } from './evidence.ts';
+import { doing, redactUrl, secrets, waitingFor } from './evidence.ts';
 
 export interface HttpRequest {
   method: string;
@@ -226,13 +226,14 @@ export function createHttp(options: HttpOptions): Http {
     const started = Date.now();
     const what = describe(method, req.url);
     const host = hostOf(req.url);
-    const fail = (message: string, cause?: unknown): never => {
+    const fail = (message: string, cause?: unknown, byTarget = false): never => {
       exchange.durationMs = Date.now() - started;
-      throw new HttpError(message, recorder.record(exchange), { cause });
+      throw new HttpError(message, recorder.record(exchange), { cause, byTarget });
     };
 
     for (;;) {
-      await limiter?.acquire(deadline);
+      // Waiting for a slot is time another test's requests hold: the test's own budget does not count it.
+      if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline));
       if (deadline !== undefined && Date.now() >= deadline) {
         limiter?.release('none');
         fail(`the whole-run bound${runBound(options.runTimeoutS)} was reached before ${what}`);
@@ -242,9 +243,9 @@ export function createHttp(options: HttpOptions): Http {
       const budget = deadline === undefined ? timeoutMs : Math.min(timeoutMs, deadline - Date.now());
       const byDeadline = budget < timeoutMs;
       let response: ExchangeResponse | undefined;
-      let failure: { message: string; cause: unknown; retryable: boolean } | undefined;
+      let failure: { message: string; cause: unknown; retryable: boolean; byTarget: boolean } | undefined;
       try {
-        response = await send(agent, method, req.url, headers, body, budget, maxResponseBytes);
+        response = await doing(what, () => send(agent, method, req.url, headers, body, budget, maxResponseBytes));
       } catch (err) {
         failure = describeFailure(err, what, host, budget, byDeadline, options.runTimeoutS);
       }
@@ -258,7 +259,7 @@ export function createHttp(options: HttpOptions): Http {
       const canRetry = idempotent && exchange.attempts <= retries;
       if (failure) {
         const wait = canRetry && failure.retryable ? backoff(exchange.attempts, undefined) : undefined;
-        if (wait === undefined || !fitsDeadline(wait)) fail(failure.message, failure.cause);
+        if (wait === undefined || !fitsDeadline(wait)) fail(failure.message, failure.cause, failure.byTarget);
         await sleep(wait!);
         continue;
       }
@@ -421,7 +422,7 @@ function describeFailure(
   budgetMs: number,
   byDeadline: boolean,
   runTimeoutS: number | undefined,
-): { message: string; cause: unknown; retryable: boolean } {
+): { message: string; cause: unknown; retryable: boolean; byTarget: boolean } {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const timedOut =
@@ -431,23 +432,22 @@ function describeFailure(
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_ABORTED';
   if (timedOut) {
-    const message = byDeadline
-      ? `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`
-      : `no response within ${budgetMs / 1000} s from ${what}`;
-    return { message, cause: err, retryable: false };
+    // HTTP_TIMEOUT_MS is the target's: no answer within it is the target's failure; the run bound is the suite's.
+    if (byDeadline) return { message: `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`, cause: err, retryable: false, byTarget: false };
+    return { message: `no response within ${budgetMs / 1000} s from ${what}`, cause: err, retryable: false, byTarget: true };
   }
-  if (code === 'ECONNREFUSED') return { message: `connection refused by ${host} (${what})`, cause: err, retryable: true };
+  if (code === 'ECONNREFUSED') return { message: `connection refused by ${host} (${what})`, cause: err, retryable: true, byTarget: false };
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') {
-    return { message: `connection reset by the target during ${what}`, cause: err, retryable: true };
+    return { message: `connection reset by the target during ${what}`, cause: err, retryable: true, byTarget: true };
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { message: `could not connect to ${host} in time (${what})`, cause: err, retryable: true };
+    return { message: `could not connect to ${host} in time (${what})`, cause: err, retryable: true, byTarget: false };
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return { message: `the host ${host} could not be resolved (${what})`, cause: err, retryable: false };
+    return { message: `the host ${host} could not be resolved (${what})`, cause: err, retryable: false, byTarget: false };
   }
   const detail = secrets.redactText(`${code ? code + ': ' : ''}${e.message ?? String(err)}`);
-  return { message: `request failed (${detail}) during ${what}`, cause: err, retryable: false };
+  return { message: `request failed (${detail}) during ${what}`, cause: err, retryable: false, byTarget: false };
 }
 
 /** "POST /api/EnlacePago", redacted (cvv parameters dropped, card numbers masked), for messages. */

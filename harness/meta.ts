@@ -14,6 +14,31 @@ export interface CheckEvidence {
   exchange?: string;
   /** One shell line that replays the request; secrets appear as $VARIABLES, never as values. */
   curl?: string;
+  /** The id of that exchange, so the test's transcript marks it as the failing step. */
+  exchangeId?: string;
+}
+
+/**
+ * One step of a test's transcript (harness/evidence.ts): an API call, a token request, a hosted page loaded or posted
+ * (by either payer), a redirect the payer caught, a webhook the receiver got, a wait, or how the test ended. Redacted.
+ */
+export interface TranscriptStep {
+  /** Milliseconds since the test (its attempt) started. */
+  at: number;
+  kind: 'api' | 'token' | 'page' | 'redirect' | 'webhook' | 'wait' | 'end' | 'gap';
+  /** One line: `POST /api/EnlacePago (createPaymentLink) → 200 in 12 ms`. */
+  title: string;
+  /** The request and response (a few headers, bodies clipped), or what was received. */
+  detail?: string;
+  /** The step the failing check names (else the last one). */
+  failing?: true;
+}
+
+/** Every step a failed or errored test made, in order, size-bounded (first and last steps kept). */
+export interface Transcript {
+  steps: TranscriptStep[];
+  /** Steps left out of the middle (a `gap` step stands where they were). */
+  omitted: number;
 }
 
 /** Something observed where the spec is silent: reported as WARN, never a failure. */
@@ -31,6 +56,8 @@ export interface ConformanceMeta {
   seed?: number;
   replay?: string;
   failure?: CheckEvidence;
+  /** The test's transcript, when it failed or errored. */
+  transcript?: Transcript;
   observations?: Observation[];
   /** Listed in EXPECTED_FAILURES_FILE: `failed` = it failed as expected; `passed` = it no longer fails. */
   expected?: 'failed' | 'passed';

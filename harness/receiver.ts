@@ -13,6 +13,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { currentScope, noteStep, redactBodyText, type Scope } from './evidence.ts';
 
 export interface ReceivedWebhook {
   at: Date;
@@ -84,6 +85,17 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const webhooks: ReceivedWebhook[] = [];
   const redirects: ReceivedRedirect[] = [];
   const waiters = new Set<{ test: (w: ReceivedWebhook) => boolean; resolve: (w: ReceivedWebhook) => void }>();
+  // A test that waited for webhooks gets every matching one in its transcript, until it ends (deliveries arrive
+  // outside the test's own code, so they are routed to it by what it waited for).
+  const watches = new Set<{ test: (w: ReceivedWebhook) => boolean; scope: Scope }>();
+  const noted = new WeakMap<Scope, WeakSet<ReceivedWebhook>>();
+  const note = (scope: Scope, w: ReceivedWebhook) => {
+    const seen = noted.get(scope) ?? new WeakSet<ReceivedWebhook>();
+    noted.set(scope, seen);
+    if (seen.has(w)) return;
+    seen.add(w);
+    noteStep({ kind: 'webhook', title: `webhook received: ${w.method} ${w.path} (answered ${w.answeredStatus})`, detail: webhookDetail(w) }, scope);
+  };
   let failures: { left: number; status: number; tag?: string } = { left: 0, status: 200 };
 
   const keep = <T>(list: T[], item: T) => {
@@ -99,6 +111,10 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       storedBytes -= sizeOf(webhooks.shift()!);
     }
     if (onWebhook) safeTest((x) => (onWebhook(x), true), w);
+    for (const watch of watches) {
+      if (watch.scope.closed) watches.delete(watch);
+      else if (safeTest(watch.test, w)) note(watch.scope, w);
+    }
     for (const waiter of waiters) if (safeTest(waiter.test, w)) waiter.resolve(w);
   }
 
@@ -189,6 +205,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     },
     waitForWebhook(match, timeoutMs) {
       const { test, what } = matcher(match);
+      const scope = currentScope();
+      if (scope) {
+        for (const w of webhooks) if (safeTest(test, w)) note(scope, w);
+        watches.add({ test, scope });
+      }
       const already = webhooks.find((w) => safeTest(test, w));
       if (already) return Promise.resolve(already);
       return new Promise((resolve, reject) => {
@@ -223,6 +244,18 @@ function matcher(match: WebhookMatch): { test: (w: ReceivedWebhook) => boolean; 
     test: (w) => webhookField(w, 'idTransaccion', fieldCase) === idTransaccion,
     what: `for idTransaccion ${idTransaccion}`,
   };
+}
+
+/** A received webhook for a transcript: a few headers and the body, redacted. */
+function webhookDetail(w: ReceivedWebhook): string {
+  const type = String(w.headers['content-type'] ?? '');
+  const shown = Object.entries(w.headers).filter(([k]) => k === 'content-type' || /signature|hmac|hash/i.test(k));
+  return [
+    `> ${w.method} ${w.path}`,
+    ...shown.map(([k, v]) => `> ${k}: ${String(v)}`),
+    w.oversized ? '(body over the size bound, not kept)' : redactBodyText(w.rawBody.toString('utf8'), type),
+    ...(w.signatureValid === undefined ? [] : [`signature ${w.signatureValid ? 'verifies' : 'does not verify'}`]),
+  ].join('\n');
 }
 
 /** What a stored webhook holds on to, roughly: its body, path and header text. */

@@ -11,7 +11,7 @@
  */
 import { TokenError } from './errors.ts';
 import type { Http } from './http.ts';
-import { secrets } from './evidence.ts';
+import { secrets, waitingFor } from './evidence.ts';
 
 export interface TokenCache {
   get(): Promise<string>;
@@ -76,7 +76,9 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   return {
     get() {
       if (cached && now() < cached.usableUntil) return Promise.resolve(cached.token);
-      inFlight ??= fetchToken().finally(() => {
+      // Another test's token request already on its way: waiting for it is not this test's own time.
+      if (inFlight) return waitingFor('a token another test asked for', inFlight);
+      inFlight = fetchToken().finally(() => {
         inFlight = undefined;
       });
       return inFlight;

@@ -18,7 +18,7 @@ import type {
 } from 'vitest/node';
 import '../harness/meta.ts';
 import { withBaseline } from './compare.ts';
-import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
+import { isJudgedFailure, loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
 
 export interface ReporterOptions {
   /** Where reports go; default REPORT_DIR (environment, then .env), else `reports`. */
@@ -229,6 +229,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     ...(meta.seed !== undefined ? { seed: meta.seed } : {}),
     ...(meta.replay ? { replay: meta.replay } : {}),
     ...(meta.failure ? { failure: meta.failure } : {}),
+    ...(meta.transcript ? { transcript: meta.transcript } : {}),
     observations: meta.observations ?? [],
   };
   const notRun = (reason: string): TestRecord => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
@@ -251,7 +252,10 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
   if (meta.expected === 'passed') return { ...record, status: 'expectedFailurePassed' };
   if (result.state === 'failed') {
     const stop = error && !meta.failure ? stoppedBy(error, ctx.abort) : undefined;
-    return stop ? notRun(stop) : { ...record, status: 'fail', ...withError };
+    if (stop) return notRun(stop);
+    // FAIL only when a named check failed (or an `expect` of a suite); a timeout, a harness exception, a payer or
+    // browser crash judged nothing: ERROR (docs/decisions.md, "FAIL or ERROR").
+    return { ...record, status: isJudgedFailure(meta.failure, error) ? 'fail' : 'error', ...withError };
   }
   return { ...record, status: record.observations.length > 0 ? 'warn' : 'pass' };
 }

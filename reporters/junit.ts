@@ -1,8 +1,9 @@
 /**
  * JUnit XML for CI (`REPORT_DIR/junit.xml`): one testsuite per conformance test file, one testcase per test with
- * the properties `clause`, `endpoint` (and `seed`, `replay`, `expected` where present); a failure carries the
- * check's expected vs actual, the redacted exchange and the curl line; a skip carries its reason; observations
- * (WARN) go to system-out. An expected failure is reported as skipped, as pytest reports xfail. Valid against
+ * the properties `clause`, `endpoint` (and `seed`, `replay`, `expected` where present); a failure (FAIL: the target's)
+ * carries the check's expected vs actual, the redacted exchange and the curl line; an ERROR (the suite's own failure:
+ * not judged) is an `<error>`, never a `<failure>`; a skip carries its reason; observations (WARN) and the transcript
+ * of a failed or errored test (every step it made, the failing one marked) go to system-out. An expected failure is reported as skipped, as pytest reports xfail. Valid against
  * reporters/schema/junit-10.xsd (see reporters/schema/README.md).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Builder, TestCase } from 'junit-report-builder';
 import { ConformanceReporter } from './collect.ts';
-import { describeFailure, type Summary, type TestRecord } from './records.ts';
+import { describeFailure, transcriptText, type Summary, type TestRecord } from './records.ts';
 
 // CommonJS whose typings declare a default export it does not have: require gives the builder itself.
 const builder = createRequire(import.meta.url)('junit-report-builder') as Builder;
@@ -71,6 +72,9 @@ function addTestCase(tc: TestCase, t: TestRecord): void {
       tc.property('expected', 'passed');
       out.push('Expected failure passed: this test is listed in EXPECTED_FAILURES_FILE but passed; remove it from the list.');
       break;
+  }
+  if (t.transcript && ['fail', 'error', 'expectedFailure'].includes(t.status)) {
+    out.push(`Transcript (${t.transcript.steps.length} steps, secrets redacted; >> marks the failing step):`, transcriptText(t.transcript));
   }
   if (out.length > 0) tc.standardOutput(cdata(out.join('\n')));
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { CheckEvidence, Observation } from '../harness/meta.ts';
+import type { CheckEvidence, Observation, Transcript } from '../harness/meta.ts';
 
 export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;
 export type Status = (typeof STATUSES)[number];
@@ -40,6 +40,8 @@ export interface TestRecord {
   failure?: CheckEvidence;
   /** The thrown error when there is no check evidence, or what an ERROR is about. */
   error?: string;
+  /** Every step the test made, in order, the failing one marked (failed and errored tests; redacted by the harness). */
+  transcript?: Transcript;
   observations: Observation[];
 }
 
@@ -70,7 +72,7 @@ export interface Clause {
 
 export interface ClauseRow extends Clause {
   covered: boolean;
-  /** The worst outcome of its tests (FAIL, expected failure, WARN, PASS, SKIP, not run) or `not covered`. */
+  /** The worst outcome of its tests (FAIL, expected failure, ERROR, WARN, PASS, SKIP, not run) or `not covered`. */
   status: string;
   counts: Counts;
 }
@@ -79,7 +81,7 @@ export interface Summary {
   format: 'conformance-summary/1';
   run: RunInfo;
   totals: Counts;
-  /** What the last printed line says: passed = PASS+WARN+expected-failure-passed, failed = FAIL+ERROR, rest skipped. */
+  /** What the last printed line says: passed = PASS+WARN+expected-failure-passed, failed = FAIL+ERROR (both fail the run; totals keep them apart), rest skipped. */
   line: { passed: number; failed: number; skipped: number };
   clauses: ClauseRow[];
   /** Clauses of kind rule or flow that no test cites. */
@@ -155,22 +157,36 @@ export function versionOf(path: string, key: 'info' | 'package'): string {
   }
 }
 
-// How bad an outcome is, for a clause's status: a failure hides a pass of the same clause.
+// How bad an outcome is, for a clause's status: a failure hides a pass of the same clause. ERROR (a test of the
+// clause judged nothing: the suite's own failure) is no failure of the target, but the clause's verdict is incomplete.
 const CLAUSE_ORDER: [Status[], string][] = [
-  [['fail', 'error'], 'FAIL'],
+  [['fail'], 'FAIL'],
   [['expectedFailure'], 'expected failure'],
+  [['error'], 'ERROR'],
   [['warn'], 'WARN'],
   [['pass', 'expectedFailurePassed'], 'PASS'],
   [['skip'], 'SKIP'],
   [['notRun'], 'not run'],
 ];
 
-/** The outcome of each clause a test touches: its cited clauses get the test's status, observed ones WARN. */
-function clauseOutcomes(t: TestRecord): Map<string, Status> {
+/**
+ * The outcome of each clause a test touches (issue 20: one fault, one finding). A failed test fails only the clauses
+ * its failing check cites; the others it cites it did not judge (it stopped there): `notRun` for them. Without check
+ * evidence (an `expect` of a suite) every cited clause fails. An ERROR is the test's outcome for its clauses, never a
+ * FAIL. Observed clauses WARN.
+ */
+export function clauseOutcomes(t: TestRecord): Map<string, Status> {
   const out = new Map<string, Status>();
-  for (const c of t.clauses) out.set(c, t.status === 'warn' ? 'pass' : t.status);
-  for (const o of t.observations) if (!out.has(o.clause) || out.get(o.clause) === 'pass') out.set(o.clause, 'warn');
+  const failedOn = (t.status === 'fail' || t.status === 'expectedFailure') && t.failure ? new Set(t.failure.clauses) : undefined;
+  for (const c of t.clauses) out.set(c, failedOn && !failedOn.has(c) ? 'notRun' : t.status === 'warn' ? 'pass' : t.status);
+  for (const c of failedOn ?? []) out.set(c, t.status);
+  for (const o of t.observations) if (!out.has(o.clause) || ['pass', 'notRun'].includes(out.get(o.clause)!)) out.set(o.clause, 'warn');
   return out;
+}
+
+/** Whether a failed test is the target's failure (FAIL) or the suite's (ERROR): see docs/decisions.md. */
+export function isJudgedFailure(failure: CheckEvidence | undefined, error: { name?: string } | undefined): boolean {
+  return failure !== undefined || error?.name === 'AssertionError';
 }
 
 export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause[]): Summary {
@@ -220,9 +236,10 @@ export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause
 /** A failed (or expectedly failed) test as one line and as the full text: check, expected/actual, exchange, curl. */
 export function describeFailure(t: TestRecord): { message: string; text: string } {
   const f = t.failure;
-  if (!f) {
+  if (!f || t.status === 'error') {
     const text = t.error ?? 'failed without an error message';
-    return { message: firstLine(text), text };
+    const message = t.status === 'error' ? `not judged (the suite's own failure): ${firstLine(text)}` : firstLine(text);
+    return { message: firstLine(message), text };
   }
   const text = [
     `check: ${f.check}`,
@@ -238,4 +255,18 @@ export function describeFailure(t: TestRecord): { message: string; text: string 
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** A transcript as plain text (JUnit system-out, summary.md): one line per step, its detail indented, the failing one marked. */
+export function transcriptText(t: Transcript): string {
+  const lines: string[] = [];
+  for (const s of t.steps) {
+    if (s.kind === 'gap') {
+      lines.push(`   ${s.title}`);
+      continue;
+    }
+    lines.push(`${s.failing ? '>>' : '  '} ${(s.at / 1000).toFixed(2).padStart(7)} s  ${s.kind.padEnd(8)} ${s.title}${s.failing ? '   <<< failing step' : ''}`);
+    if (s.detail) lines.push(...s.detail.split('\n').map((l) => `             ${l}`));
+  }
+  return lines.join('\n');
 }

@@ -1,15 +1,16 @@
 /**
  * The summary for people (`REPORT_DIR/summary.md`), for tools (`REPORT_DIR/summary.json`, the `Summary` of
  * records.ts) and for the console (a few lines ending with `N passed, N failed, N skipped`, which CI reads):
- * PASS / FAIL / WARN / SKIP (+ expected failures, not run) per clause and per endpoint, every clause of the
- * catalogue with its status, the uncovered ones, and the run's metadata.
+ * PASS / FAIL / WARN / SKIP / ERROR (+ expected failures, not run) per clause and per endpoint, every clause of the
+ * catalogue with its status, the uncovered ones, and the run's metadata. Failures (the target's) and errors (the
+ * suite's own: not judged) are listed apart, each with its transcript, folded.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ConformanceReporter } from './collect.ts';
 import { verdict } from './compare.ts';
 import { writeHtml } from './html.ts';
-import { LABELS, STATUSES, describeFailure, type Comparison, type Counts, type Status, type Summary, type TestRecord, type TestRef } from './records.ts';
+import { LABELS, STATUSES, describeFailure, transcriptText, type Comparison, type Counts, type Status, type Summary, type TestRecord, type TestRef } from './records.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
 export default class SummaryReporter extends ConformanceReporter {
@@ -39,6 +40,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
     lines.push(`  ${LABELS[t.status]} ${testTitle(t)}${t.status === 'error' ? `: ${describeFailure(t).message}` : ''}`);
   }
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
+  if (totals.error > 0) lines.push(`  ${totals.error} ERROR: the suite's own failures (a timeout, a harness exception, a payer or browser crash), not the target's: nothing was judged, and the run fails`);
   for (const t of summary.tests.filter((t) => t.status === 'expectedFailurePassed')) {
     lines.push(`  expected failure passed (remove it from EXPECTED_FAILURES_FILE): ${testTitle(t)}`);
   }
@@ -82,7 +84,8 @@ export function renderMarkdown(summary: Summary): string {
 
   md.push('## Totals', '', countsHeader('Tests'), countsRow('all', totals), '', `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`, '');
 
-  section(md, 'Failures', byStatus(summary, 'fail', 'error'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), '']);
+  section(md, 'Failures (FAIL: the target broke the clauses its failing check cites)', byStatus(summary, 'fail'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), ...transcriptBlock(t), '']);
+  section(md, 'Errors (ERROR: the suite\'s own failure — not judged, not the target\'s; the run fails)', byStatus(summary, 'error'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), ...transcriptBlock(t), '']);
   section(md, 'Expected failures that passed (remove them from EXPECTED_FAILURES_FILE)', byStatus(summary, 'expectedFailurePassed'), (t) => [`- ${testTitle(t)}`]);
   section(md, 'Expected failures', byStatus(summary, 'expectedFailure'), (t) => [`- ${testTitle(t)}: ${describeFailure(t).message}`]);
   section(md, 'Observations (WARN)', summary.tests.filter((t) => t.observations.length > 0), (t) =>
@@ -116,8 +119,14 @@ export function renderMarkdown(summary: Summary): string {
   return md.join('\n');
 }
 
-// Per clause and endpoint: ERROR belongs to no clause.
-const STATUS_COLUMNS = STATUSES.filter((s) => s !== 'error');
+// Per clause: an ERROR counts as its test's outcome for the clauses it cites (never as a FAIL).
+const STATUS_COLUMNS = STATUSES;
+
+/** A failed or errored test's transcript, folded (GitHub and most viewers render <details>). */
+function transcriptBlock(t: TestRecord): string[] {
+  if (!t.transcript) return [];
+  return ['', `<details><summary>Transcript: ${t.transcript.steps.length} steps, in order (secrets redacted; &gt;&gt; marks the failing step)</summary>`, '', fence(transcriptText(t.transcript)), '', '</details>'];
+}
 
 function countsHeader(first: string): string {
   return `| ${first} | ${STATUSES.map((s) => LABELS[s]).join(' | ')} |\n|---|${STATUSES.map(() => '---:').join('|')}|`;

@@ -10,7 +10,7 @@ import type { Call } from '../harness/run.ts';
 import type { Exchange } from '../harness/http.ts';
 import type { Credentials } from '../harness/target.ts';
 import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
-import { secrets } from '../harness/evidence.ts';
+import { secrets, sharedWork } from '../harness/evidence.ts';
 import { asString, field } from '../harness/read.ts';
 import { requestToken } from './flows.ts';
 
@@ -35,12 +35,11 @@ async function passwordGrant(t: T): Promise<Exchange> {
   });
 }
 
-let deletion: Promise<Exchange> | undefined;
+const deletion = sharedWork<Exchange>();
 
 /** DELETE /Cuenta of the disposable account, sent once per run; fails the test unless it succeeded. */
 async function deleted(t: T): Promise<{ ex: Exchange; record: Record<string, unknown> }> {
-  deletion ??= disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' });
-  const ex = await deletion;
+  const ex = await deletion(() => disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' }));
   succeeded(ex, '4.9-endpoint', 'deleting the disposable account');
   const record = bodyOf(ex, '2.6-account-types');
   for (const b of businessesOf(record)) secrets.add(b.clientSecret, 'client-secret');

@@ -9,6 +9,7 @@ import { clauseTest, type T } from '../harness/conformance.ts';
 import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/checks.ts';
 import type { PaymentOutcome } from '../harness/payer.ts';
 import type { Exchange } from '../harness/http.ts';
+import { sharedWork } from '../harness/evidence.ts';
 import type { PaymentLink } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
 
@@ -70,11 +71,11 @@ interface History {
   record: PaymentLink;
 }
 
-let history: Promise<History> | undefined;
+const history = sharedWork<History>();
 
 /** Built once by whichever test asks first; each 2.1 test then checks one field of the same record. */
 function linkHistory(t: T): Promise<History> {
-  history ??= (async () => {
+  return history(async () => {
     const request = await observedLinkBody(t);
     const { link } = await createLink(t, request);
     const declined: string[] = [];
@@ -87,8 +88,7 @@ function linkHistory(t: T): Promise<History> {
       (cvv === undefined ? approved : declined).push(id);
     }
     return { declined, approved, monto: request.monto, ...(await activate(t, link.idEnlace)) };
-  })();
-  return history;
+  });
 }
 
 describe('2.1 counters and transactions of a link (decline, approve, decline, approve)', () => {

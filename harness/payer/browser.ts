@@ -6,8 +6,9 @@
  * Returns the same PaymentOutcome as the HTTP payer. On failure the error carries the page URL, a screenshot in
  * REPORT_DIR/screens/ and the page's text, card number and cvv removed.
  */
-import type { BrowserContext, Locator, Page, Route } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
 import { NoFormError, PayerError } from '../errors.ts';
+import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues, resolveNames } from './fields.ts';
 import { bare, outcomeOf, readHtml } from './form.ts';
@@ -31,6 +32,32 @@ const MAX_OPEN = 16;
 /** Cleaned pages kept for the next screens. */
 const MAX_IDLE = 2;
 const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
+/**
+ * Pages driven at once (a navigation, filling and submitting a form): more only starve each other of CPU on a small
+ * machine under load, and a page that gets none times out. Waiting for a turn is not the test's own time.
+ */
+const MAX_DRIVEN = 4;
+
+/** A counting semaphore, first come first served. */
+class Turns {
+  #free: number;
+  readonly #queue: (() => void)[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  take(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#queue.push(resolve));
+  }
+  give(): void {
+    const next = this.#queue.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
 
 /** One screen in its own browser context: what its main frame did, and the outcome once it is known. */
 class Session {
@@ -42,10 +69,31 @@ class Session {
   /** Every site the page talked to: their storage is cleared before the page serves another screen. */
   readonly #origins = new Set<string>();
   #settle: () => void = () => {};
+  /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
+  #scope: Scope | undefined;
+  readonly #noted = new WeakSet<Request>();
+
+  /** A main-frame navigation as a step of the test's transcript: the page, what was posted (redacted), the answer. */
+  #note(req: Request, status: number, headers: Record<string, string>): void {
+    this.#noted.add(req);
+    const posted = req.postData();
+    const location = headers['location'];
+    const detail = [
+      `> ${req.method()} ${req.url()}`,
+      ...(posted ? [redactBodyText(posted, req.headers()['content-type'] ?? '')] : []),
+      `< ${status} ${headers['content-type'] ?? ''}`.trimEnd(),
+      ...(location ? [`< location: ${location}`] : []),
+    ].join('\n');
+    noteStep({ kind: 'page', title: `browser ${req.method()} ${pathOf(req.url())} → ${status}`, detail }, this.#scope);
+  }
 
   constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number) {
     page.on('response', (r) => {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) this.status = r.status();
+      const req = r.request();
+      if (!req.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      this.status = r.status();
+      // A navigation this payer sent itself (#fetchOnce) is noted there, with the target's own answer.
+      if (!this.#noted.has(req)) this.#note(req, r.status(), r.headers());
     });
     // A redirect the browser followed by itself is not routed: seen here, before it is sent.
     page.on('request', (r) => {
@@ -64,6 +112,7 @@ class Session {
 
   /** Ready for another screen: what the last one did forgotten. */
   reset(stop: Stop | undefined): void {
+    this.#scope = currentScope();
     this.stop = stop;
     this.outcome = undefined;
     this.error = undefined;
@@ -100,11 +149,13 @@ class Session {
   }
 
   #arrive(url: string): void {
+    if (!this.outcome) noteStep({ kind: 'redirect', title: `redirect caught by the browser payer (not followed): ${url}` }, this.#scope);
     this.outcome ??= { kind: 'redirect', location: url, params: Object.fromEntries(new URL(url).searchParams) };
     this.#settle();
   }
 
   #fail(message: string): void {
+    if (!this.error) noteStep({ kind: 'page', title: `browser payer: ${message}` }, this.#scope);
     this.error ??= message;
     this.#settle();
   }
@@ -114,6 +165,7 @@ class Session {
     if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue();
     const url = req.url();
     if (this.stop?.(url)) {
+      this.#noted.add(req); // answered here, not by the target: the redirect caught is the step
       this.#arrive(url);
       return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
     }
@@ -138,6 +190,7 @@ class Session {
       this.#fail(`${method} ${bare(url)} got no answer: ${(err as Error).message.split('\n')[0]}`);
       return route.abort('failed');
     }
+    this.#note(route.request(), res.status(), res.headers());
     const location = res.headers()['location'];
     if (res.status() >= 300 && res.status() <= 399 && location !== undefined) {
       const next = new URL(location, url).href;
@@ -164,6 +217,7 @@ export class BrowserPayer implements Payer {
   readonly #sessions = new WeakMap<Screen, Session>();
   readonly #open: Screen[] = [];
   readonly #idle: Session[] = [];
+  readonly #turns = new Turns(MAX_DRIVEN);
 
   constructor(options: BrowserPayerOptions) {
     this.#options = options;
@@ -174,17 +228,29 @@ export class BrowserPayer implements Payer {
   async #visit(url: string, stop: Stop | undefined): Promise<{ session: Session; screen: Screen }> {
     const session = await this.#acquire();
     session.reset(stop);
-    try {
-      const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
-      session.status = response?.status() ?? session.status;
-      if (!session.outcome && session.status < 400) {
-        // A script may build the form after the page loaded (even after fetching its own settings).
-        const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
-        await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
+    return this.#driven(async () => {
+      try {
+        const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
+        session.status = response?.status() ?? session.status;
+        if (!session.outcome && session.status < 400) {
+          // A script may build the form after the page loaded (even after fetching its own settings).
+          const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
+          await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
+        }
+        return { session, screen: await this.#screenOf(session) };
+      } catch (err) {
+        throw await this.#failure(session, 'opening', err);
       }
-      return { session, screen: await this.#screenOf(session) };
-    } catch (err) {
-      throw await this.#failure(session, 'opening', err);
+    });
+  }
+
+  /** Runs `fn` on its turn to drive a page (at most MAX_DRIVEN at once); the wait is not the test's own time. */
+  async #driven<T>(fn: () => Promise<T>): Promise<T> {
+    await waitingFor(`a turn to drive a browser page (at most ${MAX_DRIVEN} at once)`, this.#turns.take());
+    try {
+      return await fn();
+    } finally {
+      this.#turns.give();
     }
   }
 
@@ -192,6 +258,11 @@ export class BrowserPayer implements Payer {
   async #acquire(): Promise<Session> {
     const idle = this.#idle.pop();
     if (idle) return idle;
+    // Starting a browser context under load is time spent waiting for a page, not the test's own work.
+    return waitingFor('a browser page', () => this.#newSession());
+  }
+
+  async #newSession(): Promise<Session> {
     let context: BrowserContext;
     try {
       const browser = await launchChromium(this.#options.chromiumPath);
@@ -319,17 +390,19 @@ export class BrowserPayer implements Payer {
    * Fills and submits (a payment screen: every field of the payment; a 3DS or quick-pay page: the card where it asks
    * for it); the session is closed afterwards, its evidence kept on failure.
    */
-  async #pay(session: Session, screen: Screen, input: { payment: CardPayment } | { card: PageInput | undefined }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
-    try {
-      const form = await this.#form(session, screen);
-      if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged);
-      else await this.#fillPresent(form, input.card);
-      const outcome = await this.#submit(session, form, stop, screen.form);
-      await this.#release(session);
-      return outcome;
-    } catch (err) {
-      throw await this.#failure(session, 'paying', err);
-    }
+  #pay(session: Session, screen: Screen, input: { payment: CardPayment } | { card: PageInput | undefined }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
+    return this.#driven(async () => {
+      try {
+        const form = await this.#form(session, screen);
+        if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged);
+        else await this.#fillPresent(form, input.card);
+        const outcome = await this.#submit(session, form, stop, screen.form);
+        await this.#release(session);
+        return outcome;
+      } catch (err) {
+        throw await this.#failure(session, 'paying', err);
+      }
+    });
   }
 
   /** Opens a screen and pays it, unless opening it already ended (an outcome redirect, an error status). */
@@ -388,6 +461,15 @@ export class BrowserPayer implements Payer {
 
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
     return this.#options.http.fetchImage(url);
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
   }
 }
 

@@ -7,6 +7,7 @@
  * the card where it shows the card's fields.
  */
 import { NoFormError, PayerError } from '../errors.ts';
+import { noteStep } from '../evidence.ts';
 import { header, type Exchange, type Http } from '../http.ts';
 import { decodeQrPng, isPng } from '../qr.ts';
 import { parse } from 'node-html-parser';
@@ -69,6 +70,7 @@ export class HttpPayer implements Payer {
       if (res.status < 300 || res.status > 399 || location === undefined) return { ex, url: current };
       const next = new URL(location, current).href;
       if (stop?.(next)) {
+        noteStep({ kind: 'redirect', title: `redirect caught by the payer (not followed): ${res.status} to ${next}` });
         return { redirect: { kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) } };
       }
       if ((res.status === 307 || res.status === 308) && ex.request.method === 'POST') {

@@ -10,16 +10,17 @@
     expectedFailurePassed: 'expected failure passed', notRun: 'not run', error: 'ERROR' };
   var STATUSES = Object.keys(LABELS);
   // Clause statuses (records.ts CLAUSE_ORDER, worst first) and their colour class.
-  var CLAUSE_STATUSES = ['FAIL', 'expected failure', 'WARN', 'PASS', 'SKIP', 'not run', 'not covered'];
-  var CLAUSE_CLASS = { 'FAIL': 'fail', 'expected failure': 'expectedFailure', 'WARN': 'warn', 'PASS': 'pass',
+  var CLAUSE_STATUSES = ['FAIL', 'expected failure', 'ERROR', 'WARN', 'PASS', 'SKIP', 'not run', 'not covered'];
+  var CLAUSE_CLASS = { 'FAIL': 'fail', 'expected failure': 'expectedFailure', 'ERROR': 'error', 'WARN': 'warn', 'PASS': 'pass',
     'SKIP': 'skip', 'not run': 'notRun', 'not covered': 'uncovered' };
   var MEANING = {
-    'FAIL': 'the target broke the clause (or a run ERROR)',
+    'FAIL': 'a failing check cites it: the target broke the clause',
     'expected failure': 'failed, listed in EXPECTED_FAILURES_FILE',
+    'ERROR': 'a test of it judged nothing: the suite\'s own failure, not the target\'s',
     'WARN': 'passed; observed something where the spec is silent',
     'PASS': 'the target did what the clause says',
     'SKIP': 'could not be checked here (reason given)',
-    'not run': 'the run stopped before it',
+    'not run': 'not judged: the run stopped, or its test failed on another clause first',
     'not covered': 'no test cites it'
   };
   var SPEC_KINDS = ['rule', 'flow', 'type', 'observation'];
@@ -54,14 +55,14 @@
   var tests = s.tests.map(function (t, i) { t.index = i; return t; });
   var byClause = {};
   tests.forEach(function (t) {
-    var ids = t.clauses.concat(t.observations.map(function (o) { return o.clause; }));
+    var ids = t.clauses.concat(t.observations.map(function (o) { return o.clause; }), t.failure ? t.failure.clauses : []);
     ids.filter(function (id, i) { return ids.indexOf(id) === i; }).forEach(function (id) { (byClause[id] = byClause[id] || []).push(t); });
   });
   var clauses = s.clauses.slice();
   // Clause ids cited by tests but absent from the catalogue get a status from their tests.
   (s.unknownClauses || []).forEach(function (id) {
     clauses.push({ id: id, section: '', kind: '(not in the catalogue)', text: 'Cited by tests but absent from spec/clauses.yaml.',
-      status: worst(byClause[id] || []), counts: null });
+      status: worst(byClause[id] || [], id), counts: null });
   });
   var clauseById = {};
   clauses.forEach(function (c) { clauseById[c.id] = c; });
@@ -73,10 +74,18 @@
       s.comparison[k].forEach(function (r) { baselineStatus[r.file + '\u0000' + r.name] = r.was; });
     });
   }
-  function worst(list) {
-    var order = [['fail', 'error'], ['expectedFailure'], ['warn'], ['pass', 'expectedFailurePassed'], ['skip'], ['notRun']];
+  // A test's outcome for one clause (records.ts clauseOutcomes): a failed test fails only the clauses its failing
+  // check cites; the others it did not judge.
+  function outcomeFor(t, id) {
+    var f = t.failure;
+    if ((t.status === 'fail' || t.status === 'expectedFailure') && f && f.clauses.indexOf(id) < 0) return 'notRun';
+    if (t.observations.some(function (o) { return o.clause === id; }) && ['pass', 'warn'].indexOf(t.status) >= 0) return 'warn';
+    return t.status;
+  }
+  function worst(list, id) {
+    var order = [['fail'], ['expectedFailure'], ['error'], ['warn'], ['pass', 'expectedFailurePassed'], ['skip'], ['notRun']];
     for (var i = 0; i < order.length; i++) {
-      if (list.some(function (t) { return order[i].indexOf(t.status) >= 0; })) return CLAUSE_STATUSES[i];
+      if (list.some(function (t) { return order[i].indexOf(outcomeFor(t, id)) >= 0; })) return CLAUSE_STATUSES[i];
     }
     return 'not covered';
   }
@@ -234,8 +243,10 @@
 
   function tile(c) {
     var list = byClause[c.id] || [];
-    var failing = list.filter(function (t) { return t.status === 'fail' || t.status === 'error'; }).length;
-    var n = list.length === 0 ? 'no test' : failing ? failing + ' of ' + plural(list.length, 'test') + ' failed' : plural(list.length, 'test');
+    var failing = list.filter(function (t) { return outcomeFor(t, c.id) === 'fail'; }).length;
+    var errored = list.filter(function (t) { return t.status === 'error'; }).length;
+    var n = list.length === 0 ? 'no test' : failing ? failing + ' of ' + plural(list.length, 'test') + ' failed'
+      : errored ? errored + ' of ' + list.length + ' not judged' : plural(list.length, 'test');
     return el('button', { type: 'button', class: 'tile st-' + CLAUSE_CLASS[c.status], 'data-clause': c.id, title: c.text,
       onclick: function () { go(clauseLink(c.id)); } },
       el('span', { class: 'id', text: c.id }),
@@ -298,7 +309,8 @@
       el('p', { class: 'clausetext', text: c.text }),
       el('div', { class: 'label', text: list.length ? plural(list.length, 'test') + ' (click one for its evidence)' : 'No test cites this clause.' }),
       el('ul', { class: 'tests' }, list.map(function (t) {
-        var why = t.status === 'fail' || t.status === 'error' || t.status === 'expectedFailure' ? failureLine(t)
+        var why = outcomeFor(t, c.id) === 'notRun' && t.status !== 'notRun' ? 'not judged here: failed first on ' + t.failure.clauses.join(', ') + ' (' + failureLine(t) + ')'
+          : t.status === 'fail' || t.status === 'error' || t.status === 'expectedFailure' ? failureLine(t)
           : t.reason ? t.reason : t.observations.filter(function (o) { return o.clause === c.id; }).map(function (o) { return 'WARN: ' + o.message; }).join('; ');
         return el('li', {}, testButton(t, c.id, why));
       }))];
@@ -306,6 +318,7 @@
 
   function failureLine(t) {
     var f = t.failure;
+    if (t.status === 'error') return 'not judged (the suite\'s own failure): ' + firstLine(t.error || 'errored without a message');
     return f ? firstLine(f.check + ': expected ' + f.expected + '; actual ' + f.actual) : firstLine(t.error || 'failed without an error message');
   }
 
@@ -330,14 +343,30 @@
       if (f.exchange) out.push(block('Exchange (secrets redacted)', f.exchange));
       if (f.curl) out.push(block('Reproduce with curl', f.curl, true));
     } else if (t.error) {
+      if (t.status === 'error') out.push(el('p', { class: 'muted', text: 'ERROR: the suite\'s own failure (a timeout, a harness exception, a payer or browser crash). The target was not judged by this test; the run fails until it is fixed or run again.' }));
       out.push(block(t.status === 'error' ? 'Error' : 'What failed', t.error));
     }
+    if (t.transcript) out.push(transcript(t.transcript));
     if (t.replay) out.push(block('Replay this property (same seed and cases)', t.replay, true));
     if (t.observations.length) {
       out.push(el('div', { class: 'label', text: 'Observations (where the spec is silent; never a failure)' }),
         el('ul', {}, t.observations.map(function (o) { return el('li', {}, el('span', { class: 'mono', text: o.clause }), ': ' + o.message); })));
     }
     return out;
+  }
+
+  // Every step the test made, in order, folded until opened; the failing step marked (and opened).
+  function transcript(tr) {
+    var steps = tr.steps.map(function (st) {
+      if (st.kind === 'gap') return el('li', { class: 'gap', text: st.title });
+      var head = [el('span', { class: 'at', text: (st.at / 1000).toFixed(2) + ' s' }), el('span', { class: 'kind k-' + st.kind, text: st.kind }),
+        el('span', { class: 'title', text: st.title }), st.failing ? el('span', { class: 'failmark', text: 'failing step' }) : null];
+      if (!st.detail) return el('li', { class: st.failing ? 'failing' : null }, el('div', { class: 'stephead' }, head));
+      return el('li', { class: st.failing ? 'failing' : null }, el('details', { open: st.failing ? '' : null }, el('summary', { class: 'stephead' }, head), el('pre', { text: st.detail })));
+    });
+    return el('details', { class: 'transcript', id: 'transcript' },
+      el('summary', { text: 'Transcript: ' + plural(tr.steps.length, 'step') + ' in order (secrets redacted)' + (tr.omitted ? ', ' + tr.omitted + ' omitted' : '') }),
+      el('ol', { class: 'steps' }, steps));
   }
 
   function renderDetail() {
@@ -367,7 +396,8 @@
     }
     function simple(items, why) { return el('ul', { class: 'tests' }, items.map(function (t) { return el('li', {}, testButton(t, null, why(t))); })); }
     function byStatus(list) { return visible.filter(function (t) { return list.indexOf(t.status) >= 0; }); }
-    section('failures', 'Failures', byStatus(['fail', 'error']), function (items) { return simple(items, failureLine); });
+    section('failures', 'Failures (the target broke a clause)', byStatus(['fail']), function (items) { return simple(items, failureLine); });
+    section('errors', 'Errors (not judged: the suite\'s own failure; the run fails)', byStatus(['error']), function (items) { return simple(items, failureLine); });
     section('expected', 'Expected failures', byStatus(['expectedFailure']), function (items) { return simple(items, failureLine); });
     section('expected-passed', 'Expected failures that passed (remove them from EXPECTED_FAILURES_FILE)', byStatus(['expectedFailurePassed']), function (items) { return simple(items, function () { return ''; }); });
     section('observations', 'Observations (WARN)', visible.filter(function (t) { return t.observations.length; }), function (items) {

@@ -28,7 +28,7 @@ describe('loadConfig', () => {
   it('gives the embedded defaults when nothing is set', () => {
     const c = load({});
     expect(c.target).toEqual({ kind: 'embedded' });
-    expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900 });
+    expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900, testTimeoutMs: 60000 });
     expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', order: 'spec' });
     expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', timeoutS: 10, fieldCase: 'exact' });
     expect(c.fastCheck).toEqual({ numRuns: 50 });

@@ -5,6 +5,10 @@ import {
   currentScopeExchanges,
   curlPreamble,
   maskCardRuns,
+  noteStep,
+  Scope,
+  transcriptOf,
+  waitingFor,
   redactExchange,
   redactUrlsIn,
   secrets,
@@ -314,5 +318,55 @@ describe('Recorder', () => {
     const copy = recorder.record(exchange({}, { bodyText: 'x'.repeat(1000), contentType: 'text/plain' }));
     expect(copy.response?.bodyText.length).toBeLessThan(150);
     expect(copy.response?.bodyText).toContain('900 more characters');
+  });
+});
+
+describe('a test\'s transcript and its waits (issue 20.4, 21.3)', () => {
+  it('lists every step in order, redacted, the failing check\'s exchange marked, and how the test ended', async () => {
+    const recorder = new Recorder({ registry: registry() });
+    const scope = new Scope('t');
+    await withScope(scope, async () => {
+      recorder.record({ ...exchange({ url: 'http://h/auth/connect/token', bodyText: `client_secret=${encodeURIComponent(CLIENT_SECRET)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { bodyText: '{}' }), id: 'ex-1', label: 'issueToken' });
+      recorder.record({ ...exchange({ url: 'http://h/api/EnlacePago', headers: { authorization: `Bearer ${TOKEN}` } }, { status: 200 }), id: 'ex-2', label: 'createPaymentLink' });
+      noteStep({ kind: 'page', title: `browser POST /pagar/1?numeroTarjeta=${CARD} → 200`, detail: `> POST http://h/pagar/1?numeroTarjeta=${CARD}` });
+      noteStep({ kind: 'webhook', title: 'webhook received: POST /webhook/link (answered 200)' });
+    });
+    const t = transcriptOf(scope, { failingExchangeId: 'ex-2', end: 'CheckFailure: [rejected] clause 4.1-monto-min' });
+    expect(t.steps.map((s) => s.kind)).toEqual(['token', 'api', 'page', 'webhook', 'end']);
+    expect(t.steps.map((s) => s.failing ?? false)).toEqual([false, true, false, false, false]);
+    expect(t.steps[1]?.title).toBe('POST /api/EnlacePago (createPaymentLink) → 200 in 3 ms');
+    expect(t.steps[1]?.detail).toContain('authorization: Bearer [REDACTED]');
+    const text = JSON.stringify(t);
+    for (const secret of [CLIENT_SECRET, encodeURIComponent(CLIENT_SECRET), TOKEN, CARD]) expect(text).not.toContain(secret);
+    expect(text).toContain('411111******1111');
+  });
+
+  it('marks the last step failing when no exchange is named, and is bounded (first and last steps kept)', () => {
+    const scope = new Scope('t');
+    for (let i = 0; i < 1000; i++) noteStep({ kind: 'api', title: `step ${i}`, detail: 'x'.repeat(1000) }, scope);
+    const t = transcriptOf(scope);
+    expect(t.steps.length).toBeLessThanOrEqual(121);
+    expect(t.steps[0]?.title).toBe('step 0');
+    expect(t.steps.at(-1)).toMatchObject({ title: 'step 999', failing: true });
+    expect(t.steps.find((s) => s.kind === 'gap')?.title).toBe(`… ${t.omitted} step(s) omitted …`);
+    expect(t.omitted).toBe(1000 - 120);
+    expect(JSON.stringify(t).length).toBeLessThan(80_000);
+  });
+
+  it('counts time spent waiting for what other tests hold once, overlapping waits included, and not after the test', async () => {
+    const scope = new Scope('t');
+    await withScope(scope, async () => {
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      await Promise.all([waitingFor('the request cap', pause(80)), waitingFor('a browser page', pause(80))]);
+      expect(scope.waitingFor).toBeUndefined();
+      const pending = waitingFor('the test lock', () => pause(50));
+      expect(scope.waitingFor).toBe('the test lock');
+      await pending;
+    });
+    expect(scope.waitedMs()).toBeGreaterThanOrEqual(120);
+    expect(scope.waitedMs()).toBeLessThan(200);
+    scope.closed = true;
+    noteStep({ kind: 'webhook', title: 'late' }, scope);
+    expect(scope.steps).toEqual([]);
   });
 });

@@ -78,6 +78,7 @@ async function expectValidJUnit(xml: string): Promise<void> {
 
 let full: Result, shard1: Result, shard2: Result, mergeCli: Result, aborted: Result, brokenSetup: Result, interrupted: Result, unitOnly: Result;
 let compared: Result;
+let errors: Result;
 
 beforeAll(async () => {
   const marker = join(work, 'hang-started');
@@ -89,7 +90,7 @@ beforeAll(async () => {
   const whole = fixture('full');
   // The same suite again, compared with the first run: nothing changed.
   const again = whole.then((f) => fixture('compared', ['--project', 'conformance'], { BASELINE: f.dir, FAIL_ON: 'new' }));
-  [full, [shard1, shard2], mergeCli, aborted, brokenSetup, interrupted, unitOnly, compared] = await Promise.all([
+  [full, [shard1, shard2], mergeCli, aborted, brokenSetup, interrupted, unitOnly, compared, errors] = await Promise.all([
     whole,
     shards,
     merged,
@@ -101,6 +102,7 @@ beforeAll(async () => {
     }),
     fixture('unit-only', ['--project', 'unit']),
     again,
+    fixture('errors', ['--project', 'conformance'], { FIXTURE_ERRORS: '1' }),
   ]);
 }, 60_000);
 
@@ -225,6 +227,54 @@ describe('summary', () => {
     expect(full.stdout).toMatch(/Reports: .*junit\.xml, .*summary\.md, .*summary\.json/);
     expect(lastLine(full)).toBe('3 passed, 2 failed, 2 skipped');
     expect(full.code).toBe(1);
+  });
+});
+
+describe('FAIL or ERROR (issue 20: the suite\'s own failures are never the target\'s)', () => {
+  it('a harness exception and a test past its timeout are ERROR; a failed check is FAIL', () => {
+    const s = summaryOf(errors);
+    expect(s.totals).toMatchObject({ fail: 1, error: 2 });
+    expect(byName(s, 'a harness bug')).toMatchObject({ status: 'error', error: "TypeError: Cannot read properties of undefined (reading 'idTransaccion')" });
+    expect(byName(s, 'outlives its timeout')).toMatchObject({ status: 'error' });
+    expect(byName(s, 'outlives its timeout').error).toMatch(/^Error: Test timed out in 200ms/);
+    expect(byName(s, 'cantidadMaximaCuotas').status).toBe('fail');
+    expect(errors.code).toBe(1);
+  });
+
+  it('a failed test fails only the clauses its failing check cites; an ERROR colours no clause FAIL', () => {
+    const status = Object.fromEntries(summaryOf(errors).clauses.map((c) => [c.id, c.status]));
+    expect(status['4.1-cantidad-maxima-cuotas-enum']).toBe('FAIL');
+    // Cited by the failed test, but its failing check does not cite it: not judged by it.
+    expect(status['9-versioning-not-shown']).toBe('not run');
+    expect(status['2.2-transaction-types']).toBe('ERROR');
+    expect(status['4.2-activar-restores']).toBe('ERROR');
+    expect(Object.values(status).filter((x) => x === 'FAIL')).toHaveLength(1);
+  });
+
+  it('JUnit: <error> for an ERROR, <failure> for a FAIL, each with its transcript in system-out', async () => {
+    const xml = read(errors, 'junit.xml');
+    await expectValidJUnit(xml);
+    const cases = testcases(xml);
+    const body = (fragment: string) => cases.find((c) => c.name.includes(fragment))?.body ?? '';
+    expect(body('a harness bug')).toMatch(/<error message="not judged \(the suite's own failure\): TypeError: Cannot read/);
+    expect(body('a harness bug')).not.toContain('<failure');
+    expect(body('outlives its timeout')).toMatch(/<error message="not judged \(the suite's own failure\): Error: Test timed out in 200ms/);
+    const failed = body('cantidadMaximaCuotas');
+    expect(failed).toMatch(/<failure message="rejected: expected rejected; actual 200" type="rejected">/);
+    expect(failed).toContain('Transcript (3 steps, secrets redacted; >> marks the failing step):');
+    expect(failed).toMatch(/>> +0\.01 s  api +POST \/api\/EnlacePago \(createPaymentLink\) → 200 in 5 ms   <<< failing step/);
+    expect(failed).toContain('client_secret=[REDACTED:client-secret]');
+  });
+
+  it('summary.md and the console list failures and errors apart; the transcript is folded', () => {
+    const md = read(errors, 'summary.md');
+    expect(md).toContain("## Failures (FAIL: the target broke the clauses its failing check cites): 1");
+    expect(md).toMatch(/## Errors \(ERROR: the suite's own failure — not judged, not the target's; the run fails\): 2/);
+    expect(md).toContain('<details><summary>Transcript: 3 steps, in order');
+    expect(md).toMatch(/^\| 9-versioning-not-shown \| observation \| not run \|/m);
+    expect(errors.stdout).toContain("2 ERROR: the suite's own failures");
+    expect(errors.stdout).toContain('ERROR errors.fixture.ts > [2.2-transaction-types] a harness bug: not judged');
+    expect(lastLine(errors)).toBe('0 passed, 3 failed, 0 skipped');
   });
 });
 

@@ -1,0 +1,77 @@
+/**
+ * The verdict rules of reporters/records.ts on hand-built records: FAIL only for a judged failure, else ERROR; a
+ * clause's status from the checks that failed; an ERROR never a FAIL of a clause; the transcript as text.
+ */
+import { describe, expect, it } from 'vitest';
+import { clauseOutcomes, isJudgedFailure, summarize, transcriptText, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+
+const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2026-01-01T00:00:00Z', durationMs: 1, outcome: 'failed', notes: [] };
+const record = (r: Partial<TestRecord>): TestRecord => ({ file: 'suites/x.test.ts', name: 'x', status: 'pass', durationMs: 1, clauses: [], endpoint: 'flow', observations: [], ...r });
+const clause = (id: string) => ({ id, section: '4.6', kind: 'rule', text: id });
+
+describe('FAIL or ERROR', () => {
+  it('is FAIL only with check evidence or an expect assertion', () => {
+    const evidence = { check: 'payment-approved', clauses: ['4.6-url-qr'], expected: 'true', actual: 'false' };
+    expect(isJudgedFailure(evidence, { name: 'CheckFailure' })).toBe(true);
+    expect(isJudgedFailure(undefined, { name: 'AssertionError' })).toBe(true);
+    for (const name of ['Error', 'TypeError', 'TestBudgetError', 'PayerError', 'HttpError']) expect(isJudgedFailure(undefined, { name }), name).toBe(false);
+  });
+});
+
+describe('a clause\'s status', () => {
+  const failed = record({
+    name: 'quick-pay paid',
+    status: 'fail',
+    clauses: ['4.6-url-qr', '7-dev-authorizes', '2.2-formapago-values', '4.6-qr-expiry'],
+    failure: { check: 'payment-approved', clauses: ['4.6-url-qr', '7-dev-authorizes'], expected: 'esAprobada true', actual: 'false' },
+  });
+
+  it('comes from the clauses the failing check cites, not every clause the test cites', () => {
+    expect(Object.fromEntries(clauseOutcomes(failed))).toEqual({
+      '4.6-url-qr': 'fail',
+      '7-dev-authorizes': 'fail',
+      '2.2-formapago-values': 'notRun',
+      '4.6-qr-expiry': 'notRun',
+    });
+    const s = summarize(run, [failed, record({ clauses: ['2.2-formapago-values'] })], ['4.6-url-qr', '7-dev-authorizes', '2.2-formapago-values', '4.6-qr-expiry'].map(clause));
+    expect(Object.fromEntries(s.clauses.map((c) => [c.id, c.status]))).toEqual({
+      '4.6-url-qr': 'FAIL',
+      '7-dev-authorizes': 'FAIL',
+      '2.2-formapago-values': 'PASS',
+      '4.6-qr-expiry': 'not run',
+    });
+  });
+
+  it('fails every cited clause when there is no check evidence (an expect of a suite)', () => {
+    expect(Object.fromEntries(clauseOutcomes(record({ status: 'fail', clauses: ['a', 'b'], error: 'AssertionError: …' })))).toEqual({ a: 'fail', b: 'fail' });
+  });
+
+  it('is ERROR, never FAIL, for an errored test — and a FAIL elsewhere still wins', () => {
+    const errored = record({ status: 'error', clauses: ['4.6-url-qr', '4.6-qr-expiry'], error: 'TestBudgetError: …' });
+    const s = summarize(run, [errored, record({ clauses: ['4.6-qr-expiry'] })], ['4.6-url-qr', '4.6-qr-expiry'].map(clause));
+    expect(s.clauses.map((c) => c.status)).toEqual(['ERROR', 'ERROR']);
+    expect(summarize(run, [errored, failed], ['4.6-url-qr'].map(clause)).clauses[0]?.status).toBe('FAIL');
+    expect(s.totals.error).toBe(1);
+    expect(s.line.failed).toBe(1);
+  });
+});
+
+describe('a transcript as text', () => {
+  it('one line per step, the detail indented, the failing step marked, a gap where steps were left out', () => {
+    const text = transcriptText({
+      steps: [
+        { at: 5, kind: 'api', title: 'POST /api/EnlacePago → 200 in 4 ms', detail: '> POST http://h/api/EnlacePago\n< 200' },
+        { at: 6, kind: 'gap', title: '… 3 step(s) omitted …' },
+        { at: 1234, kind: 'page', title: 'browser POST /pagar/1 → 200', failing: true },
+      ],
+      omitted: 3,
+    });
+    expect(text.split('\n')).toEqual([
+      '      0.01 s  api      POST /api/EnlacePago → 200 in 4 ms',
+      '             > POST http://h/api/EnlacePago',
+      '             < 200',
+      '   … 3 step(s) omitted …',
+      '>>    1.23 s  page     browser POST /pagar/1 → 200   <<< failing step',
+    ]);
+  });
+});
