@@ -1,11 +1,15 @@
 import { defineConfig } from 'vitest/config';
-import { ContractLastSequencer } from './harness/contract-sequencer.ts';
+
+/**
+ * How the conformance project runs its one test file (suites/all.conformance.ts): one worker, up to 256 tests at once
+ * (vitest's limit; the requests in flight are capped apart, MAX_CONCURRENCY). Shared with the overlap tripwire
+ * (test/harness/overlap.test.ts), which fails when the tests of a run stop overlapping.
+ */
+export const conformanceScheduling = { pool: 'forks', maxWorkers: 1, maxConcurrency: 256 } as const;
 
 export default defineConfig({
   test: {
     reporters: ['default', './reporters/junit.ts', './reporters/summary.ts'],
-    // suites/contract.test.ts runs last (and in every shard): it reports what every other test's responses showed.
-    sequence: { sequencer: ContractLastSequencer },
     projects: [
       {
         test: {
@@ -17,20 +21,12 @@ export default defineConfig({
       {
         test: {
           name: 'conformance',
-          include: ['suites/**/*.test.ts'],
+          // One file declares every suite's tests (suites/all.conformance.ts: they overlap, the contract testcases
+          // after them), so the token cache, request cap (MAX_CONCURRENCY), webhook receiver and interlock are one
+          // module instance each: run-wide. See docs/decisions.md "Independent tests".
+          include: ['suites/all.conformance.ts'],
           globalSetup: ['harness/global-setup.ts'],
-          // One worker, no isolation: the token cache, webhook receiver and interlock are shared by every file, and
-          // so are the request cap (MAX_CONCURRENCY, harness/http.ts) and the test lock (harness/conformance.ts),
-          // which makes them run-wide.
-          pool: 'forks',
-          maxWorkers: 1,
-          isolate: false,
-          // The tests of every file overlap (harness/runner.ts: a remote target's latency is waited out in parallel);
-          // the reports keep the declaration order. Every test starts at once and waits for its mode of the test lock
-          // (harness/conformance.ts, harness/lock.ts), which orders them; the requests in flight are capped apart
-          // (MAX_CONCURRENCY, harness/http.ts).
-          runner: './harness/runner.ts',
-          maxConcurrency: 256,
+          ...conformanceScheduling,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

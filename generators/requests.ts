@@ -6,7 +6,9 @@
  *   boundaryValid('purchaseQuickPay', '4.6-idexterno-max-50')   // valid bodies at the rule's edge
  *   catalogue()                                      // every stated rule per operation, with canonical examples
  *
- * A rule id is a clause id of spec/clauses.yaml. "Breaks no other rule" is checked against the contract by
+ * A rule id is a clause id of spec/clauses.yaml. Entries of kind `description` (what a value looks like: the ISO
+ * codes of 4.3, the card number without spaces) are not rules: a target that takes their violations is observed,
+ * never failed (docs/decisions.md, "Severity"). "Breaks no other rule" is checked against the contract by
  * `violatesOnly` (unit tests, and the properties suite before each request and again on a shrunk counterexample).
  * Link bodies carry the identificador LINK_REF; a suite sending them to a target makes it unique first
  * (identificadorEnlaceComercio is "intended to be unique", 4.1), so that the generated values stay reproducible.
@@ -70,6 +72,7 @@ export const RULE_IDS = [
   '4.1-notification-target',
   '2.4-descripcion-unbounded',
   '4.3-card-fields',
+  '4.3-card-formats',
   '4.3-id-pais-iso',
   '4.3-id-region-iso',
   '4.6-monto-positive',
@@ -89,6 +92,11 @@ export interface Example {
 export interface RuleEntry {
   operationId: RuleOperation;
   rule: RuleId;
+  /**
+   * The kind of the clause (spec/clauses.yaml): a `rule` the spec states, whose violations are rejected (a target that
+   * takes one FAILs), or a `description` of what the value looks like, whose violations are only observed (WARN).
+   */
+  kind: 'rule' | 'description';
   /** The rule in the spec's words. */
   statement: string;
   /** JSON pointer of the field the rule is about; what a response or the link record may echo. */
@@ -266,6 +274,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
   return [
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-monto-min',
       statement: 'monto is at least 0.01',
       field: '/monto',
@@ -281,6 +290,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-identificador-max-500',
       statement: 'identificadorEnlaceComercio has at most 500 characters',
       field: '/identificadorEnlaceComercio',
@@ -295,6 +305,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-nombre-producto-max-500',
       statement: 'nombreProducto has at most 500 characters',
       field: '/nombreProducto',
@@ -309,6 +320,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-formapago-one-true',
       statement: 'at least one formaPago flag is true',
       field: '/formaPago',
@@ -323,6 +335,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-formapago-all-fields',
       statement: 'a formaPago sent has all five fields',
       field: '/formaPago',
@@ -337,6 +350,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-cuotas-enum',
       statement: 'cantidadMaximaCuotas is Tres, Seis, Nueve or Doce (default account)',
       field: '/cantidadMaximaCuotas',
@@ -351,6 +365,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-notificar-required',
       statement: 'configuracion.notificarTransaccionCliente is required',
       field: '/configuracion/notificarTransaccionCliente',
@@ -365,6 +380,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '4.1-notification-target',
       statement: 'at least one of urlWebhook and emailsNotificacion is non-null',
       field: '/configuracion',
@@ -387,6 +403,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'createPaymentLink',
+      kind: 'rule',
       rule: '2.4-descripcion-unbounded',
       statement: 'descripcionProducto has no length limit',
       field: '/infoProducto/descripcionProducto',
@@ -397,30 +414,52 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchase3ds',
+      kind: 'rule',
       rule: '4.3-card-fields',
-      statement: 'numeroTarjeta has no spaces, cvv is a string of digits, and all four card fields are required',
+      statement: 'the four card fields are required, mesVencimiento and anioVencimiento ints',
       field: '/tarjetaCreditoDebido',
       inBody: true,
       canonical: {
         violating: [
-          ex('numeroTarjeta with spaces', fixed3ds, '/tarjetaCreditoDebido/numeroTarjeta', card.replace(/(\d{4})(?=\d)/g, '$1 ')),
-          ex('cvv with a letter', fixed3ds, '/tarjetaCreditoDebido/cvv', '12a'),
           ex('card without mesVencimiento', fixed3ds, '/tarjetaCreditoDebido/mesVencimiento', undefined),
+          ex('mesVencimiento true (not an int)', fixed3ds, '/tarjetaCreditoDebido/mesVencimiento', true),
         ],
         // the spec's test-mode value 111 (7): a string of digits, so a valid cvv, which 3DS must take
         boundary: [ex('a cvv of three digits (four for American Express)', fixed3ds, '/tarjetaCreditoDebido/cvv', /^3[47]/.test(card) ? '1111' : '111')],
         nearMiss: NUMERIC_STRING_MONTHS.map((m) => ex(`mesVencimiento "${m}" (a string)`, fixed3ds, '/tarjetaCreditoDebido/mesVencimiento', m)),
       },
       violating: fc.oneof(
-        withValue(threeDs, '/tarjetaCreditoDebido/numeroTarjeta', spacedCardNumber(card)),
-        withValue(threeDs, '/tarjetaCreditoDebido/cvv', invalidCvv),
         fc.tuple(threeDs, fc.constantFrom('numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento')).map(([b, f]) => setAt(b, `/tarjetaCreditoDebido/${f}`, undefined)),
         withValue(threeDs, '/tarjetaCreditoDebido/mesVencimiento', fc.constantFrom<unknown>('', 1.5, true)),
+        withValue(threeDs, '/tarjetaCreditoDebido/cvv', invalidCvv.filter((c) => typeof c !== 'string')),
       ),
       boundary: withValue(threeDs, '/tarjetaCreditoDebido/cvv', validCvvFor(card)),
     },
     {
+      // "no spaces" and "of digits" describe the values; a server may strip the spaces (docs/decisions.md, "Severity")
       operationId: 'purchase3ds',
+      kind: 'description',
+      rule: '4.3-card-formats',
+      statement: 'numeroTarjeta has no spaces and cvv is a string of digits (described, not a stated rule)',
+      field: '/tarjetaCreditoDebido',
+      inBody: true,
+      canonical: {
+        violating: [
+          ex('numeroTarjeta with spaces', fixed3ds, '/tarjetaCreditoDebido/numeroTarjeta', card.replace(/(\d{4})(?=\d)/g, '$1 ')),
+          ex('cvv with a letter', fixed3ds, '/tarjetaCreditoDebido/cvv', '12a'),
+        ],
+        boundary: [{ label: 'a card number of digits only and a cvv of digits', body: fixed3ds }],
+      },
+      violating: fc.oneof(
+        withValue(threeDs, '/tarjetaCreditoDebido/numeroTarjeta', spacedCardNumber(card)),
+        withValue(threeDs, '/tarjetaCreditoDebido/cvv', invalidCvv.filter((c) => typeof c === 'string')),
+      ),
+      boundary: threeDs,
+    },
+    {
+      operationId: 'purchase3ds',
+      // 4.3's last column describes the field; section 7 does not list its format among the rules (docs/decisions.md)
+      kind: 'description',
       rule: '4.3-id-pais-iso',
       statement: 'idPais is an ISO 3166-1 alpha-2 country code',
       field: '/idPais',
@@ -436,6 +475,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchase3ds',
+      kind: 'description',
       rule: '4.3-id-region-iso',
       statement: 'idRegion is an ISO 3166-2 region code',
       field: '/idRegion',
@@ -449,6 +489,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchaseQuickPay',
+      kind: 'rule',
       rule: '4.6-monto-positive',
       statement: 'monto is greater than 0',
       field: '/monto',
@@ -464,6 +505,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchaseQuickPay',
+      kind: 'rule',
       rule: '4.6-idexterno-max-50',
       statement: 'idExterno has at most 50 characters',
       field: '/idExterno',
@@ -478,6 +520,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchaseMposBanda',
+      kind: 'rule',
       rule: '4.7-mes-range',
       statement: 'mesVencimiento is 1 to 12',
       field: '/mesVencimiento',
@@ -492,6 +535,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchaseMposBanda',
+      kind: 'rule',
       rule: '4.7-monto-positive',
       statement: 'monto is greater than 0',
       field: '/monto',
@@ -507,6 +551,7 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
     },
     {
       operationId: 'purchaseMposBanda',
+      kind: 'rule',
       rule: '4.7-idaplicativo-conditional',
       statement: 'idAplicativo is required when not logged in as a business',
       field: '/idAplicativo',

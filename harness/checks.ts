@@ -4,7 +4,7 @@
  * ids, what was expected, what happened, and the redacted exchange with a curl line that replays it.
  * Checks only fail on what the spec states; where it is silent, suites record an observation instead.
  */
-import { createHmac, createHash } from 'node:crypto';
+import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from './discovery/schemes.ts';
 import type { Exchange } from './http.ts';
 import { redactExchange, toCurl } from './evidence.ts';
 import type { CheckEvidence } from './meta.ts';
@@ -71,6 +71,8 @@ export interface ContractFinding {
   clauses: string[];
   expected: string;
   actual: string;
+  /** `observe`: a format the spec only describes (clauses of kind description): recorded as a WARN, never failed. */
+  severity: 'fail' | 'observe';
 }
 
 /**
@@ -85,13 +87,13 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
   const success = status >= 200 && status < 300;
   if (success && (jsonError !== undefined || json === undefined)) {
     findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
-      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}` });
+      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}`, severity: 'fail' });
   } else if (success && jsonUnlabelled) {
-    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}` });
+    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}`, severity: 'fail' });
   }
   if (success && json === undefined) return findings;
   for (const v of contract.validateResponse(operationId, status, json)) {
-    findings.push({ clauses: v.clause, expected: `a ${status} response of ${operationId} that matches the contract`, actual: `${v.path || '/'} ${v.message}` });
+    findings.push({ clauses: v.clause, expected: `a ${status} response of ${operationId} that matches the contract`, actual: `${v.path || '/'} ${v.message}`, severity: v.severity });
   }
   return findings;
 }
@@ -99,7 +101,7 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
 /** What of a webhook body breaks the contract (6.1); PascalCase names are read as camelCase with fieldCase 'insensitive'. */
 export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
-  if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON' }];
+  if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON', severity: 'fail' }];
   const shown =
     fieldCase === 'insensitive' && body !== null && typeof body === 'object' && !Array.isArray(body)
       ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
@@ -108,6 +110,7 @@ export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'e
     clauses: v.clause.length > 0 ? v.clause : fallback,
     expected: 'a webhook body that matches the contract (transactionSucceeded)',
     actual: `${v.path || '/'} ${v.message}`,
+    severity: v.severity,
   }));
 }
 
@@ -134,9 +137,18 @@ export function fieldEquals(actual: unknown, expected: unknown, field: string, c
   if (!sameValue(actual, expected)) fail('field-equals', clauses, `${field} = ${JSON.stringify(expected)}`, `${field} = ${JSON.stringify(actual)}`, ex);
 }
 
+/** Equal values: numbers to 1e-9, objects key by key whatever their order (a server may order keys as it likes), arrays item by item. */
 function sameValue(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) < 1e-9;
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
 }
 
 /**
@@ -179,32 +191,14 @@ export function dateAfter(value: unknown, after: Date, field: string, clauses: C
   return d;
 }
 
-export interface HashSettings {
-  algorithm: 'hmac-sha256' | 'hmac-sha512' | 'sha256' | 'sha512';
-  key: string;
-  encoding: 'hex' | 'base64';
-  order: 'spec' | 'link';
-}
-
-/** The fields the redirect hash is computed over, in order (spec 6.3; `link` is the order public link integrations use). */
-export const HASH_FIELDS = {
-  spec: ['idTransaccion', 'monto', 'esReal', 'formaPago', 'esAprobada', 'codigoAutorizacion', 'mensaje'],
-  link: ['identificadorEnlaceComercio', 'idTransaccion', 'idEnlace', 'monto'],
-} as const;
-
-export function computeHash(params: Record<string, string>, s: HashSettings): string {
-  const message = HASH_FIELDS[s.order].map((f) => params[f] ?? '').join('');
-  const [kind, algo] = s.algorithm.startsWith('hmac-') ? ['hmac', s.algorithm.slice(5)] : ['plain', s.algorithm];
-  const digest = kind === 'hmac' ? createHmac(algo!, s.key).update(message) : createHash(algo!).update(message + s.key);
-  return digest.digest(s.encoding);
-}
-
-/** The redirect carries a hash that matches the outcome parameters (spec 6.3), with the configured algorithm and key. */
-export function hashVerifies(params: Record<string, string>, s: HashSettings, clauses: Clauses): void {
+/**
+ * The redirect carries a hash that verifies with the scheme configured or discovered (spec 6.3; harness/discovery/):
+ * any of `schemes`, those the discovery's own redirect could not tell apart (the first is named).
+ */
+export function hashVerifies(params: Record<string, string>, schemes: readonly RedirectScheme[], secret: string, clauses: Clauses): void {
   const got = params['hash'] ?? '';
-  const want = computeHash(params, s);
-  if (got.toLowerCase() !== want.toLowerCase()) {
-    fail('hash-verifies', clauses, `hash = ${s.algorithm}(${HASH_FIELDS[s.order].join(' + ')}) — ${s.encoding}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
+  if (!schemes.some((s) => redirectVerifies(params, s, secret))) {
+    fail('hash-verifies', clauses, `hash = ${schemes[0] ? describeRedirectScheme(schemes[0]) : '(no scheme)'}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
   }
 }
 

@@ -23,7 +23,11 @@ import { variantSettings } from '../sandbox/index.ts';
 export { ConfigError } from './errors.ts';
 
 export type AccountAuth = 'basic' | 'password-grant';
-export type RedirectHashAlgorithm = 'off' | 'hmac-sha256' | 'hmac-sha512' | 'sha256' | 'sha512';
+/** A digest as the settings name it: HMAC keyed with the key, or plain (the key appended). */
+export type DigestName = `${'hmac-' | ''}${'md5' | 'sha1' | 'sha256' | 'sha512'}`;
+const DIGEST_NAMES: readonly DigestName[] = ['hmac-sha256', 'hmac-sha512', 'hmac-sha1', 'hmac-md5', 'sha256', 'sha512', 'sha1', 'md5'];
+/** off = observe the hash; auto = discover the scheme on the first redirect (harness/discovery/). */
+export type RedirectHashAlgorithm = 'off' | 'auto' | DigestName;
 export type Destructive = 'account-deletion';
 
 export type TargetConfig =
@@ -54,6 +58,8 @@ export type TargetConfig =
 export interface Config {
   target: TargetConfig;
   accountAuth: AccountAuth;
+  /** ACCOUNT_AUTH=auto: the probe tries HTTP Basic, then a password grant (harness/discovery/account-auth.ts); accountAuth is 'basic' until then. */
+  accountAuthAuto: boolean;
   /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
   tokenAudience: string;
   /** testTimeoutMs: a test's own budget (TEST_TIMEOUT_MS; harness/conformance.ts), waits for other tests not counted. */
@@ -61,23 +67,35 @@ export interface Config {
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };
   webhook: {
-    /** 'off' = observe the signature header, don't verify it. */
-    signature: 'off' | 'hmac-sha256';
+    /** 'off' = observe the signature header, don't verify it; 'auto' = discover header and scheme on the first webhook. */
+    signature: 'off' | 'auto' | DigestName;
     /** Lower case. */
     signatureHeader: string;
+    /** true: the body is signed without a key (WEBHOOK_SIGNATURE_KEY=none); else with the client secret. */
+    signatureUnkeyed: boolean;
+    signatureEncoding: 'hex' | 'base64' | 'base64url';
     timeoutS: number;
     fieldCase: 'exact' | 'insensitive';
   };
   redirectHash: {
     /** 'off' = observe the hash, don't verify it. */
     algorithm: RedirectHashAlgorithm;
-    /** undefined = the business's client secret. */
+    /** undefined = the business's client secret; '' = no key (REDIRECT_HASH_KEY=none). */
     key?: string;
-    encoding: 'hex' | 'base64';
-    /** spec = the seven fields of 6.3; link = identificadorEnlaceComercio, idTransaccion, idEnlace, monto. */
-    order: 'spec' | 'link';
+    encoding: 'hex' | 'base64' | 'base64url';
+    /** The values hashed as they appear in the query, or normalised (monto with two decimals, booleans lower case). */
+    values: 'query' | 'normalised';
+    /**
+     * The fields of a link payment's hash: spec = the seven of 6.3; link = identificadorEnlaceComercio, idTransaccion,
+     * idEnlace, monto; auto = whichever verifies the first link payment's redirect (an API payment's is always spec).
+     */
+    order: 'spec' | 'link' | 'auto';
   };
-  maxWaitQrExpiryS: number;
+  /**
+   * MAX_WAIT_S: the longest a test waits in real time for the target's time to pass where it has no clock control
+   * (a link's vigencia, a screen's validity, a token's lifetime, a quick-pay QR); 0 = such tests skip.
+   */
+  maxWaitS: number;
   // --- issue 12: remote speed ---
   /** MAX_CONCURRENCY: requests in flight to the target at most, across the whole run (lowered on 429/503). */
   maxConcurrency: number;
@@ -109,8 +127,11 @@ export interface ReportSettings {
 type Env = Record<string, string | undefined>;
 
 /** Reads `.env` (if present; real variables win) and validates every variable. Throws ConfigError. */
-export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null } = {}): Config {
-  const merged = withVariantSettings({ ...readDotenv(options.dotenvPath), ...definedOnly(env) });
+export function loadConfig(env: Env = process.env, options: { dotenvPath?: string | null; discovered?: boolean } = {}): Config {
+  const given = { ...readDotenv(options.dotenvPath), ...definedOnly(env) };
+  // Settings `npm run discover` found (REPORT_DIR/discovered.env) fill only what the user left unset.
+  const discovered = options.dotenvPath === null || options.discovered === false ? {} : readDiscovered(given);
+  const merged = withVariantSettings({ ...discovered, ...withoutEmpty(given) });
   const config = parseConfig(merged);
   registerSecrets(config);
   return deepFreeze(config);
@@ -153,6 +174,10 @@ function readDotenv(path: string | null | undefined): Env {
     throw new ConfigError(`the .env file "${file}" does not exist; create it from .env.example or pass another path`, 'DOTENV');
   }
   return parseDotenv(readFileSync(file));
+}
+
+function withoutEmpty(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
 }
 
 function definedOnly(env: Env): Env {
@@ -265,10 +290,11 @@ function parseConfig(env: Env): Config {
   const remote = baseUrl !== undefined;
   const target = remote ? remoteTarget(r, baseUrl) : embeddedTarget(r);
 
-  const accountAuth = r.oneOf<AccountAuth>('ACCOUNT_AUTH', 'how account user+password is sent: HTTP Basic or an OAuth2 password grant at AUTH_URL', ['basic', 'password-grant'], 'basic');
+  const accountAuthSetting = r.oneOf('ACCOUNT_AUTH', 'how account user+password is sent: HTTP Basic, an OAuth2 password grant at AUTH_URL, or auto = try Basic, then the password grant', ['basic', 'password-grant', 'auto'] as const, remote ? 'auto' : 'basic');
+  const accountAuth: AccountAuth = accountAuthSetting === 'auto' ? 'basic' : accountAuthSetting;
   // The embedded sandbox takes account credentials as HTTP Basic, unless a variant issues account tokens (its
   // settings say ACCOUNT_AUTH=password-grant): any other pairing would fail every account test, blaming the sandbox.
-  if (!remote) {
+  if (!remote && accountAuthSetting !== 'auto') {
     const variantAuth = embeddedAccountAuth(r.raw('SANDBOX_VARIANT'));
     if (accountAuth !== variantAuth) {
       throw new ConfigError(
@@ -298,7 +324,9 @@ function parseConfig(env: Env): Config {
   };
 
   const webhook = {
-    signature: r.oneOf('WEBHOOK_SIGNATURE', 'verify the webhook signature header, or only observe it', ['off', 'hmac-sha256'] as const, remote ? 'off' : 'hmac-sha256'),
+    signature: r.oneOf('WEBHOOK_SIGNATURE', 'how the webhook signature header is made (off = only observe it; auto = discover it on the first webhook)', ['off', 'auto', ...DIGEST_NAMES] as const, remote ? 'auto' : 'hmac-sha256'),
+    signatureUnkeyed: r.oneOf('WEBHOOK_SIGNATURE_KEY', 'none when the signature is a digest without a key; unset = keyed with the client secret', ['none'] as const, 'none') === 'none' && r.isSet('WEBHOOK_SIGNATURE_KEY'),
+    signatureEncoding: r.oneOf('WEBHOOK_SIGNATURE_ENCODING', 'the encoding of the webhook signature', ['hex', 'base64', 'base64url'] as const, 'hex'),
     signatureHeader: r.pattern('WEBHOOK_SIGNATURE_HEADER', 'an HTTP header name carrying the webhook signature', /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'x-signature').toLowerCase(),
     timeoutS: r.int('WEBHOOK_TIMEOUT_S', 'number of seconds to wait for a webhook', 10, 1),
     fieldCase: r.oneOf('WEBHOOK_FIELD_CASE', 'how webhook field names are matched', ['exact', 'insensitive'] as const, 'exact'),
@@ -306,10 +334,11 @@ function parseConfig(env: Env): Config {
 
   const hashKey = r.raw('REDIRECT_HASH_KEY');
   const redirectHash = {
-    algorithm: r.oneOf<RedirectHashAlgorithm>('REDIRECT_HASH', 'the redirect hash algorithm; off = observe, don\'t verify', ['off', 'hmac-sha256', 'hmac-sha512', 'sha256', 'sha512'], remote ? 'off' : 'hmac-sha256'),
-    ...(hashKey === undefined ? {} : { key: hashKey }),
-    encoding: r.oneOf('REDIRECT_HASH_ENCODING', 'the encoding of the redirect hash', ['hex', 'base64'] as const, 'hex'),
-    order: r.oneOf('REDIRECT_HASH_ORDER', 'the fields hashed: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto', ['spec', 'link'] as const, 'spec'),
+    algorithm: r.oneOf<RedirectHashAlgorithm>('REDIRECT_HASH', 'the redirect hash algorithm; off = observe, don\'t verify; auto = discover it on the first redirect', ['off', 'auto', ...DIGEST_NAMES], remote ? 'auto' : 'hmac-sha256'),
+    ...(hashKey === undefined ? {} : { key: hashKey === 'none' ? '' : hashKey }),
+    encoding: r.oneOf('REDIRECT_HASH_ENCODING', 'the encoding of the redirect hash (hex in either case)', ['hex', 'base64', 'base64url'] as const, 'hex'),
+    values: r.oneOf('REDIRECT_HASH_VALUES', 'how the values are hashed: as they appear in the query, or normalised (monto with two decimals, booleans lower case)', ['query', 'normalised'] as const, 'query'),
+    order: r.oneOf('REDIRECT_HASH_ORDER', 'the fields of a link payment\'s hash: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto, auto = whichever verifies the first', ['spec', 'link', 'auto'] as const, 'auto'),
   };
 
   const allowDestructive = parseDestructive(r);
@@ -357,13 +386,14 @@ function parseConfig(env: Env): Config {
   return {
     target,
     accountAuth,
+    accountAuthAuto: accountAuthSetting === 'auto',
     tokenAudience,
     http,
     reportDir: r.string('REPORT_DIR', 'reports'),
     receiver,
     webhook,
     redirectHash,
-    maxWaitQrExpiryS: r.int('MAX_WAIT_QR_EXPIRY_S', 'number of seconds a test may wait for a quick-pay QR to expire (0 = skip such tests without a clock)', 0, 0),
+    maxWaitS: parseMaxWait(r, remote),
     maxConcurrency: r.int('MAX_CONCURRENCY', 'number of requests in flight to the target at once (1 = one at a time)', 8, 1, 64),
     allowDestructive,
     fastCheck,
@@ -377,6 +407,30 @@ function parseConfig(env: Env): Config {
     payer,
     reports: parseReportSettings(r),
   };
+}
+
+/**
+ * MAX_WAIT_S (default 120 on a remote target, 0 on the embedded one, whose clock the suite moves); the deprecated
+ * MAX_WAIT_QR_EXPIRY_S is read as MAX_WAIT_S when that is unset.
+ */
+function parseMaxWait(r: Reader, remote: boolean): number {
+  const what = 'number of seconds a test may wait in real time for the target\'s time to pass where the target has no clock control (0 = such tests skip)';
+  if (!r.isSet('MAX_WAIT_S') && r.isSet('MAX_WAIT_QR_EXPIRY_S')) return r.int('MAX_WAIT_QR_EXPIRY_S', `${what}; deprecated: use MAX_WAIT_S`, 120, 0, 3600);
+  return r.int('MAX_WAIT_S', what, remote ? 120 : 0, 0, 3600);
+}
+
+/**
+ * REPORT_DIR/discovered.env, written by `npm run discover` for one API_BASE_URL (its DISCOVERED_FOR line): applied
+ * only to that target, below the environment and .env. A file for another target is ignored.
+ */
+function readDiscovered(given: Env): Env {
+  const file = `${given.REPORT_DIR?.trim() || 'reports'}/discovered.env`;
+  if (!existsSync(file)) return {};
+  const found = parseDotenv(readFileSync(file));
+  const target = given.API_BASE_URL?.trim().replace(/\/+$/, '');
+  if (!target || found.DISCOVERED_FOR?.replace(/\/+$/, '') !== target) return {};
+  delete found.DISCOVERED_FOR;
+  return found;
 }
 
 // --- Reports: baseline comparison and ratchet (issue 15) ---------------------------------------------------------
@@ -580,7 +634,7 @@ export function redactedConfigSummary(config: Config): string {
     ['CLIENT_SECRET', t.kind === 'remote' ? '[set]' : embedded],
     ['ACCOUNT_USER', t.kind === 'remote' ? (t.accountUser ?? '[unset]') : embedded],
     ['ACCOUNT_PASSWORD', t.kind === 'remote' ? flag(t.accountPassword) : embedded],
-    ['ACCOUNT_AUTH', config.accountAuth],
+    ['ACCOUNT_AUTH', config.accountAuthAuto ? 'auto' : config.accountAuth],
     ['TOKEN_AUDIENCE', config.tokenAudience],
     ['SECOND_CLIENT_ID', t.kind === 'remote' ? (t.secondClientId ?? '[unset]') : embedded],
     ['SECOND_CLIENT_SECRET', t.kind === 'remote' ? flag(t.secondClientSecret) : embedded],
@@ -604,14 +658,17 @@ export function redactedConfigSummary(config: Config): string {
     ['HTTP_RETRIES', String(config.http.retries)],
     ['MAX_RESPONSE_BYTES', String(config.http.maxResponseBytes)],
     ['REDIRECT_HASH', config.redirectHash.algorithm],
-    ['REDIRECT_HASH_KEY', config.redirectHash.key === undefined ? '[unset: the client secret]' : '[set]'],
+    ['REDIRECT_HASH_KEY', config.redirectHash.key === undefined ? '[unset: the client secret]' : config.redirectHash.key === '' ? 'none' : '[set]'],
     ['REDIRECT_HASH_ENCODING', config.redirectHash.encoding],
+    ['REDIRECT_HASH_VALUES', config.redirectHash.values],
     ['REDIRECT_HASH_ORDER', config.redirectHash.order],
     ['WEBHOOK_SIGNATURE', config.webhook.signature],
     ['WEBHOOK_SIGNATURE_HEADER', config.webhook.signatureHeader],
+    ['WEBHOOK_SIGNATURE_KEY', config.webhook.signatureUnkeyed ? 'none' : '[unset: the client secret]'],
+    ['WEBHOOK_SIGNATURE_ENCODING', config.webhook.signatureEncoding],
     ['WEBHOOK_TIMEOUT_S', String(config.webhook.timeoutS)],
     ['WEBHOOK_FIELD_CASE', config.webhook.fieldCase],
-    ['MAX_WAIT_QR_EXPIRY_S', String(config.maxWaitQrExpiryS)],
+    ['MAX_WAIT_S', String(config.maxWaitS)],
     ['MAX_CONCURRENCY', String(config.maxConcurrency)],
     ['FC_SEED', config.fastCheck.seed === undefined ? '[unset: random]' : String(config.fastCheck.seed)],
     ['FC_NUM_RUNS', String(config.fastCheck.numRuns)],

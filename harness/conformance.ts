@@ -17,28 +17,17 @@
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
  * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
  * (every step it made, harness/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
- * lock mode is granted and does not count its waits for other tests; vitest's timeout is the run bound.
+ * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
+ * run bound.
  *
- * Concurrency (issue 12). The tests of all files run concurrently (harness/runner.ts). Every test holds the run-wide
- * `testLock` (harness/lock.ts) in one of its modes: SHARED by default; TIMELESS — shared, and beside a test that moves
- * the clock — for a test whose outcome does not depend on the target's clock (`timeless: true`: a validation rule, a
- * property over bodies); CLOCK — only timeless tests beside it — for a test that moves the target's clock; QUIET —
- * only other quiet tests in flight, which create nothing when the target is right — for a test that reads the global
- * counters; EXCLUSIVE — nothing else — on request (`exclusive: true`):
- *   - `needs: ['clock']` (or `movesClock: true`, for a test that waits instead on a target without clock control) in
- *     the spec: clock from the start (declare it when the test's earlier steps must not see another test's clock
- *     move either, e.g. a screen opened before the move);
- *   - otherwise the first `t.run.control.advanceClock()` of a test raises it to clock, and its first
- *     `t.run.control.stats()` to quiet (it lets go of its hold, waits for the new mode, and keeps it to its end), so a
- *     clock move or a "before" snapshot is never disturbed by a test that creates things, declared or not;
- *   - a clock move waits until no request of another test is in flight and holds new ones back until it is done,
- *     and the harness forgets its tokens after it: a timeless test's request never straddles a move; a move of more
- *     than 4 minutes is made alone (exclusive; a clock test keeps its hold while it waits for that);
- *   - the requests of a clock or exclusive test go first to the target (harness/http.ts): they are the serial chain;
- *   - a quiet test that fails a check is run again alone (exclusive) and judged by that run: another quiet test's
- *     wrongful creation can move its counters, but only its own requests can fail it alone (one fault, one finding).
- * Tests that only read their own resources (outbox entries by unique address, webhooks by idTransaccion) stay shared.
- * Memoised shared work (a promise kept in a module variable) is safe: whoever asks second awaits the same promise.
+ * Independence (issue 21). The tests of a run overlap. A test that moves time or counts what its requests created gets
+ * its own test-control tenant (`tenant: true`, implied by `needs: ['clock']`, `needs: ['stats']` and `movesClock`): a
+ * fresh account and business with their own clock, counters and outbox, so its `t.run` / `t.call` act as that tenant
+ * and `t.run.control` moves only its clock and reads only its counters and outbox — no other test can disturb it or be
+ * disturbed by it, and nothing orders the tests. On a target without tenants, `needs: ['clock']` / `['stats']` skip
+ * with the reason, and a `movesClock` test waits in real time as the primary business. Tests that only read their own
+ * resources (outbox entries by unique address, webhooks by idTransaccion) use the primary business. What stays shared,
+ * and why: docs/decisions.md "Independent tests".
  */
 import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
@@ -49,74 +38,8 @@ import { HttpError, NoFormError, PayerError, PaymentRefused } from './errors.ts'
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
-import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, waitingFor, withScope } from './evidence.ts';
+import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from './evidence.ts';
 import { loadConfig } from './config.ts';
-import { joinModes, TestLock, type LockMode } from './lock.ts';
-import { urgently } from './http.ts';
-
-/** The run-wide test lock (one worker, one module instance: run-wide). New suites use it through the spec, above. */
-export const testLock = new TestLock();
-
-/**
- * A test's hold of `testLock`: taken once, raised (to the mode that allows both, never lowered), given back when the
- * test finishes — also when it finishes (times out) while still waiting, so a late grant is returned at once.
- */
-class Hold {
-  #release: (() => void) | undefined;
-  #finished = false;
-  constructor(public mode: LockMode) {}
-
-  /** Takes the hold in its mode; `replacing`: upgrades the hold it has in that mode, without a gap. */
-  async take(replacing?: LockMode): Promise<void> {
-    const release = await testLock.acquire(this.mode, replacing);
-    if (this.#finished) release();
-    else this.#release = release;
-  }
-
-  async raise(mode: LockMode): Promise<void> {
-    const next = joinModes(this.mode, mode);
-    if (next === this.mode) return;
-    const from = this.mode;
-    this.mode = next;
-    // A clock test going on alone keeps its hold while it waits: no other clock test moves the clock meanwhile.
-    // (Only a clock hold may upgrade: there is one at a time, so two upgrades never wait for each other.)
-    if (from === 'clock' && this.#release) return this.take(from);
-    this.#release?.();
-    this.#release = undefined;
-    await this.take();
-  }
-
-  finish(): void {
-    this.#finished = true;
-    this.#release?.();
-    this.#release = undefined;
-  }
-}
-
-/**
- * The longest clock move made beside timeless tests. A longer one could outlive a token another test fetched a
- * moment before it and sends a moment after (tokens usually live an hour; even a 5-minute token outlives this):
- * such a move is made alone (exclusive).
- */
-const TIMELESS_MOVE_S = 240;
-
-/** The run as one test sees it: moving the clock takes the clock mode (and the target alone), reading the global counters quiet. */
-function runFor(run: Run, h: Hold): Run {
-  const control = run.control;
-  if (!control) return run;
-  return {
-    ...run,
-    control: {
-      ...control,
-      // Waiting for the lock's mode, or for the other tests' requests to drain, is not this test's own time.
-      advanceClock: async (seconds) => {
-        await waitingFor('the test lock (clock mode)', () => h.raise(seconds > TIMELESS_MOVE_S ? 'exclusive' : 'clock'));
-        await waitingFor('the other tests\' requests to end (a clock move)', () => run.http.alone(() => control.advanceClock(seconds)));
-      },
-      stats: async () => (await waitingFor('the test lock (quiet mode)', () => h.raise('quiet')), control.stats()),
-    },
-  };
-}
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
@@ -128,11 +51,9 @@ export interface ClauseTestSpec {
   needs?: Need[];
   /** A test that pays or purchases: refused by the interlock unless the business is in development. */
   purchase?: boolean;
-  /** Run alone: no other test in flight (see "Concurrency" above). */
-  exclusive?: boolean;
-  /** The outcome does not depend on the target's clock: another test may move it meanwhile (see "Concurrency" above). */
-  timeless?: boolean;
-  /** Moves the clock where the target has clock control (else waits): the clock mode from the start there. */
+  /** Runs as its own test-control tenant where the target has them (see "Independence" above); else as the primary business. */
+  tenant?: boolean;
+  /** Moves the clock where the target has tenants (its own tenant's), else waits in real time. */
   movesClock?: boolean;
 }
 
@@ -150,9 +71,10 @@ export interface T {
 }
 
 const NEED_REASONS: Record<Need, string> = {
-  clock: 'the target has no clock control (no sandbox test-control API)',
+  clock: 'the target has no clock control of its own for a test (no sandbox test-control API with tenants)',
   outbox: 'the target exposes no notification outbox (no sandbox test-control API)',
-  stats: 'the target exposes no state counters (no sandbox test-control API), so "creates nothing" cannot be observed',
+  stats: 'the target exposes no state counters of its own for a test (no sandbox test-control API with tenants), so "creates nothing" cannot be observed',
+  tenants: 'the target cannot create test-control tenants (no sandbox test-control API with tenants)',
   reset: 'the target cannot be reset',
   account: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD',
   businessNoMpos: 'no second business without MPOS permission: set SECOND_CLIENT_ID and SECOND_CLIENT_SECRET',
@@ -160,7 +82,7 @@ const NEED_REASONS: Record<Need, string> = {
     'account deletion is destructive: it runs only on the embedded sandbox\'s disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD',
   mposPermission: 'the CLIENT_ID business lacks the additional MPOS permission of 4.7 (MPOS_PERMITTED=no), so it cannot buy through MPOS',
   otherTenant: 'no second merchant: set OTHER_ACCOUNT_USER, OTHER_ACCOUNT_PASSWORD, OTHER_CLIENT_ID and OTHER_CLIENT_SECRET (the account and a development business of another merchant) to check tenant isolation',
-  hash: 'the redirect hash algorithm and key are not shown by the spec: set REDIRECT_HASH (e.g. hmac-sha256) and REDIRECT_HASH_KEY to verify it',
+  hash: 'the redirect hash is only observed (REDIRECT_HASH=off): set REDIRECT_HASH=auto to discover its scheme, or the scheme (e.g. hmac-sha256, see .env.example) to verify it',
 };
 
 const UNPROCESSED =
@@ -181,6 +103,10 @@ function missing(run: Run, need: Need): boolean {
       return !run.config.mposPermitted;
     case 'otherTenant':
       return !run.target.other;
+    case 'clock':
+    case 'stats':
+      // Only ever a tenant's (harness/run.ts): checked again on the tenant's run once it is created.
+      return run.tenantId === undefined ? !run.tenant : !run.target.capabilities.includes(need);
     default:
       return !run.target.capabilities.includes(need);
   }
@@ -222,10 +148,10 @@ export function testName(clauses: string[], title: string): string {
 }
 
 /**
- * A test's own budget (issue 21): the time its own work may take — from the grant of its lock mode, not counting
- * time spent waiting for what other tests hold (the request cap, a raise of its lock mode, a browser page: see
- * `waitingFor` in harness/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test ends ERROR naming
- * what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): waiting for the lock counts there only.
+ * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
+ * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
+ * test started: see `waitingFor` in harness/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
+ * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
  */
 export const TEST_BUDGET_MS = 60_000;
 
@@ -309,13 +235,13 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
     if (spec.purchase) shared.interlock.assertMayPay();
-    // Its mode (see "Concurrency" above), held until the test ends.
-    const clock = spec.needs?.includes('clock') || (spec.movesClock && shared.target.capabilities.includes('clock'));
-    const lock = new Hold(spec.exclusive ? 'exclusive' : clock ? 'clock' : spec.timeless ? 'timeless' : 'shared');
+    // Its own tenant (see "Independence" above) where it moves time or counts, and the target has tenants.
+    const own = spec.tenant || spec.movesClock || spec.needs?.some((n) => n === 'clock' || n === 'stats');
+    const run = own && shared.tenant ? await shared.tenant() : shared;
+    for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) ctx.skip(NEED_REASONS[need]);
     // The transcript of the attempt being judged: what a failed or errored test carries as its evidence.
     let scope: Scope | undefined;
     ctx.onTestFinished(() => {
-      lock.finish();
       if (scope) scope.closed = true;
     });
     // Also when vitest ends the test (the run bound): the transcript shows how far it got.
@@ -324,8 +250,6 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end: task.result?.errors?.[0]?.message ?? 'the test failed' });
       }
     });
-    await lock.take();
-    const run = runFor(shared, lock);
     const budgetMs = budgetOf(run, timeoutMs);
 
     const observations: Observation[] = [];
@@ -349,28 +273,20 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
 
     const expected = isExpectedFailure(run, name);
     let unprocessed: number;
-    // A clock or exclusive test's requests go to the target first (harness/http.ts). Each attempt has its own scope
-    // (its transcript) and its own budget, which starts now: the lock is granted.
+    // The attempt has its own scope (its transcript) and its own budget, which starts now.
     const attempt = () => {
       const mine = new Scope(name);
       scope = mine;
-      const work = urgently(() => lock.mode === 'clock' || lock.mode === 'exclusive', () => withScope(mine, async () => {
+      const work = withScope(mine, async () => {
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
-      }));
+      });
       return withinBudget(mine, budgetMs, work);
     };
     try {
-      unprocessed = await attempt().catch(async (err: unknown) => {
-        // Measured beside other quiet tests: judged again alone, from scratch (see "Concurrency" above).
-        if (!(err instanceof CheckFailure) || lock.mode !== 'quiet') throw err;
-        await lock.raise('exclusive');
-        observations.length = 0;
-        delete ctx.task.meta.observations;
-        return attempt();
-      });
+      unprocessed = await attempt();
     } catch (err) {
       // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
       if (err instanceof PaymentRefused) {

@@ -9,8 +9,8 @@
  *   observeWebhook(contract, webhook, fieldCase);            // in the receiver's onWebhook
  *   contractRecord('createPaymentLink')                      // { seen, broken, clauses, evidence }
  *
- * The state is process-wide: the conformance project runs its files in one worker without isolation, so every file
- * reports here. Nothing in it assumes one test at a time (concurrent tests only add to the counts).
+ * The state is process-wide: the conformance project is one test file declaring every suite
+ * (suites/all.conformance.ts), so every suite reports here. Nothing in it assumes one test at a time (concurrent tests only add to the counts).
  */
 import { contractFindings, describeExchange, webhookFindings, type ContractFinding } from './checks.ts';
 import type { Contract } from './contract.ts';
@@ -40,6 +40,8 @@ export interface ContractRecord {
   broken: number;
   clauses: Map<string, ClauseTally>;
   evidence: CheckEvidence[];
+  /** Per clause of kind description: responses whose value does not look as the spec describes it (WARN only). */
+  observed: Map<string, ClauseTally>;
 }
 
 const records = new Map<string, ContractRecord>();
@@ -47,22 +49,28 @@ const records = new Map<string, ContractRecord>();
 function recordOf(operationId: string): ContractRecord {
   let record = records.get(operationId);
   if (!record) {
-    record = { operationId, seen: 0, successes: 0, broken: 0, clauses: new Map(), evidence: [] };
+    record = { operationId, seen: 0, successes: 0, broken: 0, clauses: new Map(), evidence: [], observed: new Map() };
     records.set(operationId, record);
   }
   return record;
 }
 
-function tally(record: ContractRecord, findings: ContractFinding[], success: boolean, evidence: () => Pick<CheckEvidence, 'exchange' | 'curl'>): void {
+function count(into: Map<string, ClauseTally>, findings: ContractFinding[]): void {
+  for (const clause of new Set(findings.flatMap((f) => f.clauses))) {
+    const t = into.get(clause);
+    if (t) t.count++;
+    else into.set(clause, { count: 1, first: findings.find((f) => f.clauses.includes(clause))!.actual });
+  }
+}
+
+function tally(record: ContractRecord, all: ContractFinding[], success: boolean, evidence: () => Pick<CheckEvidence, 'exchange' | 'curl'>): void {
   record.seen++;
   if (success) record.successes++;
+  count(record.observed, all.filter((f) => f.severity === 'observe'));
+  const findings = all.filter((f) => f.severity === 'fail');
   if (findings.length === 0) return;
   record.broken++;
-  for (const clause of new Set(findings.flatMap((f) => f.clauses))) {
-    const t = record.clauses.get(clause);
-    if (t) t.count++;
-    else record.clauses.set(clause, { count: 1, first: findings.find((f) => f.clauses.includes(clause))!.actual });
-  }
+  count(record.clauses, findings);
   const shown = new Set(record.evidence.flatMap((e) => e.clauses));
   const newClause = findings.some((f) => f.clauses.some((c) => !shown.has(c)));
   if (record.evidence.length < EVIDENCE_KEPT || (newClause && record.evidence.length < 3 * EVIDENCE_KEPT)) {

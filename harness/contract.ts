@@ -10,6 +10,8 @@
  *
  * Each violation names the JSON pointer of the offending value, the failing keyword, a message that never quotes
  * a string value (responses carry secrets), and the clause ids of the nearest `x-clause` above the failing keyword.
+ * Its severity follows those clauses' kinds (spec/clauses.yaml): `observe` when every one is a description or an
+ * observation (a format the spec only describes), else `fail`.
  * Responses the contract marks `x-unspecified` (error bodies: the spec does not show them) accept anything.
  */
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,7 @@ import addFormatsPlugin from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { OpenAPI } from 'openapi-types';
 import type { OperationId } from '../spec/types.ts';
+import { loadClauses, OBSERVED_KINDS } from '../spec/clauses.ts';
 
 export type { OperationId };
 
@@ -30,6 +33,8 @@ export interface Violation {
   keyword: string;
   /** Clause ids of spec/clauses.yaml. */
   clause: string[];
+  /** `observe`: every clause named is a description or an observation; the suite records it, never fails on it. */
+  severity: 'fail' | 'observe';
 }
 
 export type AuthKind = 'bearer' | 'account';
@@ -80,6 +85,8 @@ interface Compiled {
   schema: Obj;
   validate: ValidateFunction;
   fallback: string[];
+  /** The clause is of an observed kind (description, observation). */
+  observed: (id: string) => boolean;
 }
 
 interface CompiledOperation {
@@ -116,8 +123,10 @@ export async function createContract(document?: unknown): Promise<Contract> {
   ajv.addFormat('date-time-optional-offset', fullFormats['iso-date-time']);
   ajv.addVocabulary(SCHEMA_ANNOTATIONS);
 
+  const kinds = new Map(loadClauses().map((c) => [c.id, c.kind]));
+  const observed = (id: string): boolean => OBSERVED_KINDS.includes(kinds.get(id)!);
   const compile = (schema: unknown, fallback: string[]): Compiled | undefined =>
-    isObj(schema) ? { schema, validate: ajv.compile(schema), fallback } : undefined;
+    isObj(schema) ? { schema, validate: ajv.compile(schema), fallback, observed } : undefined;
 
   const operations = new Map<string, CompiledOperation>();
   let webhook: Compiled | undefined;
@@ -178,7 +187,7 @@ export async function createContract(document?: unknown): Promise<Contract> {
       const op = operation(operationId);
       const key = [String(status), `${Math.floor(status / 100)}XX`, 'default'].find((k) => op.responses.has(k));
       if (key === undefined) {
-        return [{ path: '', message: `status ${status} is not a response of ${operationId}`, keyword: 'status', clause: op.meta.clauses }];
+        return [{ path: '', message: `status ${status} is not a response of ${operationId}`, keyword: 'status', clause: op.meta.clauses, severity: 'fail' }];
       }
       const compiled = op.responses.get(key);
       return compiled ? run(compiled, body) : [];
@@ -256,12 +265,17 @@ function relevantErrors(errors: ErrorObject[], root: Obj, data: unknown): ErrorO
   return errors.filter((e) => !dropped.has(e));
 }
 
+/** Keywords a description clause covers: what a string looks like. Any other keyword is judged as a type or rule. */
+const DESCRIBED_KEYWORDS = ['format', 'pattern'];
+
 function toViolation(error: ErrorObject, compiled: Compiled, data: unknown): Violation {
   const owner = at(compiled.schema, error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')));
-  const clause = nearestClause(compiled.schema, error.schemaPath) ?? compiled.fallback;
+  const skip = DESCRIBED_KEYWORDS.includes(error.keyword) ? () => false : compiled.observed;
+  const clause = nearestClause(compiled.schema, error.schemaPath, skip) ?? compiled.fallback;
+  const severity = clause.length > 0 && clause.every(compiled.observed) ? 'observe' : 'fail';
   if (error.keyword === 'required') {
     const missing = String(error.params.missingProperty);
-    return { path: `${error.instancePath}/${escapePointer(missing)}`, message: `required field ${missing} is missing`, keyword: 'required', clause };
+    return { path: `${error.instancePath}/${escapePointer(missing)}`, message: `required field ${missing} is missing`, keyword: 'required', clause, severity };
   }
   let keyword = error.keyword;
   let message = error.message ?? keyword;
@@ -279,18 +293,25 @@ function toViolation(error: ErrorObject, compiled: Compiled, data: unknown): Vio
       message = owner.description.replace(/\.$/, '');
     }
   }
-  return { path: error.instancePath, message: `${message} (got ${describe(pointerGet(data, error.instancePath))})`, keyword, clause };
+  return { path: error.instancePath, message: `${message} (got ${describe(pointerGet(data, error.instancePath))})`, keyword, clause, severity };
 }
 
-/** The x-clause nearest to the failing keyword on its schema path (the keyword's own schema first). */
-function nearestClause(root: Obj, schemaPath: string): string[] | undefined {
+/**
+ * The x-clause nearest to the failing keyword on its schema path (the keyword's own schema first), passing over an
+ * x-clause whose ids are all `skip`ped (a description clause, for a keyword other than format or pattern).
+ */
+function nearestClause(root: Obj, schemaPath: string, skip: (id: string) => boolean): string[] | undefined {
   let node: unknown = root;
-  let found = clauseList(root['x-clause']);
+  const usable = (value: unknown) => {
+    const ids = clauseList(value);
+    return ids.length > 0 && !ids.every(skip) ? ids : undefined;
+  };
+  let found = usable(root['x-clause']);
   for (const segment of schemaPath.replace(/^#\/?/, '').split('/')) {
     node = step(node, segment);
-    if (isObj(node) && node['x-clause'] !== undefined) found = clauseList(node['x-clause']);
+    if (isObj(node)) found = usable(node['x-clause']) ?? found;
   }
-  return found.length > 0 ? found : undefined;
+  return found;
 }
 
 function at(root: unknown, schemaPath: string): unknown {

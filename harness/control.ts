@@ -1,6 +1,7 @@
 /**
  * Client of the sandbox's test-control API (outside the spec; docs/decisions.md). Suites use it only when the
- * capability probe found it, and skip with a reason otherwise.
+ * capability probe found it, and skip with a reason otherwise. A tenant (`createTenant`: a fresh account and
+ * business with their own clock, counters and outbox) answers the same calls under `/tenants/:id`.
  */
 import type { Http } from './http.ts';
 
@@ -25,12 +26,21 @@ export interface Stats {
   purchaseRequests: number;
 }
 
+/** What `POST /tenants` grants: credentials of a fresh account and business, and the id of their control calls. */
+export interface TenantGrant {
+  id: string;
+  account: { user: string; password: string };
+  business: { idAplicativo: string; clientId: string; clientSecret: string };
+}
+
 export interface Control {
   /** The target's clock, which runs ahead of ours once advanced. */
   now(): Promise<Date>;
   advanceClock(seconds: number): Promise<void>;
   outbox(): Promise<Outbox>;
   stats(): Promise<Stats>;
+  /** A fresh tenant and the control of its clock, counters and outbox (targets with the `tenants` capability). */
+  createTenant(): Promise<{ grant: TenantGrant; control: Control }>;
 }
 
 export function createControl(http: Http, controlUrl: string): Control {
@@ -51,5 +61,14 @@ export function createControl(http: Http, controlUrl: string): Control {
     },
     outbox: () => get<Outbox>('/outbox'),
     stats: () => get<Stats>('/stats'),
+    async createTenant() {
+      // Not idempotent (each call creates one): sent once, never retried.
+      const ex = await http.request({ method: 'POST', url: `${controlUrl}/tenants`, json: {}, label: 'control tenants' });
+      const grant = ex.response?.json as Partial<TenantGrant> | undefined;
+      if (ex.response?.status !== 201 || typeof grant?.id !== 'string' || !grant.business?.clientId || !grant.account?.user) {
+        throw new Error(`test-control API POST /tenants answered ${ex.response?.status ?? 'nothing'} without a tenant id and credentials`);
+      }
+      return { grant: grant as TenantGrant, control: createControl(http, `${controlUrl}/tenants/${encodeURIComponent(grant.id)}`) };
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { probeTarget, selectTarget } from './target.ts';
 import { PRODUCTION_MESSAGE } from './interlock.ts';
+import { findAccountAuth, withAccountAuth } from './discovery/account-auth.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let config: Config;
@@ -21,7 +22,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     err.stack = `${err.name}: ${err.message}`;
     throw err;
   }
-  const { info, embedded } = selected;
+  const { embedded } = selected;
+  let { info } = selected;
+  // ACCOUNT_AUTH=auto: found before the probe, which activates a link as the account.
+  if (config.accountAuthAuto && info.kind === 'remote') {
+    const found = await findAccountAuth(config, info);
+    if (found) {
+      info = { ...info, accountAuth: found };
+      config = withAccountAuth(config, found.accountAuth);
+    }
+  }
   const target = await probeTarget(info, config);
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({

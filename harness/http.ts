@@ -13,11 +13,9 @@
  * With `maxConcurrency` (MAX_CONCURRENCY; the run has one client, so the cap is run-wide) at most that many requests
  * are in flight; a 429 or 503, to any request, halves the cap, which then grows back by one per cap's worth of other
  * answers (AIMD, as TCP), and its Retry-After (up to maxBackoffMs, when at least as much time remains after it
- * before the run deadline) pauses every new request of the run. A slot is held per attempt, never across a backoff wait.
- * Requests made `urgently` (a test on the run's serial chain: the clock tests) are served before the others waiting;
- * `alone(fn)` waits until nothing is in flight and holds every other request back while `fn` runs (a clock move).
+ * before the run deadline) pauses every new request of the run. A slot is held per attempt, never across a backoff
+ * wait; waiters are served first come, first served.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError } from './errors.ts';
 import { doing, redactUrl, secrets, waitingFor } from './evidence.ts';
@@ -64,30 +62,14 @@ export interface HttpOptions {
 export interface Http {
   request(req: HttpRequest): Promise<Exchange>;
   close(): Promise<void>;
-  /** Runs `fn` with no other request of the run in flight (a clock move); without a cap, just runs it. */
-  alone<T>(fn: () => Promise<T>): Promise<T>;
   /** The concurrency limiter's state, when the client has one (for tests and the bench). */
   readonly limiter?: RequestLimiter;
 }
 
-/** Whether the requests made inside now go first (asked at each request: a test's mode can change as it runs). */
-const urgency = new AsyncLocalStorage<() => boolean>();
-export function urgently<T>(isUrgent: () => boolean, fn: () => Promise<T>): Promise<T> {
-  return urgency.run(isUrgent, fn);
-}
-
-/** The limiter whose `alone` the current code runs in. */
-const solitude = new AsyncLocalStorage<RequestLimiter>();
-
-interface SlotWaiter {
-  urgent: boolean;
-  alone: boolean;
-  resolve: () => void;
-}
 
 /**
  * The cap on requests in flight (a semaphore whose size moves: AIMD) and the run-wide pause after a 429/503.
- * Waiters are served urgent ones first, then first come, first served; while `alone` runs, only its own.
+ * Waiters are served first come, first served.
  */
 export class RequestLimiter {
   #cap: number;
@@ -96,10 +78,7 @@ export class RequestLimiter {
   #good = 0;
   #pausedUntil = 0;
   #lastDecrease = 0;
-  readonly #waiting: SlotWaiter[] = [];
-  /** Set while an `alone` waits for the pipeline to drain or runs; the next one queues behind it. */
-  #solo: { drained: () => void } | undefined;
-  #soloDone: Promise<void> = Promise.resolve();
+  readonly #waiting: (() => void)[] = [];
 
   constructor(readonly max: number) {
     if (!Number.isInteger(max) || max < 1) throw new Error(`maxConcurrency must be a positive integer (got ${max})`);
@@ -123,8 +102,6 @@ export class RequestLimiter {
 
   /** Waits for the pause to end and for a slot; `deadline` (epoch ms) bounds the pause, never the slot. */
   async acquire(deadline?: number): Promise<void> {
-    const urgent = urgency.getStore()?.() ?? false;
-    const alone = solitude.getStore() === this;
     for (;;) {
       const pause = this.#pausedUntil - Date.now();
       if (pause > 0 && (deadline === undefined || this.#pausedUntil < deadline)) {
@@ -132,34 +109,12 @@ export class RequestLimiter {
         continue;
       }
       await new Promise<void>((resolve) => {
-        this.#waiting.push({ urgent, alone, resolve });
+        this.#waiting.push(resolve);
         this.#wake();
       });
       // Woken with a slot reserved for us (see #wake): take it, unless a pause began meanwhile.
       if (this.#pausedUntil <= Date.now()) return;
       this.#inFlight--;
-      this.#wake();
-    }
-  }
-
-  /** Runs `fn` once nothing is in flight, holding back every request not made inside it until it is done. */
-  async alone<T>(fn: () => Promise<T>): Promise<T> {
-    for (;;) {
-      const previous = this.#soloDone;
-      await previous;
-      if (this.#soloDone === previous) break;
-    }
-    let done!: () => void;
-    this.#soloDone = new Promise<void>((resolve) => (done = resolve));
-    await new Promise<void>((drained) => {
-      this.#solo = { drained };
-      this.#wake();
-    });
-    try {
-      return await solitude.run(this, fn);
-    } finally {
-      this.#solo = undefined;
-      done();
       this.#wake();
     }
   }
@@ -190,15 +145,13 @@ export class RequestLimiter {
     this.#peak = Math.max(this.#peak, this.#inFlight);
   }
 
-  /** Hands free slots to waiters in order (reserving each slot before the waiter runs); tells `alone` when drained. */
+  /** Hands free slots to waiters in order (reserving each slot before the waiter runs). */
   #wake(): void {
-    if (this.#solo && this.#inFlight === 0) this.#solo.drained();
     while (this.#inFlight < this.#cap) {
-      const i = this.#solo ? this.#waiting.findIndex((w) => w.alone) : Math.max(0, this.#waiting.findIndex((w) => w.urgent));
-      if (i < 0 || i >= this.#waiting.length) return;
-      const [waiter] = this.#waiting.splice(i, 1);
+      const waiter = this.#waiting.shift();
+      if (!waiter) return;
       this.#take();
-      waiter!.resolve();
+      waiter();
     }
   }
 }
@@ -290,7 +243,6 @@ export function createHttp(options: HttpOptions): Http {
 
   return {
     request,
-    alone: (fn) => (limiter ? limiter.alone(fn) : fn()),
     close: () => agent.close(),
     ...(limiter ? { limiter } : {}),
   };

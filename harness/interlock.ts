@@ -52,6 +52,9 @@ export class InterlockError extends Error {
 export class Interlock {
   private stopped: string | undefined;
 
+  /** Test-control tenants: client id → account user (harness/run.ts `tenant()`). */
+  readonly #tenants = new Map<string, string>();
+
   constructor(private readonly target: Target) {
     if (target.mode === 'production') this.stopped = PRODUCTION_MESSAGE;
   }
@@ -67,6 +70,8 @@ export class Interlock {
   assertMayPay(who: PayingAs = { business: this.target.business.clientId }): void {
     if (this.stopped) throw new InterlockError(this.stopped);
     if (typeof who === 'object' && 'business' in who) return this.#assertDevelopment(this.#probeOf(who.business));
+    const tenant = typeof who === 'object' ? [...this.#tenants].find(([, user]) => user === who.account) : undefined;
+    if (tenant) return this.#assertDevelopment(this.#probeOf(tenant[0]));
     const other = this.target.other;
     if (other && typeof who === 'object' && who.account === other.account.user) return this.#assertOtherAccount(other);
     for (const probe of this.#probes()) this.#assertDevelopment(probe);
@@ -79,6 +84,14 @@ export class Interlock {
         `STOPPED: a purchase as an account acts as the account's first business, which could not be confirmed to be in development (${why}), so none is sent. Set ACCOUNT_USER to the account of the CLIENT_ID development business.`,
       );
     }
+  }
+
+  /**
+   * A test-control tenant (a fresh account and business the sandbox created in its one mode, docs/decisions.md): it
+   * pays as the primary business's probed mode allows, never more; its account acts as its only business.
+   */
+  addTenant(clientId: string, accountUser: string): void {
+    this.#tenants.set(clientId, accountUser);
   }
 
   /** Watches every response and webhook: a real transaction or a production flag anywhere stops all further payments. */
@@ -103,6 +116,10 @@ export class Interlock {
   }
 
   #probeOf(clientId: string): ModeProbe {
+    if (this.#tenants.has(clientId)) {
+      const primary = this.#probeOf(this.target.business.clientId);
+      return { ...primary, variable: `the test-control tenant's business (created in the mode of ${primary.variable})` };
+    }
     const probe = this.target.modes[clientId] ?? (this.target.other?.business.clientId === clientId ? this.target.other.probe : undefined);
     if (probe) return probe;
     if (clientId === this.target.business.clientId) {

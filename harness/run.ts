@@ -1,6 +1,6 @@
 /**
- * The run as a conformance worker sees it: one instance per worker process (the conformance project runs its files
- * in one worker without isolation, so the token cache, the receiver and the interlock are shared by every file).
+ * The run as a conformance worker sees it: one instance per worker process (the conformance project is one test file,
+ * suites/all.conformance.ts, so the token cache, the receiver and the interlock are shared by every suite).
  * Every API response goes through `call`, which applies the interlock and records the contract check
  * (harness/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */
@@ -15,7 +15,8 @@ import { startReceiver, type Receiver } from './receiver.ts';
 import { createPayer, type Payer } from './payer.ts';
 import { createControl, type Control } from './control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
-import type { HashSettings } from './checks.ts';
+import { withAccountAuth } from './discovery/account-auth.ts';
+import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from './discovery/run-schemes.ts';
 import { observeResponse, observeWebhook } from './contract-observer.ts';
 import { createRunHttp, type Credentials, type TargetInfo } from './target.ts';
 
@@ -35,8 +36,17 @@ export interface Run {
   payer: Payer;
   receiver(): Promise<Receiver>;
   control?: Control;
-  /** Redirect hash verification settings, or undefined when the run only observes the hash (REDIRECT_HASH=off). */
-  hash?: HashSettings;
+  /** The redirect hash scheme, configured or discovered (harness/discovery/), or undefined when the run only observes it (REDIRECT_HASH=off). */
+  hash?: RedirectHashes;
+  /** The webhook signature, configured or discovered, or undefined when the run only observes it (WEBHOOK_SIGNATURE=off). */
+  signature?: WebhookSignatures;
+  /**
+   * On a target with the `tenants` capability: the run as a fresh test-control tenant sees it — `call`, `target.business`
+   * and `target.account` are the tenant's, `control` moves its clock and reads its counters and outbox only.
+   */
+  tenant?(): Promise<Run>;
+  /** Set on a tenant's run: the id of the tenant it acts as. */
+  tenantId?: string;
 }
 
 let current: Promise<Run> | undefined;
@@ -47,8 +57,11 @@ export function getRun(): Promise<Run> {
 }
 
 async function createRun(): Promise<Run> {
-  const config = loadConfig();
-  const target = inject('target');
+  const probed = inject('target');
+  // The clock and the counters are only ever a tenant's (tenantRun): a test moving or reading the target-wide ones
+  // would depend on every other test of the run.
+  const target: TargetInfo = { ...probed, capabilities: probed.capabilities.filter((c) => c !== 'clock' && c !== 'stats') };
+  const config = withAccountAuth(loadConfig(), target.accountAuth?.accountAuth);
   const contract = await loadContract();
   const http = createRunHttp(config, target.deadline);
   secrets.add(target.business.clientSecret, 'client-secret');
@@ -59,7 +72,7 @@ async function createRun(): Promise<Run> {
 
   const clients = new Map<string, Call>();
   const tokenCaches: TokenCache[] = [];
-  function callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call {
+  function callAs(business: Credentials | undefined, account?: { user: string; password: string }, caches = tokenCaches): Call {
     // The password is part of the key: a negative test's wrong password must not get the right client back.
     const key = JSON.stringify([business?.clientId, account?.user, account?.password]);
     const existing = clients.get(key);
@@ -76,7 +89,7 @@ async function createRun(): Promise<Run> {
       account && config.accountAuth === 'password-grant'
         ? createTokenCache({ http, tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
         : undefined;
-    tokenCaches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
+    caches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({
       http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
@@ -103,11 +116,44 @@ async function createRun(): Promise<Run> {
   }
 
   // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
-  const payer = guardPayer(createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs }), () => interlock.assertMayPay(), (b) => interlock.watch(b));
+  const hash = createRedirectHashes(config, target.business.clientSecret);
+  const signature = createWebhookSignatures(config, target.business.clientSecret);
+  const rawPayer = createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
+  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params));
   let receiver: Promise<Receiver> | undefined;
-  const hash = hashSettings(config, target);
+  const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
-  return {
+  /** A fresh tenant's run: its own clients (token caches forgotten when its clock moves), control and hash key. */
+  async function tenantRun(base: Run): Promise<Run> {
+    const { grant, control: own } = await control!.createTenant();
+    secrets.add(grant.business.clientSecret, 'client-secret');
+    secrets.add(grant.account.password, 'account-password');
+    interlock.addTenant(grant.business.clientId, grant.account.user);
+    const caches: TokenCache[] = [];
+    const business = { clientId: grant.business.clientId, clientSecret: grant.business.clientSecret };
+    const tenantTarget: TargetInfo = { ...probed, business, account: grant.account };
+    // Its redirects and webhooks are keyed with its own secret: judged against its own schemes, and its webhooks come
+    // to the run's receiver tagged `tenant:<id>:…`, which the run-wide signature testcase leaves out.
+    const tenantHash = createRedirectHashes(config, grant.business.clientSecret);
+    const tenantSignature = createWebhookSignatures(config, grant.business.clientSecret);
+    const { tenant: _, hash: _h, signature: _s, ...rest } = base;
+    return {
+      ...rest,
+      tenantId: grant.id,
+      target: tenantTarget,
+      call: callAs(business, grant.account, caches),
+      control: forgettingTokensOnClockMoves(own, caches),
+      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params)),
+      receiver: async () => {
+        const r = await base.receiver();
+        return { ...r, webhookUrl: (tag?: string) => r.webhookUrl(`tenant:${grant.id}:${tag ?? ''}`) };
+      },
+      ...(tenantHash ? { hash: tenantHash } : {}),
+      ...(tenantSignature ? { signature: tenantSignature } : {}),
+    };
+  }
+
+  const run: Run = {
     config,
     target,
     contract,
@@ -126,13 +172,13 @@ async function createRun(): Promise<Run> {
           interlock.watch(w.json);
           observeWebhook(contract, w, config.webhook.fieldCase);
         },
-        ...(config.webhook.signature !== 'off'
-          ? { signature: { header: config.webhook.signatureHeader, algorithm: config.webhook.signature, key: target.business.clientSecret } }
-          : {}),
       })),
-    ...(target.controlUrl && target.capabilities.length > 0 ? { control: forgettingTokensOnClockMoves(createControl(http, target.controlUrl), tokenCaches) } : {}),
+    ...(control ? { control: forgettingTokensOnClockMoves(control, tokenCaches) } : {}),
     ...(hash ? { hash } : {}),
+    ...(signature ? { signature } : {}),
   };
+  if (control && probed.capabilities.includes('tenants')) run.tenant = () => tenantRun(run);
+  return run;
 }
 
 /** Moving the target's clock may expire every cached token: the next call of each client fetches a new one. */
@@ -146,16 +192,15 @@ function forgettingTokensOnClockMoves(control: Control, caches: TokenCache[]): C
   };
 }
 
-function hashSettings(config: Config, target: TargetInfo): HashSettings | undefined {
-  const h = config.redirectHash;
-  if (h.algorithm === 'off') return undefined;
-  return { algorithm: h.algorithm, key: h.key ?? target.business.clientSecret, encoding: h.encoding, order: h.order };
-}
-
 /** Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. */
-function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void): Payer {
+function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void): Payer {
   const watchOutcome = <T extends { kind: string }>(o: T): T => {
-    if (o.kind === 'redirect') watch({ esReal: (o as unknown as { params: Record<string, string> }).params['esReal'] === 'true' });
+    if (o.kind === 'redirect') {
+      const params = (o as unknown as { params: Record<string, string> }).params;
+      watch({ esReal: params['esReal'] === 'true' });
+      // Every redirect's hash is judged against the run's scheme (suites/contract.test.ts).
+      redirected(params);
+    }
     return o;
   };
   return {

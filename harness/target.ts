@@ -9,7 +9,7 @@ import { createTokenCache } from './tokens.ts';
 import { Recorder, secrets } from './evidence.ts';
 import { asBool, field } from './read.ts';
 
-export type Capability = 'clock' | 'outbox' | 'stats' | 'reset';
+export type Capability = 'clock' | 'outbox' | 'stats' | 'reset' | 'tenants';
 export type BusinessMode = 'development' | 'production' | 'unknown';
 
 export interface Credentials {
@@ -62,6 +62,8 @@ export interface TargetInfo {
   accountConfirmed?: true | string;
   /** Epoch ms at which the whole run must end (RUN_TIMEOUT_S counted from the start of the global setup). */
   deadline: number;
+  /** ACCOUNT_AUTH=auto: how the account authenticates, as the global setup found it (harness/discovery/account-auth.ts). */
+  accountAuth?: { accountAuth: 'basic' | 'password-grant'; found: boolean; evidence: string };
   /** Set when the target cannot be used at all: every test fails with this one line. */
   unreachable?: string;
 }
@@ -136,7 +138,7 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
   return { info };
 }
 
-const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', 'reset'];
+const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', 'reset', 'tenants'];
 
 /** The run's HTTP client as configured, bounded by the run's deadline; each test's scope keeps its own evidence. */
 export function createRunHttp(config: Config, deadline: number): Http {
@@ -146,7 +148,7 @@ export function createRunHttp(config: Config, deadline: number): Http {
     maxResponseBytes: config.http.maxResponseBytes,
     deadline,
     runTimeoutS: config.http.runTimeoutS,
-    // One client per process and one worker per run: the cap is run-wide (MAX_CONCURRENCY).
+    // One client per process, one worker and one test file per run: the cap is run-wide (MAX_CONCURRENCY).
     maxConcurrency: config.maxConcurrency,
     recorder: new Recorder({ limit: 0 }),
   });

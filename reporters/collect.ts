@@ -130,7 +130,8 @@ export abstract class ConformanceReporter implements Reporter {
       durationMs: Date.now() - this.startedAt.getTime(),
       outcome: signal ? 'interrupted' : reason,
       ...(ctx.stops.size > 0 && !info.abort ? { abort: [...ctx.stops].join('; ') } : {}),
-      ...(vitest.config.shard ? { shards: [`${vitest.config.shard.index}/${vitest.config.shard.count}`] } : {}),
+      // A shard of the conformance project is chosen by suites/all.conformance.ts (CONFORMANCE_SHARD, set from --shard).
+      ...(shardOf(vitest) ? { shards: [shardOf(vitest)!] } : {}),
       notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
     };
     const summary = withBaseline(summarize(run, records, catalogue.clauses), setting('BASELINE'), setting('FAIL_ON'));
@@ -204,11 +205,28 @@ function collect(
   return records;
 }
 
+/**
+ * The suite file a test or block was declared in: the conformance project's one test file (suites/all.conformance.ts)
+ * declares each suite file's tests in a block named by its path; any other module is its own file.
+ */
+function fileOf(task: TestCase | TestSuite): string {
+  let top: TestCase | TestSuite = task;
+  while (top.parent.type === 'suite') top = top.parent;
+  return top.type === 'suite' && SUITE_FILE.test(top.name) ? top.name : task.module.relativeModuleId;
+}
+function shardOf(vitest: Vitest): string | undefined {
+  const shard = vitest.config.shard;
+  if (shard) return `${shard.index}/${shard.count}`;
+  return /^\d+\/\d+$/.test(process.env['CONFORMANCE_SHARD']?.trim() ?? '') ? process.env['CONFORMANCE_SHARD']!.trim() : undefined;
+}
+
+const SUITE_FILE = /^suites\/[^/]+\.test\.ts$/;
+
 function moduleRecords(m: TestModule, ctx: Context): TestRecord[] {
   const file = m.relativeModuleId;
   const records = m.errors().map((e) => errorRecord(file, '(file)', errorText(e)));
   for (const suite of m.children.allSuites()) {
-    for (const e of suite.errors()) records.push(errorRecord(file, `${suite.fullName} (hook)`, errorText(e)));
+    for (const e of suite.errors()) records.push(errorRecord(fileOf(suite), `${suite.fullName} (hook)`, errorText(e)));
   }
   const tests = [...m.children.allTests()].map((t) => testRecord(t, ctx));
   if (tests.length === 0 && records.length === 0) records.push(fileNotRun(file, ctx));
@@ -219,7 +237,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
   const meta = test.meta();
   const result = test.result();
   const record: TestRecord = {
-    file: test.module.relativeModuleId,
+    file: fileOf(test),
     // The test's own name: what EXPECTED_FAILURES_FILE lists and JUnit shows under its file.
     name: test.name,
     status: 'pass',

@@ -11,6 +11,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor, SandboxContext } from './context.ts';
 import { SEED, type Account } from './store.ts';
+import { clockOf } from './tenants.ts';
 
 export type AuthMode = 'bearer' | 'account' | 'either';
 
@@ -36,7 +37,7 @@ function bearer(ctx: SandboxContext, header: string | undefined, cuenta: boolean
   if (match?.[1] === undefined) return undefined;
   const token = ctx.store.tokens.get(match[1]);
   if (token === undefined || (token.idCuenta !== undefined) !== cuenta) return undefined;
-  if (token.expiresAtMs <= ctx.clock.nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
+  if (token.expiresAtMs <= clockOf(ctx, token.idAplicativo).nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
   if (token.idCuenta !== undefined) {
     const acc = ctx.store.accounts.get(token.idCuenta);
     return acc && actorOfAccount(ctx, acc);
@@ -151,9 +152,9 @@ export const authApi: FastifyPluginAsync = async (app) => {
     const accessToken = randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
     const ttl = ctx.options.tokenTtlSeconds;
     // Expired tokens are dropped as new ones are issued, so a long-running sandbox does not grow without bound.
-    const ahora = ctx.clock.nowMs();
+    const ahora = clockOf(ctx, business.idAplicativo).nowMs();
     if (!ctx.fault('token-expiry-ignored')) {
-      for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= ahora) ctx.store.tokens.delete(t);
+      for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= clockOf(ctx, datos.idAplicativo).nowMs()) ctx.store.tokens.delete(t);
     }
     ctx.store.tokens.set(accessToken, {
       idAplicativo: cuenta?.aplicativos[0] ?? business.idAplicativo,

@@ -1,19 +1,21 @@
 /**
- * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js]`
+ * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control]`
+ * --no-control: without the test-control API (/__sandbox), as a vendor's deployed service (the suite then waits in real
+ * time where it would move the clock).
  * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and the seeded demo credentials of this local sandbox;
  * SIGINT/SIGTERM close it.
  */
 import { parseArgs } from 'node:util';
 import { type Mode, createSandbox } from './index.ts';
 
-const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js]';
+const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control]';
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
   process.exit(2);
 }
 
-let values: { port?: string; host?: string; mode?: string; fault?: string; variant?: string; screen?: string; help?: boolean };
+let values: { port?: string; host?: string; mode?: string; fault?: string; variant?: string; screen?: string; 'no-control'?: boolean; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -23,6 +25,7 @@ try {
       fault: { type: 'string' },
       variant: { type: 'string' },
       screen: { type: 'string' },
+      'no-control': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -49,6 +52,7 @@ try {
     fault: values.fault ?? process.env.SANDBOX_FAULT,
     variant: values.variant ?? process.env.SANDBOX_VARIANT,
     screen,
+    control: values['no-control'] !== true,
   });
 } catch (err) {
   fail((err as Error).message);
@@ -56,10 +60,10 @@ try {
 const { credentials: c } = sandbox;
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
 const variant = values.variant ?? process.env.SANDBOX_VARIANT;
-console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${screen === 'js' ? ', screens built by JavaScript' : ''}) listening
+console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${screen === 'js' ? ', screens built by JavaScript' : ''}${sandbox.controlUrl ? '' : ', no test-control API'}) listening
   base URL     ${sandbox.baseUrl}
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
-  control URL  ${sandbox.controlUrl}
+  control URL  ${sandbox.controlUrl ?? '(none: --no-control)'}
 seeded credentials (local demo values)
   account              ${c.account.user} / ${c.account.password}
   business             ${c.business.idAplicativo}: client ${c.business.clientId} / ${c.business.clientSecret}

@@ -53,6 +53,10 @@ export interface SandboxOptions {
   screen?: 'html' | 'js';
   /** Base of the sandbox clock (the test-control API adds its offset). */
   now?: () => Date;
+  /**
+   * false: no test-control API (no /__sandbox routes), as a vendor's deployed service would be; default true.
+   */
+  control?: boolean;
   logger?: boolean;
   /**
    * The origin clients reach the sandbox at, when it is not the listening address (a proxy in front of it, as the
@@ -91,7 +95,8 @@ export interface SandboxCredentials {
 export interface Sandbox {
   baseUrl: string;
   authUrl: string;
-  controlUrl: string;
+  /** Its test-control API; undefined when started with `control: false`. */
+  controlUrl: string | undefined;
   origin: string;
   /** Where it listens (differs from `origin` with publicOrigin). */
   listenOrigin: string;
@@ -215,7 +220,7 @@ export function buildApp(options: BuildOptions = {}): FastifyInstance {
   void app.register(api, { prefix: '/api' });
   void app.register(authApi, { prefix: '/auth' });
   void app.register(hosted);
-  void app.register(controlApi, { prefix: '/__sandbox' });
+  if (options.control !== false) void app.register(controlApi, { prefix: '/__sandbox' });
   return app;
 }
 
@@ -232,7 +237,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   return {
     baseUrl: `${origin}/api`,
     authUrl: `${origin}/auth`,
-    controlUrl: `${origin}/__sandbox`,
+    controlUrl: options.control === false ? undefined : `${origin}/__sandbox`,
     origin,
     listenOrigin,
     credentials: structuredClone({

@@ -15,6 +15,7 @@ import { paginaEstado } from './html.ts';
 import type { ConfiguracionEnlace, FormaPago, Link, Transaction } from './store.ts';
 import { vistaTransaccion } from './views.ts';
 import { Validacion } from './validate.ts';
+import { clockOf } from './tenants.ts';
 
 const CUOTAS: Record<string, number> = { Tres: 3, Seis: 6, Nueve: 9, Doce: 12 };
 const CAMPOS_FORMA_PAGO = [
@@ -44,7 +45,7 @@ function urlsEnlace(ctx: SandboxContext, link: Link) {
 /** Why the link cannot take a payment now, or null when it can. */
 export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | null {
   if (!link.activo) return 'el enlace está inactivo: alcanzó el máximo de pagos fallidos';
-  const ahora = ctx.clock.nowMs();
+  const ahora = clockOf(ctx, link.idAplicativo).nowMs();
   const { fechaInicio, fechaFin } = link.vigencia;
   if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
   if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return 'el enlace está vencido';
@@ -192,7 +193,7 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     const link: Link = {
       idEnlace: store.nextIdEnlace++,
       codigo,
-      creadoMs: ctx.clock.nowMs(),
+      creadoMs: clockOf(ctx, business.idAplicativo).nowMs(),
       idAplicativo: business.idAplicativo,
       identificadorEnlaceComercio,
       nombreEnlace: identificadorEnlaceComercio,

@@ -7,6 +7,7 @@ import type { Notifier, SandboxContext } from './context.ts';
 import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
 import { vistaTransaccion } from './views.ts';
+import { outboxOf } from './tenants.ts';
 
 export type { Notifier } from './context.ts';
 
@@ -68,12 +69,12 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     const raw = JSON.stringify(body);
     const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(body, null, 2) : raw;
     const registro: WebhookRecord = { url, body, attempts: 0, delivered: false, lastStatus: null };
-    ctx.store.outbox.webhooks.push(registro);
+    outboxOf(ctx.store, tx.idAplicativo).webhooks.push(registro);
     entregar(registro, raw, hmacHex(secret, firmado), generacion);
   }
 
   function correosYSms(tx: Transaction, link: Link | null): void {
-    const { outbox } = ctx.store;
+    const outbox = outboxOf(ctx.store, tx.idAplicativo);
     const prueba = tx.esReal ? '' : '\nTRANSACCIÓN DE PRUEBA: no se realizó ningún cargo al cliente.';
     const referencia = link === null ? '' : `\nEnlace: ${link.identificadorEnlaceComercio} (${link.idEnlace})`;
     const detalle = `Transacción ${tx.idTransaccion} aprobada por $${montoTexto(tx.monto)}.${referencia}${prueba}`;

@@ -24,6 +24,7 @@ import {
   nuevaTransaccion,
 } from './transactions.ts';
 import { EMAIL, Validacion } from './validate.ts';
+import { clockOf } from './tenants.ts';
 
 const NOMBRES_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
 /** Sandbox exchange rate for the simulated Bitcoin payment. */
@@ -51,7 +52,7 @@ function firmaIntento(ctx: SandboxContext, idEnlace: number, emitido: number): s
 }
 
 function emitirIntento(ctx: SandboxContext, link: Link): string {
-  const emitido = ctx.clock.nowMs();
+  const emitido = clockOf(ctx, link.idAplicativo).nowMs();
   return `${emitido.toString(36)}.${firmaIntento(ctx, link.idEnlace, emitido)}`;
 }
 
@@ -61,7 +62,7 @@ function leerIntento(ctx: SandboxContext, link: Link, intento: string): 'valido'
   if (!Number.isSafeInteger(emitido) || firma !== firmaIntento(ctx, link.idEnlace, emitido)) return 'invalido';
   const minutos = link.configuracion.duracionInterfazIntentoMinutos;
   const desde = ctx.fault('screen-validity-from-link-creation') ? link.creadoMs : emitido;
-  const vencido = minutos !== null && ctx.clock.nowMs() - desde > minutos * 60_000;
+  const vencido = minutos !== null && clockOf(ctx, link.idAplicativo).nowMs() - desde > minutos * 60_000;
   return vencido && !ctx.fault('screen-duration-not-enforced') ? 'vencido' : 'valido';
 }
 
@@ -207,7 +208,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
         qrData,
         ammountInBitcoins: Math.round((monto / DOLARES_POR_BITCOIN) * 1e8) / 1e8,
         ammountInDollars: monto,
-        fechaVencimiento: new Date(ctx.clock.nowMs() + MINUTOS_BITCOIN * 60_000).toISOString(),
+        fechaVencimiento: new Date(clockOf(ctx, tx.idAplicativo).nowMs() + MINUTOS_BITCOIN * 60_000).toISOString(),
       };
       const cuerpo = `<p>Envíe ${tx.datosBitcoin.ammountInBitcoins} BTC a <code id="qrData">${esc(qrData)}</code> antes del ${esc(fechaLegible(tx.datosBitcoin.fechaVencimiento))}.</p>
 <img id="qr" src="${esc(tx.datosBitcoin.urlQR)}" class="qr" alt="QR de pago en Bitcoin">`;

@@ -2,6 +2,8 @@
  * All state of one sandbox lives in one Store object (nothing module-level, so two sandboxes in one process share
  * nothing). `createStore` returns the seeded state of docs/decisions.md; the test-control reset replaces the store.
  */
+import type { Clock } from './clock.ts';
+
 export type Mode = 'development' | 'production';
 
 export interface Account {
@@ -151,6 +153,16 @@ export interface Outbox {
   sms: { to: string; body: string }[];
 }
 
+/** A test-control tenant (sandbox/tenants.ts): an account and its businesses with their own clock, counters and outbox. */
+export interface Tenant {
+  id: string;
+  clock: Clock;
+  outbox: Outbox;
+  stats: { purchaseRequests: number };
+  idCuenta: string;
+  aplicativos: string[];
+}
+
 export interface Store {
   mode: Mode;
   accounts: Map<string, Account>;
@@ -163,6 +175,10 @@ export interface Store {
   nextIdEnlace: number;
   outbox: Outbox;
   stats: { purchaseRequests: number };
+  tenants: Map<string, Tenant>;
+  /** idAplicativo → its tenant (the seeded businesses have none). */
+  tenantByBusiness: Map<string, Tenant>;
+  nextTenant: number;
 }
 
 /** Seeded credentials (docs/decisions.md, same values as the defaults in .env.example). */
@@ -179,7 +195,7 @@ export const SEED = {
 
 const CUOTAS = [3, 6, 9, 12].map((cantidadCuotas) => ({ cantidadCuotas, tasa: 0 }));
 
-function business(
+export function createBusiness(
   seed: { idAplicativo: string; clientId: string; clientSecret: string },
   idCuenta: string,
   nombre: string,
@@ -213,8 +229,13 @@ function business(
   };
 }
 
-export function createStore(mode: Mode): Store {
-  const merchant: Account = {
+/** A merchant account with the seeded merchant's data (the tenants' accounts). */
+export function createAccount(a: { idCuenta: string; emailLogin: string; password: string; aplicativos: string[] }): Account {
+  return { ...merchantAccount(), ...a };
+}
+
+function merchantAccount(): Account {
+  return {
     idCuenta: 'cuenta-sandbox-1',
     emailLogin: SEED.account.user,
     password: SEED.account.password,
@@ -232,6 +253,10 @@ export function createStore(mode: Mode): Store {
     local: 'Local 4',
     aplicativos: [SEED.business.idAplicativo, SEED.businessNoMpos.idAplicativo],
   };
+}
+
+export function createStore(mode: Mode): Store {
+  const merchant = merchantAccount();
   const disposable: Account = {
     idCuenta: 'cuenta-desechable-1',
     emailLogin: SEED.disposableAccount.user,
@@ -263,11 +288,11 @@ export function createStore(mode: Mode): Store {
     aplicativos: [SEED.otherBusiness.idAplicativo],
   };
   const businesses = [
-    business(SEED.business, merchant.idCuenta, 'Tienda Sandbox', '1234567890', true, mode),
-    business(SEED.businessNoMpos, merchant.idCuenta, 'Tienda Sandbox sin MPOS', '1234567891', false, mode),
-    business(SEED.disposableBusiness, disposable.idCuenta, 'Prueba de Borrado', '9876543210', false, mode),
+    createBusiness(SEED.business, merchant.idCuenta, 'Tienda Sandbox', '1234567890', true, mode),
+    createBusiness(SEED.businessNoMpos, merchant.idCuenta, 'Tienda Sandbox sin MPOS', '1234567891', false, mode),
+    createBusiness(SEED.disposableBusiness, disposable.idCuenta, 'Prueba de Borrado', '9876543210', false, mode),
     // With the MPOS permission, so a refused MPOS as another's idAplicativo is about the tenant, not the permission.
-    business(SEED.otherBusiness, other.idCuenta, 'Otra Tienda', '5555555555', true, mode),
+    createBusiness(SEED.otherBusiness, other.idCuenta, 'Otra Tienda', '5555555555', true, mode),
   ];
   return {
     mode,
@@ -280,5 +305,8 @@ export function createStore(mode: Mode): Store {
     nextIdEnlace: 1,
     outbox: { webhooks: [], emails: [], sms: [] },
     stats: { purchaseRequests: 0 },
+    tenants: new Map(),
+    tenantByBusiness: new Map(),
+    nextTenant: 1,
   };
 }

@@ -10,6 +10,7 @@ import type { Fault } from './faults.ts';
 import type { Business, Link, Notificaciones, TipoTransaccion, Transaction } from './store.ts';
 import type { Lector } from './validate.ts';
 import { vistaTransaccion } from './views.ts';
+import { clockOf, tenantOfAuthorization } from './tenants.ts';
 
 export const MENSAJE_DECLINADA = 'Transacción declinada (cvv de prueba 111)';
 
@@ -44,7 +45,10 @@ export function leerNotificaciones(b: Lector): Partial<Notificaciones> {
 
 /** onRequest hook of every purchase POST (API and hosted): counts it, accepted or not (test-control stats). */
 export const contarSolicitudCompra: onRequestAsyncHookHandler = async (req) => {
-  req.server.sandbox.store.stats.purchaseRequests += 1;
+  const { store } = req.server.sandbox;
+  store.stats.purchaseRequests += 1;
+  const tenant = tenantOfAuthorization(store, req.headers.authorization);
+  if (tenant) tenant.stats.purchaseRequests += 1;
 };
 
 export interface DatosTransaccion {
@@ -77,7 +81,7 @@ export function nuevaTransaccion(ctx: SandboxContext, d: DatosTransaccion): Tran
     monto: d.monto,
     montoOriginal: d.monto,
     resultadoTransaccion: null,
-    fechaTransaccion: ctx.clock.now().toISOString(),
+    fechaTransaccion: clockOf(ctx, d.business.idAplicativo).now().toISOString(),
     idExterno: d.idExterno ?? null,
     datosAdicionales: d.datosAdicionales ?? null,
     idEnlace: d.idEnlace ?? null,

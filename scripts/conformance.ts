@@ -30,8 +30,9 @@ try {
 
 console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  ')}\n`);
 
+const { args, env } = suiteSelection(process.argv.slice(2));
 const started = Date.now();
-const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', ...process.argv.slice(2)], { stdio: 'inherit' });
+const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.
 const hardLimitMs = (config.http.runTimeoutS + 60) * 1000;
@@ -44,6 +45,31 @@ timer.unref();
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(exitCode(code ?? (signal ? 1 : 0))));
+
+/**
+ * The conformance project is one test file declaring every suite's tests (suites/all.conformance.ts), so the suite
+ * files named on the command line and `--shard=i/n` select within it: CONFORMANCE_FILES and CONFORMANCE_SHARD.
+ */
+function suiteSelection(argv: string[]): { args: string[]; env: Record<string, string> } {
+  const args: string[] = [];
+  const files: string[] = [];
+  let shard: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if ((arg === '-t' || arg === '--testNamePattern') && argv[i + 1] !== undefined) args.push(arg, argv[++i]!);
+    else if (arg.startsWith('--shard=')) shard = arg.slice('--shard='.length);
+    else if (arg === '--shard' && argv[i + 1] !== undefined) shard = argv[++i];
+    else if (/\.test\.ts$/.test(arg) && !arg.startsWith('-')) files.push(arg);
+    else args.push(arg);
+  }
+  return {
+    args,
+    env: {
+      ...(files.length > 0 ? { CONFORMANCE_FILES: files.join(',') } : {}),
+      ...(shard !== undefined ? { CONFORMANCE_SHARD: shard } : {}),
+    },
+  };
+}
 
 /** vitest's code, unless FAIL_ON=new and this run's summary (written after `started`) says otherwise. */
 function exitCode(vitestCode: number): number {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-export const CLAUSE_KINDS = ['rule', 'flow', 'type', 'observation', 'security'] as const;
+export const CLAUSE_KINDS = ['rule', 'flow', 'type', 'description', 'observation', 'security'] as const;
 export type ClauseKind = (typeof CLAUSE_KINDS)[number];
 
 export interface Clause {
@@ -18,11 +18,16 @@ export interface Clause {
   /** The spec's words, quoted verbatim. */
   text: string;
   /**
-   * observation = the spec says "not shown": record, never fail. security = not a spec clause: a tenant-isolation
+   * rule, flow, type = what the spec states: a target that breaks it FAILs. description = a field's description (what
+   * a value looks like: an ISO code, an e-mail, a URL) that no stated rule enforces, and observation = the spec says
+   * "not shown": both only recorded (WARN), never failed (docs/decisions.md, "Severity"). security = not a spec clause: a tenant-isolation
    * check (OWASP API1:2023), reported under its own heading and switchable to observation (SECURITY_CHECKS=observe).
    */
   kind: ClauseKind;
 }
+
+/** Kinds whose violations are only observed (WARN), never failed. */
+export const OBSERVED_KINDS: readonly ClauseKind[] = ['description', 'observation'];
 
 export const CLAUSES_PATH = fileURLToPath(new URL('./clauses.yaml', import.meta.url));
 

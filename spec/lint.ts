@@ -8,7 +8,8 @@
  *   combinator, i.e. a cross-field rule) carries `x-clause`. A branch of anyOf/oneOf/not counts as owned by the
  *   schema holding the combinator; allOf branches are owners of their own (allOf is how a second rule gets its own
  *   clause). `anyOf: [X, {type: 'null'}]` is a nullable type, not a rule;
- * - every `x-clause` id exists in clauses.yaml;
+ * - every `x-clause` id exists in clauses.yaml, and one of kind `description` (a format the spec only describes,
+ *   observed, never failed) sits on a schema with a `format` or `pattern`, the only keywords it covers;
  * - clauses have id/section/text/kind, unique well-formed ids whose prefix is the section, a known kind, a section
  *   that exists in the spec document, and a `text` that occurs in it (ignoring markdown, table pipes and
  *   whitespace; fragments may be joined with "…"). Kind `security` (tenant isolation, which the spec does not
@@ -160,7 +161,8 @@ export function lintSpec({ document, clauses, specText }: LintInput): LintResult
     }
   }
 
-  forEachClauseRef(document, '', (value, where) => {
+  const described = new Set(Array.isArray(clauses) ? clauses.filter((c) => isObj(c) && c.kind === 'description').map((c) => (c as Obj).id) : []);
+  forEachClauseRef(document, '', (value, where, holder) => {
     const list = typeof value === 'string' ? [value] : value;
     if (!Array.isArray(list) || list.length === 0 || !list.every((v) => typeof v === 'string')) {
       problems.push(`${where}: x-clause must be a clause id or a non-empty list of ids`);
@@ -169,6 +171,9 @@ export function lintSpec({ document, clauses, specText }: LintInput): LintResult
     for (const id of list as string[]) {
       counts.clauseRefs++;
       if (!ids.has(id)) problems.push(`${where}: x-clause names "${id}", which is not in clauses.yaml`);
+      else if (described.has(id) && !('format' in holder) && !('pattern' in holder)) {
+        problems.push(`${where}: x-clause names the description "${id}", which covers only a format or pattern, on a schema with neither`);
+      }
     }
   });
   return { problems, counts };
@@ -283,12 +288,12 @@ function lintSchema(schema: unknown, where: string, problems: string[], anchored
   if (Array.isArray(schema.allOf)) schema.allOf.forEach((sub, i) => child(sub, `${where}.allOf[${i}]`, false, true));
 }
 
-function forEachClauseRef(node: unknown, where: string, visit: (value: unknown, where: string) => void): void {
+function forEachClauseRef(node: unknown, where: string, visit: (value: unknown, where: string, holder: Obj) => void): void {
   if (Array.isArray(node)) {
     node.forEach((item, i) => forEachClauseRef(item, `${where}[${i}]`, visit));
   } else if (isObj(node)) {
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'x-clause') visit(value, where || '(root)');
+      if (key === 'x-clause') visit(value, where || '(root)', node);
       else if (key !== 'examples' && key !== 'example') forEachClauseRef(value, where ? `${where}.${key}` : key, visit);
     }
   }

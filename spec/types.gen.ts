@@ -443,9 +443,9 @@ export interface components {
         };
         /** @description Card of a 3DS purchase (4.3). */
         TarjetaCreditoDebido: {
-            /** @description No spaces. */
+            /** @description No spaces (a description; 4.3-card-formats). */
             numeroTarjeta: string;
-            /** @description A string of digits. */
+            /** @description A string of digits (a description; 4.3-card-formats). */
             cvv: string;
             mesVencimiento: number;
             anioVencimiento: number;

@@ -124,6 +124,11 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
     clauseTest(spec, `${op} without credentials is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
       notAccepted(ex, '5.5-account-endpoints', `${op} without credentials`);
+      // ACCOUNT_AUTH=auto: how the account authenticates was found by the run's probe (harness/discovery/account-auth.ts).
+      const found = t.run.target.accountAuth;
+      if (found && op === 'activatePaymentLink') {
+        t.observe('5.5-account-auth-not-shown', found.found ? `account authentication discovered: ${found.accountAuth} (${found.evidence})` : `account authentication not discovered, HTTP Basic used: ${found.evidence}`);
+      }
     });
     clauseTest(spec, `${op} with a wrong account password is refused`, async (t) => {
       // Built as the run's account calls are (ACCOUNT_AUTH), so a password grant is tested the same way as Basic.

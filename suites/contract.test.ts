@@ -3,17 +3,23 @@
  * against spec/openapi.yaml by the run-wide observer (harness/contract-observer.ts) without failing the test that
  * caused it. Here each operation and direction gets one testcase, named by the type clause of its success body,
  * that fails when any of its responses broke the contract: with the number of responses per violated clause and the
- * first exchanges as evidence. It cites every clause found violated.
+ * first exchanges as evidence. It cites every clause found violated. A value that only does not look as the spec
+ * describes it (a clause of kind description: a URL, an e-mail) is recorded as an observation, never a failure.
  *
- * This file runs last in the conformance project (harness/contract-sequencer.ts) and in every shard; the shard merge
- * combines its same-named testcases (reporters/merge.ts).
+ * Likewise every redirect (6.3) and every webhook signature seen in the run is judged here against the scheme the
+ * tests configured or discovered (harness/discovery/run-schemes.ts): a scheme that verified one must verify all.
+ *
+ * suites/all.conformance.ts declares these testcases after every suite's, sequential, so vitest runs them once the
+ * others have finished; they run in every selection and shard, and the shard merge combines its same-named testcases
+ * (reporters/merge.ts).
  */
 import { describe } from 'vitest';
 import { clauseTest, type Need } from '../harness/conformance.ts';
-import { CheckFailure } from '../harness/checks.ts';
+import { CheckFailure, holds } from '../harness/checks.ts';
 import { loadContract } from '../harness/contract.ts';
 import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/contract-observer.ts';
 import type { CheckEvidence } from '../harness/meta.ts';
+import { describeRedirectScheme, describeWebhookSignature } from '../harness/discovery/schemes.ts';
 
 const contract = await loadContract();
 
@@ -59,10 +65,54 @@ describe('the contract of every response and webhook seen in this run', () => {
         // Only refusals (error bodies are not shown by the spec) or 429/503: the body contract was never exercised.
         return t.skip(`no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
       }
+      // values that do not look as the spec describes them (a format of kind description): WARN, never FAIL
+      for (const [clause, { count, first }] of record.observed) t.observe(clause, `${count} of ${record.seen} ${d.what}s: ${first}`);
       if (record.broken === 0) return;
       const violated = [...record.clauses.keys()];
       t.cite(violated);
       throw new CheckFailure(violationsOf(record, d.what, [...new Set([...d.clauses, ...violated])]));
     });
   }
+});
+
+/**
+ * Later redirects and webhooks verify with the run's scheme. Not judged where no scheme verified the reference (the
+ * tests of suites/3ds.test.ts and suites/webhooks.test.ts report that, once), nor where nothing else was seen.
+ */
+describe('the redirect hash and webhook signature of everything seen in this run', () => {
+  clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', needs: ['hash'] }, 'every redirect\'s hash verifies with the run\'s scheme', async (t) => {
+    const hashes = t.run.hash!;
+    const broken: string[] = [];
+    let judged = 0;
+    for (const kind of ['api', 'link'] as const) {
+      const seen = hashes.recorded(kind);
+      if (seen.length === 0) continue;
+      const ref = await (hashes.known(kind) ?? hashes.reference(seen[0]!));
+      if (!ref.scheme) {
+        if (kind === 'link' && ref.source === 'discovered') t.observe('6.3-hash-algorithm-not-shown', `no candidate scheme made a link payment's redirect hash verify (REDIRECT_HASH=auto); tried ${ref.tried}`);
+        continue;
+      }
+      if (kind === 'link' && ref.source === 'discovered') t.observe('6.3-hash-algorithm-not-shown', `link payments' redirect hash scheme discovered: ${describeRedirectScheme(ref.scheme)}`);
+      const failing = seen.filter((p) => !hashes.verifies(p, ref));
+      // A configured scheme that verifies none of them is one finding, the 3DS test's (or a wrong setting).
+      if (ref.source === 'configured' && failing.length === seen.length) continue;
+      judged += seen.length;
+      for (const p of failing.slice(0, 5)) broken.push(`idTransaccion ${p['idTransaccion'] ?? '?'} (${kind === 'link' ? `link ${p['idEnlace']}` : 'API payment'}): hash ${(p['hash'] ?? '').slice(0, 12) || '(none)'}…`);
+      if (failing.length > 5) broken.push(`… and ${failing.length - 5} more`);
+    }
+    if (judged === 0) return t.skip('no redirect was judged: none seen, or no scheme verified one (reported by the 3DS hash test)');
+    holds(broken.length === 0, 'hash-verifies', '6.3-redirect-hash', `every redirect of this run (${judged}) carries a hash that verifies with the run's scheme`, `${broken.length} did not:\n${broken.join('\n')}`);
+  });
+
+  clauseTest({ clauses: '6.1-webhook-signature-not-shown', endpoint: 'POST {urlWebhook}' }, 'every webhook\'s signature verifies with the run\'s scheme', async (t) => {
+    const run = t.run;
+    const ref = await run.signature?.known();
+    if (!run.signature || !ref?.scheme) return t.skip('no webhook signature scheme was configured or discovered in this run (reported by the webhook signature test)');
+    // A test-control tenant's webhooks are signed with its own secret (harness/run.ts): not the run's scheme.
+    const seen = (await run.receiver()).webhooks().filter((w) => !w.oversized && w.method === 'POST' && !w.tag?.startsWith('tenant:'));
+    const failing = seen.filter((w) => !run.signature!.verifies(w, ref));
+    if (ref.source === 'configured' && failing.length === seen.length) return t.skip('the configured signature verified no webhook (reported by the webhook signature test)');
+    holds(failing.length === 0, 'webhook-signature', '6.1-webhook-signature-not-shown', `every webhook of this run (${seen.length}) carries the ${describeWebhookSignature(ref.scheme)}`,
+      `${failing.length} did not, e.g. to ${failing.slice(0, 3).map((w) => w.path).join(', ')}`);
+  });
 });

@@ -312,14 +312,13 @@ export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set(['purchase3ds', 
 
 /**
  * The spec of a test that sends bodies of one operation and judges whether they are accepted (validation rules,
- * properties): its endpoint, purchase flag and needs; timeless, since acceptance does not depend on the target's
- * clock, so a clock move may happen meanwhile.
+ * properties): its endpoint, purchase flag and needs.
  */
 export function bodyTestSpec(on: { operationId: string; auth?: string }, clauses: string[], needs: Need[] = []): ClauseTestSpec {
   const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
   // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
   if (on.operationId === 'purchaseMposBanda') all.push('mposPermission');
-  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, timeless: true, purchase: PURCHASE_OPERATIONS.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
+  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, purchase: PURCHASE_OPERATIONS.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
 }
 
 /** The run's data for generated bodies (generators/requests.ts); the business id (an account names it in MPOS) only when asked. */

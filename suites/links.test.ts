@@ -15,6 +15,7 @@ import { decodeQrPng } from '../harness/qr.ts';
 import { asEnum, asNumber } from '../harness/read.ts';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
+import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/waits.ts';
 import { activate, createLink, observedLinkBody, payOnScreen, testCard, webhookFor, type CreatedLink } from './flows.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
@@ -226,36 +227,56 @@ describe('4.1 amount and quantity charged on the screen', () => {
 });
 
 describe('4.1 / 3 how long a screen and a link can be paid', () => {
+  // Reached by moving the target's clock, or in real time on a target without clock control (harness/waits.ts).
   clauseTest(
-    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, needs: ['clock'] },
+    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
     'a screen is paid within duracionInterfazIntentoMinutos of being shown; a payment made later is not processed',
     async (t) => {
+      skipUnlessTimeCanPass(t, 75, 'a payment 75 s after the screen was shown (duracionInterfazIntentoMinutos 1)');
       const { link } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
-      const control = t.run.control!;
       const card = await testCard(t);
       const inTime = await t.run.payer.openScreen(link.urlEnlace);
-      await control.advanceClock(30);
+      await letTimePass(t, 30, 'a payment 30 s after the screen was shown');
       paymentApproved(await t.run.payer.submitScreen(inTime, card), '4.1-duracion-intento', 'a payment 30 s after the screen was shown (validity 1 minute)');
       const late = await t.run.payer.openScreen(link.urlEnlace);
-      await control.advanceClock(90);
+      await letTimePass(t, 75, 'a payment 75 s after the screen was shown');
       const outcome = await t.run.payer.submitScreen(late, card);
-      paymentNotApproved(outcome, '4.1-duracion-intento', 'a payment 90 s after the screen was shown (validity 1 minute)');
+      paymentNotApproved(outcome, '4.1-duracion-intento', 'a payment 75 s after the screen was shown (validity 1 minute)');
       if (outcome.kind === 'redirect') t.observe('4.1-duracion-intento', 'the late payment was answered with a declined redirect rather than refused');
     },
+    waitingTimeoutMs(2),
   );
 
   clauseTest(
-    { clauses: ['3-vigencia-bounds-use', '3-other-link-transitions-not-shown'], endpoint: 'flow', purchase: true, needs: ['clock'] },
+    { clauses: ['3-vigencia-bounds-use', '3-other-link-transitions-not-shown'], endpoint: 'flow', purchase: true, movesClock: true },
     'a link is paid until vigencia.fechaFin and not after it',
     async (t) => {
-      const fechaFin = new Date((await t.run.control!.now()).getTime() + 120_000).toISOString();
+      // fechaFin 45 s ahead on the target's clock; the late payment 30 s after it (margins for latency and skew).
+      skipUnlessTimeCanPass(t, 75, 'a payment 30 s after a vigencia.fechaFin 45 s ahead');
+      const fechaFin = new Date((await targetNow(t)) + 45_000).toISOString();
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
-      await t.run.control!.advanceClock(180);
+      // On the target's clock: a test clock moves only when moved, however long the first payment took.
+      await letTimePass(t, Math.ceil((Date.parse(fechaFin) + 30_000 - (await targetNow(t))) / 1000), 'a payment 30 s after vigencia.fechaFin');
       const outcome = await payOnScreen(t, link.urlEnlace);
-      paymentNotApproved(outcome, '3-vigencia-bounds-use', 'a payment one minute after vigencia.fechaFin');
+      paymentNotApproved(outcome, '3-vigencia-bounds-use', 'a payment 30 s after vigencia.fechaFin');
       t.observe('3-other-link-transitions-not-shown', `a payment after fechaFin ended in ${outcome.kind === 'redirect' ? 'a declined redirect' : `${outcome.kind} (status ${outcome.status})`}`);
     },
+    waitingTimeoutMs(),
+  );
+
+  clauseTest(
+    { clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true, movesClock: true },
+    'a link whose vigencia.fechaInicio has come is paid',
+    async (t) => {
+      // fechaInicio 20 s ahead on the target's clock; the payment 20 s after it (margins for latency and skew).
+      skipUnlessTimeCanPass(t, 40, 'a payment 20 s after a vigencia.fechaInicio 20 s ahead');
+      const fechaInicio = new Date((await targetNow(t)) + 20_000).toISOString();
+      const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaInicio } }));
+      await letTimePass(t, 40, 'a payment 20 s after vigencia.fechaInicio');
+      paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment 20 s after vigencia.fechaInicio');
+    },
+    waitingTimeoutMs(),
   );
 
   clauseTest({ clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true }, 'a link is not paid before vigencia.fechaInicio', async (t) => {

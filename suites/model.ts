@@ -48,7 +48,7 @@ export function replayCommand(t: T, file: string, name: string, seed: number, pa
   const pattern = name.replace(/[^A-Za-z0-9 .:-]/g, '.');
   const fault = t.run.target.kind === 'embedded' && t.run.config.sandbox.fault ? `SANDBOX_FAULT=${t.run.config.sandbox.fault} ` : '';
   const replay = path ? ` FC_PATH=${path}${replayPath ? ` FC_REPLAY_PATH='${replayPath}'` : ''}` : '';
-  return `${fault}FC_SEED=${seed}${replay} npx vitest run --project conformance ${file} -t '${pattern}'`;
+  return `${fault}FC_SEED=${seed}${replay} npm run conformance -- ${file} -t '${pattern}'`;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Spec 4.6 — quick-pay: the API answers a QR (datosQuickPay.urlQR, an image) valid until fechaVencimiento. Paying it
  * before expiry approves the transaction; after expiry the payment is refused and the transaction stays unapproved.
- * Expiry is reached with the sandbox clock, or on a remote target by waiting when it is at most
- * MAX_WAIT_QR_EXPIRY_S away; otherwise that test is skipped with the reason. How a vendor's page shows a refusal
+ * Expiry is reached with the sandbox clock, or on a target without clock control by waiting when it is at most
+ * MAX_WAIT_S away (harness/waits.ts); otherwise that test is skipped with the reason. How a vendor's page shows a refusal
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
@@ -10,12 +10,10 @@ import { clauseTest } from '../harness/conformance.ts';
 import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../harness/checks.ts';
 import { PayerError } from '../harness/errors.ts';
 import { webhookField } from '../harness/receiver.ts';
+import { letTimePass, targetNow, waitingTimeoutMs } from '../harness/waits.ts';
 import { createQuickPay, datosAdicionales, lookUp, payQuickPay, webhookFor } from './flows.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
-
-/** The longest this file waits for a QR to expire on a target without clock control (the test's timeout follows). */
-const MAX_WAIT_S = 900;
 
 const datosQuickPay = (response: Record<string, unknown>) => (response['datosQuickPay'] ?? {}) as { urlQR?: unknown; fechaVencimiento?: unknown };
 
@@ -46,18 +44,9 @@ describe('4.6 the quick-pay QR', () => {
     const { response } = await createQuickPay(t);
     const id = response['idTransaccion'];
     const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
-    if (t.run.control && t.run.target.capabilities.includes('clock')) {
-      // The sandbox clock may run ahead of this machine's: measure the validity from the transaction's own date.
-      const creada = Date.parse(String((await lookUp(t, id)).tx['fechaTransaccion']));
-      await t.run.control.advanceClock(Math.ceil((vence - creada) / 1000) + 1);
-    } else {
-      const waitS = Math.ceil((vence - Date.now()) / 1000) + 1;
-      const maxS = Math.min(t.run.config.maxWaitQrExpiryS, MAX_WAIT_S);
-      if (waitS > maxS) {
-        t.skip(`the target has no clock control and fechaVencimiento is ${waitS} s away, more than MAX_WAIT_QR_EXPIRY_S=${t.run.config.maxWaitQrExpiryS}${maxS < t.run.config.maxWaitQrExpiryS ? ` (capped at ${MAX_WAIT_S} s by the test timeout)` : ''}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, waitS * 1000));
-    }
+    // Measured on the target's clock (a test clock moves only when moved; a remote one may run ahead of ours).
+    const fromNow = (vence - (await targetNow(t))) / 1000;
+    await letTimePass(t, Math.ceil(fromNow) + 2, 'a payment after the quick-pay\'s fechaVencimiento', fromNow);
     // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
     try {
       const outcome = await payQuickPay(t, datosQuickPay(response).urlQR, false);
@@ -68,7 +57,7 @@ describe('4.6 the quick-pay QR', () => {
     }
     const { ex, tx } = await lookUp(t, id);
     fieldEquals(tx['esAprobada'], false, 'esAprobada after paying an expired QR', '4.6-qr-expiry', ex);
-  }, (MAX_WAIT_S + 60) * 1000);
+  }, waitingTimeoutMs());
 });
 
 describe('4.6 what the quick-pay keeps', () => {

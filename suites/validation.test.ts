@@ -3,7 +3,9 @@
  * canonical violating examples are rejected with a 4xx (7: "violations are rejected"; the status is not shown, so
  * any 4xx will do), and its canonical boundary examples are accepted and, where the response or the link record
  * shows the field, come back as sent; its near misses (inputs the spec leaves open, like monto "10.00") are only
- * observed. Also: each required field of each request missing → rejected
+ * observed. What the spec only describes (entries of kind description: 4.3's ISO codes, a card number without
+ * spaces) is never failed: a target that takes a value not looking as described gets a WARN (docs/decisions.md,
+ * "Severity"). Also: each required field of each request missing → rejected
  * (4.x-request-fields); bodies that are not a JSON object → rejected, never a 5xx (4: "Request bodies … are JSON");
  * a rejected request creates nothing (test-control stats). The same rules explored by fast-check: properties.test.ts.
  */
@@ -39,11 +41,14 @@ function skipUnlessRejected(t: T, ex: Exchange, reportedBy: string): void {
   if (s < 400 || s > 499) t.skip(`the request was not rejected (${s || 'no answer'}): reported by ${reportedBy}; what a rejection creates is not observable here`);
 }
 const entries = catalogue();
+/** Stated rules (a target that breaks one FAILs) and descriptions (only observed). */
+const rules = entries.filter((e) => e.kind === 'rule');
+const descriptions = entries.filter((e) => e.kind === 'description');
 
 // One testcase per rule (one fault, one finding): every canonical violation of the rule is sent, the first accepted
 // one fails it. The rule's property (properties.test.ts) explores beyond these examples.
 describe('stated rules: the canonical violations are rejected', () => {
-  for (const entry of entries.filter((e) => e.canonical.violating.length > 0)) {
+  for (const entry of rules.filter((e) => e.canonical.violating.length > 0)) {
     const clauses = [entry.rule, '7-violations-rejected'];
     const labels = entry.canonical.violating.map((v) => v.label);
     clauseTest(bodyTestSpec(entry, clauses), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} rejected (${entry.statement})`, async (t) => {
@@ -68,8 +73,23 @@ async function observeNearMisses(t: T, entry: RuleEntry): Promise<void> {
   }
 }
 
+// A description is not a rule: a target may take values that do not look as described (a region name, a card number
+// with spaces). Each one it takes is recorded, never failed. Its boundary is the ordinary body the other 3DS tests send.
+describe('described formats: a value that does not look as described is observed, never failed', () => {
+  for (const entry of descriptions) {
+    const labels = [...entry.canonical.violating, ...(entry.canonical.nearMiss ?? [])].map((v) => v.label);
+    clauseTest(bodyTestSpec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} — observed when taken (${entry.statement})`, async (t) => {
+      for (const [i, { label }] of entry.canonical.violating.entries()) {
+        const ex = await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth);
+        if (status(ex) < 400 || status(ex) > 499) t.observe(entry.rule, `${label} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx: ${entry.statement}`);
+      }
+      await observeNearMisses(t, entry);
+    });
+  }
+});
+
 describe('stated rules: the boundary is accepted', () => {
-  for (const entry of entries.filter((e) => e.canonical.boundary.length > 0)) {
+  for (const entry of rules.filter((e) => e.canonical.boundary.length > 0)) {
     const labels = entry.canonical.boundary.map((b) => b.label);
     clauseTest(bodyTestSpec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} accepted`, async (t) => {
       for (const [i, { label }] of entry.canonical.boundary.entries()) {
@@ -93,7 +113,7 @@ async function observeOverPrecision(t: T, entry: RuleEntry, body: Body): Promise
 }
 
 describe('stated rules: the boundary is stored as sent (link record, read through activar)', () => {
-  for (const entry of entries.filter((e) => e.echo?.in === 'record' || e.rule === '4.1-cuotas-enum')) {
+  for (const entry of rules.filter((e) => e.echo?.in === 'record' || e.rule === '4.1-cuotas-enum')) {
     const { label } = entry.canonical.boundary[0]!;
     const clauses = [entry.rule, '4.2-endpoint', '2.1-payment-link-types'];
     clauseTest(bodyTestSpec(entry, clauses, ['account']), `${entry.operationId}: ${label} comes back in the link record`, async (t) => {
@@ -113,7 +133,7 @@ describe('4.x required fields: a request without one is rejected', () => {
   for (const [operationId, fields] of Object.entries(REQUIRED_FIELDS)) {
     for (const { field, clause } of fields) {
       // a field whose requirement is a rule of the catalogue is judged once, by that rule's testcase above
-      if (entries.some((e) => e.operationId === operationId && e.rule === clause && e.canonical.violating.length > 0)) continue;
+      if (rules.some((e) => e.operationId === operationId && e.rule === clause && e.canonical.violating.length > 0)) continue;
       const clauses = [clause, '7-violations-rejected'];
       clauseTest(bodyTestSpec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
         const [valid] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS, await bodyContext(t)), { numRuns: 1, seed: 1 });
@@ -144,7 +164,7 @@ describe('4 request bodies are JSON', () => {
 });
 
 describe('7 a rejected request creates nothing', () => {
-  const firstOfEach = [...new Map(entries.filter((e) => e.canonical.violating.length > 0 && !e.auth).reverse().map((e) => [e.operationId, e])).values()];
+  const firstOfEach = [...new Map(rules.filter((e) => e.canonical.violating.length > 0 && !e.auth).reverse().map((e) => [e.operationId, e])).values()];
   for (const entry of firstOfEach) {
     const clauses = [entry.rule, '7-violations-rejected'];
     clauseTest(bodyTestSpec(entry, clauses, ['stats']), `${entry.operationId}: ${entry.canonical.violating[0]!.label} creates no link and no transaction`, async (t) => {

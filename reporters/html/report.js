@@ -23,7 +23,7 @@
     'not run': 'not judged: the run stopped, or its test failed on another clause first',
     'not covered': 'no test cites it'
   };
-  var SPEC_KINDS = ['rule', 'flow', 'type', 'observation'];
+  var SPEC_KINDS = ['rule', 'flow', 'type', 'observation', 'description'];
 
   // ---- tiny DOM helpers (text only) ----
   function el(tag, attrs) {

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
 import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
+import { clockOf } from '../tenants.ts';
 
 const MPOS_CHIP = 4;
 const ANIOS_MAXIMOS = 20;
@@ -31,7 +32,7 @@ export const mposApi: FastifyPluginAsync = async (app) => {
     const anio = b.numero('anioVencimiento', { requerido: true, entero: true });
     if (anio !== undefined) {
       const completo = anio >= 0 && anio <= 99 ? 2000 + anio : anio;
-      const ahora = ctx.clock.now();
+      const ahora = clockOf(ctx, actor.business.idAplicativo).now();
       const mesActual = ahora.getUTCFullYear() * 12 + ahora.getUTCMonth() + 1;
       if (completo < 1000 || completo > 9999) v.error('anioVencimiento', 'debe tener 4 dígitos (o 2, que significan 20AA)');
       else if (mes !== undefined && completo * 12 + mes < mesActual) v.error('anioVencimiento', 'la tarjeta está vencida');

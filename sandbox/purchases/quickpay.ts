@@ -20,10 +20,11 @@ import {
 } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
 import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, sesionValida, texto } from '../card-fields.ts';
+import { clockOf } from '../tenants.ts';
 
 /** Starts the quick-pay validity of a pending transaction; returns datosQuickPay. */
 export function datosQuickPay(ctx: SandboxContext, tx: Transaction): { urlQR: string; fechaVencimiento: string } {
-  tx.fechaVencimiento = new Date(ctx.clock.nowMs() + ctx.options.quickPayTtlSeconds * 1000).toISOString();
+  tx.fechaVencimiento = new Date(clockOf(ctx, tx.idAplicativo).nowMs() + ctx.options.quickPayTtlSeconds * 1000).toISOString();
   return { urlQR: `${ctx.origin}/qp/${tx.idTransaccion}.png`, fechaVencimiento: tx.fechaVencimiento };
 }
 
@@ -84,7 +85,7 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
   const motivo = (tx: Transaction): string | null => {
     if (tx.resultadoTransaccion !== null) return 'pagada';
     const gracia = ctx.fault('quickpay-qr-expires-late') ? 5 * 60_000 : 0;
-    const vencido = ctx.clock.nowMs() > Date.parse(tx.fechaVencimiento ?? '') + gracia;
+    const vencido = clockOf(ctx, tx.idAplicativo).nowMs() > Date.parse(tx.fechaVencimiento ?? '') + gracia;
     if (vencido && !ctx.fault('quickpay-qr-never-expires')) return 'vencido';
     const link = tx.idEnlace === null ? undefined : ctx.store.links.get(tx.idEnlace);
     return link === undefined ? null : motivoNoDisponible(ctx, link);

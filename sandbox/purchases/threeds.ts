@@ -45,7 +45,7 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
       }
       const email = b.texto('email', { requerido: true, patron: EMAIL, mensajePatron: 'debe ser un correo electrónico' });
       b.texto('idPais', { requerido: true, patron: /^[A-Z]{2}$/, mensajePatron: 'debe ser un código ISO 3166-1 alfa-2, p. ej. SV' });
-      b.texto('idRegion', { requerido: true, patron: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, mensajePatron: 'debe ser un código ISO 3166-2, p. ej. SV-SS' });
+      b.texto('idRegion', { requerido: true, ...(ctx.fault('3ds-idregion-not-iso-accepted') ? {} : { patron: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, mensajePatron: 'debe ser un código ISO 3166-2, p. ej. SV-SS' }) });
       const propias = leerNotificaciones(b);
       const datosAdicionales = b.diccionario('datosAdicionales');
       if (!v.ok || monto === undefined || urlRedirect === undefined) return reply.code(400).send({ errores: v.errores });

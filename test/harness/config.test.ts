@@ -29,8 +29,9 @@ describe('loadConfig', () => {
     const c = load({});
     expect(c.target).toEqual({ kind: 'embedded' });
     expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900, testTimeoutMs: 60000 });
-    expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', order: 'spec' });
-    expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', timeoutS: 10, fieldCase: 'exact' });
+    expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', values: 'query', order: 'auto' });
+    expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', signatureUnkeyed: false, signatureEncoding: 'hex', timeoutS: 10, fieldCase: 'exact' });
+    expect(c.maxWaitS).toBe(0);
     expect(c.fastCheck).toEqual({ numRuns: 50 });
     expect(c.accountAuth).toBe('basic');
     expect(c.receiver).toEqual({ host: '127.0.0.1', port: 0 });
@@ -39,11 +40,15 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(c) && Object.isFrozen(c.http)).toBe(true);
   });
 
-  it('reads a remote target, with observe-only defaults where the spec is silent', () => {
+  it('reads a remote target, discovering by default what the spec does not show, and waiting up to 120 s', () => {
     const c = load(remote);
     expect(c.target).toEqual({ kind: 'remote', baseUrl: 'https://api.example.test/api', authUrl: 'https://auth.example.test', clientId: 'my-client', clientSecret: 'S3cr3t-value-xyz' });
-    expect(c.redirectHash.algorithm).toBe('off');
-    expect(c.webhook.signature).toBe('off');
+    expect(c.redirectHash.algorithm).toBe('auto');
+    expect(c.webhook.signature).toBe('auto');
+    expect(c.accountAuthAuto).toBe(true);
+    expect(c.maxWaitS).toBe(120);
+    expect(load({ ...remote, MAX_WAIT_QR_EXPIRY_S: '30' }).maxWaitS).toBe(30);
+    expect(load({ ...remote, MAX_WAIT_QR_EXPIRY_S: '30', MAX_WAIT_S: '0' }).maxWaitS).toBe(0);
     expect(c.fastCheck.numRuns).toBe(10);
   });
 
@@ -62,8 +67,8 @@ describe('loadConfig', () => {
     [{ HTTP_RETRIES: '99' }, 'at most 10'],
     [{ RECEIVER_PORT: '70000' }, 'RECEIVER_PORT must be'],
     [{ ACCOUNT_AUTH: 'digest' }, 'ACCOUNT_AUTH must be one of basic | password-grant'],
-    [{ REDIRECT_HASH: 'md5' }, 'REDIRECT_HASH must be one of off | hmac-sha256 | hmac-sha512 | sha256 | sha512'],
-    [{ REDIRECT_HASH_ORDER: 'alpha' }, 'REDIRECT_HASH_ORDER must be one of spec | link'],
+    [{ REDIRECT_HASH: 'crc32' }, 'REDIRECT_HASH must be one of off | auto | hmac-sha256 | hmac-sha512 | hmac-sha1 | hmac-md5 | sha256 | sha512 | sha1 | md5'],
+    [{ REDIRECT_HASH_ORDER: 'alpha' }, 'REDIRECT_HASH_ORDER must be one of spec | link | auto'],
     [{ WEBHOOK_FIELD_CASE: 'lower' }, 'WEBHOOK_FIELD_CASE must be one of exact | insensitive'],
     [{ API_BASE_URL: 'not a url' }, 'API_BASE_URL must be an absolute http(s) URL'],
     [{ API_BASE_URL: 'ftp://x.test' }, 'API_BASE_URL must be an absolute http(s) URL'],
@@ -110,6 +115,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, { dotenvPath: join(dir, 'missing.env') })).toThrow(ConfigError);
   });
 
+  it('reads REPORT_DIR/discovered.env below the environment and .env, only for the API_BASE_URL it was written for', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
+    const dotenv = join(dir, '.env');
+    writeFileSync(dotenv, 'WEBHOOK_SIGNATURE_HEADER=x-from-dotenv\n');
+    writeFileSync(join(dir, 'discovered.env'), 'DISCOVERED_FOR=https://api.example.test/api\nREDIRECT_HASH=md5\nWEBHOOK_SIGNATURE_HEADER=x-firma\nACCOUNT_AUTH=password-grant\n');
+    const c = loadConfig({ ...remote, REPORT_DIR: dir, ACCOUNT_AUTH: 'basic' }, { dotenvPath: dotenv });
+    expect(c.redirectHash.algorithm).toBe('md5');
+    expect(c.webhook.signatureHeader).toBe('x-from-dotenv');
+    expect(c.accountAuth).toBe('basic');
+    // Another target, or discovery itself (npm run discover finds afresh): not applied.
+    expect(loadConfig({ ...remote, API_BASE_URL: 'https://other.example.test/api', REPORT_DIR: dir }, { dotenvPath: dotenv }).redirectHash.algorithm).toBe('auto');
+    expect(loadConfig({ ...remote, REPORT_DIR: dir }, { dotenvPath: dotenv, discovered: false }).redirectHash.algorithm).toBe('auto');
+  });
+
   it('accepts every documented option', () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
     const xfail = join(dir, 'xfail.txt');
@@ -137,7 +156,7 @@ describe('loadConfig', () => {
     });
     expect(c.target).toMatchObject({ accountUser: 'merchant@example.test', secondClientId: 'nompos', deletionAccountUser: 'disposable@example.test' });
     expect(c.allowDestructive).toEqual(['account-deletion']);
-    expect(c.redirectHash).toEqual({ algorithm: 'sha512', key: 'hash-key-123', encoding: 'base64', order: 'link' });
+    expect(c.redirectHash).toEqual({ algorithm: 'sha512', key: 'hash-key-123', encoding: 'base64', values: 'query', order: 'link' });
     expect(c.webhook.signatureHeader).toBe('x-firma');
     expect(c.fastCheck.seed).toBe(-7);
     expect(c.receiver.publicUrl).toBe('https://tunnel.example.test');

@@ -43,6 +43,16 @@ describe('contract observer', () => {
     expect(contractRecord('createPaymentLink')!.clauses.get('4-json-bodies')!.first).toContain('text/plain');
   });
 
+  it('a format the spec only describes (a clause of kind description) is tallied as observed, never as broken', () => {
+    observeResponse(contract, 'createPaymentLink', created({ ...good, urlEnlace: '' }));
+    observeResponse(contract, 'createPaymentLink', created({ ...good, urlEnlace: 'enlace 1', idEnlace: '1' }));
+    const r = contractRecord('createPaymentLink')!;
+    expect(r).toMatchObject({ seen: 2, broken: 1 });
+    expect([...r.clauses.keys()]).toEqual(['4.1-response-fields']);
+    expect(r.observed.get('2.1-link-urls')).toMatchObject({ count: 2, first: '/urlEnlace must match format "uri" (got a string of 0 characters)' });
+    expect(r.evidence.flatMap((e) => e.clauses)).toEqual(['4.1-response-fields']);
+  });
+
   it('a later clause gets its own evidence even after three exchanges were kept', () => {
     for (let i = 0; i < 3; i++) observeResponse(contract, 'createPaymentLink', created({ ...good, idEnlace: '1' }));
     observeResponse(contract, 'createPaymentLink', created(good, 'text/plain', true));

@@ -17,7 +17,6 @@ import { fileURLToPath } from 'node:url';
 import type { Summary, TestRecord } from '../../reporters/records.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CONTRACT_FILE = 'suites/contract.test.ts';
 
 const CONFIG_VARIABLES = [...readFileSync(join(ROOT, '.env.example'), 'utf8').matchAll(/^# ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
 
@@ -41,15 +40,15 @@ export async function runConformance(options: { files?: string[]; env: Record<st
     // The parent may itself be a vitest worker (or a conformance run): its markers must not leak into the child.
     if (value !== undefined && !name.startsWith('VITEST') && !name.startsWith('TINYPOOL') && name !== 'CONFORMANCE_RUN_INFO') env[name] = value;
   }
-  for (const name of CONFIG_VARIABLES) env[name] = '';
+  for (const name of [...CONFIG_VARIABLES, 'CONFORMANCE_FILES', 'CONFORMANCE_SHARD']) env[name] = '';
   Object.assign(env, { NO_COLOR: '1', FORCE_COLOR: '0', REPORT_DIR: reportDir }, options.env);
 
-  // The contract testcases report what the selected files' responses showed (one fault, one finding): a run that
-  // selects files selects them too, as a user does (README, "The contract testcases").
-  const selected = options.files && !options.files.includes(CONTRACT_FILE) ? [...options.files, CONTRACT_FILE] : options.files ?? [];
+  // The suite files select within the conformance project's one test file (suites/all.conformance.ts), as
+  // `npm run conformance -- <files>` does; the contract testcases run in every selection.
+  if (options.files && options.files.length > 0) env['CONFORMANCE_FILES'] = options.files.join(',');
   const started = Date.now();
   const command = options.wrapper ? ['--import', 'tsx', 'scripts/conformance.ts'] : ['node_modules/vitest/vitest.mjs', 'run', '--project', 'conformance'];
-  const child = spawn(process.execPath, [...command, ...selected, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...command, ...(options.args ?? [])], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ describe('test-control API (/__sandbox)', () => {
   it('describes itself', async () => {
     const p = await sandbox();
     const res = await p.app.inject({ url: '/__sandbox' });
-    expect(res.json()).toEqual({ sandbox: true, mode: 'development', capabilities: ['clock', 'outbox', 'stats', 'reset'], fault: null });
+    expect(res.json()).toEqual({ sandbox: true, mode: 'development', capabilities: ['clock', 'outbox', 'stats', 'reset', 'tenants'], fault: null });
   });
 
   it('reads and advances the clock; refuses a bad advance without moving it', async () => {
@@ -51,6 +51,85 @@ describe('test-control API (/__sandbox)', () => {
     expect(outbox.webhooks).toEqual([]);
     expect(outbox.emails).toHaveLength(1);
     expect(outbox.sms).toEqual([{ to: '+50371111111', body: expect.any(String) }]);
+  });
+});
+
+describe('test-control tenants (/__sandbox/tenants)', () => {
+  type Grant = { id: string; account: { user: string; password: string }; business: { idAplicativo: string; clientId: string; clientSecret: string }; clock: { now: string; offsetSeconds: number } };
+  const crear = async (p: Awaited<ReturnType<typeof sandbox>>): Promise<Grant> => {
+    const res = await p.app.inject({ method: 'POST', url: '/__sandbox/tenants' });
+    expect(res.statusCode).toBe(201);
+    return res.json();
+  };
+  const get = async (p: Awaited<ReturnType<typeof sandbox>>, url: string) => (await p.app.inject({ url })).json();
+
+  it('creates a fresh account and business per tenant, with working credentials, a clock at the sandbox time and empty counters', async () => {
+    const p = await sandbox({ now: () => new Date('2026-11-22T10:00:00Z') });
+    const [a, b] = [await crear(p), await crear(p)];
+    expect(a.id).not.toBe(b.id);
+    expect(a.business.clientId).not.toBe(b.business.clientId);
+    expect(a.clock).toEqual({ now: '2026-11-22T10:00:00.000Z', offsetSeconds: 0 });
+    expect(await get(p, `/__sandbox/tenants/${a.id}/stats`)).toEqual({ links: 0, transactions: 0, accounts: 1, purchaseRequests: 0 });
+    // Frozen, as Stripe's test clocks: it moves only when advanced, whatever the sandbox clock does.
+    const live = await sandbox();
+    const frozen = await crear(live);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await get(live, `/__sandbox/tenants/${frozen.id}/clock`)).toEqual(frozen.clock);
+    const token = await p.bearer(a.business);
+    const link = await p.api('POST', '/EnlacePago', token, enlaceValido());
+    expect(link.statusCode).toBe(200);
+    expect((await p.api('PUT', `/EnlacePago/${link.json().idEnlace}/activar`, basic(a.account.user, a.account.password))).statusCode).toBe(200);
+  });
+
+  it('moving a tenant clock moves only its resources: its tokens expire, the sandbox and other tenants keep theirs', async () => {
+    const p = await sandbox({ now: () => new Date('2026-11-22T10:00:00Z') });
+    const [a, b] = [await crear(p), await crear(p)];
+    const [ta, tb, tp] = [await p.bearer(a.business), await p.bearer(b.business), await p.bearer()];
+    const moved = await p.app.inject({ method: 'POST', url: `/__sandbox/tenants/${a.id}/clock/advance`, payload: { seconds: 7200 } });
+    expect(moved.json()).toEqual({ now: '2026-11-22T12:00:00.000Z', offsetSeconds: 7200 });
+    expect((await p.api('POST', '/EnlacePago', ta, enlaceValido())).statusCode).toBe(401);
+    expect((await p.api('POST', '/EnlacePago', tb, enlaceValido())).statusCode).toBe(200);
+    expect((await p.api('POST', '/EnlacePago', tp, enlaceValido())).statusCode).toBe(200);
+    expect((await get(p, `/__sandbox/tenants/${b.id}/clock`)).offsetSeconds).toBe(0);
+    expect((await get(p, '/__sandbox/clock')).offsetSeconds).toBe(0);
+    // A tenant's transactions are dated by its clock.
+    const wallet = await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(b.business), walletValido());
+    const seen = await p.api('GET', `/TransaccionCompra/${wallet.json().idTransaccion}`, tb);
+    expect(seen.json().fechaTransaccion).toMatch(/^2026-11-22T10:00/);
+    const txs = [...p.ctx.store.transactions.values()];
+    expect(txs.map((tx) => tx.fechaTransaccion)).toEqual([expect.stringMatching(/^2026-11-22T10:00/)]);
+    await p.app.inject({ method: 'POST', url: `/__sandbox/tenants/${b.id}/clock/advance`, payload: { seconds: 60 } });
+    await p.api('POST', '/TransaccionCompra/Wallet', tb, walletValido());
+    expect([...p.ctx.store.transactions.values()].at(-1)!.fechaTransaccion).toMatch(/^2026-11-22T10:01/);
+  });
+
+  it('counts and records per tenant: another tenant\'s or the seeded business\'s links, purchases and notifications are not its', async () => {
+    const p = await sandbox();
+    const [a, b] = [await crear(p), await crear(p)];
+    const ta = await p.bearer(a.business);
+    await p.api('POST', '/EnlacePago', ta, enlaceValido());
+    await p.api('POST', '/TransaccionCompra/Wallet', ta, walletValido({ configuracion: { telefonosNotificacion: '+50371111111' } }));
+    await p.api('POST', '/TransaccionCompra/Wallet', ta, { monto: 'x' });
+    await p.crearEnlace();
+    await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido());
+    expect(await get(p, `/__sandbox/tenants/${a.id}/stats`)).toEqual({ links: 1, transactions: 1, accounts: 1, purchaseRequests: 2 });
+    expect(await get(p, `/__sandbox/tenants/${b.id}/stats`)).toEqual({ links: 0, transactions: 0, accounts: 1, purchaseRequests: 0 });
+    expect((await get(p, `/__sandbox/tenants/${a.id}/outbox`)).sms).toEqual([{ to: '+50371111111', body: expect.any(String) }]);
+    expect((await get(p, `/__sandbox/tenants/${b.id}/outbox`)).emails).toEqual([]);
+    expect((await get(p, '/__sandbox/outbox')).sms).toEqual([]);
+  });
+
+  it('refuses an unknown tenant (404) and a bad advance (400, clock untouched); reset forgets every tenant', async () => {
+    const p = await sandbox();
+    const a = await crear(p);
+    expect((await p.app.inject({ url: '/__sandbox/tenants/nope/stats' })).statusCode).toBe(404);
+    expect((await p.app.inject({ method: 'POST', url: '/__sandbox/tenants/nope/clock/advance', payload: { seconds: 1 } })).statusCode).toBe(404);
+    const bad = await p.app.inject({ method: 'POST', url: `/__sandbox/tenants/${a.id}/clock/advance`, payload: { seconds: -5 } });
+    expect(bad.statusCode).toBe(400);
+    expect((await get(p, `/__sandbox/tenants/${a.id}/clock`)).offsetSeconds).toBe(0);
+    await p.app.inject({ method: 'POST', url: '/__sandbox/reset' });
+    expect((await p.app.inject({ url: `/__sandbox/tenants/${a.id}/outbox` })).statusCode).toBe(404);
+    expect((await p.api('PUT', '/EnlacePago/1/activar', basic(a.account.user, a.account.password))).statusCode).toBe(401);
   });
 });
 

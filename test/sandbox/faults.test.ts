@@ -100,6 +100,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   'mpos-monto-zero-accepted': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ monto: 0 }))) === 400,
   'mpos-month-13-accepted': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ mesVencimiento: 13 }))) === 400,
   'mpos-idaplicativo-missing-accepted': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido(), cuenta)) === 400,
+  '3ds-idregion-not-iso-accepted': async (p) => (await status(p, '/TransaccionCompra/3DS', compra3dsValida({ idRegion: 'San Salvador' }))) === 400,
   'link-monto-min-rejected': async (p) => (await crearEnlace(p, enlaceValido({ monto: 0.01 }))) === 200,
   'link-nombreproducto-500-rejected': async (p) => (await crearEnlace(p, enlaceValido({ nombreProducto: 'n'.repeat(500) }))) === 200,
   'quickpay-idexterno-50-rejected': async (p) => (await status(p, '/TransaccionCompra/Quick-pay', { monto: 1, idExterno: 'e'.repeat(50) })) === 200,

@@ -89,6 +89,10 @@ describe('responses: what breaks the contract, where, and which clause', () => {
     { name: 'estaProductivo as 1', operationId: 'createPaymentLink', mutate: (b) => (b.estaProductivo = 1), path: '/estaProductivo', keyword: 'type', clause: '4.1-response-fields' },
     { name: 'monto as "10.00"', operationId: 'purchase3ds', mutate: (b) => (b.monto = '10.00'), path: '/monto', keyword: 'type', clause: '4.3-response-fields' },
     { name: 'a relative urlCompletarPago3Ds', operationId: 'purchase3ds', mutate: (b) => (b.urlCompletarPago3Ds = '/3ds/abc'), path: '/urlCompletarPago3Ds', keyword: 'format', clause: '4.3-url-completar' },
+    { name: 'urlEnlace not a URL (described: observed)', operationId: 'createPaymentLink', mutate: (b) => (b.urlEnlace = 'enlace 7'), path: '/urlEnlace', keyword: 'format', clause: '2.1-link-urls' },
+    { name: 'urlEnlace a number (a type: failed)', operationId: 'createPaymentLink', mutate: (b) => (b.urlEnlace = 7), path: '/urlEnlace', keyword: 'type', clause: '4.1-response-fields' },
+    { name: 'an empty urlRetorno in the link record (described: observed)', operationId: 'activatePaymentLink', mutate: (b) => ((b.configuracion as Obj).urlRetorno = ''), path: '/configuracion/urlRetorno', keyword: 'format', clause: '2.5-configuracion-urls' },
+    { name: 'emailLogin not an e-mail (described: observed)', operationId: 'deleteAccount', mutate: (b) => (b.emailLogin = 'merchant'), path: '/emailLogin', keyword: 'format', clause: '2.6-email-login' },
     { name: 'esReal as 1', operationId: 'getTransaction', mutate: (b) => (b.esReal = 1), path: '/esReal', keyword: 'type', clause: '2.2-transaction-types' },
     { name: 'formaPago 7', operationId: 'getTransaction', mutate: (b) => (b.formaPago = 7), path: '/formaPago', keyword: 'enum', clause: '2.2-formapago-values' },
     { name: 'resultadoTransaccion 3', operationId: 'getTransaction', mutate: (b) => (b.resultadoTransaccion = 3), path: '/resultadoTransaccion', keyword: 'enum', clause: '2.2-resultado-values' },
@@ -116,6 +120,8 @@ describe('responses: what breaks the contract, where, and which clause', () => {
     const violation = only(contract.validateResponse(operationId, 200, body));
     expect(violation).toMatchObject({ path, keyword });
     expect(violation.clause).toContain(clause);
+    // severity follows the clause kind: a format the spec only describes is observed, everything else fails
+    expect(violation.severity, clause).toBe(['description', 'observation'].includes(loadClauses().find((c) => c.id === clause)!.kind) ? 'observe' : 'fail');
   });
 
   it('reports every violation of a body at once, each with a clause of clauses.yaml', () => {
@@ -295,11 +301,14 @@ describe('requests: the stated rules', () => {
     violates(request('purchaseMposBanda', { monto: 0 }), '/monto', 'exclusiveMinimum', '4.7-monto-positive');
   });
 
-  it('3DS: the card object spelled tarjetaCreditoDebido, card number without spaces, cvv digits', () => {
+  it('3DS: the card object spelled tarjetaCreditoDebido, card number without spaces, cvv digits (described: observed)', () => {
     const body = example('purchase3ds', 'request');
     const card = body.tarjetaCreditoDebido as Obj;
-    violates(request('purchase3ds', { tarjetaCreditoDebido: { ...card, numeroTarjeta: '4111 1111 1111 1111' } }), '/tarjetaCreditoDebido/numeroTarjeta', 'pattern', '4.3-card-fields');
-    violates(request('purchase3ds', { tarjetaCreditoDebido: { ...card, cvv: '12a' } }), '/tarjetaCreditoDebido/cvv', 'pattern', '4.3-card-fields');
+    violates(request('purchase3ds', { tarjetaCreditoDebido: { ...card, numeroTarjeta: '4111 1111 1111 1111' } }), '/tarjetaCreditoDebido/numeroTarjeta', 'pattern', '4.3-card-formats');
+    violates(request('purchase3ds', { tarjetaCreditoDebido: { ...card, cvv: '12a' } }), '/tarjetaCreditoDebido/cvv', 'pattern', '4.3-card-formats');
+    expect(only(request('purchase3ds', { tarjetaCreditoDebido: { ...card, cvv: '12a' } })).severity).toBe('observe');
+    // the type is stated: a cvv that is not a string fails under the card's rule, not under the description
+    expect(only(request('purchase3ds', { tarjetaCreditoDebido: { ...card, cvv: 111 } }))).toMatchObject({ keyword: 'type', clause: ['4.3-card-fields'], severity: 'fail' });
     delete body.tarjetaCreditoDebido;
     violates(contract.validateRequest('purchase3ds', { ...body, tarjetaCreditoDebito: card }), '/tarjetaCreditoDebido', 'required', '4.3-request-fields');
   });

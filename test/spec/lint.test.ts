@@ -87,6 +87,12 @@ describe('the lint catches', () => {
     ]);
   });
 
+  it('a description clause (observed, never failed) on a schema without a format or pattern, where it would cover nothing', () => {
+    expect(lint((doc) => (doc.components.schemas.PaymentLinkCreateRequest.properties.monto['x-clause'] = '4.3-id-region-iso'))).toEqual([
+      'components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names the description "4.3-id-region-iso", which covers only a format or pattern, on a schema with neither',
+    ]);
+  });
+
   it('a clause id removed while x-clause still cites it', () => {
     const problems = lint((_doc, list) => list.splice(list.findIndex((c) => c.id === '4.1-monto-min'), 1));
     expect(problems).toEqual(['components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names "4.1-monto-min", which is not in clauses.yaml']);
@@ -97,7 +103,7 @@ describe('the lint catches', () => {
     expect(lint((_doc, list) => list.push({ ...list[0] }))).toEqual([`clauses.yaml[${clauses.length}] (${clauses[0]!.id}): duplicate id`]);
     expect(lint((_doc, list) => delete list[at(list, '7-cvv-111-declines')]!.kind)).toEqual(['clauses.yaml[' + clauses.findIndex((c) => c.id === '7-cvv-111-declines') + '] (7-cvv-111-declines): missing kind']);
     const i = clauses.findIndex((c) => c.id === '8-rate-limits-not-shown');
-    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, observation, security)`]);
+    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, description, observation, security)`]);
     expect(lint((_doc, list) => (list[i]!.section = '7'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): id does not start with its section 7`]);
   });
 

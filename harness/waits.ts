@@ -1,0 +1,79 @@
+/**
+ * Letting the target's time pass (issue 22): its clock is moved where it has clock control (the sandbox's test-control
+ * API); elsewhere the test waits in real time, up to MAX_WAIT_S, or skips with the reason. A wait is an `await` inside
+ * a concurrent test (harness/runner.ts): the other tests go on meanwhile and waits overlap, so a run lasts about its
+ * longest wait, not their sum. A test that may wait declares `movesClock: true` (the clock mode where there is a
+ * clock) and the timeout `waitingTimeoutMs()`: the wait is the suite's own time, never a timeout of the target's.
+ *
+ *   clauseTest({ …, movesClock: true }, title, async (t) => {
+ *     await letTimePass(t, 90, 'a payment 90 s after the screen was shown');
+ *   }, waitingTimeoutMs());
+ */
+import { loadConfig } from './config.ts';
+import { TEST_BUDGET_MS, type T } from './conformance.ts';
+import { doing } from './evidence.ts';
+import { header } from './http.ts';
+
+let declaredMaxWaitS: number | undefined;
+/** MAX_WAIT_S as the test files are declared (a configuration error is reported by the global setup, not here). */
+function maxWaitAtDeclaration(): number {
+  if (declaredMaxWaitS === undefined) {
+    try {
+      declaredMaxWaitS = loadConfig().maxWaitS;
+    } catch {
+      declaredMaxWaitS = 0;
+    }
+  }
+  return declaredMaxWaitS;
+}
+
+/**
+ * The budget of a test that may wait `waits` times up to MAX_WAIT_S (plus margins), its other work on top: a real-time
+ * wait is the test's own time (not a wait for other tests), so its budget must hold it (harness/conformance.ts).
+ */
+export function waitingTimeoutMs(waits = 1): number {
+  return TEST_BUDGET_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
+}
+
+const hasClock = (t: T): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
+
+/**
+ * Why `seconds` cannot pass on this target, or undefined when they can (moved, or waited within MAX_WAIT_S).
+ * `limit`: the time limit the wait reaches (e.g. expires_in), when the wait adds a margin beyond it: a limit within
+ * MAX_WAIT_S is waited for, margin included.
+ */
+export function cannotPass(t: T, seconds: number, what: string, limit = seconds): string | undefined {
+  if (hasClock(t)) return undefined;
+  const max = t.run.config.maxWaitS;
+  if (limit <= max) return undefined;
+  return max === 0
+    ? `the target has no clock control and real-time waits are off (MAX_WAIT_S=0): ${what} needs ${Math.ceil(seconds)} s of the target's time to pass`
+    : `the target has no clock control and ${what} needs ${Math.ceil(seconds)} s of the target's time to pass, more than MAX_WAIT_S=${max}`;
+}
+
+/** Skips the test now when `seconds` cannot pass (so it creates nothing it cannot judge). */
+export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit = seconds): void {
+  const why = cannotPass(t, seconds, what, limit);
+  if (why) t.skip(why);
+}
+
+/** The target's time moves on by `seconds`: its clock is advanced, or the test waits in real time (else it skips). */
+export async function letTimePass(t: T, seconds: number, what: string, limit = seconds): Promise<void> {
+  if (hasClock(t)) return t.run.control!.advanceClock(seconds);
+  skipUnlessTimeCanPass(t, seconds, what, limit);
+  // Named, so a budget that runs out meanwhile says what the test was doing.
+  await doing(`a real-time wait of ${Math.ceil(seconds)} s (${what})`, () => new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000)));
+}
+
+/**
+ * The target's time now (epoch ms): its clock where it has clock control, else the Date header of a response of it
+ * (to the second; our own clock when it sends none), so a vigencia a few seconds ahead is ahead on its clock too.
+ */
+export async function targetNow(t: T): Promise<number> {
+  if (hasClock(t)) return (await t.run.control!.now()).getTime();
+  const before = Date.now();
+  const ex = await t.run.http.request({ method: 'GET', url: t.run.target.baseUrl, label: 'target clock (Date header)' }).catch(() => undefined);
+  const date = Date.parse(header(ex?.response, 'date') ?? '');
+  // The Date header is truncated to the second: half a second is added back, and the request's own time.
+  return Number.isNaN(date) ? Date.now() : date + 500 + (Date.now() - before) / 2;
+}

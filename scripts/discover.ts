@@ -1,0 +1,180 @@
+/**
+ * `npm run discover`: learns a remote target's conventions from the credentials given (issue 22) and writes them to
+ * REPORT_DIR/discovered.env, which `npm run conformance` reads below the environment and .env for what the user did
+ * not set (harness/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
+ * its evidence as a comment; each one not found, with how to find it. It creates only development links and payments:
+ * the same probe and production interlock as a run (harness/target.ts, harness/interlock.ts) come first.
+ * Exit 0 when it ran (whatever it found), 2 on a configuration error, 1 when the target is unusable or in production.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../harness/config.ts';
+import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/target.ts';
+import { Interlock, PRODUCTION_MESSAGE } from '../harness/interlock.ts';
+import { createTokenCache } from '../harness/tokens.ts';
+import { createPayer } from '../harness/payer.ts';
+import { startReceiver, type Receiver } from '../harness/receiver.ts';
+import { secrets } from '../harness/evidence.ts';
+import type { Http } from '../harness/http.ts';
+import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
+import {
+  describeRedirectScheme,
+  describeWebhookSignature,
+  findRedirectScheme,
+  findWebhookSignature,
+  redirectSchemeSettings,
+  webhookSignatureSettings,
+} from '../harness/discovery/schemes.ts';
+import { purchase3ds, purchaseWallet } from '../generators/bodies.ts';
+
+/** One setting's outcome: the variables found (with the evidence), or how to find them. */
+interface Finding {
+  what: string;
+  settings?: Record<string, string>;
+  /** What was learnt sets no variable. */
+  noted?: true;
+  evidence: string;
+  howToFind?: string;
+}
+
+let config: Config;
+try {
+  // What an earlier discovery wrote is not applied: this one finds it afresh.
+  config = loadConfig(process.env, { discovered: false });
+  if (config.target.kind !== 'remote') {
+    throw new ConfigError('npm run discover probes a remote target: set API_BASE_URL, AUTH_URL, CLIENT_ID and CLIENT_SECRET (and ACCOUNT_USER, ACCOUNT_PASSWORD)', 'API_BASE_URL');
+  }
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`configuration error: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}
+
+const { info: selected } = await selectTarget(config);
+const target = await probeTarget(selected, config);
+if (target.unreachable) {
+  console.error(`discover: the target cannot be used: ${target.unreachable}`);
+  process.exit(1);
+}
+if (target.mode === 'production') {
+  console.error(`discover: ${PRODUCTION_MESSAGE}`);
+  process.exit(1);
+}
+const interlock = new Interlock(target);
+const http = createRunHttp(config, target.deadline);
+const findings: Finding[] = [];
+let receiver: Receiver | undefined;
+try {
+  findings.push(await accountAuth(target, http));
+  findings.push(clockControl(target));
+  findings.push(await tokenLifetime(target, http));
+  receiver = await startReceiver({ host: config.receiver.host, port: config.receiver.port, ...(config.receiver.publicUrl ? { publicUrl: config.receiver.publicUrl } : {}) });
+  const token = await createTokenCache({ http, tokenUrl: `${target.authUrl}/connect/token`, clientId: target.business.clientId, clientSecret: target.business.clientSecret, audience: config.tokenAudience }).get();
+  // Payments follow: only for a business the probe saw in development (the run's interlock).
+  interlock.assertMayPay();
+  findings.push(await redirectHash(target, http, token, receiver));
+  findings.push(await webhookSignature(target, http, token, receiver));
+  findings.push(screenFieldMapping());
+} catch (err) {
+  findings.push({ what: 'the rest', evidence: `discovery stopped: ${secrets.redactText((err as Error).message)}`, howToFind: 'fix the cause and run npm run discover again' });
+} finally {
+  await receiver?.close();
+  await http.close();
+}
+
+const file = join(config.reportDir, 'discovered.env');
+const text = render(findings);
+mkdirSync(config.reportDir, { recursive: true });
+writeFileSync(file, text);
+console.log(`${text}\n# written to ${file}; npm run conformance uses these for what you did not set`);
+// A browser the payer may have started is not waited for.
+process.exit(0);
+
+async function accountAuth(t: TargetInfo, h: Http): Promise<Finding> {
+  const what = 'account authentication (ACCOUNT_AUTH)';
+  if (!t.account) return { what, evidence: 'no account credentials given', howToFind: 'set ACCOUNT_USER and ACCOUNT_PASSWORD and run npm run discover again' };
+  const found = await discoverAccountAuth({ http: h, baseUrl: t.baseUrl, authUrl: t.authUrl, business: t.business, account: t.account, audience: config.tokenAudience });
+  return found.found
+    ? { what, settings: { ACCOUNT_AUTH: found.accountAuth }, evidence: found.evidence }
+    : { what, evidence: found.evidence, howToFind: 'ask the vendor how account user and password are sent (HTTP Basic, or an OAuth2 password grant at AUTH_URL) and set ACCOUNT_AUTH' };
+}
+
+function clockControl(t: TargetInfo): Finding {
+  const what = 'the target\'s clock (MAX_WAIT_S)';
+  if (t.capabilities.includes('clock')) return { what, noted: true, evidence: `the target has a test-control API with clock control (${t.controlUrl}): time limits are reached by moving its clock` };
+  return { what, noted: true, evidence: `no test-control API at ${t.controlUrl}: time limits (vigencia, duracionInterfazIntentoMinutos, expires_in, the quick-pay QR) are waited for in real time, each up to MAX_WAIT_S` };
+}
+
+async function tokenLifetime(t: TargetInfo, h: Http): Promise<Finding> {
+  const ex = await h.request({ method: 'POST', url: `${t.authUrl}/connect/token`, form: { grant_type: 'client_credentials', audience: config.tokenAudience, client_id: t.business.clientId, client_secret: t.business.clientSecret }, idempotent: true, label: 'token lifetime' });
+  const body = ex.response?.json as { access_token?: unknown; expires_in?: unknown } | undefined;
+  if (typeof body?.access_token === 'string') secrets.add(body.access_token, 'access-token');
+  const expiresIn = Number(body?.expires_in);
+  const what = 'the token lifetime (expires_in)';
+  if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { what, noted: true, evidence: `the token response has no positive expires_in (${JSON.stringify(body?.expires_in)})` };
+  const waits = t.capabilities.includes('clock') || expiresIn <= config.maxWaitS;
+  return { what, noted: true, evidence: `expires_in ${expiresIn} s: the token-lifetime test ${waits ? 'runs' : `skips unless MAX_WAIT_S >= ${expiresIn + 1}`}` };
+}
+
+/** A 3DS purchase completed on its page: the redirect's hash against every candidate scheme. */
+async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver): Promise<Finding> {
+  const what = 'the redirect hash (REDIRECT_HASH)';
+  const request = purchase3ds(r.redirectUrl('discover'), config.testData);
+  const ex = await h.request({ method: 'POST', url: `${t.baseUrl}/TransaccionCompra/3DS`, headers: { authorization: `Bearer ${token}` }, json: request, idempotent: false, label: 'discover: 3DS purchase' });
+  const url = (ex.response?.json as { urlCompletarPago3Ds?: unknown } | undefined)?.urlCompletarPago3Ds;
+  if (typeof url !== 'string') return { what, evidence: `POST /TransaccionCompra/3DS answered ${ex.response?.status ?? 'nothing'} without urlCompletarPago3Ds`, howToFind: 'ask the vendor for the algorithm, key, encoding and fields of the hash and set REDIRECT_HASH and its companions (.env.example)' };
+  const payer = createPayer({ http: h, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
+  {
+    const outcome = await payer.complete3ds(new URL(url, ex.request.url).href, { redirectPrefix: request.urlRedirect });
+    if (outcome.kind !== 'redirect') return { what, evidence: `the completed 3DS page ended in ${outcome.kind} (status ${outcome.status}), not a redirect`, howToFind: 'set REDIRECT_HASH and its companions from the vendor\'s documentation' };
+    const found = findRedirectScheme(outcome.params, t.business.clientSecret);
+    return found.scheme
+      ? { what, settings: redirectSchemeSettings(found.scheme, 'api'), evidence: `the hash of a completed 3DS payment (idTransaccion ${outcome.params['idTransaccion']}) verifies as ${describeRedirectScheme(found.scheme)}` }
+      : { what, evidence: `no candidate verified the hash of idTransaccion ${outcome.params['idTransaccion']}; tried ${found.tried}`, howToFind: 'ask the vendor for the algorithm, key, encoding and fields of the hash (REDIRECT_HASH, REDIRECT_HASH_KEY, REDIRECT_HASH_ENCODING, REDIRECT_HASH_VALUES, REDIRECT_HASH_ORDER)' };
+  }
+}
+
+/** A wallet purchase notified to the receiver: its headers and raw body against every candidate signature. */
+async function webhookSignature(t: TargetInfo, h: Http, token: string, r: Receiver): Promise<Finding> {
+  const what = 'the webhook signature (WEBHOOK_SIGNATURE)';
+  const request = { ...purchaseWallet(config.testData), configuracion: { urlWebhook: r.webhookUrl('discover') } };
+  const ex = await h.request({ method: 'POST', url: `${t.baseUrl}/TransaccionCompra/Wallet`, headers: { authorization: `Bearer ${token}` }, json: request, idempotent: false, label: 'discover: wallet purchase' });
+  const id = (ex.response?.json as { idTransaccion?: unknown } | undefined)?.idTransaccion;
+  if (id === undefined) return { what, evidence: `POST /TransaccionCompra/Wallet answered ${ex.response?.status ?? 'nothing'} without idTransaccion`, howToFind: 'set WEBHOOK_SIGNATURE, WEBHOOK_SIGNATURE_HEADER and WEBHOOK_SIGNATURE_ENCODING from the vendor\'s documentation' };
+  const webhook = await r.waitForWebhook((w) => w.tag === 'discover', config.webhook.timeoutS * 1000).catch(() => undefined);
+  if (!webhook) return { what, evidence: `no webhook reached ${r.webhookUrl('discover')} within ${config.webhook.timeoutS} s`, howToFind: 'set WEBHOOK_PUBLIC_URL to a URL at which the target reaches this machine (a tunnel) and run npm run discover again' };
+  const found = findWebhookSignature(webhook.headers, webhook.rawBody, t.business.clientSecret);
+  return found.scheme
+    ? { what, settings: webhookSignatureSettings(found.scheme), evidence: `the webhook of idTransaccion ${String(id)} verifies as ${describeWebhookSignature(found.scheme)}` }
+    : { what, evidence: `no candidate verified the webhook of idTransaccion ${String(id)}; tried ${found.tried}`, howToFind: 'ask the vendor how webhooks are signed and set WEBHOOK_SIGNATURE and its companions (.env.example)' };
+}
+
+/**
+ * The hosted payment screen's field mapping (SCREEN_FIELD_NAMES). Hook: field discovery on hosted pages (issue 22,
+ * deliverable 1) adds its finding here — open a link's screen, map its inputs, and return SCREEN_FIELD_NAMES.
+ */
+function screenFieldMapping(): Finding {
+  return {
+    what: 'the payment screen\'s fields (SCREEN_FIELD_NAMES)',
+    evidence: 'not discovered by this version',
+    howToFind: 'open a link\'s urlEnlace in a browser, read the name (or a CSS selector) of each card input, and set SCREEN_FIELD_NAMES (see .env.example)',
+  };
+}
+
+function render(all: Finding[]): string {
+  const lines = [
+    `# Settings discovered by npm run discover at ${new Date().toISOString()} (REPORT_DIR/discovered.env).`,
+    '# npm run conformance applies them to the target below where neither the environment nor .env sets them.',
+    `DISCOVERED_FOR=${target.baseUrl}`,
+    '',
+  ];
+  for (const f of all) {
+    lines.push(`# ${f.what}: ${f.noted ? 'noted' : f.settings ? 'found' : 'NOT FOUND'}`, `#   evidence: ${secrets.redactText(f.evidence)}`);
+    if (f.howToFind) lines.push(`#   how to find it: ${f.howToFind}`);
+    for (const [name, value] of Object.entries(f.settings ?? {})) lines.push(`${name}=${value}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
