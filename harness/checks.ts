@@ -11,6 +11,7 @@ import type { CheckEvidence } from './meta.ts';
 import type { Contract } from './contract.ts';
 import type { PaymentOutcome } from './payer.ts';
 import { webhookTransaction } from './receiver.ts';
+import { PaymentRefused } from './errors.ts';
 
 export class CheckFailure extends Error {
   constructor(readonly evidence: CheckEvidence) {
@@ -230,8 +231,21 @@ const esAprobada = (o: PaymentOutcome): string | undefined => (o.kind === 'redir
 
 /** A hosted-screen payment was processed and approved: the customer is sent back with esAprobada=true (spec 6.3). Returns the outcome query. */
 export function paymentApproved(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
+  paymentWentThrough(o, what);
   if (o.kind !== 'redirect' || esAprobada(o) !== 'true') fail('payment-approved', clauses, `${what} is approved (redirect with esAprobada=true)`, outcomeText(o));
   return o.params;
+}
+
+/**
+ * The premise of a test that pays: the page took what the payer sent. A submission answered with an error status or
+ * with the same form again is the page refusing the payer's input (field names, a value it wants otherwise), not a
+ * verdict on the payment: PaymentRefused, naming the page's answer, and the test is not judged (SKIP). A 410 (Gone)
+ * is the page saying the payment can no longer be made — a state the tests judge — and is left to them.
+ */
+export function paymentWentThrough(o: PaymentOutcome, what: string): void {
+  if (o.kind !== 'refused' || o.answered !== 'submission' || o.status === 410) return;
+  const how = o.formAgain ? `showed its form again (status ${o.status})` : `answered ${o.status}`;
+  throw new PaymentRefused(`${what} did not go through: the page ${how} to what the payer sent: "${o.text || o.estado || '(no text)'}"`);
 }
 
 /** A hosted-screen payment was processed and declined: the customer is sent back with esAprobada=false (spec 6.3, 7). */

@@ -17,6 +17,7 @@ import { secrets } from './evidence.ts';
 import { readReportSettings, SettingError } from './report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from './payer/chromium.ts';
 import { isInputName } from './payer/fields.ts';
+import type { ChallengeCode } from './payer/types.ts';
 import { variantSettings } from '../sandbox/index.ts';
 
 export { ConfigError } from './errors.ts';
@@ -104,6 +105,8 @@ export interface Config {
   testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
   /** Names of the hosted payment screen's fields where they differ from the sandbox's (SCREEN_FIELD_NAMES). */
   screenFieldNames: Record<string, string>;
+  /** The answer a 3DS test page's challenge expects (SCREEN_CHALLENGE_CODE): a fixed code, or where the page shows it. */
+  challengeCode?: ChallengeCode;
   /** The CLIENT_ID business has the MPOS permission (MPOS_PERMITTED). */
   mposPermitted: boolean;
   /** Tenant-isolation checks (category security, not spec clauses): fail the run, or only be observed (SECURITY_CHECKS). */
@@ -150,6 +153,17 @@ function withVariantSettings(env: Env): Env {
   const filled = { ...env };
   for (const [name, value] of Object.entries(settings)) if (!filled[name]?.trim()) filled[name] = value;
   return filled;
+}
+
+/** How the embedded sandbox with these variants takes account credentials: what its variants' settings say, else basic. */
+function embeddedAccountAuth(selected: string | undefined): AccountAuth {
+  let settings: Record<string, string> = {};
+  try {
+    settings = variantSettings(selected);
+  } catch {
+    // An unknown variant id is reported by SANDBOX_VARIANT's own check.
+  }
+  return settings['ACCOUNT_AUTH'] === 'password-grant' ? 'password-grant' : 'basic';
 }
 
 function readDotenv(path: string | null | undefined): Env {
@@ -278,9 +292,18 @@ function parseConfig(env: Env): Config {
 
   const accountAuthSetting = r.oneOf('ACCOUNT_AUTH', 'how account user+password is sent: HTTP Basic, an OAuth2 password grant at AUTH_URL, or auto = try Basic, then the password grant', ['basic', 'password-grant', 'auto'] as const, remote ? 'auto' : 'basic');
   const accountAuth: AccountAuth = accountAuthSetting === 'auto' ? 'basic' : accountAuthSetting;
-  if (!remote && accountAuth === 'password-grant') {
-    // The embedded sandbox takes account credentials as HTTP Basic only: every account test would fail, blaming it.
-    throw new ConfigError('ACCOUNT_AUTH=password-grant only applies to a remote target (API_BASE_URL set): the embedded sandbox takes account credentials as HTTP Basic; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic', 'ACCOUNT_AUTH');
+  // The embedded sandbox takes account credentials as HTTP Basic, unless a variant issues account tokens (its
+  // settings say ACCOUNT_AUTH=password-grant): any other pairing would fail every account test, blaming the sandbox.
+  if (!remote && accountAuthSetting !== 'auto') {
+    const variantAuth = embeddedAccountAuth(r.raw('SANDBOX_VARIANT'));
+    if (accountAuth !== variantAuth) {
+      throw new ConfigError(
+        variantAuth === 'basic'
+          ? 'ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target (API_BASE_URL set), or the embedded sandbox with SANDBOX_VARIANT=account-password-grant; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic'
+          : 'ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT: its account endpoints take only account tokens (account-password-grant); unset ACCOUNT_AUTH or set ACCOUNT_AUTH=password-grant',
+        'ACCOUNT_AUTH',
+      );
+    }
   }
 
   const tokenAudience = parseTokenAudience(r, remote);
@@ -346,6 +369,7 @@ function parseConfig(env: Env): Config {
 
   // The hosted screens' field names are the vendor's choice (spec 1: "a payment screen hosted by the service").
   const screenFieldNames = parseFieldNames(r);
+  const challengeCode = parseChallengeCode(r);
   const mposPermitted = r.oneOf('MPOS_PERMITTED', 'whether the CLIENT_ID business has the additional MPOS permission of 4.7 (no = MPOS purchases as that business are skipped)', ['yes', 'no'] as const, 'yes') === 'yes';
 
   const sandboxMode = r.oneOf('SANDBOX_MODE', 'the mode the embedded sandbox starts its businesses in', ['development', 'production'] as const, 'development');
@@ -376,6 +400,7 @@ function parseConfig(env: Env): Config {
     ...(expectedFailuresFile === undefined ? {} : { expectedFailuresFile }),
     testData,
     screenFieldNames,
+    ...(challengeCode ? { challengeCode } : {}),
     mposPermitted,
     securityChecks: r.oneOf('SECURITY_CHECKS', 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation', ['fail', 'observe'] as const, 'fail'),
     sandbox: { mode: sandboxMode, ...(fault === '' ? {} : { fault }), ...(variant === '' ? {} : { variant }), screen: sandboxScreen },
@@ -442,12 +467,19 @@ function parsePayer(r: Reader): Config['payer'] {
   return { kind, chromiumPath };
 }
 
-const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto'];
+const SCREEN_FIELDS = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email', 'formaPago', 'cuotas', 'cantidad', 'monto', 'codigoDesafio'];
+
+/** SCREEN_CHALLENGE_CODE: `shown-in:<CSS selector>` (the page shows the code there), else the code itself. */
+function parseChallengeCode(r: Reader): ChallengeCode | undefined {
+  const raw = r.pattern('SCREEN_CHALLENGE_CODE', 'the answer a 3DS test page\'s challenge expects: the code itself, or shown-in:<CSS selector> of the element where the page shows it', /^\S(.*\S)?$/, '', { example: 'shown-in:#test-code' });
+  if (raw === '') return undefined;
+  return raw.startsWith('shown-in:') ? { shownIn: raw.slice('shown-in:'.length).trim() } : { code: raw };
+}
 
 function parseFieldNames(r: Reader): Record<string, string> {
   const raw = r.raw('SCREEN_FIELD_NAMES');
   if (raw === undefined) return {};
-  const what = `a JSON object mapping the payment screen's fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's screen`;
+  const what = `a JSON object mapping the hosted pages' fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's pages (payment screen, 3DS and quick-pay pages)`;
   const example = '{"numeroTarjeta":"card_number","cvv":"#cvc"}';
   let parsed: unknown;
   try {

@@ -10,6 +10,8 @@
  * (PayerError: the spec does not show a screen's layout) skips the test with the reason; on the embedded sandbox,
  * whose screen contract is known (docs/decisions.md), it is an ERROR — except its script-built screen
  * (SANDBOX_SCREEN=js) without a browser (PAYER=http, or auto without Chromium), skipped with a pointer to PAYER=browser.
+ * A page that refused what the payer sent, where the test needed the payment to go through (PaymentRefused), skips the
+ * test naming the page's status and text on any target: nothing after an input the page did not take is judged.
  *
  * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
@@ -32,7 +34,7 @@ import { it, type TestContext } from 'vitest';
 import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure, describeExchange } from './checks.ts';
-import { HttpError, NoFormError, PayerError } from './errors.ts';
+import { HttpError, NoFormError, PayerError, PaymentRefused } from './errors.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
@@ -286,6 +288,10 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     try {
       unprocessed = await attempt();
     } catch (err) {
+      // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
+      if (err instanceof PaymentRefused) {
+        ctx.skip(`not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
+      }
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
         ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
       }

@@ -57,3 +57,11 @@ export class PayerError extends Error {
 export class NoFormError extends PayerError {
   override name = 'NoFormError';
 }
+
+/**
+ * A hosted page refused what the payer sent (an error status, or its form shown again): the payment a test needed
+ * as its premise did not go through, so what follows is not judged. The message names the page's answer.
+ */
+export class PaymentRefused extends PayerError {
+  override name = 'PaymentRefused';
+}

@@ -12,7 +12,9 @@
  *   await payer.submitScreen(screen, payment, { monto: '1.00' }); // a field a customer could forge
  *
  * Field names default to the sandbox's screen (docs/decisions.md); a vendor's screen may differ: pass `fieldNames`
- * (SCREEN_FIELD_NAMES: input names or CSS selectors). A payment is sent once and never re-sent.
+ * (SCREEN_FIELD_NAMES: input names or CSS selectors). A payment is sent once and never re-sent. The 3DS and quick-pay
+ * pages get `card` (and a challenge's answer) wherever they show those fields. A page that refuses what was sent — an
+ * error status, or its form shown again — is a `refused` outcome with `answered: 'submission'`, its status and text.
  */
 import { NoFormError } from './errors.ts';
 import type { Http } from './http.ts';

@@ -82,10 +82,12 @@ async function createRun(): Promise<Run> {
     const tokens = business
       ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience })
       : undefined;
-    // ACCOUNT_AUTH=password-grant: the account's token comes from an OAuth2 password grant made with the business's client.
+    // ACCOUNT_AUTH=password-grant: the account's token comes from an OAuth2 password grant made with a business's client:
+    // its own business's when known, else the primary business's (a client only identifies the application asking).
+    const client = business ?? target.business;
     const accountTokens =
-      account && business && config.accountAuth === 'password-grant'
-        ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
+      account && config.accountAuth === 'password-grant'
+        ? createTokenCache({ http, tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
         : undefined;
     caches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({

@@ -54,7 +54,7 @@ export const accountsApi: FastifyPluginAsync = async (app) => {
     if (ctx.fault('deleted-account-still-works')) return registro;
 
     const borrados = new Set(account.aplicativos);
-    for (const [token, t] of store.tokens) if (borrados.has(t.idAplicativo)) store.tokens.delete(token);
+    for (const [token, t] of store.tokens) if (borrados.has(t.idAplicativo) || t.idCuenta === account.idCuenta) store.tokens.delete(token);
     for (const [id, link] of store.links) {
       if (!borrados.has(link.idAplicativo)) continue;
       store.links.delete(id);

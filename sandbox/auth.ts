@@ -2,12 +2,15 @@
  * Spec 5: the token issuer at {auth_url}/connect/token (OAuth 2.0 client credentials, errors per RFC 6749 5.2) and
  * the request authentication of spec 5.5: bearer token, account user and password (HTTP Basic — the sandbox's
  * decision, the spec does not show it), or either. Tokens expire by the sandbox clock.
+ * Variant account-password-grant: the account authenticates only with an account token, issued for grant_type=password
+ * (username, password; the client authenticated as for client credentials, any business's client) — HTTP Basic
+ * is refused, and a business endpoint refuses an account token.
  */
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, onRequestAsyncHookHandler } from 'fastify';
 import type { Actor, SandboxContext } from './context.ts';
-import { SEED } from './store.ts';
+import { SEED, type Account } from './store.ts';
 import { clockOf } from './tenants.ts';
 
 export type AuthMode = 'bearer' | 'account' | 'either';
@@ -28,26 +31,38 @@ function basicCredentials(header: string | undefined): { user: string; password:
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-function bearer(ctx: SandboxContext, header: string | undefined): Actor | undefined {
+/** The actor of a bearer token: a business token, or (`cuenta`) an account token. */
+function bearer(ctx: SandboxContext, header: string | undefined, cuenta: boolean): Actor | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
   if (match?.[1] === undefined) return undefined;
   const token = ctx.store.tokens.get(match[1]);
-  if (token === undefined) return undefined;
+  if (token === undefined || (token.idCuenta !== undefined) !== cuenta) return undefined;
   if (token.expiresAtMs <= clockOf(ctx, token.idAplicativo).nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
+  if (token.idCuenta !== undefined) {
+    const acc = ctx.store.accounts.get(token.idCuenta);
+    return acc && actorOfAccount(ctx, acc);
+  }
   const business = ctx.store.businesses.get(token.idAplicativo);
   const account = business && ctx.store.accounts.get(business.idCuenta);
   return business && account ? { via: 'bearer', account, business } : undefined;
 }
 
+/** An account acts as its first business. */
+function actorOfAccount(ctx: SandboxContext, acc: Account): Actor | undefined {
+  const business = acc.aplicativos[0] === undefined ? undefined : ctx.store.businesses.get(acc.aplicativos[0]);
+  return business ? { via: 'account', account: acc, business } : undefined;
+}
+
+function accountOf(ctx: SandboxContext, user: string, password: string): Account | undefined {
+  return [...ctx.store.accounts.values()].find((acc) => acc.emailLogin === user && acc.password === password);
+}
+
+/** The account's actor: HTTP Basic, or (account-password-grant) an account token only. */
 function account(ctx: SandboxContext, header: string | undefined): Actor | undefined {
+  if (ctx.variant('account-password-grant')) return bearer(ctx, header, true);
   const credentials = basicCredentials(header);
-  if (credentials === undefined) return undefined;
-  for (const acc of ctx.store.accounts.values()) {
-    if (acc.emailLogin !== credentials.user || acc.password !== credentials.password) continue;
-    const business = acc.aplicativos[0] === undefined ? undefined : ctx.store.businesses.get(acc.aplicativos[0]);
-    return business ? { via: 'account', account: acc, business } : undefined;
-  }
-  return undefined;
+  const acc = credentials && accountOf(ctx, credentials.user, credentials.password);
+  return acc && actorOfAccount(ctx, acc);
 }
 
 function seededActor(ctx: SandboxContext): Actor | null {
@@ -65,14 +80,16 @@ export function requireAuth(mode: AuthMode, opts: { optional?: boolean } = {}): 
     const ctx = req.server.sandbox;
     const header = req.headers.authorization;
     const actor =
-      (mode !== 'account' ? bearer(ctx, header) : undefined) ?? (mode !== 'bearer' ? account(ctx, header) : undefined);
+      (mode !== 'account' ? bearer(ctx, header, false) : undefined) ?? (mode !== 'bearer' ? account(ctx, header) : undefined);
     req.actor = actor ?? (opts.optional ? seededActor(ctx) : null);
     if (req.actor !== null) return;
+    const porToken = ctx.variant('account-password-grant');
     const challenges = [
-      ...(mode !== 'account' ? ['Bearer realm="service_api"'] : []),
-      ...(mode !== 'bearer' ? ['Basic realm="service_api"'] : []),
+      ...(mode !== 'account' || porToken ? ['Bearer realm="service_api"'] : []),
+      ...(mode !== 'bearer' && !porToken ? ['Basic realm="service_api"'] : []),
     ];
-    const esperado = { bearer: 'un token Bearer', account: 'usuario y contraseña de la cuenta (HTTP Basic)', either: 'un token Bearer o usuario y contraseña de la cuenta (HTTP Basic)' }[mode];
+    const cuenta = porToken ? 'un token de la cuenta (grant_type=password)' : 'usuario y contraseña de la cuenta (HTTP Basic)';
+    const esperado = { bearer: 'un token Bearer', account: cuenta, either: `un token Bearer o ${cuenta}` }[mode];
     return reply
       .code(401)
       .header('www-authenticate', challenges.join(', '))
@@ -95,7 +112,7 @@ export const authApi: FastifyPluginAsync = async (app) => {
       return oauthError(reply, 400, 'invalid_request', 'el cuerpo debe ser application/x-www-form-urlencoded');
     }
     const form = req.body as Record<string, unknown>;
-    for (const name of ['grant_type', 'audience', 'client_id', 'client_secret', 'scope']) {
+    for (const name of ['grant_type', 'audience', 'client_id', 'client_secret', 'scope', 'username', 'password']) {
       if (form[name] !== undefined && typeof form[name] !== 'string') {
         return oauthError(reply, 400, 'invalid_request', `el parámetro ${name} aparece más de una vez`);
       }
@@ -115,11 +132,21 @@ export const authApi: FastifyPluginAsync = async (app) => {
       if (basic !== undefined) reply.header('www-authenticate', 'Basic realm="service_api"');
       return oauthError(reply, 401, 'invalid_client', 'credenciales del cliente inválidas');
     }
-    if (field('grant_type') !== 'client_credentials') {
-      return oauthError(reply, 400, 'unsupported_grant_type', 'solo se admite grant_type=client_credentials');
+    // account-password-grant: an account token for the account's own user and password (RFC 6749 4.3).
+    const porCuenta = field('grant_type') === 'password' && ctx.variant('account-password-grant');
+    if (field('grant_type') !== 'client_credentials' && !porCuenta) {
+      const admitidos = ctx.variant('account-password-grant') ? 'client_credentials o password' : 'client_credentials';
+      return oauthError(reply, 400, 'unsupported_grant_type', `solo se admite grant_type=${admitidos}`);
     }
     if (field('audience') !== AUDIENCE || (field('scope') !== undefined && field('scope') !== AUDIENCE)) {
       return oauthError(reply, 400, 'invalid_scope', `audience y scope deben ser ${AUDIENCE}`);
+    }
+    let cuenta: Account | undefined;
+    if (porCuenta) {
+      const [user, password] = [field('username'), field('password')];
+      if (user === undefined || password === undefined) return oauthError(reply, 400, 'invalid_request', 'grant_type=password requiere username y password');
+      cuenta = accountOf(ctx, user, password);
+      if (cuenta === undefined) return oauthError(reply, 400, 'invalid_grant', 'usuario o contraseña de la cuenta inválidos');
     }
 
     const accessToken = randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
@@ -129,7 +156,11 @@ export const authApi: FastifyPluginAsync = async (app) => {
     if (!ctx.fault('token-expiry-ignored')) {
       for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= clockOf(ctx, datos.idAplicativo).nowMs()) ctx.store.tokens.delete(t);
     }
-    ctx.store.tokens.set(accessToken, { idAplicativo: business.idAplicativo, expiresAtMs: ahora + ttl * 1000 });
+    ctx.store.tokens.set(accessToken, {
+      idAplicativo: cuenta?.aplicativos[0] ?? business.idAplicativo,
+      expiresAtMs: ahora + ttl * 1000,
+      ...(cuenta ? { idCuenta: cuenta.idCuenta } : {}),
+    });
     return reply
       .header('cache-control', 'no-store')
       .header('pragma', 'no-cache')

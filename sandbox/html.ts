@@ -62,9 +62,9 @@ footer{max-width:960px;margin:0 auto;padding:0 1rem 2rem;color:#4a5568;font-size
 `;
 
 /** A whole page: header bar, a title and the body; `comercio` names who is charging. */
-export function pagina(titulo: string, cuerpo: string, opciones: { comercio?: string } = {}): string {
+export function pagina(titulo: string, cuerpo: string, opciones: { comercio?: string; idioma?: 'es' | 'en' } = {}): string {
   return `<!doctype html>
-<html lang="es">
+<html lang="${opciones.idioma ?? 'es'}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(titulo)}${opciones.comercio ? ` · ${esc(opciones.comercio)}` : ''}</title>
 <style>${CSS}</style></head>
 <body>

@@ -11,6 +11,7 @@ import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
 import { estadoRedireccion, urlResultado } from './hash.ts';
 import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, resumen, type Resumen } from './html.ts';
+import { campoSesion, camposTarjeta, enIngles, leerTarjeta, nombresTarjeta, sesionValida, texto } from './card-fields.ts';
 import { contarResultado, idEnlaceDeRuta, motivoNoDisponible } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
 import type { Business, Link } from './store.ts';
@@ -90,46 +91,44 @@ function paginaPendiente(titulo: string, instrucciones: string, compra: Resumen)
   return pagina(titulo, `<div class="pantalla">\n${resumen(compra)}\n${aviso}\n</div>`, { comercio: compra.comercio });
 }
 
-/** The payment form: every input labelled (docs/decisions.md names the fields). */
-function camposDePago(ctx: SandboxContext, link: Link, business: Business): string[] {
+/** The payment form: every input labelled (docs/decisions.md names the fields; the variants of card-fields.ts rename, relabel and reorder them). */
+function camposDePago(ctx: SandboxContext, link: Link, business: Business, sesion: string): string[] {
   const cfg = link.configuracion;
-  const opciones = (valores: number[], texto: (n: number) => string) =>
-    valores.map((n) => `<option value="${n}">${esc(texto(n))}</option>`).join('');
+  const t = (es: string, en: string) => texto(ctx, es, en);
+  const opciones = (valores: number[], etiqueta: (n: number) => string) =>
+    valores.map((n) => `<option value="${n}">${esc(etiqueta(n))}</option>`).join('');
   const formas = formasAceptadas(link);
   const entrada = (name: string, atributos: string) => `<input id="campo-${name}" name="${name}" ${atributos}>`;
-  return [
-    `<input type="hidden" name="intento" value="${esc(emitirIntento(ctx, link))}">`,
-    campo('campo-formaPago', 'Forma de pago', `<select id="campo-formaPago" name="formaPago">${opciones(formas, (n) => NOMBRES_FORMA_PAGO[n] ?? String(n))}</select>`),
+  const compra = [
+    campo('campo-formaPago', t('Forma de pago', 'Payment method'), `<select id="campo-formaPago" name="formaPago">${opciones(formas, (n) => NOMBRES_FORMA_PAGO[n] ?? String(n))}</select>`),
     formas.includes(2)
-      ? campo('campo-cuotas', 'Cuotas', `<select id="campo-cuotas" name="cuotas">${opciones(cuotasAceptadas(link, business), (n) => `${n} meses`)}</select>`, '(pago en cuotas)')
+      ? campo('campo-cuotas', t('Cuotas', 'Instalments'), `<select id="campo-cuotas" name="cuotas">${opciones(cuotasAceptadas(link, business), (n) => t(`${n} meses`, `${n} months`))}</select>`, t('(pago en cuotas)', '(instalment payments)'))
       : '',
     cfg.esCantidadEditable
-      ? campo('campo-cantidad', 'Cantidad', entrada('cantidad', `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`))
+      ? campo('campo-cantidad', t('Cantidad', 'Quantity'), entrada('cantidad', `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`))
       : `<input type="hidden" name="cantidad" value="${cfg.cantidadPorDefecto}">`,
-    cfg.esMontoEditable ? campo('campo-monto', 'Monto a pagar ($)', entrada('monto', `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`)) : '',
-    campo('campo-numeroTarjeta', 'Número de tarjeta', entrada('numeroTarjeta', 'type="text" inputmode="numeric" autocomplete="cc-number" placeholder="0000 0000 0000 0000"')),
-    `<div class="fila">${campo('campo-mesVencimiento', 'Mes de vencimiento', entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'))}${campo(
-      'campo-anioVencimiento',
-      'Año de vencimiento',
-      entrada('anioVencimiento', 'type="number" autocomplete="cc-exp-year" placeholder="AAAA"'),
-    )}</div>`,
-    campo('campo-cvv', 'CVV', entrada('cvv', 'type="password" inputmode="numeric" autocomplete="cc-csc" placeholder="3 o 4 dígitos"')),
-    campo('campo-nombreTitular', 'Nombre del titular', entrada('nombreTitular', 'type="text" autocomplete="cc-name"')),
-    campo('campo-email', 'Correo electrónico', entrada('email', 'type="email" autocomplete="email"'), '(para el comprobante)'),
-    '<button type="submit">Pagar</button>',
+    cfg.esMontoEditable ? campo('campo-monto', t('Monto a pagar ($)', 'Amount to pay ($)'), entrada('monto', `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`)) : '',
+  ];
+  const tarjeta = camposTarjeta(ctx, true);
+  return [
+    `<input type="hidden" name="intento" value="${esc(emitirIntento(ctx, link))}">`,
+    sesion,
+    // pages-english: the card first, what is bought after it.
+    ...(enIngles(ctx) ? [...tarjeta, ...compra] : [...compra, ...tarjeta]),
+    `<button type="submit">${t('Pagar', 'Pay')}</button>`,
   ].filter((c) => c !== '');
 }
 
-function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined): string {
+function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined, sesion: string): string {
   const regreso = link.configuracion.urlRetorno ?? referer;
-  const form = `<form method="post" id="pago" action="/pagar/${link.idEnlace}">\n${camposDePago(ctx, link, business).join('\n')}\n</form>`;
+  const form = `<form method="post" id="pago" action="/pagar/${link.idEnlace}">\n${camposDePago(ctx, link, business, sesion).join('\n')}\n</form>`;
   const pago = `<section class="tarjeta" aria-label="Datos de pago">
-<h2>Datos de pago</h2>
+<h2>${texto(ctx, 'Datos de pago', 'Payment details')}</h2>
 ${formularioHosted(ctx.options.screen, form)}
 ${regreso === undefined ? '' : `<a id="regresar" class="regresar" href="${esc(regreso)}">← Regresar al comercio</a>`}
 </section>`;
   const compra = { ...resumenDe(link, business), editable: link.configuracion.esCantidadEditable || link.configuracion.esMontoEditable };
-  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${pago}\n</div>`, { comercio: business.nombre });
+  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${pago}\n</div>`, { comercio: business.nombre, idioma: enIngles(ctx) ? 'en' : 'es' });
 }
 
 export const screenPages: FastifyPluginAsync = async (app) => {
@@ -145,7 +144,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
     const motivo = motivoNoDisponible(ctx, link);
     if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
-    return html(reply, 200, formulario(ctx, link, business, req.headers.referer));
+    return html(reply, 200, formulario(ctx, link, business, req.headers.referer, campoSesion(ctx, reply)));
   });
 
   app.post<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) => {
@@ -155,6 +154,7 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const motivo = motivoNoDisponible(ctx, link);
     if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
 
+    if (!sesionValida(ctx, req)) return html(reply, 403, paginaEstado(link.nombreProducto, 'sesión no válida', 'vuelva a abrir el enlace de pago', resumenDe(link, business)));
     const v = new Validacion(true);
     const f = v.cuerpo(req.body);
     const intento = f.texto('intento', { requerido: true });
@@ -170,20 +170,16 @@ export const screenPages: FastifyPluginAsync = async (app) => {
       v.error('formaPago', `el enlace acepta: ${formasAceptadas(link).join(', ')}`);
     }
     const conTarjeta = formaPago === undefined || formaPago <= 2;
-    const cvv = conTarjeta ? f.texto('cvv', { requerido: true, patron: /^\d{3,4}$/, mensajePatron: 'debe tener 3 o 4 dígitos' }) : undefined;
-    if (conTarjeta) {
-      f.texto('numeroTarjeta', { requerido: true, patron: /^\d{12,19}$/, mensajePatron: 'debe tener de 12 a 19 dígitos, sin espacios' });
-      f.numero('mesVencimiento', { requerido: true, entero: true, min: 1, max: 12 });
-      f.numero('anioVencimiento', { requerido: true, entero: true, min: 0, max: 2199 });
-    }
+    const nombres = nombresTarjeta(ctx);
+    const cvv = conTarjeta ? leerTarjeta(ctx, f, false).cvv : undefined;
     if (formaPago === 2) {
       const cuotas = f.numero('cuotas', { requerido: true, entero: true });
       if (cuotas !== undefined && !cuotasAceptadas(link, business).includes(cuotas)) {
         v.error('cuotas', `debe ser una de: ${cuotasAceptadas(link, business).join(', ')}`);
       }
     }
-    f.texto('nombreTitular', { max: 200 });
-    const email = f.texto('email', { patron: EMAIL, mensajePatron: 'debe ser un correo electrónico' });
+    f.texto(nombres.nombreTitular, { max: 200 });
+    const email = f.texto(nombres.email, { patron: EMAIL, mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address') });
     const cfg = link.configuracion;
     const cantidad = cfg.esCantidadEditable
       ? (f.numero('cantidad', { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)

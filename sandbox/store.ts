@@ -167,7 +167,8 @@ export interface Store {
   mode: Mode;
   accounts: Map<string, Account>;
   businesses: Map<string, Business>;
-  tokens: Map<string, { idAplicativo: string; expiresAtMs: number }>;
+  /** Issued tokens; `idCuenta`: an account token (variant account-password-grant), acting as that account. */
+  tokens: Map<string, { idAplicativo: string; expiresAtMs: number; idCuenta?: string }>;
   links: Map<number, Link>;
   linkCodes: Map<string, number>;
   transactions: Map<string, Transaction>;

@@ -11,6 +11,7 @@ import type { Exchange } from '../harness/http.ts';
 import type { Credentials } from '../harness/target.ts';
 import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
 import { secrets, sharedWork } from '../harness/evidence.ts';
+import { asString, field } from '../harness/read.ts';
 import { requestToken } from './flows.ts';
 
 const ENDPOINT = 'DELETE /Cuenta';
@@ -19,6 +20,19 @@ const ENDPOINT = 'DELETE /Cuenta';
 function disposable(t: T): Call {
   const d = t.run.target.deletion!;
   return t.run.callAs(d.business, { user: d.user, password: d.password });
+}
+
+/** ACCOUNT_AUTH=password-grant: a new token request for the disposable account (with the client its calls use). */
+async function passwordGrant(t: T): Promise<Exchange> {
+  const d = t.run.target.deletion!;
+  const client = d.business ?? t.run.target.business;
+  return t.run.http.request({
+    method: 'POST',
+    url: `${t.run.target.authUrl}/connect/token`,
+    form: { grant_type: 'password', audience: t.run.config.tokenAudience, client_id: client.clientId, client_secret: client.clientSecret, username: d.user, password: d.password },
+    idempotent: true,
+    label: 'password grant (deleted account)',
+  });
 }
 
 const deletion = sharedWork<Exchange>();
@@ -54,6 +68,16 @@ describe('4.9 account deletion', () => {
 
   clauseTest({ clauses: '4.9-deletes-account', endpoint: ENDPOINT, needs: ['deletion'] }, 'afterwards the account\'s credentials are refused', async (t) => {
     await deleted(t);
+    if (t.run.config.accountAuth === 'password-grant') {
+      // The credentials themselves, not a token issued before the deletion: a new password grant must get no token,
+      // or the token it gets must not work.
+      const grant = await passwordGrant(t);
+      const token = grant.response?.status !== undefined && grant.response.status < 300 ? asString(field(grant.response.json, 'access_token')) : undefined;
+      if (token === undefined) return notAccepted(grant, '4.9-deletes-account', 'a password grant with the credentials of the deleted account');
+      secrets.add(token, 'account-token');
+      const again = await t.call('deleteAccount', { auth: { header: `Bearer ${token}` }, label: 'DELETE /Cuenta with a token of the deleted account' });
+      return notAccepted(again, '4.9-deletes-account', 'an account call with a token newly granted for the deleted account');
+    }
     const again = await disposable(t)('deleteAccount', { label: 'DELETE /Cuenta with the deleted account' });
     notAccepted(again, '4.9-deletes-account', 'an account call with the credentials of the deleted account');
   });

@@ -7,7 +7,7 @@ import type { Exchange } from '../harness/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
 import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
 import type { Credentials } from '../harness/target.ts';
-import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, succeeded } from '../harness/checks.ts';
+import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/checks.ts';
 import { observeResponse } from '../harness/contract-observer.ts';
 import { decodeQrPng } from '../harness/qr.ts';
 import { asString, field, readInt, readResponse, readString } from '../harness/read.ts';
@@ -180,8 +180,24 @@ export async function buy3ds(t: T, overrides: Partial<Purchase3dsRequest> = {}):
 export async function complete3ds(t: T, purchase: Purchase<Purchase3dsRequest>, clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome']): Promise<Record<string, string>> {
   const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
   const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
-  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix: purchase.request.urlRedirect });
+  // A page that asks for the card again (the spec does not say what it asks) gets the purchase's own card.
+  const tarjeta = purchase.request.tarjetaCreditoDebido;
+  const { challengeCode } = t.run.config;
+  const card = { ...tarjeta, nombreTitular: `${purchase.request.nombre} ${purchase.request.apellido}`, email: purchase.request.email, ...(challengeCode ? { codigoDesafio: challengeCode } : {}) };
+  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix: purchase.request.urlRedirect, card });
   return paymentApproved(outcome, clauses, 'the completed 3DS payment');
+}
+
+/**
+ * Pays a quick-pay QR (4.6) with the configured test card, entered where its page asks for one (the spec does not
+ * say what it asks). `inTime`: the payment is the test's premise, so a page refusing what the payer sent ends the
+ * test unjudged, naming the page's answer (PaymentRefused), rather than failing the lookup that follows.
+ */
+export async function payQuickPay(t: T, urlQR: unknown, inTime = true): Promise<PaymentOutcome> {
+  const { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } = await testCard(t);
+  const outcome = await t.run.payer.payQuickPay(String(urlQR), { card: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } });
+  if (inTime) paymentWentThrough(outcome, 'paying the quick-pay QR');
+  return outcome;
 }
 
 /** POST /TransaccionCompra/Quick-pay (4.6) logged in as the primary business; fails the test unless it succeeds. */

@@ -22,6 +22,7 @@ import {
   lookUp,
   observedLinkBody,
   payOnScreen,
+  payQuickPay,
 } from './flows.ts';
 
 const ENDPOINT = 'GET /TransaccionCompra/{id}';
@@ -78,7 +79,7 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
   clauseTest({ clauses: ['4.8-same-transaction', '2.2-formapago-values', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
     'a paid quick-pay, with formaPago QuickPay (4)', async (t) => {
       const { request, response } = await createQuickPay(t);
-      await t.run.payer.payQuickPay(String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR));
+      await payQuickPay(t, (response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR);
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       sameTransaction(tx, { idTransaccion: response['idTransaccion'], esReal: response['esReal'], monto: request.monto, idExterno: request.idExterno, esAprobada: true }, ex);
       // a value outside 2.2 (not an enum at all) is the contract testcase's finding; a wrong member is this test's

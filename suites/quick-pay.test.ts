@@ -11,7 +11,7 @@ import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../
 import { PayerError } from '../harness/errors.ts';
 import { webhookField } from '../harness/receiver.ts';
 import { letTimePass, targetNow, waitingTimeoutMs } from '../harness/waits.ts';
-import { createQuickPay, datosAdicionales, lookUp, webhookFor } from './flows.ts';
+import { createQuickPay, datosAdicionales, lookUp, payQuickPay, webhookFor } from './flows.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
 
@@ -35,7 +35,7 @@ describe('4.6 the quick-pay QR', () => {
   clauseTest({ clauses: ['4.6-url-qr', '4.6-qr-expiry', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
     'paying the QR before it expires approves the transaction', async (t) => {
       const { response } = await createQuickPay(t);
-      await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      await payQuickPay(t, datosQuickPay(response).urlQR);
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
     });
@@ -49,7 +49,7 @@ describe('4.6 the quick-pay QR', () => {
     await letTimePass(t, Math.ceil(fromNow) + 2, 'a payment after the quick-pay\'s fechaVencimiento', fromNow);
     // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
     try {
-      const outcome = await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      const outcome = await payQuickPay(t, datosQuickPay(response).urlQR, false);
       if (outcome.kind !== 'refused') t.observe('4.6-qr-expiry', `the expired QR's page answered ${outcome.kind === 'page' ? `a page with status ${outcome.status}` : 'a redirect'}, not a refusal`);
     } catch (err) {
       if (!(err instanceof PayerError)) throw err;
@@ -86,7 +86,7 @@ describe('4.6 what the quick-pay keeps', () => {
       const receiver = await t.run.receiver();
       const sent = datosAdicionales('qp-webhook');
       const { response } = await createQuickPay(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('quick-pay') } });
-      await t.run.payer.payQuickPay(String(datosQuickPay(response).urlQR));
+      await payQuickPay(t, datosQuickPay(response).urlQR);
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
       containsPairs(webhookField(webhook, 'datosAdicionales', t.run.config.webhook.fieldCase), sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
     });

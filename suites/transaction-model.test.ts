@@ -11,12 +11,12 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/conformance.ts';
-import { fail, holds } from '../harness/checks.ts';
+import { fail, holds, paymentWentThrough } from '../harness/checks.ts';
 import type { Exchange } from '../harness/http.ts';
 import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
-import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, lookUp, observedLinkBody, payOnScreen, type Purchase } from './flows.ts';
+import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
@@ -179,7 +179,7 @@ class PayQuickPay extends TxCommand {
     const now = (await control?.now())?.getTime() ?? Date.now();
     if (this.expired && control) await control.advanceClock(Math.ceil((m.venceMs! - now) / 1000) + 2);
     const late = this.expired && control !== undefined ? true : now > m.venceMs! + 1000 ? true : now < m.venceMs! - 5000 ? false : undefined;
-    await r.t.run.payer.payQuickPay(m.urlQR!);
+    await payQuickPay(r.t, m.urlQR!, late === false);
     if (late === undefined) {
       w.notes.add('a quick-pay paid within seconds of its fechaVencimiento: its outcome was not judged');
       w.txs.delete(id);
@@ -225,6 +225,7 @@ class Screen extends TxCommand {
   }
   async run(w: TxWorld, r: Real): Promise<void> {
     const o = await payOnScreen(r.t, r.link.urlEnlace, { formaPago: this.formaPago, ...(this.decline ? { cvv: DECLINE_CVV } : {}) });
+    paymentWentThrough(o, `${this}`);
     const id = o.kind === 'redirect' ? o.params['idTransaccion'] : undefined;
     if (o.kind !== 'redirect' || !id) fail('transaction-model', this.decline ? '7-cvv-111-declines' : '7-dev-authorizes', `${this} is processed (a redirect carrying idTransaccion)`, `${o.kind}${o.kind === 'redirect' ? '' : ` (status ${o.status})`}`);
     await this.add(w, r, id, { kind: `screen payment (${this.formaPago === 0 ? 'card' : 'points'}${this.decline ? ', cvv 111' : ''})`, monto: r.link.monto, state: this.decline ? 'declined' : 'approved', formaPago: this.formaPago });

@@ -10,10 +10,10 @@ import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-c
 import { NoFormError, PayerError } from '../errors.ts';
 import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
-import { cssOf, fieldNamesOf, isInputName, paymentValues, resolveNames } from './fields.ts';
+import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues, resolveNames } from './fields.ts';
 import { bare, outcomeOf, readHtml } from './form.ts';
 import { noFormMessage, stopOf, type HttpPayer } from './http.ts';
-import type { CardPayment, FieldName, FieldNames, Payer, PaymentOutcome, Screen } from './types.ts';
+import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 type Stop = (url: string) => boolean;
 
@@ -309,27 +309,47 @@ export class BrowserPayer implements Payer {
     throw new NoFormError(noFormMessage(screen));
   }
 
+  /** Enters a value as a customer would: an option picked, a hidden field set, an input typed. */
+  async #enter(input: Locator, target: string, value: string): Promise<void> {
+    const kind = await input.evaluate((el) => ({
+      tag: el.tagName.toLowerCase(),
+      type: (el as HTMLInputElement).type,
+      options: el instanceof HTMLSelectElement ? [...el.options].map((o) => o.value) : null,
+    }));
+    if (kind.options) {
+      if (!kind.options.includes(value)) throw new PayerError(`the payment screen offers ${target} ${kind.options.join(', ') || '(no option)'}, not ${value}`);
+      await input.selectOption(value, { timeout: this.#options.timeoutMs });
+    } else if (kind.type === 'hidden') {
+      await setValue(input, value);
+    } else {
+      await input.fill(value, { timeout: this.#options.timeoutMs });
+    }
+  }
+
+  /** A 3DS or quick-pay page: the card entered where the page shows its field (the spec does not say what it asks). */
+  async #fillPresent(form: Locator, card: PageInput | undefined): Promise<void> {
+    for (const [field, value] of pageValues(card)) {
+      const target = this.#names[field];
+      if ((await form.locator(cssOf(target)).count()) > 0) await this.#enter(form.locator(cssOf(target)).first(), target, value);
+    }
+    const challenge = card?.codigoDesafio;
+    const field = form.locator(cssOf(this.#names.codigoDesafio));
+    if (challenge && (await field.count()) > 0) {
+      // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
+      const shown = 'code' in challenge ? undefined : form.page().locator(challenge.shownIn).first();
+      const code = 'code' in challenge ? challenge.code : (await shown!.count()) > 0 ? (await shown!.innerText({ timeout: this.#options.timeoutMs })).trim() : undefined;
+      if (code !== undefined) await this.#enter(field.first(), this.#names.codigoDesafio, code);
+    }
+  }
+
   /** Enters the payment as a customer would, then the forged fields (set or added as a customer's devtools could). */
   async #fill(form: Locator, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>): Promise<void> {
     for (const [field, value] of paymentValues(payment)) {
       const target = this.#names[field];
-      const input = form.locator(cssOf(target)).first();
       if ((await form.locator(cssOf(target)).count()) === 0) {
         throw new NoFormError(`the payment screen at ${bare(where)} has no field "${target}" (${field}), so a customer could not enter it`);
       }
-      const kind = await input.evaluate((el) => ({
-        tag: el.tagName.toLowerCase(),
-        type: (el as HTMLInputElement).type,
-        options: el instanceof HTMLSelectElement ? [...el.options].map((o) => o.value) : null,
-      }));
-      if (kind.options) {
-        if (!kind.options.includes(value)) throw new PayerError(`the payment screen offers ${target} ${kind.options.join(', ') || '(no option)'}, not ${value}`);
-        await input.selectOption(value, { timeout: this.#options.timeoutMs });
-      } else if (kind.type === 'hidden') {
-        await setValue(input, value);
-      } else {
-        await input.fill(value, { timeout: this.#options.timeoutMs });
-      }
+      await this.#enter(form.locator(cssOf(target)).first(), target, value);
     }
     for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
       if (value === undefined) continue;
@@ -341,7 +361,7 @@ export class BrowserPayer implements Payer {
   }
 
   /** Presses the form's submit button once (or submits it when it has none) and waits for the outcome. */
-  async #submit(session: Session, form: Locator, stop: Stop): Promise<PaymentOutcome> {
+  async #submit(session: Session, form: Locator, stop: Stop, submitted: ScreenForm | undefined): Promise<PaymentOutcome> {
     session.stop = stop;
     const loaded = session.page.waitForEvent('load', { timeout: session.timeoutMs }).then(
       () => undefined,
@@ -362,16 +382,21 @@ export class BrowserPayer implements Payer {
     if (session.error) throw new PayerError(session.error);
     if (session.outcome) return session.outcome;
     const screen = await this.#screenOf(session);
-    return outcomeOf(screen);
+    // (No form read before: nothing on the answer counts as the same form.)
+    return outcomeOf(screen, submitted ?? { action: '', method: 'POST', fields: {}, selects: {} });
   }
 
-  /** Fills and submits; the session is closed afterwards, its evidence kept on failure. */
-  #pay(session: Session, screen: Screen, payment: CardPayment | undefined, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
+  /**
+   * Fills and submits (a payment screen: every field of the payment; a 3DS or quick-pay page: the card where it asks
+   * for it); the session is closed afterwards, its evidence kept on failure.
+   */
+  #pay(session: Session, screen: Screen, input: { payment: CardPayment } | { card: PageInput | undefined }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
     return this.#driven(async () => {
       try {
         const form = await this.#form(session, screen);
-        if (payment) await this.#fill(form, screen.url, payment, forged);
-        const outcome = await this.#submit(session, form, stop);
+        if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged);
+        else await this.#fillPresent(form, input.card);
+        const outcome = await this.#submit(session, form, stop, screen.form);
         await this.#release(session);
         return outcome;
       } catch (err) {
@@ -381,7 +406,7 @@ export class BrowserPayer implements Payer {
   }
 
   /** Opens a screen and pays it, unless opening it already ended (an outcome redirect, an error status). */
-  async #openAndPay(url: string, payment: CardPayment | undefined, stop: Stop): Promise<PaymentOutcome> {
+  async #openAndPay(url: string, input: { payment: CardPayment } | { card: PageInput | undefined }, stop: Stop): Promise<PaymentOutcome> {
     const { session, screen } = await this.#visit(url, stop);
     if (session.outcome) {
       const outcome = session.outcome;
@@ -392,7 +417,7 @@ export class BrowserPayer implements Payer {
       await this.#release(session);
       return outcomeOf(screen);
     }
-    return this.#pay(session, screen, payment, stop);
+    return this.#pay(session, screen, input, stop);
   }
 
   async openScreen(url: string): Promise<Screen> {
@@ -414,7 +439,7 @@ export class BrowserPayer implements Payer {
     if (!session) throw new PayerError(`the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`);
     this.#sessions.delete(screen);
     this.#open.splice(this.#open.indexOf(screen), 1);
-    return this.#pay(session, screen, payment, stopOf(payment), forged);
+    return this.#pay(session, screen, { payment }, stopOf(payment), forged);
   }
 
   /** Whether this payer opened the screen (PAYER=auto sends it back here). */
@@ -423,15 +448,15 @@ export class BrowserPayer implements Payer {
   }
 
   payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
-    return this.#openAndPay(urlEnlace, payment, stopOf(payment));
+    return this.#openAndPay(urlEnlace, { payment }, stopOf(payment));
   }
 
-  complete3ds(urlCompletarPago3Ds: string, { redirectPrefix }: { redirectPrefix: string }): Promise<PaymentOutcome> {
-    return this.#openAndPay(urlCompletarPago3Ds, undefined, stopOf({ redirectPrefix }));
+  complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
+    return this.#openAndPay(urlCompletarPago3Ds, { card }, stopOf({ redirectPrefix }));
   }
 
-  async payQuickPay(urlQR: string, options: { redirectPrefix?: string } = {}): Promise<PaymentOutcome> {
-    return this.#openAndPay(await this.#options.http.quickPayPage(urlQR), undefined, stopOf(options));
+  async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
+    return this.#openAndPay(await this.#options.http.quickPayPage(urlQR), { card: options.card }, stopOf(options));
   }
 
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {

@@ -4,7 +4,7 @@
  * a value that is not a plain name is a selector. Both payers enter the payment's values in the same order.
  */
 import { parse } from 'node-html-parser';
-import { defaultFieldNames, type CardPayment, type FieldName, type FieldNames } from './types.ts';
+import { defaultFieldNames, type CardPayment, type FieldName, type FieldNames, type PageInput } from './types.ts';
 
 /** Letters, digits, `_` and `-`, optionally followed by `[key]` parts: what forms name their inputs. */
 const INPUT_NAME = /^[A-Za-z_][\w-]*(\[[\w-]*\])*$/;
@@ -45,6 +45,12 @@ export function resolveNames(names: FieldNames, html: string): FieldNames {
 
 /** The payment's values in the order a customer fills the screen (payment form first: it may show other fields). */
 export function paymentValues(payment: CardPayment): [FieldName, string][] {
-  const order: FieldName[] = ['formaPago', 'cuotas', 'cantidad', 'monto', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'];
+  const order = ['formaPago', 'cuotas', 'cantidad', 'monto', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'] as const;
   return order.flatMap((field) => (payment[field] === undefined ? [] : [[field, String(payment[field])] as [FieldName, string]]));
+}
+
+/** The values a 3DS or quick-pay page may ask for, in the same order; each entered only where the page shows its field. */
+export function pageValues(card: PageInput | undefined): [FieldName, string][] {
+  const order = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'] as const;
+  return order.flatMap((field) => (card?.[field] === undefined ? [] : [[field, String(card[field])] as [FieldName, string]]));
 }

@@ -3,12 +3,34 @@
  * submit them untouched, the options of its selects, and the text of `#estado`; the outcome a page stands for.
  */
 import { parse, type HTMLElement } from 'node-html-parser';
+import { secrets } from '../evidence.ts';
 import type { Exchange } from '../http.ts';
 import type { FieldNames, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
-export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado'>): PaymentOutcome {
-  const base = { status: screen.status, html: screen.html, ...(screen.estado === undefined ? {} : { estado: screen.estado }) };
-  return screen.status >= 400 && screen.status <= 499 ? { kind: 'refused', ...base } : { kind: 'page', ...base };
+/**
+ * The outcome a page stands for. An error status (4xx/5xx) is a refusal; so is, after a submission (`submitted`: the
+ * form that was sent), a page showing that same form again — it did not take what was entered.
+ */
+export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'form'>, submitted?: ScreenForm): PaymentOutcome {
+  const base = { status: screen.status, html: screen.html, text: pageText(screen.html), ...(screen.estado === undefined ? {} : { estado: screen.estado }) };
+  const answered = submitted ? 'submission' : 'opening';
+  if (screen.status >= 400) return { kind: 'refused', ...base, answered };
+  if (submitted && screen.form && bare(screen.form.action) === bare(submitted.action)) return { kind: 'refused', ...base, answered, formAgain: true };
+  return { kind: 'page', ...base };
+}
+
+/** Where pages put what went wrong; else the whole body is the page's answer. */
+const MESSAGES = '[role=alert], #errores, .errores, .error, .errors, .alert, #estado';
+const MAX_TEXT = 300;
+
+/** What a page says, in one line for a report: its error or status messages, else its text; card data masked. */
+export function pageText(html: string): string {
+  const root = parse(html);
+  root.querySelectorAll('script, style, noscript').forEach((el) => el.remove());
+  const messages = root.querySelectorAll(MESSAGES).map((el) => el.text);
+  const text = (messages.length > 0 ? messages.join(' ') : (root.querySelector('body') ?? root).text).replace(/\s+/g, ' ').trim();
+  const shown = secrets.redactText(text);
+  return shown.length > MAX_TEXT ? `${shown.slice(0, MAX_TEXT)}…` : shown;
 }
 
 /** A URL without its query, for messages: a GET form's query holds the card. */

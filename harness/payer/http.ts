@@ -1,18 +1,20 @@
 /**
  * Pays hosted screens as a browser would, without one (spec 4.1 urlEnlace, 4.3 urlCompletarPago3Ds, 4.6 urlQR): a
- * cookie jar, redirects followed (at most 10), HTML parsed with node-html-parser, hidden fields kept, inputs filled
+ * cookie jar per customer (each payment, each screen opened), redirects followed (at most 10), HTML parsed with node-html-parser, hidden fields kept, inputs filled
  * by name (SCREEN_FIELD_NAMES; a CSS selector is resolved to the name of the input it matches), select options
  * picked. Every request goes through the harness http, so it is recorded and redacted. A form submission is sent
- * once and never re-sent, whatever its method (not even on a 307/308): it is a payment.
+ * once and never re-sent, whatever its method (not even on a 307/308): it is a payment. A 3DS or quick-pay page gets
+ * the card where it shows the card's fields.
  */
 import { NoFormError, PayerError } from '../errors.ts';
 import { noteStep } from '../evidence.ts';
 import { header, type Exchange, type Http } from '../http.ts';
 import { decodeQrPng, isPng } from '../qr.ts';
+import { parse } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
-import { fieldNamesOf, paymentValues, resolveNames } from './fields.ts';
+import { fieldNamesOf, pageValues, paymentValues, resolveNames } from './fields.ts';
 import { bare, outcomeOf, readScreen } from './form.ts';
-import type { CardPayment, FieldName, FieldNames, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
 
@@ -31,7 +33,8 @@ export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>)
 export class HttpPayer implements Payer {
   readonly #http: Http;
   readonly #names: FieldNames;
-  readonly #jar = new CookieJar();
+  /** Each screen's cookies: every payment is a new customer (a session cookie of one never reaches another's screen). */
+  readonly #jars = new WeakMap<Screen, CookieJar>();
 
   constructor(options: { http: Http; fieldNames?: Partial<FieldNames> | Record<string, string> }) {
     this.#http = options.http;
@@ -39,8 +42,8 @@ export class HttpPayer implements Payer {
   }
 
   /** `submission`: a form sent by the customer — a payment, never retried by http whatever its method. */
-  async #send(method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, label: string, submission: boolean): Promise<Exchange> {
-    const cookie = this.#jar.header(url);
+  async #send(jar: CookieJar, method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, label: string, submission: boolean): Promise<Exchange> {
+    const cookie = jar.header(url);
     const ex = await this.#http.request({
       method,
       url,
@@ -49,7 +52,7 @@ export class HttpPayer implements Payer {
       idempotent: method === 'GET' && !submission,
       label,
     });
-    this.#jar.store(url, ex.response?.headers['set-cookie']);
+    jar.store(url, ex.response?.headers['set-cookie']);
     return ex;
   }
 
@@ -57,9 +60,9 @@ export class HttpPayer implements Payer {
    * Sends a request and follows redirects as a browser does (303/301/302 → GET), stopping at a Location that
    * `stop` accepts. Returns the last exchange, or the redirect outcome.
    */
-  async #navigate(method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, stop: Stop | undefined, label: string, submission = false): Promise<Navigation> {
+  async #navigate(jar: CookieJar, method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, stop: Stop | undefined, label: string, submission = false): Promise<Navigation> {
     const visited = [url];
-    let ex = await this.#send(method, url, form, label, submission);
+    let ex = await this.#send(jar, method, url, form, label, submission);
     let current = url;
     for (;;) {
       const res = ex.response!;
@@ -79,7 +82,7 @@ export class HttpPayer implements Payer {
       }
       visited.push(next);
       current = next;
-      ex = await this.#send('GET', next, undefined, `${label} (redirect)`, false);
+      ex = await this.#send(jar, 'GET', next, undefined, `${label} (redirect)`, false);
     }
   }
 
@@ -88,27 +91,30 @@ export class HttpPayer implements Payer {
   }
 
   async openScreen(url: string): Promise<Screen> {
-    const result = await this.#navigate('GET', url, undefined, undefined, 'hosted screen');
+    const jar = new CookieJar();
+    const result = await this.#navigate(jar, 'GET', url, undefined, undefined, 'hosted screen');
     if ('redirect' in result) throw new PayerError(`unexpected redirect outcome while opening ${url}`);
-    return this.#read(result.ex, result.url);
+    const screen = this.#read(result.ex, result.url);
+    this.#jars.set(screen, jar);
+    return screen;
   }
 
   /** Submits a screen's form (once: it is a payment) and turns the answer into an outcome. */
-  async #submit(form: ScreenForm, fields: Record<string, string>, stop: Stop, label: string): Promise<PaymentOutcome> {
+  async #submit(jar: CookieJar, form: ScreenForm, fields: Record<string, string>, stop: Stop, label: string): Promise<PaymentOutcome> {
     const result =
       form.method === 'POST'
-        ? await this.#navigate('POST', form.action, fields, stop, label, true)
-        : await this.#navigate('GET', withQuery(form.action, fields), undefined, stop, label, true);
+        ? await this.#navigate(jar, 'POST', form.action, fields, stop, label, true)
+        : await this.#navigate(jar, 'GET', withQuery(form.action, fields), undefined, stop, label, true);
     if ('redirect' in result) return result.redirect;
-    return outcomeOf(this.#read(result.ex, result.url));
+    return outcomeOf(this.#read(result.ex, result.url), form);
   }
 
   /**
    * Opens a screen; a redirect that `stop` accepts or an error status is the outcome itself. A page that shows no
    * form cannot be paid by the suite (e.g. a screen that needs JavaScript): NoFormError.
    */
-  async #screenWithForm(url: string, stop: Stop): Promise<{ screen: Screen & { form: ScreenForm } } | { outcome: PaymentOutcome }> {
-    const result = await this.#navigate('GET', url, undefined, stop, 'hosted screen');
+  async #screenWithForm(jar: CookieJar, url: string, stop: Stop): Promise<{ screen: Screen & { form: ScreenForm } } | { outcome: PaymentOutcome }> {
+    const result = await this.#navigate(jar, 'GET', url, undefined, stop, 'hosted screen');
     if ('redirect' in result) return { outcome: result.redirect };
     const screen = this.#read(result.ex, result.url);
     if (screen.status >= 400) return { outcome: outcomeOf(screen) };
@@ -136,8 +142,22 @@ export class HttpPayer implements Payer {
     return fields;
   }
 
+  /** A 3DS or quick-pay page's fields with the card entered where the page asks for it (the spec does not say what it asks). */
+  #filledPage(screen: Screen & { form: ScreenForm }, card: PageInput | undefined): Record<string, string> {
+    const names = resolveNames(this.#names, screen.html);
+    const fields = { ...screen.form.fields };
+    for (const [field, value] of pageValues(card)) if (names[field] in fields) fields[names[field]] = value;
+    const challenge = card?.codigoDesafio;
+    if (challenge && names.codigoDesafio in fields) {
+      // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
+      const code = 'code' in challenge ? challenge.code : shownText(screen.html, challenge.shownIn);
+      if (code !== undefined) fields[names.codigoDesafio] = code;
+    }
+    return fields;
+  }
+
   async fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
-    const result = await this.#navigate('GET', url, undefined, undefined, 'QR image');
+    const result = await this.#navigate(new CookieJar(), 'GET', url, undefined, undefined, 'QR image');
     if ('redirect' in result) throw new PayerError(`unexpected redirect outcome while fetching ${url}`);
     const res = result.ex.response!;
     const bytes = res.bytes ?? Buffer.alloc(0);
@@ -146,30 +166,33 @@ export class HttpPayer implements Payer {
 
   async payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
     const stop = stopOf(payment);
-    const opened = await this.#screenWithForm(urlEnlace, stop);
+    const jar = new CookieJar();
+    const opened = await this.#screenWithForm(jar, urlEnlace, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(opened.screen.form, this.#filled(opened.screen, payment), stop, 'pay link');
+    return this.#submit(jar, opened.screen.form, this.#filled(opened.screen, payment), stop, 'pay link');
   }
 
   async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
     if (!screen.form) throw new NoFormError(noFormMessage(screen));
     const withForm = screen as Screen & { form: ScreenForm };
-    return this.#submit(withForm.form, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)');
+    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm.form, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)');
   }
 
-  async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix }: { redirectPrefix: string }): Promise<PaymentOutcome> {
+  async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
     const stop = stopOf({ redirectPrefix });
-    const opened = await this.#screenWithForm(urlCompletarPago3Ds, stop);
+    const jar = new CookieJar();
+    const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(opened.screen.form, opened.screen.form.fields, stop, 'complete 3DS');
+    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, card), stop, 'complete 3DS');
   }
 
-  async payQuickPay(urlQR: string, options: { redirectPrefix?: string } = {}): Promise<PaymentOutcome> {
+  async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
     const page = await this.quickPayPage(urlQR);
     const stop = stopOf(options);
-    const opened = await this.#screenWithForm(page, stop);
+    const jar = new CookieJar();
+    const opened = await this.#screenWithForm(jar, page, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(opened.screen.form, opened.screen.form.fields, stop, 'pay quick-pay');
+    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, options.card), stop, 'pay quick-pay');
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */
@@ -181,6 +204,15 @@ export class HttpPayer implements Payer {
     const qr = decodeQrPng(image.bytes);
     if (qr.text === undefined) throw new PayerError(`the quick-pay QR at ${urlQR} could not be read: ${qr.reason}`);
     return new URL(qr.text, urlQR).href;
+  }
+}
+
+/** The text of the element a selector names (a challenge code the page shows), trimmed; undefined when none. */
+function shownText(html: string, selector: string): string | undefined {
+  try {
+    return parse(html).querySelector(selector)?.text.trim();
+  } catch {
+    return undefined;
   }
 }
 

@@ -5,8 +5,24 @@
  */
 export type PaymentOutcome =
   | { kind: 'redirect'; location: string; params: Record<string, string> }
-  | { kind: 'refused'; status: number; estado?: string; html: string }
-  | { kind: 'page'; status: number; estado?: string; html: string };
+  | Refusal
+  | { kind: 'page'; status: number; estado?: string; html: string; text: string };
+
+/**
+ * A hosted page that did not take the payment: an error status (4xx/5xx) on opening it or on submitting it, or the
+ * same form shown again after a submission (it refused what was entered). `text` is what the page says (its
+ * error or status text, card data masked), so a report names the page's answer.
+ */
+export interface Refusal {
+  kind: 'refused';
+  status: number;
+  estado?: string;
+  html: string;
+  text: string;
+  /** What the page refused: being opened, or the payer's submission (`formAgain`: answered with the same form). */
+  answered: 'opening' | 'submission';
+  formAgain?: boolean;
+}
 
 export interface ScreenForm {
   /** Absolute URL the form submits to. */
@@ -45,8 +61,29 @@ export interface CardPayment {
   stopWhen?: (url: string) => boolean;
 }
 
-/** Fields by the spec's vocabulary. */
-export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto';
+/**
+ * What a 3DS or quick-pay page may ask for (the spec does not say): the card of the purchase, and the answer to a
+ * challenge. Each is entered only where the page shows its field.
+ */
+export interface PageInput {
+  /** The answer to the page's challenge (field codigoDesafio): SCREEN_CHALLENGE_CODE. */
+  codigoDesafio?: ChallengeCode;
+  numeroTarjeta?: string;
+  cvv?: string;
+  mesVencimiento?: number | string;
+  anioVencimiento?: number | string;
+  nombreTitular?: string;
+  email?: string;
+}
+
+/**
+ * What a 3DS test page's challenge expects (SCREEN_CHALLENGE_CODE): a fixed code a vendor documents, or the code the
+ * page itself shows (as issuers' test pages do), read from the element a CSS selector names.
+ */
+export type ChallengeCode = { code: string } | { shownIn: string };
+
+/** Fields by the spec's vocabulary (codigoDesafio: the answer to a 3DS page's challenge). */
+export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto' | 'codigoDesafio';
 
 /** Names of the payment screen's fields, by the spec's vocabulary. */
 export type FieldNames = Record<FieldName, string>;
@@ -62,6 +99,7 @@ export const defaultFieldNames: FieldNames = {
   cuotas: 'cuotas',
   cantidad: 'cantidad',
   monto: 'monto',
+  codigoDesafio: 'codigoDesafio',
 };
 
 export interface Payer {
@@ -72,8 +110,10 @@ export interface Payer {
    * screen shows them (what a customer could forge). Throws PayerError when the screen has no form.
    */
   submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome>;
-  complete3ds(urlCompletarPago3Ds: string, options: { redirectPrefix: string }): Promise<PaymentOutcome>;
-  payQuickPay(urlQR: string, options?: { redirectPrefix?: string }): Promise<PaymentOutcome>;
+  /** Completes the 3DS page; `card` fills the card fields it shows (if any), as the payer's browser would. */
+  complete3ds(urlCompletarPago3Ds: string, options: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome>;
+  /** Pays the quick-pay page a QR leads to; `card` fills the card fields it shows (if any). */
+  payQuickPay(urlQR: string, options?: { redirectPrefix?: string; card?: PageInput }): Promise<PaymentOutcome>;
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }>;
 }
 

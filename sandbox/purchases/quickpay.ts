@@ -20,6 +20,7 @@ import {
 } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
 import { fechaServicio } from '../views.ts';
+import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, sesionValida, texto } from '../card-fields.ts';
 import { clockOf } from '../tenants.ts';
 
 /** Starts the quick-pay validity of a pending transaction; returns datosQuickPay. */
@@ -93,6 +94,27 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
     return link === undefined ? null : motivoNoDisponible(ctx, link);
   };
 
+  /** The quick-pay page: a button, or (pages-ask-card) the card asked for; shown again with the errors of a refused post. */
+  const paginaQuickPay = (tx: Transaction, reply: FastifyReply, errores: { campo: string; mensaje: string }[] = []): string => {
+    const compra = resumenQuickPay(tx);
+    const t = (es: string, en: string) => texto(ctx, es, en);
+    const form = `<form method="post" id="quickpay" action="/qp/${esc(tx.idTransaccion)}">
+${campoSesion(ctx, reply)}
+${ctx.variant('pages-ask-card') ? camposTarjeta(ctx, false).join('\n') : ''}
+<button type="submit">${t('Pagar', 'Pay')} $${tx.monto.toFixed(2)} ${t('con', 'with')} QuickPay</button>
+</form>`;
+    const cuerpo = `<div class="pantalla">
+${resumen(compra)}
+<section class="tarjeta" aria-label="${t('Pago QuickPay', 'QuickPay payment')}">
+${estadoEnPalabras('pendiente')}
+<p class="detalle">${t('Pago de', 'Payment of')} $${tx.monto.toFixed(2)}; ${t('puede pagarse hasta el', 'can be paid until')} ${esc(fechaLegible(tx.fechaVencimiento ?? ''))}.</p>
+${listaErrores(errores)}
+${formularioHosted(ctx.options.screen, form)}
+</section>
+</div>`;
+    return pagina('QuickPay', cuerpo, { comercio: compra.comercio, idioma: enIngles(ctx) ? 'en' : 'es' });
+  };
+
   app.get<{ Params: { archivo: string } }>('/qp/:archivo', async (req, reply) => {
     const png = req.params.archivo.endsWith('.png');
     const tx = buscar(png ? req.params.archivo.slice(0, -4) : req.params.archivo);
@@ -103,19 +125,7 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
     }
     const estado = motivo(tx);
     if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
-    const compra = resumenQuickPay(tx);
-    const form = `<form method="post" id="quickpay" action="/qp/${esc(tx.idTransaccion)}">
-<button type="submit">Pagar $${tx.monto.toFixed(2)} con QuickPay</button>
-</form>`;
-    const cuerpo = `<div class="pantalla">
-${resumen(compra)}
-<section class="tarjeta" aria-label="Pago QuickPay">
-${estadoEnPalabras('pendiente')}
-<p class="detalle">Pago de $${tx.monto.toFixed(2)}; puede pagarse hasta el ${esc(fechaLegible(tx.fechaVencimiento ?? ''))}.</p>
-${formularioHosted(ctx.options.screen, form)}
-</section>
-</div>`;
-    return html(reply, 200, pagina('QuickPay', cuerpo, { comercio: compra.comercio }));
+    return html(reply, 200, paginaQuickPay(tx, reply));
   });
 
   app.post<{ Params: { archivo: string } }>('/qp/:archivo', { onRequest: contarSolicitudCompra }, async (req, reply) => {
@@ -123,6 +133,12 @@ ${formularioHosted(ctx.options.screen, form)}
     if (tx === undefined) return html(reply, 404, paginaEstado('QuickPay', 'no encontrado'));
     const estado = motivo(tx);
     if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
+    if (!sesionValida(ctx, req)) return html(reply, 403, paginaEstado('QuickPay', 'sesión no válida', 'vuelva a abrir la página de pago', resumenQuickPay(tx)));
+    if (ctx.variant('pages-ask-card')) {
+      const v = new Validacion(true);
+      leerTarjeta(ctx, v.cuerpo(req.body), false);
+      if (!v.ok) return html(reply, 422, paginaQuickPay(tx, reply, v.errores));
+    }
     aprobar(ctx, tx);
     const link = tx.idEnlace === null ? null : (ctx.store.links.get(tx.idEnlace) ?? null);
     if (link !== null) contarResultado(ctx, link, tx);

@@ -4,10 +4,12 @@
  * under 3DS, spec 7), fires the notifications and answers 303 to urlRedirect with the outcome and hash (6.3).
  * A second submission changes nothing and answers 410 (sandbox decision).
  */
+import { createHmac } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { requireAuth } from '../auth.ts';
 import { estadoRedireccion, urlResultado } from '../hash.ts';
-import { esc, estadoEnPalabras, formularioHosted, pagina, paginaEstado, resumen } from '../html.ts';
+import { campo, esc, estadoEnPalabras, formularioHosted, pagina, paginaEstado, resumen } from '../html.ts';
+import type { SandboxContext } from '../context.ts';
 import type { Transaction } from '../store.ts';
 import {
   MENSAJE_DECLINADA,
@@ -19,6 +21,7 @@ import {
   nuevaTransaccion,
 } from '../transactions.ts';
 import { EMAIL, Validacion } from '../validate.ts';
+import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, sesionValida, texto } from '../card-fields.ts';
 
 export const threeDsApi: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
@@ -72,6 +75,24 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
   );
 };
 
+/** threeds-challenge-code: the code this transaction's challenge expects (6 digits, as issuers' test pages show). */
+function codigoDesafio(ctx: SandboxContext, tx: Transaction): string {
+  const n = createHmac('sha256', ctx.claveIntento).update(`3ds.${tx.idTransaccion}`).digest().readUInt32BE(0) % 1_000_000;
+  return String(n).padStart(6, '0');
+}
+
+/** The challenge input's name: its autofill token with pages-autofill-names, else the spec-vocabulary name. */
+function nombreDesafio(ctx: SandboxContext): string {
+  return ctx.variant('pages-autofill-names') ? 'one-time-code' : 'codigoDesafio';
+}
+
+/** The challenge: the test code shown (a test page shows it, a real issuer would send it) and its input. */
+function campoDesafio(ctx: SandboxContext, tx: Transaction): string {
+  const t = (es: string, en: string) => texto(ctx, es, en);
+  return `<p class="detalle">${t('Código de prueba (modo de pruebas)', 'Test code (test mode)')}: <strong id="codigo-prueba">${codigoDesafio(ctx, tx)}</strong></p>
+${campo('campo-codigoDesafio', t('Código de verificación', 'Verification code'), `<input id="campo-codigoDesafio" name="${nombreDesafio(ctx)}" type="text" inputmode="numeric" autocomplete="one-time-code">`)}`;
+}
+
 export const threeDsPages: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
   /** The pending 3DS transaction, or the refusal already sent. */
@@ -88,23 +109,33 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
     return tx;
   };
 
-  app.get<{ Params: { id: string } }>('/3ds/:id', async (req, reply) => {
-    const tx = pendiente(req.params.id, reply);
-    if (tx === undefined) return reply;
+  /** The issuer's page: a confirmation, or (pages-ask-card) the card asked for again; shown again with the errors of a refused post. */
+  const pagina3ds = (tx: Transaction, reply: FastifyReply, errores: { campo: string; mensaje: string }[] = []): string => {
     const comercio = ctx.store.businesses.get(tx.idAplicativo)?.nombre ?? tx.idAplicativo;
+    const t = (es: string, en: string) => texto(ctx, es, en);
     const form = `<form method="post" id="verificacion" action="/3ds/${esc(tx.idTransaccion)}">
 <input type="hidden" name="desafio" value="aprobado">
-<button type="submit">Confirmar el pago</button>
+${campoSesion(ctx, reply)}
+${ctx.variant('pages-ask-card') ? camposTarjeta(ctx, false).join('\n') : ''}
+${ctx.variant('threeds-challenge-code') ? campoDesafio(ctx, tx) : ''}
+<button type="submit">${t('Confirmar el pago', 'Confirm the payment')}</button>
 </form>`;
     const cuerpo = `<div class="pantalla">
-${resumen({ comercio, producto: 'Compra con tarjeta (3-D Secure)', montoUnitario: tx.monto, formas: ['Tarjeta de crédito o débito'] })}
-<section class="tarjeta" aria-label="Verificación del emisor">
-${estadoEnPalabras('pendiente', 'su banco pide confirmar este pago')}
-<p class="detalle">Simulación del desafío del emisor para un pago de $${tx.monto.toFixed(2)} a ${esc(comercio)}.</p>
+${resumen({ comercio, producto: t('Compra con tarjeta (3-D Secure)', 'Card purchase (3-D Secure)'), montoUnitario: tx.monto, formas: [t('Tarjeta de crédito o débito', 'Credit or debit card')] })}
+<section class="tarjeta" aria-label="${t('Verificación del emisor', 'Issuer verification')}">
+${estadoEnPalabras('pendiente', t('su banco pide confirmar este pago', 'your bank asks you to confirm this payment'))}
+<p class="detalle">${t('Simulación del desafío del emisor para un pago de', 'Simulated issuer challenge for a payment of')} $${tx.monto.toFixed(2)} ${t('a', 'to')} ${esc(comercio)}.</p>
+${listaErrores(errores)}
 ${formularioHosted(ctx.options.screen, form)}
 </section>
 </div>`;
-    return reply.type('text/html; charset=utf-8').send(pagina('Verificación 3DS', cuerpo, { comercio }));
+    return pagina(t('Verificación 3DS', '3DS verification'), cuerpo, { comercio, idioma: enIngles(ctx) ? 'en' : 'es' });
+  };
+
+  app.get<{ Params: { id: string } }>('/3ds/:id', async (req, reply) => {
+    const tx = pendiente(req.params.id, reply);
+    if (tx === undefined) return reply;
+    return reply.type('text/html; charset=utf-8').send(pagina3ds(tx, reply));
   });
 
   app.post<{ Params: { id: string } }>('/3ds/:id', { onRequest: contarSolicitudCompra }, async (req, reply) => {
@@ -113,6 +144,18 @@ ${formularioHosted(ctx.options.screen, form)}
     const business = ctx.store.businesses.get(tx.idAplicativo);
     if (business === undefined || tx.urlRedirect === null) {
       return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
+    }
+    if (!sesionValida(ctx, req)) return reply.code(403).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'sesión no válida', 'vuelva a abrir la página de verificación'));
+    if (ctx.variant('pages-ask-card') || ctx.variant('threeds-challenge-code')) {
+      const v = new Validacion(true);
+      const f = v.cuerpo(req.body);
+      if (ctx.variant('pages-ask-card')) leerTarjeta(ctx, f, false);
+      if (ctx.variant('threeds-challenge-code')) {
+        const nombre = nombreDesafio(ctx);
+        const codigo = f.texto(nombre, { requerido: true });
+        if (codigo !== undefined && codigo.trim() !== codigoDesafio(ctx, tx)) v.error(nombre, texto(ctx, 'el código no es el que se le mostró', 'the code is not the one shown to you'));
+      }
+      if (!v.ok) return reply.code(422).type('text/html; charset=utf-8').send(pagina3ds(tx, reply, v.errores));
     }
     aprobar(ctx, tx);
     ctx.notifier.notificar(tx, null);

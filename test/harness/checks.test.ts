@@ -249,8 +249,8 @@ describe('holds', () => {
 
 describe('payment outcomes (6.3)', () => {
   const redirect = (esAprobada?: string): PaymentOutcome => ({ kind: 'redirect', location: 'https://m.example/ok?x', params: esAprobada === undefined ? {} : { esAprobada, idTransaccion: 't' } });
-  const refused: PaymentOutcome = { kind: 'refused', status: 410, estado: 'vencido', html: '<p>vencido</p>' };
-  const page: PaymentOutcome = { kind: 'page', status: 200, html: '<form></form>' };
+  const refused: PaymentOutcome = { kind: 'refused', status: 410, estado: 'vencido', html: '<p>vencido</p>', text: 'vencido', answered: 'submission' };
+  const page: PaymentOutcome = { kind: 'page', status: 200, html: '<form></form>', text: '' };
 
   it('paymentApproved: a redirect with esAprobada true in any case; returns the query', () => {
     expect(paymentApproved(redirect('true'), 'c', 'the payment')).toEqual({ esAprobada: 'true', idTransaccion: 't' });

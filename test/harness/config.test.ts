@@ -165,11 +165,22 @@ describe('loadConfig', () => {
 });
 
 describe('loadConfig: embedded-only runs, test card data', () => {
-  it('refuses ACCOUNT_AUTH=password-grant with the embedded sandbox, naming the variable', () => {
+  it('refuses ACCOUNT_AUTH=password-grant with the embedded sandbox unless its variant issues account tokens, naming the variable', () => {
     const err = errorOf({ ACCOUNT_AUTH: 'password-grant' });
     expect(err.variable).toBe('ACCOUNT_AUTH');
-    expect(err.message).toMatch(/^ACCOUNT_AUTH=password-grant only applies to a remote target/);
+    expect(err.message).toMatch(/^ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target \(API_BASE_URL set\), or the embedded sandbox with SANDBOX_VARIANT=account-password-grant/);
     expect(load({ ...remote, ACCOUNT_AUTH: 'password-grant' }).accountAuth).toBe('password-grant');
+    // The variant's own setting fills ACCOUNT_AUTH; set otherwise, it is refused.
+    expect(load({ SANDBOX_VARIANT: 'account-password-grant' }).accountAuth).toBe('password-grant');
+    expect(load({ SANDBOX_VARIANT: 'account-password-grant', ACCOUNT_AUTH: 'password-grant' }).accountAuth).toBe('password-grant');
+    expect(errorOf({ SANDBOX_VARIANT: 'account-password-grant', ACCOUNT_AUTH: 'basic' }).message).toMatch(/^ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT/);
+  });
+
+  it('reads SCREEN_CHALLENGE_CODE as a code or the selector where the page shows it; SCREEN_FIELD_NAMES names codigoDesafio', () => {
+    expect(load({ SCREEN_CHALLENGE_CODE: '1234' }).challengeCode).toEqual({ code: '1234' });
+    expect(load({ SCREEN_CHALLENGE_CODE: 'shown-in:#test-code' }).challengeCode).toEqual({ shownIn: '#test-code' });
+    expect(load({}).challengeCode).toBeUndefined();
+    expect(load({ SCREEN_FIELD_NAMES: '{"codigoDesafio":"otp"}' }).screenFieldNames).toEqual({ codigoDesafio: 'otp' });
   });
 
   it('TOKEN_AUDIENCE: service_api by default (empty = unset), its own value on a remote target, a clear error for a bad one', () => {

@@ -29,6 +29,9 @@ const vendorForm = `<form method="post" action="/pagar/js"><input type="hidden" 
 <label>Tarjeta <input id="cc" name="card_number"></label><label>CVC <input name="cvc" autocomplete="cc-csc"></label>
 <label>Mes <input name="mesVencimiento"></label><label>Año <input name="anioVencimiento"></label><button>Pagar</button></form>`;
 
+const cardInputs = '<input name="cc-number" autocomplete="cc-number"><input name="cc-exp-month"><input name="cc-exp-year"><input name="cc-csc" type="password">';
+const autofill = { numeroTarjeta: 'cc-number', cvv: 'input[autocomplete=cc-csc], [name=cc-csc]', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year' };
+
 let fixture: Fixture;
 let http: Http;
 let reportDir: string;
@@ -37,6 +40,8 @@ const posted: Record<string, string>[] = [];
 beforeAll(async () => {
   reportDir = mkdtempSync(join(tmpdir(), 'payer-browser-'));
   let qrPng: Buffer = Buffer.alloc(0);
+  let qrCardPng: Buffer = Buffer.alloc(0);
+  let qrRefusePng: Buffer = Buffer.alloc(0);
   fixture = await startFixture((req, res, body) => {
     const html = (status: number, content: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(content);
     const redirect = (status: number, location: string) => res.writeHead(status, { location }).end();
@@ -93,6 +98,29 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
       case 'GET /late':
         // The form appears only after the script fetched its settings (here: a second later).
         return html(200, `<div id="f"></div><script>setTimeout(() => { document.getElementById('f').innerHTML = ${JSON.stringify('<form method="post" action="/3ds/t-3"><input type="hidden" name="reto" value="tarde"><button>Confirmar</button></form>')}; }, 1000);</script>`);
+      // A 3DS page and a quick-pay page that ask for the card (the spec does not say what they ask), with autofill names.
+      case 'GET /3ds/card':
+        return html(200, scripted(`<form method="post" action="/3ds/card"><input type="hidden" name="reto" value="ok">${cardInputs}<button>Confirm</button></form>`));
+      case 'POST /3ds/card':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-3c&esAprobada=true`);
+      case 'GET /qp/card.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrCardPng);
+      case 'GET /qp/card':
+        return html(200, scripted(`<form method="post">${cardInputs}<button>Pay</button></form>`));
+      case 'POST /qp/card':
+        posted.push(form());
+        return html(200, '<p id="estado">aprobada</p>');
+      // Pages refusing what the payer sent: the form again with its error, and an error status.
+      case 'GET /3ds/again':
+      case 'POST /3ds/again':
+        return html(200, `${req.method === 'POST' ? '<p class="error">Enter the code shown by your bank</p>' : ''}${scripted(`<form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`)}`);
+      case 'GET /qp/refuse.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrRefusePng);
+      case 'GET /qp/refuse':
+        return html(200, scripted('<form method="post" action="/qp/refuse"><button>Pay</button></form>'));
+      case 'POST /qp/refuse':
+        return html(422, '<ul id="errores"><li>cc-number: required</li></ul><form method="post" action="/qp/refuse"><input name="cc-number"><button>Pay</button></form>');
       case 'GET /plain':
         return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /plain':
@@ -103,6 +131,8 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
     }
   });
   qrPng = await QRCode.toBuffer(`${fixture.url}/qp/t-4`, { type: 'png' });
+  qrCardPng = await QRCode.toBuffer(`${fixture.url}/qp/card`, { type: 'png' });
+  qrRefusePng = await QRCode.toBuffer(`${fixture.url}/qp/refuse`, { type: 'png' });
   http = createHttp({ timeoutMs: 5000, retries: 0, maxResponseBytes: 1 << 20, recorder: new Recorder({ registry: new SecretRegistry() }), maxBackoffMs: 10 });
 });
 
@@ -195,6 +225,26 @@ describe('browser payer', () => {
     const payer = browserPayer();
     expect(await payer.complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3' } });
     expect(await payer.payQuickPay(`${fixture.url}/qp/t-4.png`)).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+  });
+
+  it('enters the card where a script-built 3DS page and quick-pay page ask for it, nothing else added', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer(autofill);
+    const pageCard = { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030, nombreTitular: 'Ana', email: 'a@b.test' };
+    const entered = { 'cc-number': CARD, 'cc-exp-month': '12', 'cc-exp-year': '2030', 'cc-csc': '987' };
+    posted.length = 0;
+    expect(await payer.complete3ds(`${fixture.url}/3ds/card`, { redirectPrefix: prefix, card: pageCard })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3c' } });
+    expect(await payer.payQuickPay(`${fixture.url}/qp/card.png`, { card: pageCard })).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+    expect(posted).toEqual([{ reto: 'ok', ...entered }, entered]);
+  });
+
+  it('a page refusing the post (its form again, or an error status) is a refusal of the submission naming what it says', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer(autofill);
+    const again = await payer.complete3ds(`${fixture.url}/3ds/again`, { redirectPrefix: prefix, card: { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030 } });
+    expect(again).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', formAgain: true, text: 'Enter the code shown by your bank' });
+    const refused = await payer.payQuickPay(`${fixture.url}/qp/refuse.png`);
+    expect(refused).toMatchObject({ kind: 'refused', status: 422, answered: 'submission', text: 'cc-number: required' });
   });
 
   it('fails with the page URL, a screenshot and the page text, card number and cvv removed', async (ctx) => {

@@ -1,7 +1,8 @@
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PayerError } from '../../harness/errors.ts';
+import { CheckFailure, paymentApproved, paymentWentThrough } from '../../harness/checks.ts';
+import { PayerError, PaymentRefused } from '../../harness/errors.ts';
 import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
 import { createHttp, type Http } from '../../harness/http.ts';
 import { createPayer } from '../../harness/payer.ts';
@@ -30,6 +31,10 @@ let http: Http;
 let recorder: Recorder;
 const posted: Record<string, string>[] = [];
 let qrPng: Buffer;
+let qrCardPng: Buffer;
+let qrRefusePng: Buffer;
+const cardInputs = '<input name="cc-number" autocomplete="cc-number"><input name="cc-exp-month"><input name="cc-exp-year"><input name="cc-csc" type="password">';
+const autofill = { numeroTarjeta: 'cc-number', cvv: 'input[autocomplete=cc-csc], [name=cc-csc]', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year' };
 
 beforeAll(async () => {
   fixture = await startFixture((req, res, body) => {
@@ -81,6 +86,30 @@ beforeAll(async () => {
       case 'POST /vendor':
         posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
         return redirect(303, `${prefix}?idTransaccion=t-v&esAprobada=true`);
+      // A 3DS page and a quick-pay page that ask for the card (the spec does not say what they ask), with autofill names.
+      case 'GET /3ds/card':
+        return html(200, `<form method="post" action="/3ds/card"><input type="hidden" name="reto" value="ok">${cardInputs}<button>Confirm</button></form>`);
+      case 'POST /3ds/card':
+        posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
+        return redirect(303, `${prefix}?idTransaccion=t-3c&esAprobada=true`);
+      case 'GET /qp/card.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrCardPng);
+      case 'GET /qp/card':
+        return html(200, `<form method="post">${cardInputs}<button>Pay</button></form>`);
+      case 'POST /qp/card':
+        posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
+        return html(200, '<p id="estado">aprobada</p>');
+      // Pages refusing what the payer sent: the form again with its error, and an error status.
+      case 'GET /3ds/again':
+        return html(200, `<form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`);
+      case 'POST /3ds/again':
+        return html(200, `<p class="error">Enter the code shown by your bank</p><form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`);
+      case 'GET /qp/refuse.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrRefusePng);
+      case 'GET /qp/refuse':
+        return html(200, '<form method="post"><button>Pay</button></form>');
+      case 'POST /qp/refuse':
+        return html(422, '<h1>QuickPay</h1><ul id="errores"><li>cc-number: required</li></ul><form method="post"><input name="cc-number"><button>Pay</button></form>');
       case 'GET /sin-form':
         return html(200, '<p id="estado">pague con la app</p>');
       default:
@@ -90,6 +119,8 @@ beforeAll(async () => {
     }
   });
   qrPng = await QRCode.toBuffer(`${fixture.url}/qp/t-4`, { type: 'png' });
+  qrCardPng = await QRCode.toBuffer(`${fixture.url}/qp/card`, { type: 'png' });
+  qrRefusePng = await QRCode.toBuffer(`${fixture.url}/qp/refuse`, { type: 'png' });
   recorder = new Recorder({ registry: new SecretRegistry() });
   http = createHttp({ timeoutMs: 2000, retries: 2, maxResponseBytes: 1 << 20, recorder, maxBackoffMs: 10 });
 });
@@ -192,7 +223,7 @@ describe('payer', () => {
   it('never retries a payment sent by a GET form', async () => {
     const before = fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length;
     const outcome = await createPayer({ http }).payLink(`${fixture.url}/get-form`, card);
-    expect(outcome).toMatchObject({ kind: 'page', status: 503, estado: 'ocupado' });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 503, estado: 'ocupado', answered: 'submission' });
     expect(fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length - before).toBe(1);
   });
 
@@ -229,6 +260,46 @@ describe('payer', () => {
     const outcome = await payer.payQuickPay(`${fixture.url}/qp/t-4.png`);
     expect(outcome).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
     expect(fixture.seen.at(-1)).toBe('POST /qp/t-4');
+  });
+});
+
+describe('payer on 3DS and quick-pay pages that ask for the card', () => {
+  const pageCard = { numeroTarjeta: '4111111111111111', cvv: '987', mesVencimiento: 12, anioVencimiento: 2030, nombreTitular: 'Ana', email: 'a@b.test' };
+  const entered = { 'cc-number': '4111111111111111', 'cc-exp-month': '12', 'cc-exp-year': '2030', 'cc-csc': '987' };
+
+  it('enters the card in the fields the 3DS page shows (SCREEN_FIELD_NAMES), hidden fields kept, nothing else added', async () => {
+    posted.length = 0;
+    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/card`, { redirectPrefix: prefix, card: pageCard });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3c', esAprobada: 'true' } });
+    expect(posted).toEqual([{ reto: 'ok', ...entered }]);
+  });
+
+  it('enters the card on the quick-pay page', async () => {
+    posted.length = 0;
+    const outcome = await createPayer({ http, fieldNames: autofill }).payQuickPay(`${fixture.url}/qp/card.png`, { card: pageCard });
+    expect(outcome).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+    expect(posted).toEqual([entered]);
+  });
+
+  it('a page showing its form again after the post is a refusal of the submission, with what it says', async () => {
+    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/again`, { redirectPrefix: prefix, card: pageCard });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', formAgain: true, text: 'Enter the code shown by your bank' });
+  });
+
+  it('an error status answering the post is a refusal of the submission naming its status and text', async () => {
+    const outcome = await createPayer({ http }).payQuickPay(`${fixture.url}/qp/refuse.png`);
+    expect(outcome).toMatchObject({ kind: 'refused', status: 422, answered: 'submission', text: 'cc-number: required' });
+  });
+
+  it('a refused submission breaks the premise of a test that needed the payment: PaymentRefused naming the answer, not a check failure', async () => {
+    const outcome = await createPayer({ http }).payQuickPay(`${fixture.url}/qp/refuse.png`);
+    const premise = () => paymentApproved(outcome, '4.6-url-qr', 'paying the quick-pay QR');
+    expect(premise).toThrow(PaymentRefused);
+    expect(premise).toThrow('paying the quick-pay QR did not go through: the page answered 422 to what the payer sent: "cc-number: required"');
+    // A page that is gone (410) is a state the tests judge: their own check decides.
+    const gone = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
+    expect(() => paymentWentThrough(gone, 'the payment')).not.toThrow();
+    expect(() => paymentApproved(gone, '4.1-url-redirect', 'the payment')).toThrow(CheckFailure);
   });
 });
 
