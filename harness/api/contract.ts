@@ -20,8 +20,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsPlugin from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { OpenAPI } from 'openapi-types';
-import type { OperationId } from '../spec/types.ts';
-import { loadClauses, OBSERVED_KINDS } from '../spec/clauses.ts';
+import type { OperationId } from '../../spec/types.ts';
+import { loadClauses, OBSERVED_KINDS } from '../../spec/clauses.ts';
 
 export type { OperationId };
 
