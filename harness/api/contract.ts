@@ -71,7 +71,7 @@ export interface Contract {
   readonly document: OpenAPI.Document;
 }
 
-export const OPENAPI_PATH = new URL('../spec/openapi.yaml', import.meta.url);
+export const OPENAPI_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
 /** OpenAPI keywords and our extensions that may appear in a schema; registered so strict mode accepts them. */
 const SCHEMA_ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-clause', 'x-spec-conflict', 'x-unspecified'];
