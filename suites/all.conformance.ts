@@ -7,4 +7,4 @@ import { readdirSync } from 'node:fs';
 import { declareSuites } from '../harness/run/suite-files.ts';
 
 const names = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts'));
-declareSuites('suites', names, (name) => import(`./${name}`), 'contract.test.ts');
+declareSuites('suites', names, (name) => import(/* @vite-ignore */ `./${name}`), 'contract.test.ts');
