@@ -13,11 +13,14 @@ export interface VariantEntry {
   description: string;
   /** Suite settings a vendor would give with this implementation (a hash scheme, field names). */
   settings?: Readonly<Record<string, string>>;
-  /** False when it cannot be combined with others (left out of `all`). */
+  /**
+   * False (left out of `all`) when it cannot be combined with others, or needs a setting the suite cannot discover
+   * (a key of its own, a code shown on a page): `all` is also what a vendor's run with six variables must pass.
+   */
   composes?: false;
 }
 
-/** The redirect hash key of variant hash-hmac-sha512-base64: a key of its own, handed to the merchant (and the suite). */
+/** The redirect hash key of variant hash-own-key: a key of its own, handed to the merchant (and the suite). */
 export const LLAVE_HASH_VARIANTE = 'sandbox-redirect-hash-key';
 
 export const VARIANTS = [
@@ -52,14 +55,17 @@ export const VARIANTS = [
   {
     id: 'hash-hmac-sha512-base64',
     area: 'redirect',
-    description: '6.3: the redirect hash is HMAC-SHA512, base64, keyed with a redirect key of its own (the merchant is told all three)',
-    settings: { REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_KEY: LLAVE_HASH_VARIANTE, REDIRECT_HASH_ENCODING: 'base64' },
+    description: '6.3: the redirect hash is HMAC-SHA512 in base64 (keyed with the client secret)',
+    settings: { REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_ENCODING: 'base64' },
   },
+  // A key the suite cannot guess: it verifies only when told (out of `all`, whose run discovers the scheme unaided).
+  { id: 'hash-own-key', area: 'redirect', description: '6.3: the redirect hash is keyed with a redirect key of its own (the merchant is told it)', settings: { REDIRECT_HASH_KEY: LLAVE_HASH_VARIANTE }, composes: false },
   // Webhooks (6: "Full webhook payload fields: not shown. Webhook signature, retries and delivery guarantees: not shown").
   { id: 'webhook-sent-once', area: 'webhook', description: '6: a webhook is sent once; a failed delivery is never retried' },
   { id: 'webhook-late', area: 'webhook', description: '6: the webhook is sent 1.5 s after the payment (not at once)' },
   { id: 'webhook-signature-header', area: 'webhook', description: '6: the webhook signature travels in x-payment-signature', settings: { WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' } },
-  { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva)', settings: { WEBHOOK_FIELD_CASE: 'insensitive' } },
+  // Spec conventions: JSON names as in the examples (camelCase). PascalCase is judged only when the vendor says so.
+  { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva), as deployed services of this family send them', settings: { WEBHOOK_FIELD_CASE: 'insensitive' }, composes: false },
   { id: 'webhook-wrapped', area: 'webhook', description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}' },
   // MPOS and authentication.
   { id: 'mpos-contactless', area: 'mpos', description: '4.7: MPOS purchases answer tipoTransaccion 5 (MPosContactless) instead of 4' },
@@ -81,6 +87,7 @@ export const VARIANTS = [
     area: 'pages',
     description: '4.3: the 3DS page is a challenge: it shows a test code (6 digits, per transaction) that must be entered; a wrong or missing code shows the page again with the error (422)',
     settings: { SCREEN_CHALLENGE_CODE: 'shown-in:#codigo-prueba' },
+    composes: false,
   },
   // Account authentication (5.5: "how account user-and-password authentication is performed: not shown").
   {

@@ -38,8 +38,9 @@ describe('variant selection', () => {
     const faultIds = new Set<string>(FAULTS.map((f) => f.id));
     expect(VARIANTS.filter((v) => faultIds.has(v.id)).map((v) => v.id)).toEqual([]);
     expect(variantSettings('hash-hmac-sha512-base64')).toMatchObject({ REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_ENCODING: 'base64' });
+    expect(variantSettings('hash-own-key')).toMatchObject({ REDIRECT_HASH_KEY: 'sandbox-redirect-hash-key' });
     expect(variantSettings('monto-shortest')).toEqual({});
-    expect(variantSettings('all')).toMatchObject({ WEBHOOK_FIELD_CASE: 'insensitive', WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' });
+    expect(variantSettings('all')).toMatchObject({ WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' });
   });
 });
 
