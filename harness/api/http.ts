@@ -18,7 +18,7 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from '../record/errors.ts';
-import { doing, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
+import { currentScope, doing, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
 
 export interface HttpRequest {
   method: string;
@@ -84,7 +84,9 @@ export class RequestLimiter {
   #good = 0;
   #pausedUntil = 0;
   #lastDecrease = 0;
-  readonly #waiting: (() => void)[] = [];
+  /** Waiters for a slot: the one furthest along its own chain of requests first, then first come. */
+  readonly #waiting: { priority: number; seq: number; grant: () => void }[] = [];
+  #seq = 0;
 
   constructor(readonly max: number) {
     if (!Number.isInteger(max) || max < 1) throw new Error(`maxConcurrency must be a positive integer (got ${max})`);
@@ -106,8 +108,12 @@ export class RequestLimiter {
     return this.#pausedUntil;
   }
 
-  /** Waits for the pause to end and for a slot; `deadline` (epoch ms) bounds the pause, never the slot. */
-  async acquire(deadline?: number): Promise<void> {
+  /**
+   * Waits for the pause to end and for a slot; `deadline` (epoch ms) bounds the pause, never the slot. `priority`: how
+   * many requests the caller's test has made so far — a remote run lasts as long as its longest chain of requests
+   * one after another, so the test furthest along its chain is served first (critical path first).
+   */
+  async acquire(deadline?: number, priority = 0): Promise<void> {
     for (;;) {
       const pause = this.#pausedUntil - Date.now();
       if (pause > 0 && (deadline === undefined || this.#pausedUntil < deadline)) {
@@ -115,7 +121,7 @@ export class RequestLimiter {
         continue;
       }
       await new Promise<void>((resolve) => {
-        this.#waiting.push(resolve);
+        this.#waiting.push({ priority, seq: this.#seq++, grant: resolve });
         this.#wake();
       });
       // Woken with a slot reserved for us (see #wake): take it, unless a pause began meanwhile.
@@ -154,10 +160,15 @@ export class RequestLimiter {
   /** Hands free slots to waiters in order (reserving each slot before the waiter runs). */
   #wake(): void {
     while (this.#inFlight < this.#cap) {
-      const waiter = this.#waiting.shift();
-      if (!waiter) return;
+      if (this.#waiting.length === 0) return;
+      let next = 0;
+      for (let i = 1; i < this.#waiting.length; i++) {
+        const [w, best] = [this.#waiting[i]!, this.#waiting[next]!];
+        if (w.priority > best.priority || (w.priority === best.priority && w.seq < best.seq)) next = i;
+      }
+      const [waiter] = this.#waiting.splice(next, 1);
       this.#take();
-      waiter();
+      waiter!.grant();
     }
   }
 }
@@ -192,7 +203,7 @@ export function createHttp(options: HttpOptions): Http {
 
     for (;;) {
       // Waiting for a slot is time another test's requests hold: the test's own budget does not count it.
-      if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline));
+      if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline, currentScope()?.exchanges.length ?? 0));
       if (deadline !== undefined && Date.now() >= deadline) {
         limiter?.release('none');
         fail(`the whole-run bound${runBound(options.runTimeoutS)} was reached before ${what}`);
