@@ -35,7 +35,7 @@ import './meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure, describeExchange } from './checks.ts';
 import { HttpError, NoFormError, PayerError, PaymentRefused } from './errors.ts';
-import { FieldsNotFoundError } from './payer/discovery.ts';
+import { FieldsNotFoundError, fieldMappings } from './payer/discovery.ts';
 import type { Capability } from './target.ts';
 import type { Exchange } from './http.ts';
 import type { CheckEvidence, Observation } from './meta.ts';
@@ -282,6 +282,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
+        fieldMappings.observeNew((clause, message) => t.observe(clause, message));
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       });
       return withinBudget(mine, budgetMs, work);

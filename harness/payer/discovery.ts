@@ -207,13 +207,28 @@ export function notFoundMessage(where: string, missing: FieldName[], mapping: Fi
  */
 export class FieldMappings {
   readonly #seen = new Map<PageKind, FieldMapping>();
+  readonly #observed = new Set<PageKind>();
   record(kind: PageKind, mapping: FieldMapping): void {
     if (!this.#seen.has(kind)) this.#seen.set(kind, mapping);
   }
   get(kind: PageKind): FieldMapping | undefined {
     return this.#seen.get(kind);
   }
+  /**
+   * Observes (once per kind of page per run, on the test that first paid one) each mapping discovery found beyond
+   * SCREEN_FIELD_NAMES and the default names: the spec does not show the pages' fields, so it is only a WARN.
+   */
+  observeNew(observe: (clause: string, message: string) => void): void {
+    for (const [kind, mapping] of this.#seen) {
+      if (this.#observed.has(kind)) continue;
+      this.#observed.add(kind);
+      if (isDiscovered(mapping)) observe(PAGE_CLAUSE[kind], `${kind} fields discovered: ${describeMapping(mapping)}`);
+    }
+  }
 }
+
+/** The clause each kind of page is reached by (its URL in the spec). */
+const PAGE_CLAUSE: Record<PageKind, string> = { 'link screen': '4.1-url-enlace-leads-to-screen', '3DS page': '4.3-url-completar', 'quick-pay page': '4.6-url-qr' };
 
 /** The process-wide record (one run per process), as the secrets registry. */
 export const fieldMappings = new FieldMappings();
