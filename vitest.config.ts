@@ -25,7 +25,7 @@ export default defineConfig({
           // after them), so the token cache, request cap (MAX_CONCURRENCY), webhook receiver and interlock are one
           // module instance each: run-wide. See docs/decisions.md "Independent tests".
           include: ['suites/all.conformance.ts'],
-          globalSetup: ['harness/global-setup.ts'],
+          globalSetup: ['harness/run/global-setup.ts'],
           ...conformanceScheduling,
           testTimeout: 60_000,
           hookTimeout: 60_000,

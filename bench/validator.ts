@@ -26,7 +26,7 @@ const transaction = {
 export async function run(): Promise<Record<string, number>> {
   let start = performance.now();
   // imported here so the module (ajv, formats, swagger-parser) loads cold when this is the first user
-  const { createContract } = await import('../harness/contract.ts');
+  const { createContract } = await import('../harness/api/contract.ts');
   const importMs = performance.now() - start;
 
   start = performance.now();

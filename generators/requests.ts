@@ -14,7 +14,7 @@
  * (identificadorEnlaceComercio is "intended to be unique", 4.1), so that the generated values stay reproducible.
  */
 import fc from 'fast-check';
-import type { Contract, Violation } from '../harness/contract.ts';
+import type { Contract, Violation } from '../harness/api/contract.ts';
 import type { OperationId } from '../spec/types.ts';
 import {
   defaultTestData,

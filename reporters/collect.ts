@@ -16,7 +16,7 @@ import type {
   TestSuite,
   Vitest,
 } from 'vitest/node';
-import '../harness/meta.ts';
+import '../harness/record/meta.ts';
 import { withBaseline } from './compare.ts';
 import { isJudgedFailure, loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { CheckEvidence, Observation, Transcript } from '../harness/meta.ts';
+import type { CheckEvidence, Observation, Transcript } from '../harness/record/meta.ts';
 
 export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;
 export type Status = (typeof STATUSES)[number];

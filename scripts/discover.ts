@@ -1,21 +1,21 @@
 /**
  * `npm run discover`: learns a remote target's conventions from the credentials given (issue 22) and writes them to
  * REPORT_DIR/discovered.env, which `npm run conformance` reads below the environment and .env for what the user did
- * not set (harness/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
+ * not set (harness/target/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
  * its evidence as a comment; each one not found, with how to find it. It creates only development links and payments:
- * the same probe and production interlock as a run (harness/target.ts, harness/interlock.ts) come first.
+ * the same probe and production interlock as a run (harness/target/target.ts, harness/target/interlock.ts) come first.
  * Exit 0 when it ran (whatever it found), 2 on a configuration error, 1 when the target is unusable or in production.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type Config } from '../harness/config.ts';
-import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/target.ts';
-import { Interlock, PRODUCTION_MESSAGE } from '../harness/interlock.ts';
-import { createTokenCache } from '../harness/tokens.ts';
-import { createPayer } from '../harness/payer.ts';
-import { startReceiver, type Receiver } from '../harness/receiver.ts';
-import { secrets } from '../harness/evidence.ts';
-import type { Http } from '../harness/http.ts';
+import { ConfigError, loadConfig, type Config } from '../harness/target/config.ts';
+import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/target/target.ts';
+import { Interlock, PRODUCTION_MESSAGE } from '../harness/target/interlock.ts';
+import { createTokenCache } from '../harness/api/tokens.ts';
+import { createPayer } from '../harness/payer/index.ts';
+import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
+import { secrets } from '../harness/record/evidence.ts';
+import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
 import {
   describeRedirectScheme,
@@ -24,7 +24,7 @@ import {
   findWebhookSignature,
   redirectSchemeSettings,
   webhookSignatureSettings,
-} from '../harness/discovery/schemes.ts';
+} from '../harness/judge/schemes.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseWallet } from '../generators/bodies.ts';
 import { describeMapping, discoverFields, isDiscovered, notFoundMessage } from '../harness/payer/discovery.ts';
 

@@ -10,7 +10,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { lintSpec } from '../spec/lint.ts';
 import { CLAUSES_PATH } from '../spec/clauses.ts';
-import { createContract, OPENAPI_PATH } from '../harness/contract.ts';
+import { createContract, OPENAPI_PATH } from '../harness/api/contract.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // in CI the spec document sits beside the repository: ../shared/spec/ from the repo root

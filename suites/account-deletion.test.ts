@@ -5,13 +5,13 @@
  * The account is deleted once per run, by whichever test comes first; the others look at the result.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import type { Call } from '../harness/run.ts';
-import type { Exchange } from '../harness/http.ts';
-import type { Credentials } from '../harness/target.ts';
-import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
-import { secrets, sharedWork } from '../harness/evidence.ts';
-import { asString, field } from '../harness/read.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import type { Call } from '../harness/run/run.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import type { Credentials } from '../harness/target/target.ts';
+import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
+import { secrets, sharedWork } from '../harness/record/evidence.ts';
+import { asString, field } from '../harness/judge/read.ts';
 import { requestToken } from './flows.ts';
 
 const ENDPOINT = 'DELETE /Cuenta';

@@ -4,12 +4,12 @@
  * uses ACCOUNT_AUTH (HTTP Basic by default), and "refused" means not accepted (no 2xx), whatever the status.
  */
 import { describe } from 'vitest';
-import { clauseTest, type Need, type T } from '../harness/conformance.ts';
-import { TokenError } from '../harness/errors.ts';
-import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
-import { observeResponse } from '../harness/contract-observer.ts';
-import { asInt, asString, field } from '../harness/read.ts';
-import type { Exchange } from '../harness/http.ts';
+import { clauseTest, type Need, type T } from '../harness/run/conformance.ts';
+import { TokenError } from '../harness/record/errors.ts';
+import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
+import { observeResponse } from '../harness/run/contract-observer.ts';
+import { asInt, asString, field } from '../harness/judge/read.ts';
+import type { Exchange } from '../harness/api/http.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
 import { createLink, PURCHASE_OPERATIONS } from './flows.ts';
 

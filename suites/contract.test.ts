@@ -1,6 +1,6 @@
 /**
  * The contract testcases (one fault, one finding): every response of every test, and every webhook, was validated
- * against spec/openapi.yaml by the run-wide observer (harness/contract-observer.ts) without failing the test that
+ * against spec/openapi.yaml by the run-wide observer (harness/run/contract-observer.ts) without failing the test that
  * caused it. Here each operation and direction gets one testcase, named by the type clause of its success body,
  * that fails when any of its responses broke the contract: with the number of responses per violated clause and the
  * first exchanges as evidence. It cites every clause found violated. A value that only does not look as the spec
@@ -14,12 +14,12 @@
  * (reporters/merge.ts).
  */
 import { describe } from 'vitest';
-import { clauseTest, type Need } from '../harness/conformance.ts';
-import { CheckFailure, holds } from '../harness/checks.ts';
-import { loadContract } from '../harness/contract.ts';
-import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/contract-observer.ts';
-import type { CheckEvidence } from '../harness/meta.ts';
-import { describeRedirectScheme, describeWebhookSignature } from '../harness/discovery/schemes.ts';
+import { clauseTest, type Need } from '../harness/run/conformance.ts';
+import { CheckFailure, holds } from '../harness/judge/checks.ts';
+import { loadContract } from '../harness/api/contract.ts';
+import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/run/contract-observer.ts';
+import type { CheckEvidence } from '../harness/record/meta.ts';
+import { describeRedirectScheme, describeWebhookSignature } from '../harness/judge/schemes.ts';
 
 const contract = await loadContract();
 
@@ -108,7 +108,7 @@ describe('the redirect hash and webhook signature of everything seen in this run
     const run = t.run;
     const ref = await run.signature?.known();
     if (!run.signature || !ref?.scheme) return t.skip('no webhook signature scheme was configured or discovered in this run (reported by the webhook signature test)');
-    // A test-control tenant's webhooks are signed with its own secret (harness/run.ts): not the run's scheme.
+    // A test-control tenant's webhooks are signed with its own secret (harness/run/run.ts): not the run's scheme.
     const seen = (await run.receiver()).webhooks().filter((w) => !w.oversized && w.method === 'POST' && !w.tag?.startsWith('tenant:'));
     const failing = seen.filter((w) => !run.signature!.verifies(w, ref));
     if (ref.source === 'configured' && failing.length === seen.length) return t.skip('the configured signature verified no webhook (reported by the webhook signature test)');

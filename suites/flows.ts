@@ -2,15 +2,15 @@
  * The few multi-step helpers the suites share: create a link, pay it, read it back through activar.
  * Each returns the exchange it made so a check can show it; none asserts anything a test did not ask for.
  */
-import type { ClauseTestSpec, Need, T } from '../harness/conformance.ts';
-import type { Exchange } from '../harness/http.ts';
-import type { CardPayment, PaymentOutcome } from '../harness/payer.ts';
-import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
-import type { Credentials } from '../harness/target.ts';
-import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/checks.ts';
-import { observeResponse } from '../harness/contract-observer.ts';
-import { decodeQrPng } from '../harness/qr.ts';
-import { asString, field, readInt, readResponse, readString } from '../harness/read.ts';
+import type { ClauseTestSpec, Need, T } from '../harness/run/conformance.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
+import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
+import type { Credentials } from '../harness/target/target.ts';
+import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
+import { observeResponse } from '../harness/run/contract-observer.ts';
+import { decodeQrPng } from '../harness/payer/qr.ts';
+import { asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
 import type {

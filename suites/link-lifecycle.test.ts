@@ -5,11 +5,11 @@
  * activation is seen through payments (refused or not), and counters are read from links that are still usable.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/checks.ts';
-import type { PaymentOutcome } from '../harness/payer.ts';
-import type { Exchange } from '../harness/http.ts';
-import { sharedWork } from '../harness/evidence.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
+import type { PaymentOutcome } from '../harness/payer/index.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import { sharedWork } from '../harness/record/evidence.ts';
 import type { PaymentLink } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
 

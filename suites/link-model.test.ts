@@ -16,13 +16,13 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type T } from '../harness/conformance.ts';
-import { fail, holds, paymentWentThrough, succeeded } from '../harness/checks.ts';
-import type { Exchange } from '../harness/http.ts';
-import type { PaymentOutcome } from '../harness/payer.ts';
+import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
+import { fail, holds, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import type { PaymentOutcome } from '../harness/payer/index.ts';
 import { noFormMessage } from '../harness/payer/http.ts';
-import { NoFormError } from '../harness/errors.ts';
-import { asBool, asNumber, asString, field, readBool, readInt } from '../harness/read.ts';
+import { NoFormError } from '../harness/record/errors.ts';
+import { asBool, asNumber, asString, field, readBool, readInt } from '../harness/judge/read.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
@@ -438,7 +438,7 @@ describe('3 / 2.1 / 4.2 a payment link under random command sequences (model-bas
   const title = 'pay, decline, pay with a quantity, PagoQr, activar and clock moves keep the link as the model predicts';
   const clauses = [...SPEC.clauses];
   clauseTest({ ...SPEC, clauses, movesClock: true }, title, async (t) => {
-    // Minutes of clock moves per sequence are not waited in real time (harness/waits.ts): the test below covers the rest.
+    // Minutes of clock moves per sequence are not waited in real time (harness/run/waits.ts): the test below covers the rest.
     if (!t.run.target.capabilities.includes('clock')) t.skip('the target has no clock control: the model test without clock moves covers these clauses (the clock moves of this one are not waited in real time)');
     await modelRun(t, testName(clauses, title));
   }, 120_000);

@@ -6,16 +6,16 @@
  */
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import { absoluteUrl, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved } from '../harness/checks.ts';
-import type { PaymentOutcome, Screen } from '../harness/payer.ts';
-import type { Outbox } from '../harness/control.ts';
-import { webhookField } from '../harness/receiver.ts';
-import { decodeQrPng } from '../harness/qr.ts';
-import { asEnum, asNumber } from '../harness/read.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { absoluteUrl, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
+import type { PaymentOutcome, Screen } from '../harness/payer/index.ts';
+import type { Outbox } from '../harness/api/control.ts';
+import { webhookField } from '../harness/api/receiver.ts';
+import { decodeQrPng } from '../harness/payer/qr.ts';
+import { asEnum, asNumber } from '../harness/judge/read.ts';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
-import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/waits.ts';
+import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { activate, createLink, observedLinkBody, payOnScreen, testCard, webhookFor, type CreatedLink } from './flows.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
@@ -227,7 +227,7 @@ describe('4.1 amount and quantity charged on the screen', () => {
 });
 
 describe('4.1 / 3 how long a screen and a link can be paid', () => {
-  // Reached by moving the target's clock, or in real time on a target without clock control (harness/waits.ts).
+  // Reached by moving the target's clock, or in real time on a target without clock control (harness/run/waits.ts).
   clauseTest(
     { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
     'a screen is paid within duracionInterfazIntentoMinutos of being shown; a payment made later is not processed',

@@ -4,10 +4,10 @@
  * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import type { Exchange } from '../harness/http.ts';
-import { asEnum, asNumber, FORMA_PAGO, readResponse, readString } from '../harness/read.ts';
-import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, succeeded } from '../harness/checks.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import { asEnum, asNumber, FORMA_PAGO, readResponse, readString } from '../harness/judge/read.ts';
+import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, succeeded } from '../harness/judge/checks.ts';
 import {
   activate,
   buy3ds,

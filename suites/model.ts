@@ -6,8 +6,8 @@
  * record of which commands ran, needed because shrinking drops commands that did not run).
  */
 import fc from 'fast-check';
-import type { T } from '../harness/conformance.ts';
-import { CheckFailure, counterexampleFound } from '../harness/checks.ts';
+import type { T } from '../harness/run/conformance.ts';
+import { CheckFailure, counterexampleFound } from '../harness/judge/checks.ts';
 
 /** One seed per run when FC_SEED is unset, so every model of the run replays with the same one. */
 const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;

@@ -5,8 +5,8 @@
  * The CLIENT_ID business's purchases need its permission (MPOS_PERMITTED=yes; need 'mposPermission').
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/conformance.ts';
-import { containsPairs, fieldEquals, fieldIn, notAccepted } from '../harness/checks.ts';
+import { clauseTest } from '../harness/run/conformance.ts';
+import { containsPairs, fieldEquals, fieldIn, notAccepted } from '../harness/judge/checks.ts';
 import { purchaseMposBanda } from '../generators/bodies.ts';
 import { buyMpos, datosAdicionales, lookUp } from './flows.ts';
 

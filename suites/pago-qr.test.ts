@@ -6,10 +6,10 @@
  * approved payment is checked only once GET /TransaccionCompra/{id} says it was approved, and observed otherwise.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import { bodyOf, fieldEquals, holds, notAccepted, succeeded } from '../harness/checks.ts';
-import { asBool, readResponse, readString } from '../harness/read.ts';
-import type { Exchange } from '../harness/http.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { bodyOf, fieldEquals, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
+import { asBool, readResponse, readString } from '../harness/judge/read.ts';
+import type { Exchange } from '../harness/api/http.ts';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, declineOnScreen, observedLinkBody } from './flows.ts';

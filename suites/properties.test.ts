@@ -13,11 +13,11 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type T } from '../harness/conformance.ts';
-import { CheckFailure, counterexampleFound, createdNothing, rejected, succeeded } from '../harness/checks.ts';
-import { redactValue } from '../harness/evidence.ts';
-import { checkAhead } from '../harness/property-cases.ts';
-import type { Exchange } from '../harness/http.ts';
+import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
+import { CheckFailure, counterexampleFound, createdNothing, rejected, succeeded } from '../harness/judge/checks.ts';
+import { redactValue } from '../harness/record/evidence.ts';
+import { checkAhead } from '../harness/judge/property-cases.ts';
+import type { Exchange } from '../harness/api/http.ts';
 import { catalogue, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
 import { bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
 
@@ -71,7 +71,7 @@ async function property(t: T, p: Property): Promise<void> {
   t.replay(seed, replayCommand(t, seed, undefined, p.name));
   let broken: unknown;
   const params = { numRuns: t.run.config.fastCheck.numRuns, seed, ...(PATH ? { path: PATH } : {}) };
-  // The cases are checked ahead, MAX_CONCURRENCY at a time; the run below replays their outcomes (harness/property-cases.ts).
+  // The cases are checked ahead, MAX_CONCURRENCY at a time; the run below replays their outcomes (harness/judge/property-cases.ts).
   const ahead = await checkAhead(p.arbitrary, params, async (g) => { const body = withUniqueRef(g); if (p.misfit(body) === undefined) await p.check(body); }, t.run.config.maxConcurrency, (err) => !(err instanceof CheckFailure));
   const details = await fc.check(
     fc.asyncProperty(p.arbitrary, async (generated) => {

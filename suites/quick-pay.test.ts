@@ -2,15 +2,15 @@
  * Spec 4.6 — quick-pay: the API answers a QR (datosQuickPay.urlQR, an image) valid until fechaVencimiento. Paying it
  * before expiry approves the transaction; after expiry the payment is refused and the transaction stays unapproved.
  * Expiry is reached with the sandbox clock, or on a target without clock control by waiting when it is at most
- * MAX_WAIT_S away (harness/waits.ts); otherwise that test is skipped with the reason. How a vendor's page shows a refusal
+ * MAX_WAIT_S away (harness/run/waits.ts); otherwise that test is skipped with the reason. How a vendor's page shows a refusal
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/conformance.ts';
-import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../harness/checks.ts';
-import { PayerError } from '../harness/errors.ts';
-import { webhookField } from '../harness/receiver.ts';
-import { letTimePass, targetNow, waitingTimeoutMs } from '../harness/waits.ts';
+import { clauseTest } from '../harness/run/conformance.ts';
+import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../harness/judge/checks.ts';
+import { PayerError } from '../harness/record/errors.ts';
+import { webhookField } from '../harness/api/receiver.ts';
+import { letTimePass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { createQuickPay, datosAdicionales, lookUp, payQuickPay, webhookFor } from './flows.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';

@@ -8,11 +8,11 @@
  * merchant's credentials work on its own objects, so a refusal is about the tenant, not about bad credentials.
  */
 import { describe } from 'vitest';
-import { clauseTest, type Need, type T } from '../harness/conformance.ts';
-import { fail, succeeded } from '../harness/checks.ts';
-import type { Exchange } from '../harness/http.ts';
-import type { Call } from '../harness/run.ts';
-import { asString, field } from '../harness/read.ts';
+import { clauseTest, type Need, type T } from '../harness/run/conformance.ts';
+import { fail, succeeded } from '../harness/judge/checks.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import type { Call } from '../harness/run/run.ts';
+import { asString, field } from '../harness/judge/read.ts';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
 import { businessIdOf, buyWallet, createLink, lookUp } from './flows.ts';
 
@@ -67,7 +67,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
   clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'whether the other merchant\'s account can pay the first merchant\'s link through PagoQr (observed)', async (t) => {
     const { link } = await createLink(t);
     await otherCredentialsWork(t, 'security-tenant-pagoqr');
-    // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/interlock.ts).
+    // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/target/interlock.ts).
     const ex = await other(t)('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), auth: 'account', label: 'purchasePagoQr (other merchant)' });
     // Observed, never failed: PagoQr's response (the merchant's bank account and trade name) reads like a payer-side
     // operation, where paying another merchant's link is its purpose; the spec does not say who calls it.

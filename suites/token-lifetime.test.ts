@@ -1,15 +1,15 @@
 /**
  * Spec 8 / 5.2 — a token lives expires_in seconds: it works when issued and is refused once that time has passed.
  * Expiry is reached by moving the target's clock (the harness then forgets its cached tokens), or in real time when
- * expires_in is at most MAX_WAIT_S (harness/waits.ts); otherwise the test skips with the reason.
+ * expires_in is at most MAX_WAIT_S (harness/run/waits.ts); otherwise the test skips with the reason.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import { bodyOf, holds, notAccepted, succeeded } from '../harness/checks.ts';
-import { secrets } from '../harness/evidence.ts';
-import { asInt } from '../harness/read.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
+import { secrets } from '../harness/record/evidence.ts';
+import { asInt } from '../harness/judge/read.ts';
 import { paymentLinkMinimal } from '../generators/bodies.ts';
-import { letTimePass, waitingTimeoutMs } from '../harness/waits.ts';
+import { letTimePass, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { requestToken } from './flows.ts';
 
 describe('8 access token lifetime', () => {

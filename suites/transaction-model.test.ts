@@ -10,10 +10,10 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type T } from '../harness/conformance.ts';
-import { fail, holds, paymentWentThrough } from '../harness/checks.ts';
-import type { Exchange } from '../harness/http.ts';
-import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/read.ts';
+import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
+import { fail, holds, paymentWentThrough } from '../harness/judge/checks.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
 import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';

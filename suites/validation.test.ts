@@ -11,11 +11,11 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import { createdNothing, fieldEquals, rejected, succeeded } from '../harness/checks.ts';
-import type { Exchange } from '../harness/http.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { createdNothing, fieldEquals, rejected, succeeded } from '../harness/judge/checks.ts';
+import type { Exchange } from '../harness/api/http.ts';
 import { catalogue, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
-import { readInt } from '../harness/read.ts';
+import { readInt } from '../harness/judge/read.ts';
 import { activate, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).

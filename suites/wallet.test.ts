@@ -4,9 +4,9 @@
  * "ExitosaAprobada", 0 and "0" are all read as "approved" (how it is written is the contract testcase's finding).
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/conformance.ts';
-import { containsPairs, fieldEquals } from '../harness/checks.ts';
-import { asEnum, RESULTADO } from '../harness/read.ts';
+import { clauseTest } from '../harness/run/conformance.ts';
+import { containsPairs, fieldEquals } from '../harness/judge/checks.ts';
+import { asEnum, RESULTADO } from '../harness/judge/read.ts';
 import { buyWallet, datosAdicionales, lookUp } from './flows.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Wallet';

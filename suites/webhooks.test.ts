@@ -5,11 +5,11 @@
  * Not shown (6.1): the full payload, the signature, retries and delivery guarantees — the signature is verified
  * with the scheme of WEBHOOK_SIGNATURE or the one discovered on the run's first webhook (auto, harness/discovery/), retries are only observed. Field names are matched per WEBHOOK_FIELD_CASE.
  */
-import { describeWebhookSignature, signatureHeaders } from '../harness/discovery/schemes.ts';
+import { describeWebhookSignature, signatureHeaders } from '../harness/judge/schemes.ts';
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/conformance.ts';
-import { containsPairs, fieldEquals, holds, paymentApproved } from '../harness/checks.ts';
-import { webhookField, type ReceivedWebhook } from '../harness/receiver.ts';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { containsPairs, fieldEquals, holds, paymentApproved } from '../harness/judge/checks.ts';
+import { webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
 
 const WALLET = 'POST /TransaccionCompra/Wallet';

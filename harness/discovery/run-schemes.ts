@@ -1,15 +1,15 @@
 /**
  * The run's redirect-hash (6.3) and webhook-signature (6.1) schemes: the configured ones, or — REDIRECT_HASH=auto,
- * WEBHOOK_SIGNATURE=auto — the ones discovered on the first redirect / webhook of the run (harness/discovery/schemes.ts).
- * One instance per run (harness/run.ts); every redirect the payer sees and every webhook is recorded here, so the
+ * WEBHOOK_SIGNATURE=auto — the ones discovered on the first redirect / webhook of the run (harness/judge/schemes.ts).
+ * One instance per run (harness/run/run.ts); every redirect the payer sees and every webhook is recorded here, so the
  * last testcases (suites/contract.test.ts) judge every later one against the reference scheme.
  * The reference is memoised as a promise: concurrent tests asking at once share the first one's discovery.
  *
  *   const ref = await run.hash!.reference(params);   // { scheme?, tried, params, source }
  *   run.hash!.verifies(params, ref.scheme)             // later redirects must verify with it
  */
-import type { Config, DigestName } from '../config.ts';
-import type { ReceivedWebhook } from '../receiver.ts';
+import type { Config, DigestName } from '../target/config.ts';
+import type { ReceivedWebhook } from '../api/receiver.ts';
 import {
   findRedirectScheme,
   findWebhookSignature,
@@ -21,7 +21,7 @@ import {
   type RedirectKind,
   type RedirectScheme,
   type WebhookSignature,
-} from './schemes.ts';
+} from '../judge/schemes.ts';
 
 export interface Reference<S, Seen> {
   /** What the scheme was found on (auto), or the first seen (configured). */

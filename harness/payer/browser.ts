@@ -7,8 +7,8 @@
  * REPORT_DIR/screens/ and the page's text, card number and cvv removed.
  */
 import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
-import { NoFormError, PayerError } from '../errors.ts';
-import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../evidence.ts';
+import { NoFormError, PayerError } from '../record/errors.ts';
+import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../record/evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';
 import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';

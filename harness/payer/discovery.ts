@@ -8,8 +8,8 @@
  * field the payment needs cannot be found is not judged (FieldsNotFoundError: SKIP naming it and what the page shows).
  */
 import { parse, type HTMLElement } from 'node-html-parser';
-import { NoFormError } from '../errors.ts';
-import { secrets } from '../evidence.ts';
+import { NoFormError } from '../record/errors.ts';
+import { secrets } from '../record/evidence.ts';
 import { isInputName, resolveNames } from './fields.ts';
 import { defaultFieldNames, type FieldName, type FieldNames } from './types.ts';
 

@@ -3,8 +3,8 @@
  * submit them untouched, the options of its selects, and the text of `#estado`; the outcome a page stands for.
  */
 import { parse, type HTMLElement } from 'node-html-parser';
-import { secrets } from '../evidence.ts';
-import type { Exchange } from '../http.ts';
+import { secrets } from '../record/evidence.ts';
+import type { Exchange } from '../api/http.ts';
 import type { FieldNames, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 /**

@@ -6,10 +6,10 @@
  * once and never re-sent, whatever its method (not even on a 307/308): it is a payment. A 3DS or quick-pay page gets
  * the card where it shows the card's fields.
  */
-import { NoFormError, PayerError } from '../errors.ts';
-import { noteStep } from '../evidence.ts';
-import { header, type Exchange, type Http } from '../http.ts';
-import { decodeQrPng, isPng } from '../qr.ts';
+import { NoFormError, PayerError } from '../record/errors.ts';
+import { noteStep } from '../record/evidence.ts';
+import { header, type Exchange, type Http } from '../api/http.ts';
+import { decodeQrPng, isPng } from './qr.ts';
 import { parse } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
 import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadContract, type Contract } from '../../harness/contract.ts';
+import { loadContract, type Contract } from '../../harness/api/contract.ts';
 import { loadClauses } from '../../spec/clauses.ts';
 import {
   boundaryValid,

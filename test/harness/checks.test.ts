@@ -1,5 +1,5 @@
 /**
- * Every named check of harness/checks.ts on hand-built exchanges and outcomes, as the OpenID conformance suite tests
+ * Every named check of harness/judge/checks.ts on hand-built exchanges and outcomes, as the OpenID conformance suite tests
  * each of its conditions: the case that passes, the case that fails (with the check's name, clauses and evidence),
  * and each edge the check tolerates on purpose (a spelling a server may choose, an absence the spec allows).
  */
@@ -31,13 +31,13 @@ import {
   rejected,
   succeeded,
   webhookFindings,
-} from '../../harness/checks.ts';
-import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/discovery/schemes.ts';
-import { loadContract } from '../../harness/contract.ts';
-import { secrets } from '../../harness/evidence.ts';
-import type { Exchange, ExchangeResponse } from '../../harness/exchange.ts';
-import type { CheckEvidence } from '../../harness/meta.ts';
-import type { PaymentOutcome } from '../../harness/payer.ts';
+} from '../../harness/judge/checks.ts';
+import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/judge/schemes.ts';
+import { loadContract } from '../../harness/api/contract.ts';
+import { secrets } from '../../harness/record/evidence.ts';
+import type { Exchange, ExchangeResponse } from '../../harness/record/exchange.ts';
+import type { CheckEvidence } from '../../harness/record/meta.ts';
+import type { PaymentOutcome } from '../../harness/payer/index.ts';
 
 const contract = await loadContract();
 const SECRET = 'checks-test-client-secret';

@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
-import { createHttp, RequestLimiter, type Http } from '../../harness/http.ts';
-import { checkAhead } from '../../harness/property-cases.ts';
+import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { createHttp, RequestLimiter, type Http } from '../../harness/api/http.ts';
+import { checkAhead } from '../../harness/judge/property-cases.ts';
 import { startFixture, type Fixture } from './server.ts';
 
 let fixture: Fixture | undefined;

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/config.ts';
-import { secrets } from '../../harness/evidence.ts';
+import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/target/config.ts';
+import { secrets } from '../../harness/record/evidence.ts';
 
 const remote = {
   API_BASE_URL: 'https://api.example.test/api/',

@@ -1,10 +1,10 @@
 /** The run-wide contract observer: counts per operation and clause, keeps the first offending exchanges, never throws. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadContract } from '../../harness/contract.ts';
-import { contractRecord, observeResponse, observeWebhook, resetContractObserver, WEBHOOK } from '../../harness/contract-observer.ts';
-import type { Exchange } from '../../harness/http.ts';
-import { secrets } from '../../harness/evidence.ts';
-import type { ReceivedWebhook } from '../../harness/receiver.ts';
+import { loadContract } from '../../harness/api/contract.ts';
+import { contractRecord, observeResponse, observeWebhook, resetContractObserver, WEBHOOK } from '../../harness/run/contract-observer.ts';
+import type { Exchange } from '../../harness/api/http.ts';
+import { secrets } from '../../harness/record/evidence.ts';
+import type { ReceivedWebhook } from '../../harness/api/receiver.ts';
 
 const contract = await loadContract();
 // as the run's http does with every token it is issued

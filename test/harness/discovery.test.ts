@@ -4,7 +4,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { describeRedirectScheme, findRedirectScheme, findWebhookSignature, redirectSchemeSettings, signatureHeaders, webhookVerifies } from '../../harness/discovery/schemes.ts';
+import { describeRedirectScheme, findRedirectScheme, findWebhookSignature, redirectSchemeSettings, signatureHeaders, webhookVerifies } from '../../harness/judge/schemes.ts';
 import { accountAuthFrom } from '../../harness/discovery/account-auth.ts';
 
 const SECRET = 'client-secret-1';

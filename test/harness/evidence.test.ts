@@ -14,9 +14,9 @@ import {
   secrets,
   toCurl,
   withScope,
-} from '../../harness/evidence.ts';
-import type { Exchange } from '../../harness/http.ts';
-import { PayerError } from '../../harness/errors.ts';
+} from '../../harness/record/evidence.ts';
+import type { Exchange } from '../../harness/api/http.ts';
+import { PayerError } from '../../harness/record/errors.ts';
 
 const CLIENT_SECRET = 'cl13nt-S3cret/with+chars';
 const TOKEN = 'eyJhbGciOi.token-value-9f8e7d';

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { NoFormError, PayerError } from '../../harness/errors.ts';
-import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
-import { createHttp, type Http } from '../../harness/http.ts';
-import { createPayer } from '../../harness/payer.ts';
+import { NoFormError, PayerError } from '../../harness/record/errors.ts';
+import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { createHttp, type Http } from '../../harness/api/http.ts';
+import { createPayer } from '../../harness/payer/index.ts';
 import { blankSecrets, chromiumAvailable, closeChromium, DEFAULT_CHROMIUM_PATH, installHint, launchChromium, pageEvidence } from '../../harness/payer/chromium.ts';
 import { startFixture, type Fixture } from './server.ts';
 

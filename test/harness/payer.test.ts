@@ -1,12 +1,12 @@
 import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckFailure, paymentApproved, paymentWentThrough } from '../../harness/checks.ts';
-import { PayerError, PaymentRefused } from '../../harness/errors.ts';
-import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
-import { createHttp, type Http } from '../../harness/http.ts';
-import { createPayer } from '../../harness/payer.ts';
-import { decodeQrPng } from '../../harness/qr.ts';
+import { CheckFailure, paymentApproved, paymentWentThrough } from '../../harness/judge/checks.ts';
+import { PayerError, PaymentRefused } from '../../harness/record/errors.ts';
+import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { createHttp, type Http } from '../../harness/api/http.ts';
+import { createPayer } from '../../harness/payer/index.ts';
+import { decodeQrPng } from '../../harness/payer/qr.ts';
 import { startFixture, type Fixture } from './server.ts';
 
 // Never fetched: a redirect there is the outcome. Port 9 (discard) would refuse if it were.

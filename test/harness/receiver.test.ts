@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReceiver, webhookBodyField, webhookField, webhookTransaction, type Receiver } from '../../harness/receiver.ts';
+import { startReceiver, webhookBodyField, webhookField, webhookTransaction, type Receiver } from '../../harness/api/receiver.ts';
 
 let receiver: Receiver | undefined;
 afterEach(async () => {

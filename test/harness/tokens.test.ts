@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, type Operation } from '../../harness/client.ts';
-import { TokenError } from '../../harness/errors.ts';
-import { Recorder, secrets } from '../../harness/evidence.ts';
-import { createHttp, type Http } from '../../harness/http.ts';
-import { createTokenCache } from '../../harness/tokens.ts';
+import { createApiClient, type Operation } from '../../harness/api/client.ts';
+import { TokenError } from '../../harness/record/errors.ts';
+import { Recorder, secrets } from '../../harness/record/evidence.ts';
+import { createHttp, type Http } from '../../harness/api/http.ts';
+import { createTokenCache } from '../../harness/api/tokens.ts';
 import { startFixture, type Fixture } from './server.ts';
 
 let fixture: Fixture | undefined;

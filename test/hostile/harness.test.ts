@@ -4,10 +4,10 @@
  * a 10 MB body costs a bounded amount of memory, and a redirect loop ends.
  */
 import { describe, expect, it, type TestContext } from 'vitest';
-import { HttpError, PayerError } from '../../harness/errors.ts';
-import { Recorder, SecretRegistry } from '../../harness/evidence.ts';
-import { createHttp, type Exchange, type Http } from '../../harness/http.ts';
-import { createPayer } from '../../harness/payer.ts';
+import { HttpError, PayerError } from '../../harness/record/errors.ts';
+import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { createHttp, type Exchange, type Http } from '../../harness/api/http.ts';
+import { createPayer } from '../../harness/payer/index.ts';
 import { startHostile, TEN_MB, type Behaviour, type HostileServer } from './server.ts';
 
 /**

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../harness/config.ts';
-import { startReceiver, type Receiver } from '../../harness/receiver.ts';
+import { loadConfig } from '../../harness/target/config.ts';
+import { startReceiver, type Receiver } from '../../harness/api/receiver.ts';
 import { webhookStorm } from './server.ts';
 
 let receiver: Receiver | undefined;

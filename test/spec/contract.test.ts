@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadContract, type Contract, type Violation } from '../../harness/contract.ts';
+import { loadContract, type Contract, type Violation } from '../../harness/api/contract.ts';
 import { loadClauses } from '../../spec/clauses.ts';
 
 let contract: Contract;

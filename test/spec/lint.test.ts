@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_PATH } from '../../harness/contract.ts';
+import { OPENAPI_PATH } from '../../harness/api/contract.ts';
 import { CLAUSES_PATH } from '../../spec/clauses.ts';
 import { lintSpec, normalizeSpecText, specSections } from '../../spec/lint.ts';
 

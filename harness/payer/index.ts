@@ -16,15 +16,15 @@
  * pages get `card` (and a challenge's answer) wherever they show those fields. A page that refuses what was sent — an
  * error status, or its form shown again — is a `refused` outcome with `answered: 'submission'`, its status and text.
  */
-import { NoFormError } from './errors.ts';
-import type { Http } from './http.ts';
-import { BrowserPayer } from './payer/browser.ts';
-import { DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './payer/chromium.ts';
-import { HttpPayer } from './payer/http.ts';
-import type { Payer, PayerKind } from './payer/types.ts';
+import { NoFormError } from '../record/errors.ts';
+import type { Http } from '../api/http.ts';
+import { BrowserPayer } from './browser.ts';
+import { DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './chromium.ts';
+import { HttpPayer } from './http.ts';
+import type { Payer, PayerKind } from './types.ts';
 
-export type { CardPayment, FieldName, FieldNames, Payer, PayerKind, PaymentOutcome, Screen, ScreenForm } from './payer/types.ts';
-export { defaultFieldNames } from './payer/types.ts';
+export type { CardPayment, FieldName, FieldNames, Payer, PayerKind, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+export { defaultFieldNames } from './types.ts';
 
 export interface PayerOptions {
   http: Http;

@@ -12,15 +12,15 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
-import { ConfigError } from './errors.ts';
-import { secrets } from './evidence.ts';
-import { readReportSettings, SettingError } from './report-settings.ts';
-import { DEFAULT_CHROMIUM_PATH, installHint } from './payer/chromium.ts';
-import { isInputName } from './payer/fields.ts';
-import type { ChallengeCode } from './payer/types.ts';
-import { variantSettings } from '../sandbox/index.ts';
+import { ConfigError } from '../record/errors.ts';
+import { secrets } from '../record/evidence.ts';
+import { readReportSettings, SettingError } from '../record/report-settings.ts';
+import { DEFAULT_CHROMIUM_PATH, installHint } from '../payer/chromium.ts';
+import { isInputName } from '../payer/fields.ts';
+import type { ChallengeCode } from '../payer/types.ts';
+import { variantSettings } from '../../sandbox/index.ts';
 
-export { ConfigError } from './errors.ts';
+export { ConfigError } from '../record/errors.ts';
 
 export type AccountAuth = 'basic' | 'password-grant';
 /** A digest as the settings name it: HMAC keyed with the key, or plain (the key appended). */
@@ -62,7 +62,7 @@ export interface Config {
   accountAuthAuto: boolean;
   /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
   tokenAudience: string;
-  /** testTimeoutMs: a test's own budget (TEST_TIMEOUT_MS; harness/conformance.ts), waits for other tests not counted. */
+  /** testTimeoutMs: a test's own budget (TEST_TIMEOUT_MS; harness/run/conformance.ts), waits for other tests not counted. */
   http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number; testTimeoutMs: number };
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };

@@ -20,8 +20,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsPlugin from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { OpenAPI } from 'openapi-types';
-import type { OperationId } from '../spec/types.ts';
-import { loadClauses, OBSERVED_KINDS } from '../spec/clauses.ts';
+import type { OperationId } from '../../spec/types.ts';
+import { loadClauses, OBSERVED_KINDS } from '../../spec/clauses.ts';
 
 export type { OperationId };
 
@@ -71,7 +71,7 @@ export interface Contract {
   readonly document: OpenAPI.Document;
 }
 
-export const OPENAPI_PATH = new URL('../spec/openapi.yaml', import.meta.url);
+export const OPENAPI_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
 /** OpenAPI keywords and our extensions that may appear in a schema; registered so strict mode accepts them. */
 const SCHEMA_ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-clause', 'x-spec-conflict', 'x-unspecified'];

@@ -9,9 +9,9 @@
  * With `password` it asks for an OAuth2 password grant instead (ACCOUNT_AUTH=password-grant). The client secret,
  * the password and every issued token are registered for redaction.
  */
-import { TokenError } from './errors.ts';
+import { TokenError } from '../record/errors.ts';
 import type { Http } from './http.ts';
-import { secrets, waitingFor } from './evidence.ts';
+import { secrets, waitingFor } from '../record/evidence.ts';
 
 export interface TokenCache {
   get(): Promise<string>;

@@ -11,8 +11,8 @@
  * idempotent (GET/HEAD). A POST is never re-sent: its 401 is returned as is. A request whose token expired
  * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
-import { StaleRequestError } from './errors.ts';
-import { secrets } from './evidence.ts';
+import { StaleRequestError } from '../record/errors.ts';
+import { secrets } from '../record/evidence.ts';
 import type { Exchange, Http } from './http.ts';
 import type { TokenCache } from './tokens.ts';
 import type { AuthKind, OperationMeta } from './contract.ts';

@@ -478,7 +478,7 @@ interface Step {
 /**
  * What one test did: its exchanges, every step of its transcript (exchanges, pages a browser loaded, redirects
  * caught, webhooks received), and the time it spent waiting for what other tests hold (the request cap, the test
- * lock, a browser page) — which its own budget does not count (harness/conformance.ts).
+ * lock, a browser page) — which its own budget does not count (harness/run/conformance.ts).
  */
 export class Scope {
   readonly startedAt = Date.now();

@@ -52,7 +52,7 @@ export class InterlockError extends Error {
 export class Interlock {
   private stopped: string | undefined;
 
-  /** Test-control tenants: client id → account user (harness/run.ts `tenant()`). */
+  /** Test-control tenants: client id → account user (harness/run/run.ts `tenant()`). */
   readonly #tenants = new Map<string, string>();
 
   constructor(private readonly target: Target) {

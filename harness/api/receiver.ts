@@ -13,7 +13,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentScope, noteStep, redactBodyText, type Scope } from './evidence.ts';
+import { currentScope, noteStep, redactBodyText, type Scope } from '../record/evidence.ts';
 
 export interface ReceivedWebhook {
   at: Date;

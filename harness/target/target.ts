@@ -4,10 +4,10 @@
  * Runs in vitest's global setup (main process); the worker receives the result through `inject('target')`.
  */
 import { ConfigError, type Config } from './config.ts';
-import { createHttp, type Exchange, type Http } from './http.ts';
-import { createTokenCache } from './tokens.ts';
-import { Recorder, secrets } from './evidence.ts';
-import { asBool, field } from './read.ts';
+import { createHttp, type Exchange, type Http } from '../api/http.ts';
+import { createTokenCache } from '../api/tokens.ts';
+import { Recorder, secrets } from '../record/evidence.ts';
+import { asBool, field } from '../judge/read.ts';
 
 export type Capability = 'clock' | 'outbox' | 'stats' | 'reset' | 'tenants';
 export type BusinessMode = 'development' | 'production' | 'unknown';
@@ -82,7 +82,7 @@ export interface EmbeddedHandle {
 export async function selectTarget(config: Config): Promise<{ info: TargetInfo; embedded?: EmbeddedHandle }> {
   const deadline = Date.now() + config.http.runTimeoutS * 1000;
   if (config.target.kind === 'embedded') {
-    const { createSandbox } = await import('../sandbox/index.ts');
+    const { createSandbox } = await import('../../sandbox/index.ts');
     const fault = config.sandbox.fault;
     const variant = config.sandbox.variant;
     const sandbox = await createSandbox({ mode: config.sandbox.mode, screen: config.sandbox.screen, ...(fault ? { fault } : {}), ...(variant ? { variant } : {}) }).catch((err: unknown) => {

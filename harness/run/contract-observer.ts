@@ -12,12 +12,12 @@
  * The state is process-wide: the conformance project is one test file declaring every suite
  * (suites/all.conformance.ts), so every suite reports here. Nothing in it assumes one test at a time (concurrent tests only add to the counts).
  */
-import { contractFindings, describeExchange, webhookFindings, type ContractFinding } from './checks.ts';
-import type { Contract } from './contract.ts';
-import { toCurl } from './evidence.ts';
-import type { Exchange } from './http.ts';
-import type { CheckEvidence } from './meta.ts';
-import type { ReceivedWebhook } from './receiver.ts';
+import { contractFindings, describeExchange, webhookFindings, type ContractFinding } from '../judge/checks.ts';
+import type { Contract } from '../api/contract.ts';
+import { toCurl } from '../record/evidence.ts';
+import type { Exchange } from '../api/http.ts';
+import type { CheckEvidence } from '../record/meta.ts';
+import type { ReceivedWebhook } from '../api/receiver.ts';
 
 /** The key of the webhook direction (its operationId in spec/openapi.yaml). */
 export const WEBHOOK = 'transactionSucceeded';

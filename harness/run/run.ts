@@ -2,23 +2,23 @@
  * The run as a conformance worker sees it: one instance per worker process (the conformance project is one test file,
  * suites/all.conformance.ts, so the token cache, the receiver and the interlock are shared by every suite).
  * Every API response goes through `call`, which applies the interlock and records the contract check
- * (harness/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
+ * (harness/run/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */
 import { inject } from 'vitest';
-import { loadConfig, type Config } from './config.ts';
-import { loadContract, type Contract } from './contract.ts';
-import type { Exchange, Http } from './http.ts';
-import { secrets } from './evidence.ts';
-import { createTokenCache, type TokenCache } from './tokens.ts';
-import { createApiClient, defaultAuth, type CallOptions } from './client.ts';
-import { startReceiver, type Receiver } from './receiver.ts';
-import { createPayer, type Payer } from './payer.ts';
-import { createControl, type Control } from './control.ts';
-import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from './interlock.ts';
-import { withAccountAuth } from './discovery/account-auth.ts';
-import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from './discovery/run-schemes.ts';
+import { loadConfig, type Config } from '../target/config.ts';
+import { loadContract, type Contract } from '../api/contract.ts';
+import type { Exchange, Http } from '../api/http.ts';
+import { secrets } from '../record/evidence.ts';
+import { createTokenCache, type TokenCache } from '../api/tokens.ts';
+import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
+import { startReceiver, type Receiver } from '../api/receiver.ts';
+import { createPayer, type Payer } from '../payer/index.ts';
+import { createControl, type Control } from '../api/control.ts';
+import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../target/interlock.ts';
+import { withAccountAuth } from '../discovery/account-auth.ts';
+import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from '../discovery/run-schemes.ts';
 import { observeResponse, observeWebhook } from './contract-observer.ts';
-import { createRunHttp, type Credentials, type TargetInfo } from './target.ts';
+import { createRunHttp, type Credentials, type TargetInfo } from '../target/target.ts';
 
 export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
 

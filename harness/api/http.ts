@@ -17,8 +17,8 @@
  * wait; waiters are served first come, first served.
  */
 import { Agent, request as undiciRequest } from 'undici';
-import { HttpError, StaleRequestError } from './errors.ts';
-import { doing, redactUrl, secrets, waitingFor } from './evidence.ts';
+import { HttpError, StaleRequestError } from '../record/errors.ts';
+import { doing, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
 
 export interface HttpRequest {
   method: string;
@@ -41,8 +41,8 @@ export interface HttpRequest {
   stillValid?: () => boolean;
 }
 
-export type { Exchange, ExchangeResponse } from './exchange.ts';
-import type { Exchange, ExchangeResponse } from './exchange.ts';
+export type { Exchange, ExchangeResponse } from '../record/exchange.ts';
+import type { Exchange, ExchangeResponse } from '../record/exchange.ts';
 
 /** What http needs of the evidence recorder: store the exchange (redacted) and return the stored copy. */
 export interface ExchangeSink {

@@ -1,6 +1,6 @@
 /**
  * `clauseTest`: how every conformance test is declared. One behaviour per test (as in test262 and the OpenID
- * conformance suite), its clause ids in the name and in the metadata the reporters read (harness/meta.ts).
+ * conformance suite), its clause ids in the name and in the metadata the reporters read (harness/record/meta.ts).
  *
  *   clauseTest({ clauses: '4.1-monto-min', endpoint: 'POST /EnlacePago' }, 'monto 0 is rejected', async (t) => { … })
  *
@@ -16,7 +16,7 @@
  * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
  * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
- * (every step it made, harness/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
+ * (every step it made, harness/record/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
  * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
  * run bound.
  *
@@ -31,16 +31,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
-import './meta.ts';
+import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
-import { CheckFailure, describeExchange } from './checks.ts';
-import { HttpError, NoFormError, PayerError, PaymentRefused } from './errors.ts';
-import { FieldsNotFoundError, fieldMappings } from './payer/discovery.ts';
-import type { Capability } from './target.ts';
-import type { Exchange } from './http.ts';
-import type { CheckEvidence, Observation } from './meta.ts';
-import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from './evidence.ts';
-import { loadConfig } from './config.ts';
+import { CheckFailure, describeExchange } from '../judge/checks.ts';
+import { HttpError, NoFormError, PayerError, PaymentRefused } from '../record/errors.ts';
+import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
+import type { Capability } from '../target/target.ts';
+import type { Exchange } from '../api/http.ts';
+import type { CheckEvidence, Observation } from '../record/meta.ts';
+import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/evidence.ts';
+import { loadConfig } from '../target/config.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
@@ -106,7 +106,7 @@ function missing(run: Run, need: Need): boolean {
       return !run.target.other;
     case 'clock':
     case 'stats':
-      // Only ever a tenant's (harness/run.ts): checked again on the tenant's run once it is created.
+      // Only ever a tenant's (harness/run/run.ts): checked again on the tenant's run once it is created.
       return run.tenantId === undefined ? !run.tenant : !run.target.capabilities.includes(need);
     default:
       return !run.target.capabilities.includes(need);
@@ -151,7 +151,7 @@ export function testName(clauses: string[], title: string): string {
 /**
  * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
  * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
- * test started: see `waitingFor` in harness/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
+ * test started: see `waitingFor` in harness/record/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
  * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
  */
 export const TEST_BUDGET_MS = 60_000;

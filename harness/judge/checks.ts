@@ -4,14 +4,14 @@
  * ids, what was expected, what happened, and the redacted exchange with a curl line that replays it.
  * Checks only fail on what the spec states; where it is silent, suites record an observation instead.
  */
-import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from './discovery/schemes.ts';
-import type { Exchange } from './http.ts';
-import { redactExchange, toCurl } from './evidence.ts';
-import type { CheckEvidence } from './meta.ts';
-import type { Contract } from './contract.ts';
-import type { PaymentOutcome } from './payer.ts';
-import { webhookTransaction } from './receiver.ts';
-import { PaymentRefused } from './errors.ts';
+import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from './schemes.ts';
+import type { Exchange } from '../api/http.ts';
+import { redactExchange, toCurl } from '../record/evidence.ts';
+import type { CheckEvidence } from '../record/meta.ts';
+import type { Contract } from '../api/contract.ts';
+import type { PaymentOutcome } from '../payer/index.ts';
+import { webhookTransaction } from '../api/receiver.ts';
+import { PaymentRefused } from '../record/errors.ts';
 
 export class CheckFailure extends Error {
   constructor(readonly evidence: CheckEvidence) {
@@ -79,7 +79,7 @@ export interface ContractFinding {
 /**
  * What of a response breaks the contract of spec/openapi.yaml for its operation and status: a success body that is
  * not JSON or not labelled JSON (4-json-bodies), and each schema violation under the type clause it breaks. Every
- * response passes here (harness/contract-observer.ts); [] = it conforms. Never throws on the target's input.
+ * response passes here (harness/run/contract-observer.ts); [] = it conforms. Never throws on the target's input.
  */
 export function contractFindings(contract: Contract, operationId: string, ex: Exchange): ContractFinding[] {
   if (!ex.response) return [];

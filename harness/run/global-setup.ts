@@ -3,10 +3,10 @@
  * worker (`inject('target')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
  */
 import type { TestProject } from 'vitest/node';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { probeTarget, selectTarget } from './target.ts';
-import { PRODUCTION_MESSAGE } from './interlock.ts';
-import { findAccountAuth, withAccountAuth } from './discovery/account-auth.ts';
+import { ConfigError, loadConfig, type Config } from '../target/config.ts';
+import { probeTarget, selectTarget } from '../target/target.ts';
+import { PRODUCTION_MESSAGE } from '../target/interlock.ts';
+import { findAccountAuth, withAccountAuth } from '../discovery/account-auth.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let config: Config;

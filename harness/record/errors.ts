@@ -16,7 +16,7 @@ export class ConfigError extends Error {
 /**
  * A transport failure (no HTTP response): timeout, refused, reset, run bound. `exchange` is the redacted attempt.
  * `byTarget`: the target took the request and did not answer it (no answer within HTTP_TIMEOUT_MS, the connection
- * reset): the target's failure (FAIL, harness/conformance.ts); else (refused, unresolvable, the run bound) nothing
+ * reset): the target's failure (FAIL, harness/run/conformance.ts); else (refused, unresolvable, the run bound) nothing
  * was judged (ERROR).
  */
 export class HttpError extends Error {

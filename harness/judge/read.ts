@@ -10,8 +10,8 @@
  *   asBool(record.usable)                                                      // true, "True", 1 → true
  */
 import { fail } from './checks.ts';
-import type { Exchange } from './http.ts';
-import type { Contract } from './contract.ts';
+import type { Exchange } from '../api/http.ts';
+import type { Contract } from '../api/contract.ts';
 
 type Clauses = string | string[];
 

@@ -9,10 +9,10 @@
  *     await letTimePass(t, 90, 'a payment 90 s after the screen was shown');
  *   }, waitingTimeoutMs());
  */
-import { loadConfig } from './config.ts';
+import { loadConfig } from '../target/config.ts';
 import { TEST_BUDGET_MS, type T } from './conformance.ts';
-import { doing } from './evidence.ts';
-import { header } from './http.ts';
+import { doing } from '../record/evidence.ts';
+import { header } from '../api/http.ts';
 
 let declaredMaxWaitS: number | undefined;
 /** MAX_WAIT_S as the test files are declared (a configuration error is reported by the global setup, not here). */
@@ -29,7 +29,7 @@ function maxWaitAtDeclaration(): number {
 
 /**
  * The budget of a test that may wait `waits` times up to MAX_WAIT_S (plus margins), its other work on top: a real-time
- * wait is the test's own time (not a wait for other tests), so its budget must hold it (harness/conformance.ts).
+ * wait is the test's own time (not a wait for other tests), so its budget must hold it (harness/run/conformance.ts).
  */
 export function waitingTimeoutMs(waits = 1): number {
   return TEST_BUDGET_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
