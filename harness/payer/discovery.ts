@@ -197,7 +197,7 @@ export class FieldsNotFoundError extends NoFormError {
 
 /** The reason a page cannot be mapped: the missing fields, what each was looked for by, and the inputs seen. */
 export function notFoundMessage(where: string, missing: FieldName[], mapping: FieldMapping): string {
-  const looked = missing.map((f) => `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}"` : LOOKED_FOR[f]})`).join(', ');
+  const looked = missing.map((f) => `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}", but the page has no field "${mapping.names[f]}"` : LOOKED_FOR[f]})`).join(', ');
   return `${where}: could not find ${looked}; ${describeCandidates(mapping.candidates)}`;
 }
 

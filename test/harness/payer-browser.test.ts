@@ -252,7 +252,7 @@ describe('browser payer', () => {
     const err = await browserPayer().payLink(`${fixture.url}/sin-email`, { ...card, email: 'a@b.test' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NoFormError);
     const message = (err as Error).message;
-    expect(message).toContain('has no field "email"');
+    expect(message).toContain('could not find email (looked for autocomplete=email');
     expect(message).toContain(`page ${fixture.url}/sin-email`);
     expect(message).not.toContain(CARD);
     const shot = /screenshot (\S+\.png)/.exec(message)?.[1];
