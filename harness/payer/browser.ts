@@ -297,7 +297,7 @@ export class BrowserPayer implements Payer {
     });
     await session.close();
     // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
-    const Kind = err instanceof NoFormError ? NoFormError : PayerError;
+    const Kind = err instanceof FieldsNotFoundError ? FieldsNotFoundError : err instanceof NoFormError ? NoFormError : PayerError;
     return new Kind(`${message} (${evidence})`);
   }
 
