@@ -51,7 +51,7 @@ const errored = (run: ChildRun): TestRecord[] => (run.summary?.tests ?? []).filt
 describe('a test past its own budget', () => {
   it('is ERROR, not FAIL, in summary.json, with its transcript ending on what it was doing', () => {
     const errors = errored(timedOut);
-    expect(errors.length, listing(timedOut)).toBeGreaterThan(2);
+    expect(errors.length, listing(timedOut)).toBeGreaterThan(0);
     expect(timedOut.summary?.totals.fail).toBe(0);
     for (const t of errors) {
       expect(t.error).toMatch(/^TestBudgetError: the suite's own time limit: .* past its budget of 0\.001 s \(TEST_TIMEOUT_MS; .* while .*; not judged/);
