@@ -15,8 +15,14 @@ import { EMAIL } from './validate.ts';
 
 export type CampoTarjeta = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email';
 
-/** The input names of docs/decisions.md, or (pages-autofill-names) the HTML autofill token of each field. */
+/**
+ * The input names of docs/decisions.md, or (pages-autofill-names) the HTML autofill token of each field, or
+ * (pages-opaque-names) names that say nothing.
+ */
 export function nombresTarjeta(ctx: SandboxContext): Record<CampoTarjeta, string> {
+  if (ctx.variant('pages-opaque-names')) {
+    return { numeroTarjeta: 'f1', cvv: 'f4', mesVencimiento: 'f2', anioVencimiento: 'f3', nombreTitular: 'f5', email: 'f6' };
+  }
   if (ctx.variant('pages-autofill-names')) {
     return { numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email' };
   }
@@ -40,7 +46,9 @@ export function texto(ctx: SandboxContext, es: string, en: string): string {
 export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
   const n = nombresTarjeta(ctx);
   const t = (es: string, en: string) => texto(ctx, es, en);
-  const entrada = (campoId: CampoTarjeta, atributos: string) => `<input id="campo-${campoId}" name="${esc(n[campoId])}" ${atributos}>`;
+  // pages-opaque-names: plain text inputs, no autofill token nor placeholder (only the label tells them apart).
+  const opacos = ctx.variant('pages-opaque-names');
+  const entrada = (campoId: CampoTarjeta, atributos: string) => `<input id="campo-${campoId}" name="${esc(n[campoId])}" ${opacos ? 'type="text"' : atributos}>`;
   const numero = campo('campo-numeroTarjeta', t('Número de tarjeta', 'Card number'), entrada('numeroTarjeta', 'type="text" inputmode="numeric" autocomplete="cc-number" placeholder="0000 0000 0000 0000"'));
   const mes = campo('campo-mesVencimiento', t('Mes de vencimiento', 'Expiry month'), entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'));
   const anio = campo('campo-anioVencimiento', t('Año de vencimiento', 'Expiry year'), entrada('anioVencimiento', `type="number" autocomplete="cc-exp-year" placeholder="${t('AAAA', 'YYYY')}"`));

@@ -71,14 +71,10 @@ export const VARIANTS = [
   { id: 'mpos-contactless', area: 'mpos', description: '4.7: MPOS purchases answer tipoTransaccion 5 (MPosContactless) instead of 4' },
   { id: 'token-ttl-short', area: 'auth', description: '5.2: access tokens live 120 s (expires_in 120) instead of an hour' },
   // Hosted pages (spec 1, 4.1, 4.3, 4.6: the pages' layout, fields and language are not shown). sandbox/card-fields.ts.
-  {
-    id: 'pages-autofill-names',
-    area: 'pages',
-    description: '1/4.1: the card inputs of every hosted page are named by their HTML autofill tokens (cc-number, cc-csc, cc-exp-month, cc-exp-year, cc-name, email)',
-    settings: {
-      SCREEN_FIELD_NAMES: JSON.stringify({ numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email', codigoDesafio: 'one-time-code' }),
-    },
-  },
+  // No settings: the suite finds the inputs by their autofill tokens (harness/payer/discovery.ts).
+  { id: 'pages-autofill-names', area: 'pages', description: '1/4.1: the card inputs of every hosted page are named by their HTML autofill tokens (cc-number, cc-csc, cc-exp-month, cc-exp-year, cc-name, email, one-time-code)' },
+  // Out of `all`: it would take the autofill tokens pages-autofill-names brings.
+  { id: 'pages-opaque-names', area: 'pages', description: '1/4.1: the card inputs of every hosted page have opaque names (f1, f2, …), no autofill token and no placeholder: only their Spanish labels say what they are', composes: false },
   { id: 'pages-english', area: 'pages', description: '1/4.1: the hosted pages speak English (lang="en"), with other labels and another field order: e-mail and name first, then the card (expiry year before month), then the payment method' },
   { id: 'pages-session-token', area: 'pages', description: '1/4.1: every hosted page sets a session cookie and its form must send back the matching hidden token (else 403)' },
   { id: 'pages-ask-card', area: 'pages', description: '4.3/4.6: the 3DS page and the quick-pay page ask for the card (number, expiry, cvv); missing or malformed data shows the form again with the errors (422)' },

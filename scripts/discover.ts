@@ -25,7 +25,8 @@ import {
   redirectSchemeSettings,
   webhookSignatureSettings,
 } from '../harness/judge/schemes.ts';
-import { purchase3ds, purchaseWallet } from '../generators/bodies.ts';
+import { paymentLinkMinimal, purchase3ds, purchaseWallet } from '../generators/bodies.ts';
+import { describeMapping, discoverFields, isDiscovered, notFoundMessage } from '../harness/payer/discovery.ts';
 
 /** One setting's outcome: the variables found (with the evidence), or how to find them. */
 interface Finding {
@@ -76,7 +77,7 @@ try {
   interlock.assertMayPay();
   findings.push(await redirectHash(target, http, token, receiver));
   findings.push(await webhookSignature(target, http, token, receiver));
-  findings.push(screenFieldMapping());
+  findings.push(await screenFieldMapping(target, http, token));
 } catch (err) {
   findings.push({ what: 'the rest', evidence: `discovery stopped: ${secrets.redactText((err as Error).message)}`, howToFind: 'fix the cause and run npm run discover again' });
 } finally {
@@ -152,15 +153,26 @@ async function webhookSignature(t: TargetInfo, h: Http, token: string, r: Receiv
 }
 
 /**
- * The hosted payment screen's field mapping (SCREEN_FIELD_NAMES). Hook: field discovery on hosted pages (issue 22,
- * deliverable 1) adds its finding here — open a link's screen, map its inputs, and return SCREEN_FIELD_NAMES.
+ * The hosted payment screen's field mapping (SCREEN_FIELD_NAMES): a development link's screen opened and its inputs
+ * mapped as the payers map them (harness/payer/discovery.ts: autofill token, label, options, type). Written only
+ * where it differs from the suite's default names; a card field not found says how to find it.
  */
-function screenFieldMapping(): Finding {
-  return {
-    what: 'the payment screen\'s fields (SCREEN_FIELD_NAMES)',
-    evidence: 'not discovered by this version',
-    howToFind: 'open a link\'s urlEnlace in a browser, read the name (or a CSS selector) of each card input, and set SCREEN_FIELD_NAMES (see .env.example)',
-  };
+async function screenFieldMapping(t: TargetInfo, h: Http, token: string): Promise<Finding> {
+  const what = 'the payment screen\'s fields (SCREEN_FIELD_NAMES)';
+  const howToFind = 'open a link\'s urlEnlace in a browser, read the name (or a CSS selector) of each card input, and set SCREEN_FIELD_NAMES (see .env.example)';
+  const ex = await h.request({ method: 'POST', url: `${t.baseUrl}/EnlacePago`, headers: { authorization: `Bearer ${token}` }, json: paymentLinkMinimal(), idempotent: false, label: 'discover: payment link' });
+  const link = ex.response?.json as { urlEnlace?: unknown } | undefined;
+  if (typeof link?.urlEnlace !== 'string') return { what, evidence: `POST /EnlacePago answered ${ex.response?.status ?? 'nothing'} without urlEnlace`, howToFind };
+  const payer = createPayer({ http: h, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
+  const screen = await payer.openScreen(new URL(link.urlEnlace, ex.request.url).href);
+  const mapping = discoverFields(screen.html);
+  const card = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento'] as const;
+  const missing = card.filter((f) => !mapping.found[f]);
+  if (missing.length > 0) return { what, evidence: notFoundMessage(`the screen of ${String(link.urlEnlace)}`, [...missing], mapping), howToFind };
+  const evidence = `on the screen of ${String(link.urlEnlace)}: ${describeMapping(mapping)}`;
+  if (!isDiscovered(mapping)) return { what, noted: true, evidence: `${evidence} (the suite's default names: nothing to set)` };
+  const names = Object.fromEntries(Object.entries(mapping.found).map(([field, f]) => [field, f.target]));
+  return { what, settings: { SCREEN_FIELD_NAMES: JSON.stringify(names) }, evidence };
 }
 
 function render(all: Finding[]): string {

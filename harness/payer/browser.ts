@@ -10,9 +10,11 @@ import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-c
 import { NoFormError, PayerError } from '../record/errors.ts';
 import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../record/evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
-import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues, resolveNames } from './fields.ts';
+import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';
+import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, readHtml } from './form.ts';
 import { noFormMessage, stopOf, type HttpPayer } from './http.ts';
+import type { FieldMapping } from './discovery.ts';
 import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 type Stop = (url: string) => boolean;
@@ -281,7 +283,7 @@ export class BrowserPayer implements Payer {
 
   async #screenOf(session: Session): Promise<Screen> {
     const html = session.outcome ? '' : await session.page.content();
-    return readHtml(session.status, session.page.url(), html, resolveNames(this.#names, html));
+    return readHtml(session.status, session.page.url(), html, mapPage(html, this.#options.fieldNames).names);
   }
 
   /** The error to throw, with the page's evidence; the session is closed. */
@@ -295,13 +297,13 @@ export class BrowserPayer implements Payer {
     });
     await session.close();
     // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
-    const Kind = err instanceof NoFormError ? NoFormError : PayerError;
+    const Kind = err instanceof FieldsNotFoundError ? FieldsNotFoundError : err instanceof NoFormError ? NoFormError : PayerError;
     return new Kind(`${message} (${evidence})`);
   }
 
   /** The payment form: the one holding the card field, else the first; a page without one cannot be paid. */
-  async #form(session: Session, screen: Screen): Promise<Locator> {
-    const card = cssOf(this.#names.numeroTarjeta);
+  async #form(session: Session, screen: Screen, names: FieldNames): Promise<Locator> {
+    const card = cssOf(names.numeroTarjeta);
     const withCard = session.page.locator('form').filter({ has: session.page.locator(card) });
     if ((await withCard.count()) > 0) return withCard.first();
     const any = session.page.locator('form');
@@ -327,33 +329,32 @@ export class BrowserPayer implements Payer {
   }
 
   /** A 3DS or quick-pay page: the card entered where the page shows its field (the spec does not say what it asks). */
-  async #fillPresent(form: Locator, card: PageInput | undefined): Promise<void> {
+  async #fillPresent(form: Locator, card: PageInput | undefined, names: FieldNames): Promise<void> {
     for (const [field, value] of pageValues(card)) {
-      const target = this.#names[field];
+      const target = names[field];
       if ((await form.locator(cssOf(target)).count()) > 0) await this.#enter(form.locator(cssOf(target)).first(), target, value);
     }
     const challenge = card?.codigoDesafio;
-    const field = form.locator(cssOf(this.#names.codigoDesafio));
+    const field = form.locator(cssOf(names.codigoDesafio));
     if (challenge && (await field.count()) > 0) {
       // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
       const shown = 'code' in challenge ? undefined : form.page().locator(challenge.shownIn).first();
       const code = 'code' in challenge ? challenge.code : (await shown!.count()) > 0 ? (await shown!.innerText({ timeout: this.#options.timeoutMs })).trim() : undefined;
-      if (code !== undefined) await this.#enter(field.first(), this.#names.codigoDesafio, code);
+      if (code !== undefined) await this.#enter(field.first(), names.codigoDesafio, code);
     }
   }
 
   /** Enters the payment as a customer would, then the forged fields (set or added as a customer's devtools could). */
-  async #fill(form: Locator, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>): Promise<void> {
-    for (const [field, value] of paymentValues(payment)) {
-      const target = this.#names[field];
-      if ((await form.locator(cssOf(target)).count()) === 0) {
-        throw new NoFormError(`the payment screen at ${bare(where)} has no field "${target}" (${field}), so a customer could not enter it`);
-      }
-      await this.#enter(form.locator(cssOf(target)).first(), target, value);
-    }
+  async #fill(form: Locator, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>, mapping: FieldMapping): Promise<void> {
+    const { names } = mapping;
+    const values = paymentValues(payment);
+    const missing: FieldName[] = [];
+    for (const [field] of values) if ((await form.locator(cssOf(names[field])).count()) === 0) missing.push(field);
+    if (missing.length > 0) throw new FieldsNotFoundError(notFoundMessage(`the payment screen at ${bare(where)}`, missing, mapping));
+    for (const [field, value] of values) await this.#enter(form.locator(cssOf(names[field])).first(), names[field], value);
     for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
       if (value === undefined) continue;
-      const target = this.#names[field];
+      const target = names[field];
       if ((await form.locator(cssOf(target)).count()) > 0) await setValue(form.locator(cssOf(target)).first(), value);
       else if (isInputName(target)) await form.evaluate(addHidden, [target, value] as const);
       else throw new PayerError(`cannot forge ${field}: the selector ${target} matches nothing on the screen`);
@@ -390,12 +391,14 @@ export class BrowserPayer implements Payer {
    * Fills and submits (a payment screen: every field of the payment; a 3DS or quick-pay page: the card where it asks
    * for it); the session is closed afterwards, its evidence kept on failure.
    */
-  #pay(session: Session, screen: Screen, input: { payment: CardPayment } | { card: PageInput | undefined }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
+  #pay(session: Session, screen: Screen, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
     return this.#driven(async () => {
       try {
-        const form = await this.#form(session, screen);
-        if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged);
-        else await this.#fillPresent(form, input.card);
+        // The page as the customer sees it now (a script may have built its form): the same discovery as the HTTP payer's.
+        const mapping = mapPage(await session.page.content(), this.#options.fieldNames, 'payment' in input ? 'link screen' : input.kind);
+        const form = await this.#form(session, screen, mapping.names);
+        if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged, mapping);
+        else await this.#fillPresent(form, input.card, mapping.names);
         const outcome = await this.#submit(session, form, stop, screen.form);
         await this.#release(session);
         return outcome;
@@ -406,7 +409,7 @@ export class BrowserPayer implements Payer {
   }
 
   /** Opens a screen and pays it, unless opening it already ended (an outcome redirect, an error status). */
-  async #openAndPay(url: string, input: { payment: CardPayment } | { card: PageInput | undefined }, stop: Stop): Promise<PaymentOutcome> {
+  async #openAndPay(url: string, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop): Promise<PaymentOutcome> {
     const { session, screen } = await this.#visit(url, stop);
     if (session.outcome) {
       const outcome = session.outcome;
@@ -452,11 +455,11 @@ export class BrowserPayer implements Payer {
   }
 
   complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
-    return this.#openAndPay(urlCompletarPago3Ds, { card }, stopOf({ redirectPrefix }));
+    return this.#openAndPay(urlCompletarPago3Ds, { card, kind: '3DS page' }, stopOf({ redirectPrefix }));
   }
 
   async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
-    return this.#openAndPay(await this.#options.http.quickPayPage(urlQR), { card: options.card }, stopOf(options));
+    return this.#openAndPay(await this.#options.http.quickPayPage(urlQR), { card: options.card, kind: 'quick-pay page' }, stopOf(options));
   }
 
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {

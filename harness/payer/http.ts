@@ -12,7 +12,8 @@ import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
-import { fieldNamesOf, pageValues, paymentValues, resolveNames } from './fields.ts';
+import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';
+import { pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, readScreen } from './form.ts';
 import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
@@ -32,13 +33,14 @@ export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>)
 
 export class HttpPayer implements Payer {
   readonly #http: Http;
-  readonly #names: FieldNames;
+  /** SCREEN_FIELD_NAMES as set: it overrides what discovery finds on each page (harness/payer/discovery.ts). */
+  readonly #configured: Partial<FieldNames> | Record<string, string>;
   /** Each screen's cookies: every payment is a new customer (a session cookie of one never reaches another's screen). */
   readonly #jars = new WeakMap<Screen, CookieJar>();
 
   constructor(options: { http: Http; fieldNames?: Partial<FieldNames> | Record<string, string> }) {
     this.#http = options.http;
-    this.#names = fieldNamesOf(options.fieldNames);
+    this.#configured = options.fieldNames ?? {};
   }
 
   /** `submission`: a form sent by the customer — a payment, never retried by http whatever its method. */
@@ -87,7 +89,7 @@ export class HttpPayer implements Payer {
   }
 
   #read(ex: Exchange, url: string): Screen {
-    return readScreen(ex, url, resolveNames(this.#names, ex.response!.bodyText));
+    return readScreen(ex, url, mapPage(ex.response!.bodyText, this.#configured).names);
   }
 
   async openScreen(url: string): Promise<Screen> {
@@ -125,14 +127,15 @@ export class HttpPayer implements Payer {
   /** The form's fields with the payment entered as a customer would; `forged` set whether or not the screen shows them. */
   #filled(screen: Screen & { form: ScreenForm }, payment: CardPayment, forged: Partial<Record<FieldName, string>> = {}): Record<string, string> {
     const { form } = screen;
-    const names = resolveNames(this.#names, screen.html);
+    const mapping = mapPage(screen.html, this.#configured, 'link screen');
+    const names = mapping.names;
     const fields = { ...form.fields };
-    for (const [field, value] of paymentValues(payment)) {
+    const values = paymentValues(payment);
+    const missing = values.filter(([field]) => !(names[field] in fields)).map(([field]) => field);
+    if (missing.length > 0) throw new FieldsNotFoundError(notFoundMessage(`the payment screen at ${bare(screen.url)}`, missing, mapping));
+    for (const [field, value] of values) {
       const name = names[field];
       const options = form.selects[name];
-      if (!(name in fields)) {
-        throw new NoFormError(`the payment screen at ${bare(screen.url)} has no field "${name}" (${field}), so a customer could not enter it`);
-      }
       if (options && !options.includes(value)) {
         throw new PayerError(`the payment screen offers ${name} ${options.join(', ') || '(no option)'}, not ${value}`);
       }
@@ -143,8 +146,8 @@ export class HttpPayer implements Payer {
   }
 
   /** A 3DS or quick-pay page's fields with the card entered where the page asks for it (the spec does not say what it asks). */
-  #filledPage(screen: Screen & { form: ScreenForm }, card: PageInput | undefined): Record<string, string> {
-    const names = resolveNames(this.#names, screen.html);
+  #filledPage(screen: Screen & { form: ScreenForm }, card: PageInput | undefined, kind: PageKind): Record<string, string> {
+    const names = mapPage(screen.html, this.#configured, kind).names;
     const fields = { ...screen.form.fields };
     for (const [field, value] of pageValues(card)) if (names[field] in fields) fields[names[field]] = value;
     const challenge = card?.codigoDesafio;
@@ -183,7 +186,7 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, card), stop, 'complete 3DS');
+    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, card, '3DS page'), stop, 'complete 3DS');
   }
 
   async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
@@ -192,7 +195,7 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, page, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, options.card), stop, 'pay quick-pay');
+    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, options.card, 'quick-pay page'), stop, 'pay quick-pay');
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */

@@ -35,6 +35,7 @@ import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure, describeExchange } from '../judge/checks.ts';
 import { HttpError, NoFormError, PayerError, PaymentRefused } from '../record/errors.ts';
+import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
 import type { Capability } from '../target/target.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence, Observation } from '../record/meta.ts';
@@ -281,6 +282,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         await fn(t);
         const exchanges = currentScopeExchanges();
         observeServerErrors(t, exchanges, observations);
+        fieldMappings.observeNew((clause, message) => t.observe(clause, message));
         return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
       });
       return withinBudget(mine, budgetMs, work);
@@ -292,6 +294,8 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       if (err instanceof PaymentRefused) {
         ctx.skip(`not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }
+      // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
+      if (err instanceof FieldsNotFoundError) ctx.skip(`not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)`);
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
         ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
       }

@@ -81,8 +81,9 @@ function codigoDesafio(ctx: SandboxContext, tx: Transaction): string {
   return String(n).padStart(6, '0');
 }
 
-/** The challenge input's name: its autofill token with pages-autofill-names, else the spec-vocabulary name. */
+/** The challenge input's name: its autofill token with pages-autofill-names, an opaque one with pages-opaque-names, else the spec-vocabulary name. */
 function nombreDesafio(ctx: SandboxContext): string {
+  if (ctx.variant('pages-opaque-names')) return 'f7';
   return ctx.variant('pages-autofill-names') ? 'one-time-code' : 'codigoDesafio';
 }
 
@@ -90,7 +91,7 @@ function nombreDesafio(ctx: SandboxContext): string {
 function campoDesafio(ctx: SandboxContext, tx: Transaction): string {
   const t = (es: string, en: string) => texto(ctx, es, en);
   return `<p class="detalle">${t('Código de prueba (modo de pruebas)', 'Test code (test mode)')}: <strong id="codigo-prueba">${codigoDesafio(ctx, tx)}</strong></p>
-${campo('campo-codigoDesafio', t('Código de verificación', 'Verification code'), `<input id="campo-codigoDesafio" name="${nombreDesafio(ctx)}" type="text" inputmode="numeric" autocomplete="one-time-code">`)}`;
+${campo('campo-codigoDesafio', t('Código de verificación', 'Verification code'), `<input id="campo-codigoDesafio" name="${nombreDesafio(ctx)}" type="text"${ctx.variant('pages-opaque-names') ? '' : ' inputmode="numeric" autocomplete="one-time-code"'}>`)}`;
 }
 
 export const threeDsPages: FastifyPluginAsync = async (app) => {

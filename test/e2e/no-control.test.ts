@@ -83,8 +83,9 @@ describe('the suite against a sandbox without its test-control API, with six var
     expect(discovered).toMatch(/^REDIRECT_HASH=hmac-sha256$/m);
     expect(discovered).toMatch(/^WEBHOOK_SIGNATURE_HEADER=x-signature$/m);
     expect(discovered).toMatch(/# the redirect hash \(REDIRECT_HASH\): found\n# {3}evidence: .*HMAC-SHA-256/);
-    // Where the field mapping will be discovered: said, with how to find it meanwhile.
-    expect(discovered).toMatch(/SCREEN_FIELD_NAMES.*\n.*\n# {3}how to find it/);
+    // The variant's inputs are named by their autofill tokens: the mapping found is written.
+    expect(discovered).toMatch(/^SCREEN_FIELD_NAMES=.*"numeroTarjeta":"cc-number"/m);
+    expect(discovered).toMatch(/# the payment screen's fields \(SCREEN_FIELD_NAMES\): found\n# {3}evidence: .*cvv → cc-csc \(autocomplete\)/);
     expect(discovered).not.toContain(sandbox.credentials.business.clientSecret);
   });
 });

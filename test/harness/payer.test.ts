@@ -191,7 +191,7 @@ describe('payer', () => {
     const payer = createPayer({ http });
     posted.length = 0;
     await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow('the payment screen offers formaPago 0, 2, not 3');
-    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(/has no field "monto"/);
+    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(/could not find monto \(looked for a label like "Monto"/);
     expect(posted).toEqual([]);
   });
 

@@ -28,7 +28,18 @@ describe('page variants', () => {
     expect(Object.keys(form.campos)).not.toContain('numeroTarjeta');
     const paid = await p.pagar(link.urlEnlaceLargo, { formaPago: '0', 'cc-number': CARD.numeroTarjeta, 'cc-csc': '123', 'cc-exp-month': '12', 'cc-exp-year': '2030' });
     expect(paid.statusCode).toBe(303);
-    expect(JSON.parse(variantSettings('pages-autofill-names')['SCREEN_FIELD_NAMES']!)).toMatchObject({ numeroTarjeta: 'cc-number', cvv: 'cc-csc' });
+    // The suite finds them by their autofill tokens: no SCREEN_FIELD_NAMES handed over.
+    expect(variantSettings('pages-autofill-names')['SCREEN_FIELD_NAMES']).toBeUndefined();
+  });
+
+  it('pages-opaque-names: inputs f1… with only their Spanish labels, no autofill token', async () => {
+    const p = await sandbox({ variant: 'pages-opaque-names' });
+    const link = await p.crearEnlace();
+    const html = (await p.abrir(link.urlEnlaceLargo)).body;
+    expect(Object.keys(formulario(html).campos)).toEqual(expect.arrayContaining(['f1', 'f2', 'f3', 'f4']));
+    expect(html).not.toContain('autocomplete="cc-');
+    const paid = await p.pagar(link.urlEnlaceLargo, { formaPago: '0', f1: CARD.numeroTarjeta, f4: '123', f2: '12', f3: '2030' });
+    expect(paid.statusCode).toBe(303);
   });
 
   it('pages-english: English labels, lang="en", the card fields before what is bought', async () => {

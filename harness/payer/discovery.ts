@@ -1,0 +1,245 @@
+/**
+ * Field discovery on hosted pages (issue 22): which input of a page takes each of the spec's fields, read from the
+ * page's HTML (as served, or a browser's DOM), so both payers map a vendor's screen the same way. A field is found,
+ * in this order, by SCREEN_FIELD_NAMES (the user's word overrides), by its HTML autofill token
+ * (`autocomplete="cc-number"`…), by its label (`<label for>`, a wrapping label, aria-label, placeholder; Spanish or
+ * English), by its select's options, then by input type and `inputmode`; else the suite's default name. The spec
+ * shows none of this (1: "a payment screen hosted by the service"), so the mapping is only observed; a page where a
+ * field the payment needs cannot be found is not judged (FieldsNotFoundError: SKIP naming it and what the page shows).
+ */
+import { parse, type HTMLElement } from 'node-html-parser';
+import { NoFormError } from '../record/errors.ts';
+import { secrets } from '../record/evidence.ts';
+import { isInputName, resolveNames } from './fields.ts';
+import { defaultFieldNames, type FieldName, type FieldNames } from './types.ts';
+
+/** How a field's input was found. */
+export type FoundBy = 'configured' | 'autocomplete' | 'label' | 'options' | 'type' | 'default name';
+
+/** An input a customer can fill, as the page presents it. */
+export interface Candidate {
+  /** Its input name, else `#id`: what the payers fill. */
+  target: string;
+  tag: string;
+  type: string;
+  autocomplete: string;
+  inputmode: string;
+  /** Label, aria-label and placeholder, as shown. */
+  label: string;
+  /** Option values and texts of a select. */
+  options: string[];
+}
+
+export interface FieldMapping {
+  /** The input of every field: found, configured, else the default name. */
+  names: FieldNames;
+  /** The fields found on this page and how. */
+  found: Partial<Record<FieldName, { target: string; by: FoundBy }>>;
+  candidates: Candidate[];
+}
+
+/** The page kinds whose mapping a run observes. */
+export type PageKind = 'link screen' | '3DS page' | 'quick-pay page';
+
+const AUTOCOMPLETE: Partial<Record<FieldName, string[]>> = {
+  numeroTarjeta: ['cc-number'],
+  cvv: ['cc-csc'],
+  mesVencimiento: ['cc-exp-month'],
+  anioVencimiento: ['cc-exp-year'],
+  nombreTitular: ['cc-name'],
+  email: ['email'],
+  codigoDesafio: ['one-time-code'],
+};
+
+/**
+ * Label words, accents and case folded; tried in this order per input, the specific before the general
+ * ("Código de seguridad" is the cvv, not a challenge code; "Name on card" is the holder, not the card number).
+ */
+const LABELS: [FieldName, RegExp][] = [
+  ['formaPago', /forma de pago|medio de pago|payment method|pay with|pagar con/],
+  ['cuotas', /cuotas|instal?l?ments?/],
+  ['cvv', /\bcvv2?\b|\bcvc2?\b|\bcsc\b|codigo de seguridad|security code|card code/],
+  ['mesVencimiento', /\bmes\b|month|\bmm\b/],
+  ['anioVencimiento', /\bano\b|\byear\b|\baaaa\b|\byyyy\b/],
+  ['email', /correo|e-?mail/],
+  ['nombreTitular', /titular|name on card|cardholder|holder|nombre|\bname\b/],
+  ['numeroTarjeta', /numero de (la )?tarjeta|card number|tarjeta|\bcard\b/],
+  ['cantidad', /cantidad|quantity|\bqty\b/],
+  ['monto', /monto|amount|importe|\btotal\b/],
+  ['codigoDesafio', /codigo|\bcode\b|\botp\b|verificacion|verification|clave dinamica/],
+];
+
+/** What each field is looked for by, for a reason that says what was not found. */
+const LOOKED_FOR: Record<FieldName, string> = {
+  numeroTarjeta: 'autocomplete=cc-number, a label like "Número de tarjeta"/"Card number", inputmode=numeric',
+  cvv: 'autocomplete=cc-csc, a label like "CVV"/"CVC"/"Código de seguridad"/"Security code", type=password',
+  mesVencimiento: 'autocomplete=cc-exp-month, a label like "Mes"/"Month", a number input 1–12',
+  anioVencimiento: 'autocomplete=cc-exp-year, a label like "Año"/"Year"',
+  nombreTitular: 'autocomplete=cc-name, a label like "Nombre del titular"/"Name on card"',
+  email: 'autocomplete=email, a label like "Correo"/"Email", type=email',
+  formaPago: 'a label like "Forma de pago"/"Payment method", a select offering card and points',
+  cuotas: 'a label like "Cuotas"/"Instalments", a select of months',
+  cantidad: 'a label like "Cantidad"/"Quantity"',
+  monto: 'a label like "Monto"/"Amount"',
+  codigoDesafio: 'autocomplete=one-time-code, a label like "Código de verificación"/"Verification code"',
+};
+
+const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** The inputs a customer can fill (not hidden, not buttons), in page order. */
+export function candidatesOf(html: string): Candidate[] {
+  const root = parse(html);
+  const labelFor = new Map<string, string>();
+  for (const label of root.querySelectorAll('label[for]')) labelFor.set(label.getAttribute('for')!, label.text);
+  const out: Candidate[] = [];
+  for (const el of root.querySelectorAll('input, select, textarea')) {
+    const tag = el.tagName.toLowerCase();
+    const type = (el.getAttribute('type') ?? (tag === 'input' ? 'text' : tag)).toLowerCase();
+    if (['hidden', 'submit', 'button', 'reset', 'image', 'file', 'checkbox', 'radio'].includes(type) || el.hasAttribute('disabled')) continue;
+    const name = el.getAttribute('name');
+    const id = el.getAttribute('id');
+    const target = name && isInputName(name) ? name : id ? `#${id}` : undefined;
+    if (!target) continue; // neither submitted nor addressable
+    const labelledBy = (el.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean).map((ref) => root.querySelector(`[id="${ref}"]`)?.text ?? '');
+    const label = [id ? labelFor.get(id) : undefined, wrappingLabel(el), el.getAttribute('aria-label'), ...labelledBy, el.getAttribute('placeholder'), el.getAttribute('title')]
+      .filter((s): s is string => !!s && s.trim() !== '').map((s) => s.replace(/\s+/g, ' ').trim()).join(' / ');
+    const options = tag === 'select' ? el.querySelectorAll('option').flatMap((o) => [o.getAttribute('value') ?? '', o.text.trim()]) : [];
+    out.push({ target, tag, type, autocomplete: fold(el.getAttribute('autocomplete') ?? ''), inputmode: fold(el.getAttribute('inputmode') ?? ''), label, options });
+  }
+  return out;
+}
+
+function wrappingLabel(el: HTMLElement): string | undefined {
+  for (let p = el.parentNode; p; p = p.parentNode) if (p.tagName?.toLowerCase() === 'label') return p.text;
+  return undefined;
+}
+
+/** The field an input's label names, if any. */
+function byLabel(c: Candidate): FieldName | undefined {
+  const text = fold(c.label);
+  return text ? LABELS.find(([, re]) => re.test(text))?.[0] : undefined;
+}
+
+/** The field a select's options stand for: payment forms (card, points) or instalments (months). */
+function byOptions(c: Candidate): FieldName | undefined {
+  if (c.tag !== 'select') return undefined;
+  const texts = fold(c.options.join(' '));
+  if (/puntos|points|tarjeta|card/.test(texts)) return 'formaPago';
+  if (/meses|months|cuotas|instal/.test(texts)) return 'cuotas';
+  return undefined;
+}
+
+/** The field an input's type and inputmode suggest. */
+function byType(c: Candidate, free: Set<FieldName>): FieldName | undefined {
+  if (c.type === 'email') return 'email';
+  if (c.type === 'password') return 'cvv';
+  if (c.tag === 'input' && (c.inputmode === 'numeric' || c.type === 'tel')) return free.has('numeroTarjeta') ? 'numeroTarjeta' : free.has('cvv') ? 'cvv' : undefined;
+  return undefined;
+}
+
+/**
+ * The page's mapping: `configured` (SCREEN_FIELD_NAMES, as the user set it) overrides; then, each input used once,
+ * autofill tokens, labels, select options, types; the default names fill the rest (a hidden field keeps its name).
+ */
+export function discoverFields(html: string, configured: Partial<FieldNames> = {}): FieldMapping {
+  const candidates = candidatesOf(html);
+  const found: FieldMapping['found'] = {};
+  for (const [field, target] of Object.entries(configured) as [FieldName, string][]) found[field] = { target, by: 'configured' };
+  const used = new Set(Object.values(found).map((f) => f.target));
+  const free = () => new Set((Object.keys(defaultFieldNames) as FieldName[]).filter((f) => !found[f]));
+  const stages: [FoundBy, (c: Candidate, free: Set<FieldName>) => FieldName | undefined][] = [
+    ['autocomplete', (c) => (Object.keys(AUTOCOMPLETE) as FieldName[]).find((f) => c.autocomplete.split(' ').some((token) => AUTOCOMPLETE[f]!.includes(token)))],
+    ['default name', (c) => (Object.keys(defaultFieldNames) as FieldName[]).find((f) => defaultFieldNames[f] === c.target)],
+    ['label', byLabel],
+    ['options', byOptions],
+    ['type', byType],
+  ];
+  for (const [by, match] of stages) {
+    for (const c of candidates) {
+      if (used.has(c.target)) continue;
+      const field = match(c, free());
+      if (field && !found[field]) {
+        found[field] = { target: c.target, by };
+        used.add(c.target);
+      }
+    }
+  }
+  const names = { ...defaultFieldNames };
+  for (const [field, f] of Object.entries(found) as [FieldName, { target: string }][]) names[field] = f.target;
+  // What a customer types there is a secret wherever the page names it.
+  if (isInputName(names.numeroTarjeta)) secrets.addField(names.numeroTarjeta, 'card-number');
+  if (isInputName(names.cvv)) secrets.addField(names.cvv, 'cvv');
+  return { names, found, candidates };
+}
+
+/** One line for a report: each field found and how, e.g. `numeroTarjeta → cc-number (autocomplete)`. */
+export function describeMapping(mapping: FieldMapping): string {
+  const found = Object.entries(mapping.found) as [FieldName, { target: string; by: FoundBy }][];
+  return found.length === 0 ? 'no field found' : found.map(([field, f]) => `${field} → ${f.target} (${f.by})`).join(', ');
+}
+
+/** Whether the mapping took more than SCREEN_FIELD_NAMES and the default names: discovery found something. */
+export function isDiscovered(mapping: FieldMapping): boolean {
+  return Object.entries(mapping.found).some(([field, f]) => f.by !== 'configured' && f.target !== defaultFieldNames[field as FieldName]);
+}
+
+/** The inputs a page shows, for a reason: `f1 "Número de tarjeta" (text)`. */
+export function describeCandidates(candidates: Candidate[]): string {
+  if (candidates.length === 0) return 'the page shows no input a customer can fill';
+  const shown = candidates.slice(0, 12).map((c) => `${c.target}${c.label ? ` "${c.label}"` : ''} (${c.tag === 'input' ? c.type : c.tag}${c.autocomplete ? `, autocomplete=${c.autocomplete}` : ''})`);
+  return `inputs seen: ${shown.join('; ')}${candidates.length > 12 ? `; … ${candidates.length - 12} more` : ''}`;
+}
+
+/** A page where a field the payment needs was not found: not judged (SKIP), naming the fields and the page's inputs. */
+export class FieldsNotFoundError extends NoFormError {
+  override name = 'FieldsNotFoundError';
+}
+
+/** The reason a page cannot be mapped: the missing fields, what each was looked for by, and the inputs seen. */
+export function notFoundMessage(where: string, missing: FieldName[], mapping: FieldMapping): string {
+  const looked = missing.map((f) => `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}", but the page has no field "${mapping.names[f]}"` : LOOKED_FOR[f]})`).join(', ');
+  return `${where}: could not find ${looked}; ${describeCandidates(mapping.candidates)}`;
+}
+
+/**
+ * The mappings seen in this run, per kind of page: the first of each kind is kept, for one observation per kind
+ * (suites/contract.test.ts).
+ */
+export class FieldMappings {
+  readonly #seen = new Map<PageKind, FieldMapping>();
+  readonly #observed = new Set<PageKind>();
+  record(kind: PageKind, mapping: FieldMapping): void {
+    if (!this.#seen.has(kind)) this.#seen.set(kind, mapping);
+  }
+  get(kind: PageKind): FieldMapping | undefined {
+    return this.#seen.get(kind);
+  }
+  /**
+   * Observes (once per kind of page per run, on the test that first paid one) each mapping discovery found beyond
+   * SCREEN_FIELD_NAMES and the default names: the spec does not show the pages' fields, so it is only a WARN.
+   */
+  observeNew(observe: (clause: string, message: string) => void): void {
+    for (const [kind, mapping] of this.#seen) {
+      if (this.#observed.has(kind)) continue;
+      this.#observed.add(kind);
+      if (isDiscovered(mapping)) observe(PAGE_CLAUSE[kind], `${kind} fields discovered: ${describeMapping(mapping)}`);
+    }
+  }
+}
+
+/** The clause each kind of page is reached by (its URL in the spec). */
+const PAGE_CLAUSE: Record<PageKind, string> = { 'link screen': '4.1-url-enlace-leads-to-screen', '3DS page': '4.3-url-completar', 'quick-pay page': '4.6-url-qr' };
+
+/** The process-wide record (one run per process), as the secrets registry. */
+export const fieldMappings = new FieldMappings();
+
+/**
+ * The mapping a payer fills a page with (a configured CSS selector resolved to its input's name); `kind`: recorded
+ * as the run's mapping of that kind of page (only the page being paid, not the pages it leads to).
+ */
+export function mapPage(html: string, configured: Partial<FieldNames> | Record<string, string> | undefined, kind?: PageKind): FieldMapping {
+  const mapping = discoverFields(html, (configured ?? {}) as Partial<FieldNames>);
+  const resolved = { ...mapping, names: resolveNames(mapping.names, html) };
+  if (kind) fieldMappings.record(kind, resolved);
+  return resolved;
+}
