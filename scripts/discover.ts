@@ -128,7 +128,9 @@ async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver):
   if (typeof url !== 'string') return { what, evidence: `POST /TransaccionCompra/3DS answered ${ex.response?.status ?? 'nothing'} without urlCompletarPago3Ds`, howToFind: 'ask the vendor for the algorithm, key, encoding and fields of the hash and set REDIRECT_HASH and its companions (.env.example)' };
   const payer = createPayer({ http: h, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
   {
-    const outcome = await payer.complete3ds(new URL(url, ex.request.url).href, { redirectPrefix: request.urlRedirect });
+    // A page that asks for the card again gets the purchase's own card (as the suites' complete3ds does).
+    const card = { ...request.tarjetaCreditoDebido, nombreTitular: `${request.nombre} ${request.apellido}`, email: request.email, ...(config.challengeCode ? { codigoDesafio: config.challengeCode } : {}) };
+    const outcome = await payer.complete3ds(new URL(url, ex.request.url).href, { redirectPrefix: request.urlRedirect, card });
     if (outcome.kind !== 'redirect') return { what, evidence: `the completed 3DS page ended in ${outcome.kind} (status ${outcome.status}), not a redirect`, howToFind: 'set REDIRECT_HASH and its companions from the vendor\'s documentation' };
     const found = findRedirectScheme(outcome.params, t.business.clientSecret);
     return found.scheme

@@ -8,7 +8,7 @@
  */
 import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
 import { NoFormError, PayerError } from '../record/errors.ts';
-import { currentScope, noteStep, redactBodyText, waitingFor, type Scope } from '../record/evidence.ts';
+import { currentScope, noteStep, pathOf, redactBodyText, waitingFor, type Scope } from '../record/evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';
 import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
@@ -467,14 +467,6 @@ export class BrowserPayer implements Payer {
   }
 }
 
-function pathOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.pathname}${u.search}`;
-  } catch {
-    return url;
-  }
-}
 
 /** A forged field the screen does not show, added to its form (runs in the page). */
 function addHidden(form: Element, [name, value]: readonly [string, string]): void {

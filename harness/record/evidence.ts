@@ -637,7 +637,8 @@ function exchangeDetail(ex: Exchange): string {
   return lines.join('\n');
 }
 
-function pathOf(url: string): string {
+/** A URL's path and query, as a transcript shows it (the text itself when it is no URL). */
+export function pathOf(url: string): string {
   try {
     const u = new URL(url);
     return `${u.pathname}${u.search}`;

@@ -71,7 +71,7 @@ describe('the suite against a sandbox without its test-control API, with six var
     const observed = (pattern: RegExp) => JSON.stringify(named(pattern)?.observations ?? []);
     expect(observed(/the hash verifies over idTransaccion/)).toMatch(/redirect hash scheme discovered/);
     expect(observed(/the webhook signature verifies/)).toMatch(/webhook signature discovered/);
-    expect(observed(/activatePaymentLink without credentials is refused/)).toMatch(/account authentication discovered: basic/);
+    expect(observed(/activatePaymentLink without credentials is refused/)).toMatch(/account authentication discovered: password-grant/);
     for (const title of [/a screen is paid within duracionInterfazIntentoMinutos/, /paid until vigencia.fechaFin/, /vigencia.fechaInicio has come/]) {
       expect(named(title)?.status, String(title)).toMatch(/^(pass|warn)$/);
     }
@@ -79,10 +79,11 @@ describe('the suite against a sandbox without its test-control API, with six var
 
   it('npm run discover names the hash scheme, the webhook signature and the account authentication, with evidence', () => {
     expect(discovered).toContain(`DISCOVERED_FOR=${sandbox.baseUrl}`);
-    expect(discovered).toMatch(/^ACCOUNT_AUTH=basic$/m);
-    expect(discovered).toMatch(/^REDIRECT_HASH=hmac-sha256$/m);
-    expect(discovered).toMatch(/^WEBHOOK_SIGNATURE_HEADER=x-signature$/m);
-    expect(discovered).toMatch(/# the redirect hash \(REDIRECT_HASH\): found\n# {3}evidence: .*HMAC-SHA-256/);
+    // `all` holds the variants account-password-grant, hash-hmac-sha512-base64 and webhook-signature-header.
+    expect(discovered).toMatch(/^ACCOUNT_AUTH=password-grant$/m);
+    expect(discovered).toMatch(/^REDIRECT_HASH=hmac-sha512$/m);
+    expect(discovered).toMatch(/^WEBHOOK_SIGNATURE_HEADER=x-payment-signature$/m);
+    expect(discovered).toMatch(/# the redirect hash \(REDIRECT_HASH\): found\n# {3}evidence: .*HMAC-SHA-512/);
     // The variant's inputs are named by their autofill tokens: the mapping found is written.
     expect(discovered).toMatch(/^SCREEN_FIELD_NAMES=.*"numeroTarjeta":"cc-number"/m);
     expect(discovered).toMatch(/# the payment screen's fields \(SCREEN_FIELD_NAMES\): found\n# {3}evidence: .*cvv → cc-csc \(autocomplete\)/);
