@@ -373,7 +373,8 @@ export class BrowserPayer implements Payer {
     // The service is under test, not the page's input hints: what the HTTP payer would send reaches the server.
     await form.evaluate((f) => ((f as HTMLFormElement).noValidate = true));
     const button = form.locator(SUBMIT).first();
-    if ((await form.locator(SUBMIT).count()) > 0) await button.click({ timeout: 5_000 });
+    // Bounded like a page load: on a loaded machine a button can take seconds to become clickable.
+    if ((await form.locator(SUBMIT).count()) > 0) await button.click({ timeout: session.timeoutMs });
     else await form.evaluate((f) => (f as HTMLFormElement).requestSubmit());
     await Promise.race([session.settled(), loaded]);
     // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.
