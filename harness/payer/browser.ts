@@ -38,7 +38,7 @@ const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], inp
  * Pages driven at once (a navigation, filling and submitting a form): more only starve each other of CPU on a small
  * machine under load, and a page that gets none times out. Waiting for a turn is not the test's own time.
  */
-const MAX_DRIVEN = 4;
+const MAX_DRIVEN = 2;
 
 /** A counting semaphore, first come first served. */
 class Turns {
