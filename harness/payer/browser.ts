@@ -22,7 +22,13 @@ type Stop = (url: string) => boolean;
 export interface BrowserPayerOptions {
   chromiumPath: string;
   reportDir: string;
+  /** Bound of the target's answer to a navigation the payer sends itself (HTTP_TIMEOUT_MS). */
   timeoutMs: number;
+  /**
+   * Bound of each of the browser's own steps (a page loading and rendering, a click, a field filled): the machine's
+   * time, not the target's, so a loaded machine gets more of it (default: the larger of timeoutMs and 60 s).
+   */
+  browserTimeoutMs?: number;
   fieldNames?: Partial<FieldNames> | Record<string, string>;
   /** Fetches images (QR codes) as they are: no page needed. */
   http: HttpPayer;
@@ -89,7 +95,8 @@ class Session {
     noteStep({ kind: 'page', title: `browser ${req.method()} ${pathOf(req.url())} → ${status}`, detail }, this.#scope);
   }
 
-  constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number) {
+  /** timeoutMs: the target's answer to a navigation sent here; stepMs: a step of the browser's own. */
+  constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number, readonly stepMs: number) {
     page.on('response', (r) => {
       const req = r.request();
       if (!req.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
@@ -104,9 +111,9 @@ class Session {
     });
   }
 
-  static async open(context: BrowserContext, timeoutMs: number): Promise<Session> {
+  static async open(context: BrowserContext, timeoutMs: number, stepMs: number): Promise<Session> {
     const page = await context.newPage();
-    const session = new Session(context, page, timeoutMs);
+    const session = new Session(context, page, timeoutMs, stepMs);
     // A route answered after its context closed throws: nothing to do then.
     await context.route('**/*', (route) => session.onRoute(route).catch(() => undefined));
     return session;
@@ -129,7 +136,7 @@ class Session {
    */
   async clean(): Promise<boolean> {
     try {
-      await this.page.goto('about:blank', { timeout: this.timeoutMs });
+      await this.page.goto('about:blank', { timeout: this.stepMs });
       const cdp = await this.context.newCDPSession(this.page);
       for (const origin of this.#origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
       await cdp.detach();
@@ -221,8 +228,11 @@ export class BrowserPayer implements Payer {
   readonly #idle: Session[] = [];
   readonly #turns = new Turns(MAX_DRIVEN);
 
+  readonly #stepMs: number;
+
   constructor(options: BrowserPayerOptions) {
     this.#options = options;
+    this.#stepMs = options.browserTimeoutMs ?? Math.max(options.timeoutMs, 60_000);
     this.#names = fieldNamesOf(options.fieldNames);
   }
 
@@ -232,7 +242,7 @@ export class BrowserPayer implements Payer {
     session.reset(stop);
     return this.#driven(async () => {
       try {
-        const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#options.timeoutMs });
+        const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#stepMs });
         session.status = response?.status() ?? session.status;
         if (!session.outcome && session.status < 400) {
           // A script may build the form after the page loaded (even after fetching its own settings).
@@ -246,11 +256,14 @@ export class BrowserPayer implements Payer {
     });
   }
 
-  /** Runs `fn` on its turn to drive a page (at most MAX_DRIVEN at once); the wait is not the test's own time. */
+  /**
+   * Runs `fn` on its turn to drive a page (at most MAX_DRIVEN at once). Neither the wait nor the driving is the test's
+   * own time: the browser is shared and slows with the machine's load; each of its steps has its own bound (stepMs).
+   */
   async #driven<T>(fn: () => Promise<T>): Promise<T> {
     await waitingFor(`a turn to drive a browser page (at most ${MAX_DRIVEN} at once)`, this.#turns.take());
     try {
-      return await fn();
+      return await waitingFor('the browser driving a page (each step bounded by its own timeout)', fn);
     } finally {
       this.#turns.give();
     }
@@ -272,7 +285,7 @@ export class BrowserPayer implements Payer {
     } catch (err) {
       throw new PayerError(`the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`);
     }
-    return Session.open(context, this.#options.timeoutMs);
+    return Session.open(context, this.#options.timeoutMs, this.#stepMs);
   }
 
   /** A screen done with: kept for the next one when it can be cleaned, else closed. */
@@ -320,11 +333,11 @@ export class BrowserPayer implements Payer {
     }));
     if (kind.options) {
       if (!kind.options.includes(value)) throw new PayerError(`the payment screen offers ${target} ${kind.options.join(', ') || '(no option)'}, not ${value}`);
-      await input.selectOption(value, { timeout: this.#options.timeoutMs });
+      await input.selectOption(value, { timeout: this.#stepMs });
     } else if (kind.type === 'hidden') {
       await setValue(input, value);
     } else {
-      await input.fill(value, { timeout: this.#options.timeoutMs });
+      await input.fill(value, { timeout: this.#stepMs });
     }
   }
 
@@ -339,7 +352,7 @@ export class BrowserPayer implements Payer {
     if (challenge && (await field.count()) > 0) {
       // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
       const shown = 'code' in challenge ? undefined : form.page().locator(challenge.shownIn).first();
-      const code = 'code' in challenge ? challenge.code : (await shown!.count()) > 0 ? (await shown!.innerText({ timeout: this.#options.timeoutMs })).trim() : undefined;
+      const code = 'code' in challenge ? challenge.code : (await shown!.count()) > 0 ? (await shown!.innerText({ timeout: this.#stepMs })).trim() : undefined;
       if (code !== undefined) await this.#enter(field.first(), names.codigoDesafio, code);
     }
   }
@@ -364,17 +377,17 @@ export class BrowserPayer implements Payer {
   /** Presses the form's submit button once (or submits it when it has none) and waits for the outcome. */
   async #submit(session: Session, form: Locator, stop: Stop, submitted: ScreenForm | undefined): Promise<PaymentOutcome> {
     session.stop = stop;
-    const loaded = session.page.waitForEvent('load', { timeout: session.timeoutMs }).then(
+    const loaded = session.page.waitForEvent('load', { timeout: session.stepMs }).then(
       () => undefined,
       () => {
-        if (!session.outcome) session.error ??= `no outcome ${session.timeoutMs} ms after the payment was submitted (once: it is never re-sent)`;
+        if (!session.outcome) session.error ??= `no outcome ${session.stepMs} ms after the payment was submitted (once: it is never re-sent)`;
       },
     );
     // The service is under test, not the page's input hints: what the HTTP payer would send reaches the server.
     await form.evaluate((f) => ((f as HTMLFormElement).noValidate = true));
     const button = form.locator(SUBMIT).first();
     // Bounded like a page load: on a loaded machine a button can take seconds to become clickable.
-    if ((await form.locator(SUBMIT).count()) > 0) await button.click({ timeout: session.timeoutMs });
+    if ((await form.locator(SUBMIT).count()) > 0) await button.click({ timeout: session.stepMs });
     else await form.evaluate((f) => (f as HTMLFormElement).requestSubmit());
     await Promise.race([session.settled(), loaded]);
     // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.

@@ -35,8 +35,10 @@ export interface PayerOptions {
   chromiumPath?: string;
   /** Where the browser payer writes screens/ evidence; default reports. */
   reportDir?: string;
-  /** Bound of one browser navigation; default 15 s. */
+  /** Bound of the target's answer to a navigation; default 15 s. */
   timeoutMs?: number;
+  /** Bound of each of the browser's own steps (loading, rendering, clicking); default the larger of timeoutMs and 60 s. */
+  browserTimeoutMs?: number;
 }
 
 export function createPayer(options: PayerOptions): Payer {
@@ -48,6 +50,7 @@ export function createPayer(options: PayerOptions): Payer {
     chromiumPath: options.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
     reportDir: options.reportDir ?? 'reports',
     timeoutMs: options.timeoutMs ?? 15_000,
+    ...(options.browserTimeoutMs ? { browserTimeoutMs: options.browserTimeoutMs } : {}),
     ...(options.fieldNames ? { fieldNames: options.fieldNames } : {}),
   });
   return kind === 'browser' ? plain(browser) : autoPayer(http, browser, options.chromiumPath ?? DEFAULT_CHROMIUM_PATH);
