@@ -9,6 +9,7 @@ export const conformanceScheduling = { pool: 'forks', maxWorkers: 1, maxConcurre
 
 export default defineConfig({
   test: {
+    experimental: { fsModuleCache: true },
     reporters: ['default', './reporters/junit.ts', './reporters/summary.ts'],
     projects: [
       {

@@ -22,17 +22,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     err.stack = `${err.name}: ${err.message}`;
     throw err;
   }
-  const { embedded } = selected;
-  let { info } = selected;
-  // ACCOUNT_AUTH=auto: found before the probe, which activates a link as the account.
-  if (config.accountAuthAuto && info.kind === 'remote') {
-    const found = await findAccountAuth(config, info);
-    if (found) {
-      info = { ...info, accountAuth: found };
-      config = withAccountAuth(config, found.accountAuth);
-    }
-  }
-  const target = await probeTarget(info, config);
+  const { embedded, info } = selected;
+  // ACCOUNT_AUTH=auto: found beside the probe, whose account steps (it activates a link as the account) wait for it.
+  const found = config.accountAuthAuto && info.kind === 'remote' ? findAccountAuth(config, info) : Promise.resolve(undefined);
+  const probed = await probeTarget(info, config, found.then((f) => (f ? withAccountAuth(config, f.accountAuth) : config)));
+  const accountAuth = await found;
+  const target = accountAuth ? { ...probed, accountAuth } : probed;
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({
     targetUrl: target.baseUrl,

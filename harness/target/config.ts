@@ -18,7 +18,8 @@ import { readReportSettings, SettingError } from '../record/report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from '../payer/chromium.ts';
 import { isInputName } from '../payer/fields.ts';
 import type { ChallengeCode } from '../payer/types.ts';
-import { variantSettings } from '../../sandbox/index.ts';
+// The catalogue only (no fastify): the worker reads a variant's settings, the sandbox itself runs elsewhere.
+import { variantSettings } from '../../sandbox/variants.ts';
 
 export { ConfigError } from '../record/errors.ts';
 

@@ -160,30 +160,35 @@ export function createRunHttp(config: Config, deadline: number): Http {
  * safe in production). On a remote target the account, whose purchases act as its first business, is confirmed by
  * activating the primary's probe link with its credentials (spec 4.2: the record's estaProductivo).
  */
-export async function probeTarget(info: TargetInfo, config: Config): Promise<TargetInfo> {
+export async function probeTarget(info: TargetInfo, config: Config, accountConfig: Promise<Config> = Promise.resolve(config)): Promise<TargetInfo> {
   // The probe is part of the run: RUN_TIMEOUT_S bounds it too (a rate limiter's Retry-After must not stall setup).
   const http = createRunHttp(config, info.deadline);
   secrets.add(info.business.clientSecret, 'client-secret');
+  // Probes that do not depend on each other go side by side: against a target 100 ms away every round trip one
+  // after another is a tenth of a second before the first test. Each settles without throwing.
+  const capabilities = probeControl(http, info.controlUrl);
+  const second = info.businessNoMpos ? probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID', config.tokenAudience) : undefined;
+  // How the account authenticates may still be being found (ACCOUNT_AUTH=auto): the account steps wait for it.
+  const other = info.other ? accountConfig.then((c) => probeOther(http, info, c, info.other!)) : undefined;
   try {
-    const capabilities = await probeControl(http, info.controlUrl);
     const tokenUrl = `${info.authUrl}/connect/token`;
     const tokens = createTokenCache({ http, tokenUrl, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: config.tokenAudience });
     let token: string;
     try {
       token = await tokens.get();
     } catch (err) {
-      return { ...info, capabilities, unreachable: `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}` };
+      return { ...info, capabilities: await capabilities, unreachable: `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}` };
     }
     const primary = await probeLink(http, info.baseUrl, token, 'CLIENT_ID');
     const modes: Record<string, ModeProbe> = { [info.business.clientId]: primary.probe };
-    if (info.businessNoMpos) modes[info.businessNoMpos.clientId] = await probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID', config.tokenAudience);
-    const accountConfirmed = info.kind === 'remote' && info.account ? await confirmAccount(http, info, config, primary.idEnlace) : undefined;
-    const other = info.other ? await probeOther(http, info, config, info.other) : undefined;
+    const accountConfirmed = info.kind === 'remote' && info.account ? await confirmAccount(http, info, await accountConfig, primary.idEnlace) : undefined;
+    if (second) modes[info.businessNoMpos!.clientId] = await second;
+    const otherProbed = await other;
     const { mode, unknownBecause } = primary.probe;
     return {
       ...info,
-      ...(other ? { other } : {}),
-      capabilities,
+      ...(otherProbed ? { other: otherProbed } : {}),
+      capabilities: await capabilities,
       mode,
       ...(unknownBecause ? { modeUnknownBecause: unknownBecause } : {}),
       modes,
@@ -192,6 +197,8 @@ export async function probeTarget(info: TargetInfo, config: Config): Promise<Tar
   } catch (err) {
     return { ...info, unreachable: (err as Error).message };
   } finally {
+    // Whatever is still in flight (an early return) ends here; each of those probes settles without throwing.
+    await Promise.allSettled([capabilities, second, other]);
     await http.close();
   }
 }
