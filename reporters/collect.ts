@@ -44,6 +44,9 @@ interface Context {
 const VITEST_CANCELLED = /^The test run was aborted/;
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
+/** The last summary made, and of what: the reporters of one run write the same summary, made once. */
+let lastSummary: { modules: ReadonlyArray<TestModule>; key: string; summary: Summary } | undefined;
+
 export abstract class ConformanceReporter implements Reporter {
   private vitest: Vitest | undefined;
   /** moduleId → path relative to the root, for the conformance files this run (this shard) is to run. */
@@ -104,7 +107,18 @@ export abstract class ConformanceReporter implements Reporter {
     const conformance = modules.filter((m) => m.project.name === this.project);
     if (this.finished || !vitest || (this.files.size === 0 && conformance.length === 0)) return;
     this.finished = true;
+    const key = JSON.stringify([this.options, this.project, reason, signal ?? null, [...this.files.keys()]]);
+    if (lastSummary?.modules !== modules || lastSummary.key !== key) lastSummary = { modules, key, summary: this.summarize(vitest, conformance, unhandledErrors, reason, signal) };
+    this.write(lastSummary.summary, reportDir(this.options.reportDir), (line) => vitest.logger.log(line));
+  }
 
+  private summarize(
+    vitest: Vitest,
+    conformance: TestModule[],
+    unhandledErrors: ReadonlyArray<SerializedError>,
+    reason: TestRunEndReason,
+    signal: string | undefined,
+  ): Summary {
     const root = vitest.config.root;
     const fromRoot = (path: string | undefined, fallback: string) => resolve(root, path ?? fallback);
     const { info, note } = readRunInfo(process.env.CONFORMANCE_RUN_INFO);
@@ -134,8 +148,7 @@ export abstract class ConformanceReporter implements Reporter {
       ...(shardOf(vitest) ? { shards: [shardOf(vitest)!] } : {}),
       notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
     };
-    const summary = withBaseline(summarize(run, records, catalogue.clauses), setting('BASELINE'), setting('FAIL_ON'));
-    this.write(summary, reportDir(this.options.reportDir), (line) => vitest.logger.log(line));
+    return withBaseline(summarize(run, records, catalogue.clauses), setting('BASELINE'), setting('FAIL_ON'));
   }
 }
 

@@ -98,17 +98,21 @@ interface CompiledOperation {
 
 let cached: Promise<Contract> | undefined;
 
-/** The contract of spec/openapi.yaml, built on first use and shared by every caller in the process. */
+/**
+ * The contract of spec/openapi.yaml, built on first use and shared by every caller in the process. Its schemas are
+ * compiled when first used: a run's first tests start sooner, and the rest compile while tests wait on the network
+ * (`npm run spec:check` compiles every one).
+ */
 export function loadContract(): Promise<Contract> {
-  cached ??= createContract().catch((error: unknown) => {
+  cached ??= createContract(undefined, { lazy: true }).catch((error: unknown) => {
     cached = undefined;
     throw error;
   });
   return cached;
 }
 
-/** Builds a fresh contract (new ajv instance) from a parsed document, or from spec/openapi.yaml. */
-export async function createContract(document?: unknown): Promise<Contract> {
+/** Builds a fresh contract (new ajv instance) from a parsed document, or from spec/openapi.yaml; `lazy`: each schema compiled on first use. */
+export async function createContract(document?: unknown, options: { lazy?: boolean } = {}): Promise<Contract> {
   // from the file, swagger-parser's own YAML reader is several times faster than the yaml package; dereference
   // mutates its input and keeps shared sub-schemas shared (no copies)
   const source = document === undefined ? fileURLToPath(OPENAPI_PATH) : (structuredClone(document) as OpenAPI.Document);
@@ -125,8 +129,19 @@ export async function createContract(document?: unknown): Promise<Contract> {
 
   const kinds = new Map(loadClauses().map((c) => [c.id, c.kind]));
   const observed = (id: string): boolean => OBSERVED_KINDS.includes(kinds.get(id)!);
-  const compile = (schema: unknown, fallback: string[]): Compiled | undefined =>
-    isObj(schema) ? { schema, validate: ajv.compile(schema), fallback, observed } : undefined;
+  const compile = (schema: unknown, fallback: string[]): Compiled | undefined => {
+    if (!isObj(schema)) return undefined;
+    if (!options.lazy) return { schema, validate: ajv.compile(schema), fallback, observed };
+    let validate: ValidateFunction | undefined;
+    return {
+      schema,
+      get validate() {
+        return (validate ??= ajv.compile(schema));
+      },
+      fallback,
+      observed,
+    };
+  };
 
   const operations = new Map<string, CompiledOperation>();
   let webhook: Compiled | undefined;

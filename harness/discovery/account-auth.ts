@@ -13,6 +13,8 @@ export interface AccountAuthFound {
   /** What showed it, for the report and discovered.env. */
   evidence: string;
   found: boolean;
+  /** The accepted activation's answer: its estaProductivo is the account's mode (the probe need not ask again). */
+  activation?: { status: number; json: unknown };
 }
 
 export interface AccountProbe {
@@ -52,8 +54,10 @@ export async function discoverAccountAuth(p: AccountProbe): Promise<AccountAuthF
   }
   const activar = (authorization: string) =>
     p.http.request({ method: 'PUT', url: `${p.baseUrl}/EnlacePago/${encodeURIComponent(String(idEnlace))}/activar`, headers: { authorization }, label: 'account auth probe (activar)' });
-  const basic = (await activar(`Basic ${Buffer.from(`${p.account.user}:${p.account.password}`).toString('base64')}`)).response?.status;
-  if (basic !== undefined && basic >= 200 && basic < 300) return accountAuthFrom(basic, undefined);
+  const answered = (ex: Awaited<ReturnType<typeof activar>>) => ({ status: ex.response!.status, json: ex.response!.json });
+  const byBasic = await activar(`Basic ${Buffer.from(`${p.account.user}:${p.account.password}`).toString('base64')}`);
+  const basic = byBasic.response?.status;
+  if (basic !== undefined && basic >= 200 && basic < 300) return { ...accountAuthFrom(basic, undefined), activation: answered(byBasic) };
   let token: string;
   try {
     const password = { username: p.account.user, password: p.account.password };
@@ -61,7 +65,9 @@ export async function discoverAccountAuth(p: AccountProbe): Promise<AccountAuthF
   } catch (err) {
     return accountAuthFrom(basic, undefined, `got no token (${(err as Error).message})`);
   }
-  return accountAuthFrom(basic, (await activar(`Bearer ${token}`)).response?.status);
+  const byGrant = await activar(`Bearer ${token}`);
+  const found = accountAuthFrom(basic, byGrant.response?.status);
+  return found.found ? { ...found, activation: answered(byGrant) } : found;
 }
 
 /** The configuration with ACCOUNT_AUTH=auto resolved to what the probe found (frozen like the original). */

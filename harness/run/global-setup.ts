@@ -25,9 +25,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { embedded, info } = selected;
   // ACCOUNT_AUTH=auto: found beside the probe, whose account steps (it activates a link as the account) wait for it.
   const found = config.accountAuthAuto && info.kind === 'remote' ? findAccountAuth(config, info) : Promise.resolve(undefined);
-  const probed = await probeTarget(info, config, found.then((f) => (f ? withAccountAuth(config, f.accountAuth) : config)));
+  const probed = await probeTarget(info, config, found.then((f) => (f ? { config: withAccountAuth(config, f.accountAuth), ...(f.activation ? { activation: f.activation } : {}) } : { config })));
   const accountAuth = await found;
-  const target = accountAuth ? { ...probed, accountAuth } : probed;
+  // (The activation's answer was the probe's; the report keeps how the account authenticates and what showed it.)
+  const target = accountAuth ? { ...probed, accountAuth: { accountAuth: accountAuth.accountAuth, found: accountAuth.found, evidence: accountAuth.evidence } } : probed;
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({
     targetUrl: target.baseUrl,

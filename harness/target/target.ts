@@ -160,7 +160,11 @@ export function createRunHttp(config: Config, deadline: number): Http {
  * safe in production). On a remote target the account, whose purchases act as its first business, is confirmed by
  * activating the primary's probe link with its credentials (spec 4.2: the record's estaProductivo).
  */
-export async function probeTarget(info: TargetInfo, config: Config, accountConfig: Promise<Config> = Promise.resolve(config)): Promise<TargetInfo> {
+/**
+ * `account`: how the account authenticates, when it is still being found (ACCOUNT_AUTH=auto, beside this probe), and
+ * the answer of the activation that showed it (then the account's mode is read from it, not asked again).
+ */
+export async function probeTarget(info: TargetInfo, config: Config, account: Promise<{ config: Config; activation?: { status: number; json: unknown } }> = Promise.resolve({ config })): Promise<TargetInfo> {
   // The probe is part of the run: RUN_TIMEOUT_S bounds it too (a rate limiter's Retry-After must not stall setup).
   const http = createRunHttp(config, info.deadline);
   secrets.add(info.business.clientSecret, 'client-secret');
@@ -169,7 +173,7 @@ export async function probeTarget(info: TargetInfo, config: Config, accountConfi
   const capabilities = probeControl(http, info.controlUrl);
   const second = info.businessNoMpos ? probeBusiness(http, info, info.businessNoMpos, 'SECOND_CLIENT_ID', config.tokenAudience) : undefined;
   // How the account authenticates may still be being found (ACCOUNT_AUTH=auto): the account steps wait for it.
-  const other = info.other ? accountConfig.then((c) => probeOther(http, info, c, info.other!)) : undefined;
+  const other = info.other ? account.then((a) => probeOther(http, info, a.config, info.other!)) : undefined;
   try {
     const tokenUrl = `${info.authUrl}/connect/token`;
     const tokens = createTokenCache({ http, tokenUrl, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: config.tokenAudience });
@@ -181,7 +185,11 @@ export async function probeTarget(info: TargetInfo, config: Config, accountConfi
     }
     const primary = await probeLink(http, info.baseUrl, token, 'CLIENT_ID');
     const modes: Record<string, ModeProbe> = { [info.business.clientId]: primary.probe };
-    const accountConfirmed = info.kind === 'remote' && info.account ? await confirmAccount(http, info, await accountConfig, primary.idEnlace) : undefined;
+    let accountConfirmed: true | string | undefined;
+    if (info.kind === 'remote' && info.account) {
+      const { config: withAuth, activation } = await account;
+      accountConfirmed = activation ? accountModeOf(activation.status, activation.json, 'ACCOUNT_USER') : await confirmAccount(http, info, withAuth, primary.idEnlace);
+    }
     if (second) modes[info.businessNoMpos!.clientId] = await second;
     const otherProbed = await other;
     const { mode, unknownBecause } = primary.probe;
@@ -266,14 +274,17 @@ async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEn
       headers: { authorization },
       label: `mode probe (${variable})`,
     });
-    const mode = modeOf(ex);
-    if (mode === 'development') return true;
-    return mode === 'production'
-      ? 'its business is in production mode'
-      : `PUT /EnlacePago/{id}/activar as ${variable} answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
+    return accountModeOf(ex.response?.status, ex.response?.json, variable);
   } catch (err) {
     return `the account probe failed: ${(err as Error).message}`;
   }
+}
+
+/** true when an activation as the account answered estaProductivo=false; else why not. */
+function accountModeOf(status: number | undefined, json: unknown, variable: string): true | string {
+  const flag = asBool(field(json, 'estaProductivo'));
+  if (flag === false) return true;
+  return flag === true ? 'its business is in production mode' : `PUT /EnlacePago/{id}/activar as ${variable} answered ${status ?? 'nothing'} without a boolean estaProductivo`;
 }
 
 function modeOf(ex: Exchange): BusinessMode {
