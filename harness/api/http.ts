@@ -18,7 +18,7 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from '../record/errors.ts';
-import { currentScope, doing, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
+import { currentScope, doing, forOtherTests, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
 
 export interface HttpRequest {
   method: string;
@@ -175,6 +175,14 @@ export class RequestLimiter {
 
 let nextId = 1;
 
+/**
+ * A request's place at the cap: work other tests wait for first (it is on every waiting test's path), then the test
+ * furthest along its own chain of requests.
+ */
+function priorityNow(): number {
+  return (forOtherTests() ? 1_000_000 : 0) + (currentScope()?.exchanges.length ?? 0);
+}
+
 export function createHttp(options: HttpOptions): Http {
   const { timeoutMs, retries, maxResponseBytes, deadline, recorder } = options;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
@@ -203,7 +211,7 @@ export function createHttp(options: HttpOptions): Http {
 
     for (;;) {
       // Waiting for a slot is time another test's requests hold: the test's own budget does not count it.
-      if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline, currentScope()?.exchanges.length ?? 0));
+      if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline, priorityNow()));
       if (deadline !== undefined && Date.now() >= deadline) {
         limiter?.release('none');
         fail(`the whole-run bound${runBound(options.runTimeoutS)} was reached before ${what}`);

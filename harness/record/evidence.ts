@@ -545,6 +545,12 @@ const MAX_STEPS_KEPT = 400;
 const FIRST_STEPS_KEPT = 40;
 
 const scopeStorage = new AsyncLocalStorage<Scope>();
+const sharedStorage = new AsyncLocalStorage<boolean>();
+
+/** Whether the code running now is work other tests wait for (`sharedWork`): its requests go first at the cap. */
+export function forOtherTests(): boolean {
+  return sharedStorage.getStore() === true;
+}
 const maxPerScope = 500;
 
 /** Runs fn with a scope (a new one named `name`, or the one given): exchanges recorded inside (across awaits) are also listed for it. */
@@ -586,7 +592,7 @@ export function sharedWork<T>(): (build: () => Promise<T>) => Promise<T> {
   let work: { promise: Promise<T>; by: Scope | undefined } | undefined;
   return (build) => {
     if (!work) {
-      work = { promise: build(), by: currentScope() };
+      work = { promise: sharedStorage.run(true, build), by: currentScope() };
       return work.promise;
     }
     return currentScope() === work.by ? work.promise : waitingFor('work another test started for both', work.promise);
