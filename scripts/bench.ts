@@ -68,6 +68,6 @@ console.log(`  wall time (s)                          ${figures.remote_0ms_wall_
 console.log(`  peak requests in flight                ${String(near.peak).padStart(12)}   ${String(far.peak).padStart(14)}`);
 console.log(`  requests                               ${String(near.requests).padStart(12)}   ${String(far.requests).padStart(14)}`);
 console.log(`  exit code                              ${String(near.code).padStart(12)}   ${String(far.code).padStart(14)}`);
-console.log(`  ratio 100 ms / 0 ms: ${figures.remote_ratio} (target ≤ 3)`);
+console.log(`  ratio 100 ms / 0 ms: ${figures.remote_ratio} (the older measure: a faster 0 ms run raises it; the floor below is the target since issue 21)`);
 console.log(`  floor at 100 ms: ${figures.remote_100ms_floor_s} s (${far.requests} requests × 100 ms / ${maxConcurrency} in flight); the 100 ms run is ${figures.remote_100ms_floor_ratio}× its floor (target ≤ 1.25)`);
-console.log(`written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, remote ratio ≤ 3, compile < 500 ms, validation < 20 µs, ≥ 3,000 links/s)`);
+console.log(`written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, 100 ms run ≤ 1.25× its floor, compile < 500 ms, validation < 20 µs, ≥ 3,000 links/s)`);
