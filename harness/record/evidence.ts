@@ -545,13 +545,13 @@ const MAX_STEPS_KEPT = 400;
 const FIRST_STEPS_KEPT = 40;
 
 const scopeStorage = new AsyncLocalStorage<Scope>();
+const maxPerScope = 500;
 const sharedStorage = new AsyncLocalStorage<boolean>();
 
 /** Whether the code running now is work other tests wait for (`sharedWork`): its requests go first at the cap. */
 export function forOtherTests(): boolean {
   return sharedStorage.getStore() === true;
 }
-const maxPerScope = 500;
 
 /** Runs fn with a scope (a new one named `name`, or the one given): exchanges recorded inside (across awaits) are also listed for it. */
 export function withScope<T>(scope: string | Scope, fn: () => T): T {

@@ -159,8 +159,6 @@ export function createRunHttp(config: Config, deadline: number): Http {
  * business the run purchases as (estaProductivo of a link each creates — spec 4.1; a link is no purchase, so this is
  * safe in production). On a remote target the account, whose purchases act as its first business, is confirmed by
  * activating the primary's probe link with its credentials (spec 4.2: the record's estaProductivo).
- */
-/**
  * `account`: how the account authenticates, when it is still being found (ACCOUNT_AUTH=auto, beside this probe), and
  * the answer of the activation that showed it (then the account's mode is read from it, not asked again).
  */

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { Recorder, SecretRegistry, sharedWork, withScope } from '../../harness/record/evidence.ts';
 import { createHttp, RequestLimiter, type Http } from '../../harness/api/http.ts';
 import { checkAhead } from '../../harness/judge/property-cases.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -86,6 +86,36 @@ describe('request cap order', () => {
     limiter.release('ok');
     await Promise.all([first, second]);
     expect(order).toEqual(['first', 'second']);
+  });
+
+  it('a freed slot goes to work other tests wait for, then to the test furthest along its chain, then first come', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture = await startFixture((req, res) => void (req.url === '/hold' ? held : Promise.resolve()).then(() => res.end('ok')));
+    http = client(1);
+    const get = (path: string) => http!.request({ method: 'GET', url: `${fixture!.url}${path}` });
+    let next!: () => void;
+    const go = new Promise<void>((resolve) => (next = resolve));
+    // A test two requests along its chain, whose third waits until the only slot is taken.
+    const along = withScope('along', async () => {
+      await get('/along-1');
+      await get('/along-2');
+      await go;
+      return get('/along-3');
+    });
+    await sleep(50);
+    const hold = get('/hold');
+    await sleep(20);
+    const fresh = withScope('fresh', () => get('/fresh'));
+    await sleep(5);
+    next();
+    await sleep(5);
+    const history = sharedWork<unknown>();
+    const shared = withScope('first asker', () => history(() => get('/shared')));
+    await sleep(20);
+    release();
+    await Promise.all([along, hold, fresh, shared]);
+    expect(fixture.seen.slice(fixture.seen.indexOf('GET /hold') + 1)).toEqual(['GET /shared', 'GET /along-3', 'GET /fresh']);
   });
 });
 

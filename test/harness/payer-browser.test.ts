@@ -122,6 +122,12 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
         return html(200, scripted('<form method="post" action="/qp/refuse"><button>Pay</button></form>'));
       case 'POST /qp/refuse':
         return html(422, '<ul id="errores"><li>cc-number: required</li></ul><form method="post" action="/qp/refuse"><input name="cc-number"><button>Pay</button></form>');
+      // A page slow to become usable (its button enabled 1.5 s after load): the browser's time, not the target's.
+      case 'GET /slow':
+        return html(200, `<form method="post" action="/slow"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"><button id="b" disabled>Pagar</button></form><script>setTimeout(() => { document.getElementById('b').disabled = false; }, 1500);</script>`);
+      case 'POST /slow':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-slow&esAprobada=true`);
       case 'GET /plain':
         return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /plain':
@@ -174,6 +180,14 @@ describe('browser payer', () => {
     const outcome = await payer.submitScreen(screen, { ...card, cvv: '111' }, { monto: '1.00' });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false' } });
     expect(posted[0]).toMatchObject({ card_number: CARD, cvc: '111', amount: '1.00' });
+  });
+
+  it('a page slower to become usable than the target\'s bound (HTTP_TIMEOUT_MS) is still paid: the browser\'s steps have their own bound', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500, fieldNames: vendorNames });
+    expect(await payer.payLink(`${fixture.url}/slow`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-slow' } });
+    expect(posted).toHaveLength(1);
   });
 
   it('returns a refused screen, and refuses what a customer could not do, before sending anything', async (ctx) => {
