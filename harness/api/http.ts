@@ -180,7 +180,8 @@ let nextId = 1;
  * furthest along its own chain of requests.
  */
 function priorityNow(): number {
-  return (forOtherTests() ? 1_000_000 : 0) + (currentScope()?.exchanges.length ?? 0);
+  const scope = currentScope();
+  return (forOtherTests() ? 1_000_000 : 0) + (scope ? scope.madeBefore + scope.exchanges.length : 0);
 }
 
 export function createHttp(options: HttpOptions): Http {

@@ -488,6 +488,8 @@ export class Scope {
   dropped = 0;
   /** Set when the test has ended: late deliveries (a webhook after the test) are no longer noted. */
   closed = false;
+  /** Requests made for the test before its scope began (its test-control tenant): part of its chain at the request cap. */
+  madeBefore = 0;
   #waited = 0;
   #waits = new Map<number, string>();
   #waitingSince = 0;

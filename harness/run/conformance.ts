@@ -277,6 +277,8 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     // The attempt has its own scope (its transcript) and its own budget, which starts now.
     const attempt = () => {
       const mine = new Scope(name);
+      // Its tenant's creation was the first request of its chain.
+      if (run !== shared) mine.madeBefore = 1;
       scope = mine;
       const work = withScope(mine, async () => {
         await fn(t);
