@@ -262,6 +262,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     ...(meta.failure ? { failure: meta.failure } : {}),
     ...(meta.transcript ? { transcript: meta.transcript } : {}),
     observations: meta.observations ?? [],
+    ...(meta.requests !== undefined ? { requests: meta.requests } : {}),
   };
   const notRun = (reason: string): TestRecord => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
 

@@ -43,6 +43,8 @@ export interface TestRecord {
   /** Every step the test made, in order, the failing one marked (failed and errored tests; redacted by the harness). */
   transcript?: Transcript;
   observations: Observation[];
+  /** Requests the test made: the next run in this REPORT_DIR serves the longest chains first (harness/run/chains.ts). */
+  requests?: number;
 }
 
 export interface RunInfo {

@@ -490,6 +490,8 @@ export class Scope {
   closed = false;
   /** Requests made for the test before its scope began (its test-control tenant): part of its chain at the request cap. */
   madeBefore = 0;
+  /** How many requests the test made in the last run (harness/run/chains.ts), when known: its chain's length. */
+  expected: number | undefined;
   #waited = 0;
   #waits = new Map<number, string>();
   #waitingSince = 0;

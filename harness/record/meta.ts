@@ -61,6 +61,8 @@ export interface ConformanceMeta {
   observations?: Observation[];
   /** Listed in EXPECTED_FAILURES_FILE: `failed` = it failed as expected; `passed` = it no longer fails. */
   expected?: 'failed' | 'passed';
+  /** Requests the test made (its tenant's creation included): the next run's order at the request cap. */
+  requests?: number;
 }
 
 // TaskMeta is declared in @vitest/runner; augmenting vitest's re-export does not merge.

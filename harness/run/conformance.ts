@@ -41,6 +41,7 @@ import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence, Observation } from '../record/meta.ts';
 import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/evidence.ts';
 import { loadConfig } from '../target/config.ts';
+import { chainLength } from './chains.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
@@ -243,7 +244,9 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     // The transcript of the attempt being judged: what a failed or errored test carries as its evidence.
     let scope: Scope | undefined;
     ctx.onTestFinished(() => {
-      if (scope) scope.closed = true;
+      if (!scope) return;
+      scope.closed = true;
+      ctx.task.meta.requests = scope.madeBefore + scope.exchanges.length;
     });
     // Also when vitest ends the test (the run bound): the transcript shows how far it got.
     ctx.onTestFailed(({ task }) => {
@@ -279,6 +282,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       const mine = new Scope(name);
       // Its tenant's creation was the first request of its chain.
       if (run !== shared) mine.madeBefore = 1;
+      mine.expected = chainLength(run.config.reportDir, name);
       scope = mine;
       const work = withScope(mine, async () => {
         await fn(t);

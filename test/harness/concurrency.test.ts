@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Recorder, SecretRegistry, sharedWork, withScope } from '../../harness/record/evidence.ts';
+import { Recorder, Scope, SecretRegistry, sharedWork, withScope } from '../../harness/record/evidence.ts';
+import { chainLengths } from '../../harness/run/chains.ts';
 import { createHttp, RequestLimiter, type Http } from '../../harness/api/http.ts';
 import { checkAhead } from '../../harness/judge/property-cases.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -116,6 +117,40 @@ describe('request cap order', () => {
     release();
     await Promise.all([along, hold, fresh, shared]);
     expect(fixture.seen.slice(fixture.seen.indexOf('GET /hold') + 1)).toEqual(['GET /shared', 'GET /along-3', 'GET /fresh']);
+  });
+});
+
+describe('chain lengths from the last report (the cap serves the longest chain still to run first)', () => {
+  it('reads each test\'s requests from summary.json, with the median for a test the report does not list', () => {
+    const lengths = chainLengths(JSON.stringify({ tests: [{ name: 'a', requests: 2 }, { name: 'b', requests: 9 }, { name: 'c', requests: 4 }, { name: 'd' }, { name: 'e', requests: -1 }] }));
+    expect([...lengths.byName]).toEqual([['a', 2], ['b', 9], ['c', 4]]);
+    expect(lengths.typical).toBe(4);
+    expect(chainLengths(undefined)).toEqual({ byName: new Map(), typical: undefined });
+    expect(chainLengths('not json')).toEqual({ byName: new Map(), typical: undefined });
+  });
+
+  it('with lengths known, a freed slot goes to the test with the most requests still to make', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fixture = await startFixture((req, res) => void (req.url === '/hold' ? held : Promise.resolve()).then(() => res.end('ok')));
+    http = client(1);
+    const get = (path: string) => http!.request({ method: 'GET', url: `${fixture!.url}${path}` });
+    const scoped = (name: string, expected: number) => {
+      const scope = new Scope(name);
+      scope.expected = expected;
+      return withScope(scope, () => get(`/${name}`));
+    };
+    const hold = get('/hold');
+    await sleep(20);
+    const short = scoped('short', 2);
+    await sleep(5);
+    const long = scoped('long', 12);
+    await sleep(5);
+    const middle = scoped('middle', 5);
+    await sleep(20);
+    release();
+    await Promise.all([hold, short, long, middle]);
+    expect(fixture.seen.slice(fixture.seen.indexOf('GET /hold') + 1)).toEqual(['GET /long', 'GET /middle', 'GET /short']);
   });
 });
 
