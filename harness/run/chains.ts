@@ -1,14 +1,19 @@
 /**
- * How long each test's chain of requests was in the last run: the `requests` of REPORT_DIR/summary.json, written by
- * the previous run in this report directory. The request cap serves the longest chain still to run first (critical
- * path first, as a build tool schedules its longest jobs first from their last durations), so a long chain no longer
- * starts late and ends the run alone. Only an order: a missing or unreadable report changes nothing but the order
- * (the test furthest along goes first then), never a verdict.
+ * How long each test's chain of requests is: the `requests` of REPORT_DIR/summary.json, written by the last run in
+ * this report directory, else those of suites/chain-lengths.json, shipped with the suite (`npm run chains:update`
+ * writes it from a report, as pytest-split keeps its test durations in the repository). The request cap serves the
+ * longest chain still to run first (critical path first), so a long chain no longer starts late and ends the run
+ * alone. Only an order: a missing, stale or unreadable file changes nothing but the order (the test furthest along
+ * goes first then), never a verdict.
  *
  *   chainLength(config.reportDir, name)   // the test's length last time; a typical one for a new test; or undefined
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The lengths shipped with the suite: `{ format, tests: { name: requests } }`. */
+export const SHIPPED_LENGTHS = fileURLToPath(new URL('../../suites/chain-lengths.json', import.meta.url));
 
 interface Lengths {
   byName: Map<string, number>;
@@ -18,32 +23,38 @@ interface Lengths {
 
 const loaded = new Map<string, Lengths>();
 
-/** Reads the lengths a report lists (pure on its text; anything unreadable gives none). */
-export function chainLengths(summaryJson: string | undefined): Lengths {
+/** Reads the lengths a report (summary.json) or the shipped file lists (pure on its text; anything unreadable gives none). */
+export function chainLengths(json: string | undefined): Lengths {
   const byName = new Map<string, number>();
+  const add = (name: unknown, requests: unknown) => {
+    if (typeof name === 'string' && typeof requests === 'number' && Number.isInteger(requests) && requests >= 0) byName.set(name, requests);
+  };
   try {
-    const summary = JSON.parse(summaryJson ?? '') as { tests?: { name?: unknown; requests?: unknown }[] };
-    for (const t of summary.tests ?? []) {
-      if (typeof t.name === 'string' && typeof t.requests === 'number' && Number.isInteger(t.requests) && t.requests >= 0) byName.set(t.name, t.requests);
-    }
+    const parsed = JSON.parse(json ?? '') as { tests?: unknown };
+    if (Array.isArray(parsed.tests)) for (const t of parsed.tests as { name?: unknown; requests?: unknown }[]) add(t?.name, t?.requests);
+    else if (parsed.tests && typeof parsed.tests === 'object') for (const [name, requests] of Object.entries(parsed.tests)) add(name, requests);
   } catch {
-    // no report, or not one of ours: no lengths
+    // no file, or not one of ours: no lengths
   }
   const sorted = [...byName.values()].sort((a, b) => a - b);
   return { byName, typical: sorted.length > 0 ? sorted[Math.floor(sorted.length / 2)] : undefined };
 }
 
-/** The test's chain length in the last run in `reportDir`, else the typical one there, else undefined (no report). */
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The test's chain length: the last run's in `reportDir`, else the shipped one, else a typical one, else undefined. */
 export function chainLength(reportDir: string, name: string): number | undefined {
   let lengths = loaded.get(reportDir);
   if (!lengths) {
-    let text: string | undefined;
-    try {
-      text = readFileSync(join(reportDir, 'summary.json'), 'utf8');
-    } catch {
-      text = undefined;
-    }
-    lengths = chainLengths(text);
+    const last = chainLengths(read(join(reportDir, 'summary.json')));
+    const shipped = chainLengths(read(SHIPPED_LENGTHS));
+    lengths = { byName: new Map([...shipped.byName, ...last.byName]), typical: last.typical ?? shipped.typical };
     loaded.set(reportDir, lengths);
   }
   return lengths.byName.get(name) ?? lengths.typical;

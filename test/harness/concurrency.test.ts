@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder, Scope, SecretRegistry, sharedWork, withScope } from '../../harness/record/evidence.ts';
-import { chainLengths } from '../../harness/run/chains.ts';
+import { readFileSync } from 'node:fs';
+import { chainLengths, SHIPPED_LENGTHS } from '../../harness/run/chains.ts';
 import { createHttp, RequestLimiter, type Http } from '../../harness/api/http.ts';
 import { checkAhead } from '../../harness/judge/property-cases.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -127,6 +128,13 @@ describe('chain lengths from the last report (the cap serves the longest chain s
     expect(lengths.typical).toBe(4);
     expect(chainLengths(undefined)).toEqual({ byName: new Map(), typical: undefined });
     expect(chainLengths('not json')).toEqual({ byName: new Map(), typical: undefined });
+  });
+
+  it('reads the lengths shipped with the suite (suites/chain-lengths.json: name → requests)', () => {
+    expect(chainLengths(JSON.stringify({ format: 'conformance-chains/1', tests: { a: 3, b: 1, c: 'x' } })).byName).toEqual(new Map([['a', 3], ['b', 1]]));
+    const shipped = chainLengths(readFileSync(SHIPPED_LENGTHS, 'utf8'));
+    expect(shipped.byName.size).toBeGreaterThan(100);
+    expect(shipped.typical).toBeGreaterThan(0);
   });
 
   it('with lengths known, a freed slot goes to the test with the most requests still to make', async () => {
