@@ -77,6 +77,15 @@ describe('request cap', () => {
   });
 });
 
+/** A cap of one and a server that holds `GET /hold` until `release()`: what queues meanwhile shows the order. */
+async function oneSlotHeld(): Promise<{ get: (path: string) => Promise<unknown>; release: () => void }> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  fixture = await startFixture((req, res) => void (req.url === '/hold' ? held : Promise.resolve()).then(() => res.end('ok')));
+  http = client(1);
+  return { get: (path) => http!.request({ method: 'GET', url: `${fixture!.url}${path}` }), release };
+}
+
 describe('request cap order', () => {
   it('waiters get a freed slot first come, first served', async () => {
     const limiter = new RequestLimiter(1);
@@ -91,11 +100,7 @@ describe('request cap order', () => {
   });
 
   it('a freed slot goes to work other tests wait for, then to the test furthest along its chain, then first come', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    fixture = await startFixture((req, res) => void (req.url === '/hold' ? held : Promise.resolve()).then(() => res.end('ok')));
-    http = client(1);
-    const get = (path: string) => http!.request({ method: 'GET', url: `${fixture!.url}${path}` });
+    const { get, release } = await oneSlotHeld();
     let next!: () => void;
     const go = new Promise<void>((resolve) => (next = resolve));
     // A test two requests along its chain, whose third waits until the only slot is taken.
@@ -117,7 +122,7 @@ describe('request cap order', () => {
     await sleep(20);
     release();
     await Promise.all([along, hold, fresh, shared]);
-    expect(fixture.seen.slice(fixture.seen.indexOf('GET /hold') + 1)).toEqual(['GET /shared', 'GET /along-3', 'GET /fresh']);
+    expect(fixture!.seen.slice(fixture!.seen.indexOf('GET /hold') + 1)).toEqual(['GET /shared', 'GET /along-3', 'GET /fresh']);
   });
 });
 
@@ -138,11 +143,7 @@ describe('chain lengths from the last report (the cap serves the longest chain s
   });
 
   it('with lengths known, a freed slot goes to the test with the most requests still to make', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    fixture = await startFixture((req, res) => void (req.url === '/hold' ? held : Promise.resolve()).then(() => res.end('ok')));
-    http = client(1);
-    const get = (path: string) => http!.request({ method: 'GET', url: `${fixture!.url}${path}` });
+    const { get, release } = await oneSlotHeld();
     const scoped = (name: string, expected: number) => {
       const scope = new Scope(name);
       scope.expected = expected;
@@ -158,7 +159,7 @@ describe('chain lengths from the last report (the cap serves the longest chain s
     await sleep(20);
     release();
     await Promise.all([hold, short, long, middle]);
-    expect(fixture.seen.slice(fixture.seen.indexOf('GET /hold') + 1)).toEqual(['GET /long', 'GET /middle', 'GET /short']);
+    expect(fixture!.seen.slice(fixture!.seen.indexOf('GET /hold') + 1)).toEqual(['GET /long', 'GET /middle', 'GET /short']);
   });
 });
 
