@@ -17,6 +17,7 @@ import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
 import { secrets } from '../harness/record/evidence.ts';
 import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
+import { discoverAudience } from '../harness/discovery/audience.ts';
 import {
   describeRedirectScheme,
   describeWebhookSignature,
@@ -54,6 +55,8 @@ try {
 }
 
 const { info: selected } = await selectTarget(config);
+// The audience first: every later step needs a token, and a service may issue them only for an audience of its own.
+const audienceFinding = await tokenAudience(selected);
 const target = await probeTarget(selected, config);
 if (target.unreachable) {
   console.error(`discover: the target cannot be used: ${target.unreachable}`);
@@ -65,7 +68,7 @@ if (target.mode === 'production') {
 }
 const interlock = new Interlock(target);
 const http = createRunHttp(config, target.deadline);
-const findings: Finding[] = [];
+const findings: Finding[] = [audienceFinding];
 let receiver: Receiver | undefined;
 try {
   findings.push(await accountAuth(target, http));
@@ -92,6 +95,21 @@ writeFileSync(file, text);
 console.log(`${text}\n# written to ${file}; npm run conformance uses these for what you did not set`);
 // A browser the payer may have started is not waited for.
 process.exit(0);
+
+/** TOKEN_AUDIENCE: the configured one when it gets a token, else one the issuer publishes or its host names. */
+async function tokenAudience(t: TargetInfo): Promise<Finding> {
+  const what = 'the token audience (TOKEN_AUDIENCE)';
+  const h = createRunHttp(config, t.deadline);
+  try {
+    const found = await discoverAudience({ http: h, authUrl: t.authUrl, baseUrl: t.baseUrl, business: t.business, audience: config.tokenAudience });
+    if (found.audience === undefined) return { what, evidence: found.evidence, howToFind: 'ask the vendor which audience its token endpoint expects and set TOKEN_AUDIENCE' };
+    if (found.audience === config.tokenAudience) return { what, noted: true, evidence: `${found.audience} is accepted (${found.evidence})` };
+    config = Object.freeze({ ...config, tokenAudience: found.audience });
+    return { what, settings: { TOKEN_AUDIENCE: found.audience }, evidence: `${found.evidence}; spec 5.1 says service_api: the run reports that once (5.1-audience) and uses ${found.audience} for everything else` };
+  } finally {
+    await h.close();
+  }
+}
 
 async function accountAuth(t: TargetInfo, h: Http): Promise<Finding> {
   const what = 'account authentication (ACCOUNT_AUTH)';

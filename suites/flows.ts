@@ -7,7 +7,7 @@ import type { Exchange } from '../harness/api/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
 import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import type { Credentials } from '../harness/target/target.ts';
-import { bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
+import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import { observeResponse } from '../harness/run/contract-observer.ts';
 import { decodeQrPng } from '../harness/payer/qr.ts';
 import { asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
@@ -122,8 +122,8 @@ export const DECLINE_TESTCASE = '"[7-cvv-111-declines …] cvv 111 on the screen
  * naming the testcase that judges the decline, instead of failing a second time for it.
  */
 export function declinedAsPremise(t: T, outcome: PaymentOutcome, what: string): Record<string, string> {
-  if (outcome.kind === 'redirect' && outcome.params['esAprobada']?.trim().toLowerCase() === 'false') return outcome.params;
-  const how = outcome.kind === 'redirect' ? `a redirect with esAprobada=${outcome.params['esAprobada'] ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
+  if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
+  const how = outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
   return t.skip(`${what} was not declined (${how}): the test-mode decline is judged by ${DECLINE_TESTCASE}; this test needs a declined payment`);
 }
 

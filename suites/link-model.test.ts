@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { fail, holds, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
+import { approvalOf, fail, holds, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import type { PaymentOutcome } from '../harness/payer/index.ts';
 import { noFormMessage } from '../harness/payer/http.ts';
@@ -187,7 +187,7 @@ function record(m: LinkModel, id: string, approved: boolean): void {
 
 function outcomeOf(o: PaymentOutcome): Observed {
   if (o.kind !== 'redirect') return 'refused';
-  return asBool(o.params['esAprobada']) === true ? 'approved' : 'declined';
+  return approvalOf(o) === 'true' ? 'approved' : 'declined';
 }
 
 /** Judges a screen payment and, when it was processed, checks the amount charged and records it. */

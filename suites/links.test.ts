@@ -7,7 +7,7 @@
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { absoluteUrl, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
+import { absoluteUrl, approvalOf, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved, paymentWentThrough } from '../harness/judge/checks.ts';
 import type { PaymentOutcome, Screen } from '../harness/payer/index.ts';
 import type { Outbox } from '../harness/api/control.ts';
 import { webhookField } from '../harness/api/receiver.ts';
@@ -31,7 +31,10 @@ function charged(params: Record<string, string>, clauses: string | string[]): nu
   return monto;
 }
 
-const approved = (o: PaymentOutcome): o is PaymentOutcome & { kind: 'redirect' } => o.kind === 'redirect' && o.params['esAprobada']?.toLowerCase() === 'true';
+const approved = (o: PaymentOutcome): o is PaymentOutcome & { kind: 'redirect' } => approvalOf(o) === 'true';
+
+/** The values of 6.3's hash that say what happened: a redirect "giving the outcome" carries each. */
+const REDIRECT_OUTCOME_FIELDS = ['idTransaccion', 'monto', 'esReal', 'formaPago', 'esAprobada'] as const;
 
 /** A screen's text as the customer reads it (entities decoded, tags dropped). */
 const screenText = (screen: Screen): string => parse(screen.html).text;
@@ -306,6 +309,21 @@ describe('4.1 where the screen sends the customer', () => {
     const params = paymentApproved(outcome, '4.1-url-redirect', 'the payment');
     holds(outcome.kind === 'redirect' && outcome.location.startsWith(`${urlRedirect}?`), 'redirect-target', '4.1-url-redirect', `the customer is sent to ${urlRedirect}`, outcome.kind === 'redirect' ? new URL(outcome.location).pathname : outcome.kind);
     holds(typeof params['idTransaccion'] === 'string' && params['idTransaccion'] !== '', 'redirect-outcome', '4.1-url-redirect', 'the redirect query carries idTransaccion', JSON.stringify(params['idTransaccion']));
+  });
+
+  // The one test that judges what a link payment's redirect says (6.3); every other test that needs the outcome of a
+  // redirect lacking esAprobada learns it from the lookup (harness/run/run.ts), so the deviation is one finding.
+  clauseTest({ clauses: '6.3-redirect-outcome', endpoint: 'flow', purchase: true }, 'a link payment\'s redirect gives the outcome: idTransaccion, monto, esReal, formaPago and esAprobada', async (t) => {
+    const { link } = await linkWith(t, {});
+    const outcome = await payOnScreen(t, link.urlEnlace);
+    paymentWentThrough(outcome, 'the payment');
+    holds(outcome.kind === 'redirect', 'redirect-outcome', '6.3-redirect-outcome', 'the customer is sent to urlRedirect with query parameters (6.3)', outcome.kind === 'redirect' ? '' : `${outcome.kind} with status ${outcome.status}`);
+    const { params } = outcome;
+    const missing = REDIRECT_OUTCOME_FIELDS.filter((name) => params[name] === undefined || params[name] === '');
+    holds(missing.length === 0, 'redirect-outcome', '6.3-redirect-outcome',
+      `query parameters giving the outcome, the values 6.3 hashes: ${REDIRECT_OUTCOME_FIELDS.join(', ')}`, `missing ${missing.join(', ')}; the redirect carries ${Object.keys(params).join(', ')}`);
+    const unsaid = ['codigoAutorizacion', 'mensaje'].filter((name) => params[name] === undefined);
+    if (unsaid.length > 0) t.observe('6.3-redirect-outcome', `the redirect carries no ${unsaid.join(' nor ')} (6.3 hashes them; empty for a test approval is usual)`);
   });
 
   clauseTest({ clauses: '4.1-url-redirect', endpoint: 'flow', purchase: true }, 'without urlRedirect, the customer is still sent somewhere with the outcome (the business URL)', async (t) => {

@@ -4,9 +4,18 @@
  * selectors (see fieldTarget).
  */
 export type PaymentOutcome =
-  | { kind: 'redirect'; location: string; params: Record<string, string> }
+  | { kind: 'redirect'; location: string; params: Record<string, string>; settled?: Settled }
   | Refusal
   | { kind: 'page'; status: number; estado?: string; html: string; text: string };
+
+/**
+ * The outcome of a redirect that does not say it (no esAprobada: a deviation of 6.3 judged once, by its own test),
+ * learnt from the source of truth instead: the transaction lookup (4.8). `esAprobada` is 'true' or 'false'.
+ */
+export interface Settled {
+  esAprobada: 'true' | 'false';
+  from: 'lookup';
+}
 
 /**
  * A hosted page that did not take the payment: an error status (4xx/5xx) on opening it or on submitting it, or the

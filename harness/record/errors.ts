@@ -65,3 +65,12 @@ export class NoFormError extends PayerError {
 export class PaymentRefused extends PayerError {
   override name = 'PaymentRefused';
 }
+
+/**
+ * What a test needs to judge its behaviour could not be had for a reason that is neither the target's fault under
+ * this test's clauses nor the suite's crash: an outcome no channel told, the suite itself too late for a validity
+ * the target stated. The test is not judged (SKIP) and the message says why, with the timings where they matter.
+ */
+export class NotJudged extends Error {
+  override name = 'NotJudged';
+}

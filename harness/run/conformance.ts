@@ -34,7 +34,7 @@ import { it, type TestContext } from 'vitest';
 import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure, describeExchange } from '../judge/checks.ts';
-import { HttpError, NoFormError, PayerError, PaymentRefused } from '../record/errors.ts';
+import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused } from '../record/errors.ts';
 import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
 import type { Capability } from '../target/target.ts';
 import type { Exchange } from '../api/http.ts';
@@ -300,6 +300,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       if (err instanceof PaymentRefused) {
         ctx.skip(`not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }
+      if (err instanceof NotJudged) ctx.skip(`not judged: ${err.message}`);
       // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
       if (err instanceof FieldsNotFoundError) ctx.skip(`not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)`);
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {

@@ -8,11 +8,12 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../target/config.ts';
 import { loadContract, type Contract } from '../api/contract.ts';
 import type { Exchange, Http } from '../api/http.ts';
-import { secrets } from '../record/evidence.ts';
+import { noteStep, secrets } from '../record/evidence.ts';
+import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
 import { startReceiver, type Receiver } from '../api/receiver.ts';
-import { createPayer, type Payer } from '../payer/index.ts';
+import { createPayer, type Payer, type PaymentOutcome } from '../payer/index.ts';
 import { createControl, type Control } from '../api/control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../target/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
@@ -119,7 +120,8 @@ async function createRun(): Promise<Run> {
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   const rawPayer = createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.http.testTimeoutMs) });
-  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params));
+  const primaryCall = callAs(target.business, target.account);
+  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall);
   let receiver: Promise<Receiver> | undefined;
   const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
@@ -137,13 +139,14 @@ async function createRun(): Promise<Run> {
     const tenantHash = createRedirectHashes(config, grant.business.clientSecret);
     const tenantSignature = createWebhookSignatures(config, grant.business.clientSecret);
     const { tenant: _, hash: _h, signature: _s, ...rest } = base;
+    const call = callAs(business, grant.account, caches);
     return {
       ...rest,
       tenantId: grant.id,
       target: tenantTarget,
-      call: callAs(business, grant.account, caches),
+      call,
       control: agingTokensOnClockMoves(own, caches),
-      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params)),
+      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params), call),
       receiver: async () => {
         const r = await base.receiver();
         return { ...r, webhookUrl: (tag?: string) => r.webhookUrl(`tenant:${grant.id}:${tag ?? ''}`) };
@@ -159,7 +162,7 @@ async function createRun(): Promise<Run> {
     contract,
     http,
     interlock,
-    call: callAs(target.business, target.account),
+    call: primaryCall,
     callAs,
     payer,
     receiver: () =>
@@ -192,16 +195,25 @@ function agingTokensOnClockMoves(control: Control, caches: TokenCache[]): Contro
   };
 }
 
-/** Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. */
-function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void): Payer {
-  const watchOutcome = <T extends { kind: string }>(o: T): T => {
-    if (o.kind === 'redirect') {
-      const params = (o as unknown as { params: Record<string, string> }).params;
-      watch({ esReal: params['esReal'] === 'true' });
-      // Every redirect's hash is judged against the run's scheme (suites/contract.test.ts).
-      redirected(params);
-    }
-    return o;
+/**
+ * Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. A
+ * redirect that does not say whether the payment was approved (no esAprobada) is settled from the source of truth,
+ * the transaction lookup (4.8), as the business that paid: the redirect's own deviation is judged once, by the 6.3
+ * test, and every other test still judges its own behaviour.
+ */
+function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void, call: Call): Payer {
+  const watchOutcome = async (o: PaymentOutcome): Promise<PaymentOutcome> => {
+    if (o.kind !== 'redirect') return o;
+    const { params } = o;
+    watch({ esReal: params['esReal'] === 'true' });
+    // Every redirect's hash is judged against the run's scheme (suites/contract.test.ts).
+    redirected(params);
+    const id = params['idTransaccion'];
+    if (params['esAprobada'] !== undefined || !id) return o;
+    const ex = await call('getTransaction', { pathParams: { id }, auth: 'bearer', label: 'outcome from the lookup (the redirect has no esAprobada)' });
+    const esAprobada = ex.response && ex.response.status < 300 ? asBool(field(ex.response.json, 'esAprobada')) : undefined;
+    noteStep({ kind: 'api', title: esAprobada === undefined ? `the redirect has no esAprobada, nor did the lookup of ${id} say it` : `the redirect has no esAprobada: the lookup of ${id} says esAprobada ${esAprobada}` });
+    return esAprobada === undefined ? o : { ...o, settled: { esAprobada: esAprobada ? 'true' : 'false', from: 'lookup' } };
   };
   return {
     ...payer,

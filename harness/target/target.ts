@@ -246,7 +246,7 @@ async function probeOther(http: Http, info: TargetInfo, config: Config, other: O
   secrets.add(other.business.clientSecret, 'other-client-secret');
   secrets.add(other.account.password, 'other-account-password');
   try {
-    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: other.business.clientId, clientSecret: other.business.clientSecret, audience: 'service_api' }).get();
+    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: other.business.clientId, clientSecret: other.business.clientSecret, audience: config.tokenAudience }).get();
     const { probe, idEnlace } = await probeLink(http, info.baseUrl, token, 'OTHER_CLIENT_ID');
     if (info.kind !== 'remote') return { ...other, probe };
     return { ...other, probe, accountConfirmed: await confirmAccount(http, { ...info, account: other.account, business: other.business }, config, idEnlace, 'OTHER_ACCOUNT_USER') };
