@@ -600,6 +600,27 @@ export function violatesOnly(contract: Contract, entry: Pick<RuleEntry, 'operati
   return others.length === 0 ? undefined : `the body also breaks: ${describeViolations(others)}`;
 }
 
+/**
+ * A body whose only stated violations are JSON types a lenient server coerces (123 for the string "123", "05" for
+ * the int 5) and which breaks no stated rule once so coerced: what was coerced, else undefined. Section 7 lists the
+ * rules whose violations are rejected, and types are not among them, so such a body accepted is observed (WARN),
+ * not failed (docs/decisions.md, "Severity"); coerced, "13" is still a month out of 1–12.
+ */
+export function onlyCoercibleTypes(contract: Contract, operationId: OperationId, body: unknown): string | undefined {
+  const stated = contract.validateRequest(operationId, body).filter((v) => v.severity === 'fail');
+  if (stated.length === 0 || stated.some((v) => v.keyword !== 'type')) return undefined;
+  let coerced = body as Body;
+  const shown: string[] = [];
+  for (const v of stated) {
+    const value = getAt(coerced, v.path);
+    const as = typeof value === 'number' ? String(value) : typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
+    if (as === undefined) return undefined;
+    coerced = setAt(coerced, v.path, as);
+    shown.push(`${v.path}: a ${typeof value === 'number' ? 'JSON number' : 'numeric string'} where the spec types a ${typeof as}`);
+  }
+  return contract.validateRequest(operationId, coerced).some((v) => v.severity === 'fail') ? undefined : shown.join(', ');
+}
+
 /** Why `body` is not a valid body, or undefined when the contract accepts it. */
 export function validProblem(contract: Contract, operationId: OperationId, body: unknown): string | undefined {
   const violations = contract.validateRequest(operationId, body);

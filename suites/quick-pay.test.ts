@@ -9,7 +9,7 @@ import { describe } from 'vitest';
 import { clauseTest } from '../harness/run/conformance.ts';
 import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../harness/judge/checks.ts';
 import { PayerError } from '../harness/record/errors.ts';
-import { webhookField } from '../harness/api/receiver.ts';
+import { webhookPairs } from '../harness/api/receiver.ts';
 import { letTimePass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { createQuickPay, datosAdicionales, lookUp, payQuickPay, webhookFor } from './flows.ts';
 
@@ -88,6 +88,6 @@ describe('4.6 what the quick-pay keeps', () => {
       const { response } = await createQuickPay(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('quick-pay') } });
       await payQuickPay(t, datosQuickPay(response).urlQR);
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
-      containsPairs(webhookField(webhook, 'datosAdicionales', t.run.config.webhook.fieldCase), sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+      containsPairs(webhookPairs(webhook.json, sent).pairs, sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
     });
 });

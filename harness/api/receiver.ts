@@ -24,8 +24,10 @@ export interface ReceivedWebhook {
   tag?: string;
   headers: Record<string, string | string[] | undefined>;
   rawBody: Buffer;
-  /** The body parsed as JSON, when it is JSON. */
+  /** The body parsed as JSON, when it is JSON (after a UTF-8 byte-order mark, which `bom` then records). */
   json?: unknown;
+  /** The body began with a UTF-8 byte-order mark before its JSON: read anyway, observed (harness/judge/checks.ts). */
+  bom?: true;
   signatureValid?: boolean;
   /** The status the receiver answered (200, a failNext status, or 413). */
   answeredStatus: number;
@@ -98,6 +100,32 @@ export function webhookTransaction(json: unknown, fieldCase: 'exact' | 'insensit
   const [key, inner] = wrapped[0]!;
   const { [key]: _wrapper, ...around } = body;
   return { ...around, ...asObject(inner) };
+}
+
+/**
+ * Where a webhook body carries the datosAdicionales pairs that were sent (6.1: "including the key/value pairs sent as
+ * datosAdicionales"; the payload is not shown): its datosAdicionales field (any casing), else the body itself (pairs
+ * at the top level), else any object inside it (pairs nested under, say, Cliente), up to three levels down. The
+ * first place holding every pair exactly wins; else the place holding the most, for the failure to show. The pairs'
+ * own keys and values are data: compared exactly.
+ */
+export function webhookPairs(json: unknown, sent: Record<string, string>): { pairs: Record<string, unknown> | undefined; at: string } {
+  const places: [string, Record<string, unknown>][] = [];
+  const visit = (value: unknown, at: string, depth: number) => {
+    const obj = asObject(value);
+    if (!obj || depth > 3) return;
+    places.push([at, obj]);
+    for (const [k, v] of Object.entries(obj)) visit(v, at === '' ? k : `${at}.${k}`, depth + 1);
+  };
+  const body = webhookTransaction(json, 'insensitive');
+  const named = body ? asObject(fieldOf(body, 'datosAdicionales', 'insensitive')) : undefined;
+  if (named) places.push(['datosAdicionales', named]);
+  visit(json, '', 0);
+  const held = (obj: Record<string, unknown>) => Object.entries(sent).filter(([k, v]) => obj[k] === v).length;
+  const all = places.find(([, obj]) => held(obj) === Object.keys(sent).length);
+  if (all) return { pairs: all[1], at: all[0] || 'the top level' };
+  const best = places.filter(([, obj]) => held(obj) > 0).sort((a, b) => held(b[1]) - held(a[1]))[0];
+  return best ? { pairs: best[1], at: best[0] || 'the top level' } : { pairs: named, at: 'datosAdicionales' };
 }
 
 /** A field of a webhook body (received or in an outbox) read through webhookTransaction. */
@@ -189,6 +217,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         ...base,
         rawBody,
         ...(json === undefined ? {} : { json }),
+        ...(hasBom(rawBody) ? { bom: true as const } : {}),
         ...(signature ? { signatureValid: verify(signature, rawBody, req.headers[signature.header.toLowerCase()]) } : {}),
         answeredStatus: status,
       });
@@ -307,10 +336,13 @@ function verify(signature: NonNullable<ReceiverOptions['signature']>, rawBody: B
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+const hasBom = (raw: Buffer): boolean => raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
+
+/** The body as JSON; a byte-order mark before it is skipped (a tolerant reader: the mark is observed, not a blind spot). */
 function parseJson(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    return JSON.parse(raw.subarray(hasBom(raw) ? 3 : 0).toString('utf8')) as unknown;
   } catch {
     return undefined;
   }

@@ -116,21 +116,44 @@ function scopeHolds(json: unknown, audience: string): boolean {
 }
 
 /** What of a webhook body breaks the contract (6.1); PascalCase names are read as camelCase with fieldCase 'insensitive'. */
-export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): ContractFinding[] {
+export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact', read: { bom?: boolean } = {}): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
   if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON', severity: 'fail' }];
+  // A tolerant reader: what a client in the wild strips or coerces is observed once per webhook, and every other
+  // field still judged (the payload is not shown by 6.1).
+  const tolerated: ContractFinding[] = read.bom
+    ? [{ clauses: ['6.1-webhook-payload-not-shown'], expected: 'a JSON webhook body', actual: 'a UTF-8 byte-order mark before the JSON (read after it; a strict JSON parser would refuse the body)', severity: 'observe' }]
+    : [];
   // The transaction data, unwrapped where the body wraps it (the payload is "not shown": 6.1).
   const data = webhookTransaction(body, fieldCase) ?? body;
   const shown =
     fieldCase === 'insensitive' && data !== null && typeof data === 'object' && !Array.isArray(data)
       ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k.charAt(0).toLowerCase() + k.slice(1), v]))
       : data;
-  return contract.validateWebhook(shown).map((v) => ({
-    clauses: v.clause.length > 0 ? v.clause : fallback,
-    expected: 'a webhook body that matches the contract (transactionSucceeded)',
-    actual: `${v.path || '/'} ${v.message}`,
-    severity: v.severity,
-  }));
+  return [
+    ...tolerated,
+    ...contract.validateWebhook(shown).map((v): ContractFinding => {
+      const value = atPointer(shown, v.path);
+      if (v.keyword === 'type' && typeof value === 'string' && NUMERIC.test(value.trim())) {
+        return { clauses: ['6.1-webhook-payload-not-shown'], expected: `${v.path} a JSON number (2.2 types it)`, actual: `${v.path} a number written as a string (${JSON.stringify(value)}): read as ${Number(value)}`, severity: 'observe' };
+      }
+      return { clauses: v.clause.length > 0 ? v.clause : fallback, expected: 'a webhook body that matches the contract (transactionSucceeded)', actual: `${v.path || '/'} ${v.message}`, severity: v.severity };
+    }),
+  ];
+}
+
+/** A decimal as text: what a lenient serializer writes for a number ("29.00", "-1", "1e3"). */
+const NUMERIC = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** The value a JSON pointer (RFC 6901) names, or undefined. */
+function atPointer(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root;
+  let at: unknown = root;
+  for (const part of pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at;
 }
 
 /** The request succeeded: a 2xx (the spec lists no success status codes, so any 2xx is success). */

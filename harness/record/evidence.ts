@@ -9,8 +9,8 @@
  * Redaction: registered secrets → `[REDACTED:<kind>]` anywhere (the test card number → masked); `authorization` →
  * `Bearer [REDACTED]`; fields client_secret / clientSecret / password / access_token … → `[REDACTED:<kind>]`;
  * numeroTarjeta and any 13–19 digit run passing Luhn → first 6 + `******` + last 4; cvv fields and query
- * parameters removed entirely; `value` of HTML inputs named cvv / numeroTarjeta (or the screen's own names for
- * them, `secrets.addField`) blanked. URLs in messages go through `redactUrlsIn`.
+ * parameters keep only their shape (`[REDACTED:cvv, a number of 3 digits]`); `value` of HTML inputs named cvv /
+ * numeroTarjeta (or the screen's own names for them, `secrets.addField`) blanked. URLs in messages go through `redactUrlsIn`.
  * curl lines name secrets as shell variables ($ACCESS_TOKEN, $CLIENT_SECRET, $CARD_NUMBER, $CVV …), never values.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -173,11 +173,24 @@ function redactHeaders<T extends string | string[]>(
   return out as Record<string, T>;
 }
 
-/** Redacts one form/query parameter; undefined = drop it (cvv). */
+/**
+ * What a cvv looked like, never its value: `[REDACTED:cvv, a number of 3 digits]`. A failure caused by the cvv's
+ * type or length (a JSON number where the spec says a string of digits) then still shows its cause.
+ */
+export function cvvShape(value: unknown): string {
+  const digits = (text: string) => (/^\d+$/.test(text) ? `${text.length} digit${text.length === 1 ? '' : 's'}` : `${[...text].length} characters, not all digits`);
+  const shape =
+    typeof value === 'number' ? `a number of ${digits(String(Math.abs(Math.trunc(value))))}${Number.isInteger(value) ? '' : ' with a fraction'}`
+    : typeof value === 'string' ? `a string of ${digits(value)}`
+    : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  return `[REDACTED:cvv, ${shape}]`;
+}
+
+/** Redacts one form/query parameter (a cvv keeps only its shape). */
 function redactParam(name: string, value: string, registry: SecretRegistry): string | undefined {
   const lower = name.toLowerCase();
   const field = registry.fieldKind(lower);
-  if (field === 'cvv') return undefined;
+  if (field === 'cvv') return `[REDACTED:cvv-${/^\d+$/.test(value) ? `${value.length}-digits` : `${[...value].length}-characters`}]`;
   if (field === 'card-number') return maskCardNumber(value);
   const kind = secretFields[lower] ?? wholeValueKind(value, registry);
   if (kind) return `[REDACTED:${registry.kindOf(value) ?? kind}]`;
@@ -303,8 +316,8 @@ export function redactValue(value: unknown, registry: SecretRegistry = secrets):
   for (const [key, v] of Object.entries(value)) {
     const lower = key.toLowerCase();
     const field = registry.fieldKind(lower);
-    if (field === 'cvv') continue;
-    if (field === 'card-number') out[key] = maskCardNumber(String(v));
+    if (field === 'cvv') out[key] = cvvShape(v);
+    else if (field === 'card-number') out[key] = maskCardNumber(String(v));
     else if (lower in secretFields) {
       out[key] = `[REDACTED:${(typeof v === 'string' && registry.kindOf(v)) || secretFields[lower]}]`;
     } else out[key] = redactValue(v, registry);

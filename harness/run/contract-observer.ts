@@ -96,7 +96,7 @@ export function observeResponse(contract: Contract, operationId: string, ex: Exc
 /** Validates one received webhook body (6.1) and records what it breaks. */
 export function observeWebhook(contract: Contract, webhook: ReceivedWebhook, fieldCase: 'exact' | 'insensitive'): ContractFinding[] {
   if (webhook.oversized) return [];
-  const findings = webhookFindings(contract, webhook.json, fieldCase);
+  const findings = webhookFindings(contract, webhook.json, fieldCase, { bom: webhook.bom === true });
   tally(recordOf(WEBHOOK), findings, true, () => ({ exchange: describeExchange(asExchange(webhook)) }));
   return findings;
 }

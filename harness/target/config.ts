@@ -330,7 +330,8 @@ function parseConfig(env: Env): Config {
     signatureEncoding: r.oneOf('WEBHOOK_SIGNATURE_ENCODING', 'the encoding of the webhook signature', ['hex', 'base64', 'base64url'] as const, 'hex'),
     signatureHeader: r.pattern('WEBHOOK_SIGNATURE_HEADER', 'an HTTP header name carrying the webhook signature', /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'x-signature').toLowerCase(),
     timeoutS: r.int('WEBHOOK_TIMEOUT_S', 'number of seconds to wait for a webhook', 10, 1),
-    fieldCase: r.oneOf('WEBHOOK_FIELD_CASE', 'how webhook field names are matched', ['exact', 'insensitive'] as const, 'exact'),
+    // 6.1 shows no payload, so a webhook's field names may be cased as the service likes (PascalCase is common).
+    fieldCase: r.oneOf('WEBHOOK_FIELD_CASE', 'how webhook field names are matched (insensitive: any casing, as 6.1 shows no payload; exact: the spec\'s camelCase only)', ['exact', 'insensitive'] as const, 'insensitive'),
   };
 
   const hashKey = r.raw('REDIRECT_HASH_KEY');

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
     expect(c.target).toEqual({ kind: 'embedded' });
     expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900, testTimeoutMs: 60000 });
     expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', values: 'query', order: 'auto' });
-    expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', signatureUnkeyed: false, signatureEncoding: 'hex', timeoutS: 10, fieldCase: 'exact' });
+    expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', signatureUnkeyed: false, signatureEncoding: 'hex', timeoutS: 10, fieldCase: 'insensitive' });
     expect(c.maxWaitS).toBe(0);
     expect(c.fastCheck).toEqual({ numRuns: 50 });
     expect(c.accountAuth).toBe('basic');

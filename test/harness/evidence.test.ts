@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cvvShape,
   Recorder,
   SecretRegistry,
   currentScopeExchanges,
@@ -66,7 +67,8 @@ describe('redactExchange', () => {
     expect(red.request.headers.authorization).toBe('Bearer [REDACTED]');
     const body = JSON.parse(red.request.bodyText);
     expect(body.tarjetaCreditoDebido.numeroTarjeta).toBe('411111******1111');
-    expect('cvv' in body.tarjetaCreditoDebido).toBe(false);
+    // the cvv keeps its shape, never its value: a failure caused by its type still shows the cause
+    expect(body.tarjetaCreditoDebido.cvv).toBe(`[REDACTED:cvv, a string of ${CVV.length} digits]`);
     expect(body.monto).toBe(10.5);
     expectClean(JSON.stringify(red));
     // the original is untouched (the caller still needs it)
@@ -101,7 +103,7 @@ describe('redactExchange', () => {
       bodyText: `intento=abc&numeroTarjeta=${CARD}&cvv=${CVV}&mesVencimiento=12`,
     });
     const red = redactExchange(ex, r);
-    expect(red.request.bodyText).toBe('intento=abc&numeroTarjeta=411111******1111&mesVencimiento=12');
+    expect(red.request.bodyText).toBe(`intento=abc&numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-${CVV.length}-digits]&mesVencimiento=12`);
     expect(red.request.headers.authorization).toBe('Basic [REDACTED]');
     expectClean(JSON.stringify(red));
   });
@@ -123,7 +125,8 @@ describe('redactExchange', () => {
     );
     const red = redactExchange(ex, r);
     expect(red.request.url).toContain('access_token=[REDACTED:access-token]');
-    expect(red.request.url).not.toContain('cvv');
+    expect(red.request.url).toContain(`cvv=[REDACTED:cvv-${CVV.length}-digits]`);
+    expect(red.request.url).not.toContain(`cvv=${CVV}`);
     expect(red.request.url).toContain('q=1');
     expect(red.request.headers['x-debug']).toBe('secret=[REDACTED:client-secret]');
     expect(red.request.bodyText).toContain('"numeroTarjeta":"411111******1111"');
@@ -245,10 +248,17 @@ describe('card data in URLs, HTML and messages', () => {
     expect(curl).toBe(`curl -sS -X POST 'http://h/pagar' -H 'content-type: application/x-www-form-urlencoded' --data-urlencode "card_number=$CARD_NUMBER" --data-urlencode "cvc=$CVV"`);
   });
 
+  it('a cvv keeps its shape: a JSON number, a string of digits, other characters', () => {
+    expect(cvvShape(123)).toBe('[REDACTED:cvv, a number of 3 digits]');
+    expect(cvvShape('0123')).toBe('[REDACTED:cvv, a string of 4 digits]');
+    expect(cvvShape('12a')).toBe('[REDACTED:cvv, a string of 3 characters, not all digits]');
+    expect(cvvShape(null)).toBe('[REDACTED:cvv, null]');
+  });
+
   it('redacts URLs inside messages, and PayerError does so itself', () => {
     const message = `the payment screen at ${screenUrl(CARD)} has no field "email"`;
     const shown = redactUrlsIn(message, cardRegistry());
-    expect(shown).toBe('the payment screen at http://127.0.0.1:4010/pagar/AbC?monto=5&numeroTarjeta=411111******1111&cuotas=1 has no field "email"');
+    expect(shown).toBe(`the payment screen at http://127.0.0.1:4010/pagar/AbC?monto=5&numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-${CVV.length}-digits]&cuotas=1 has no field "email"`);
     expect(new PayerError(message).message).toBe(redactUrlsIn(message, secrets));
     expect(new PayerError(message).message).not.toContain(CARD);
     expect(new PayerError(message).message).not.toContain(`cvv=${CVV}`);

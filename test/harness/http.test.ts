@@ -131,7 +131,7 @@ describe('transport failures', () => {
   it('names the request without the card data of its query', async () => {
     const { http } = client({ deadline: Date.now() - 1, runTimeoutS: 900 });
     const err = await thrown(http.request({ method: 'GET', url: 'http://127.0.0.1:9/pagar/x?numeroTarjeta=4111111111111111&cvv=987&cuotas=1' }));
-    expect(err.message).toBe('the whole-run bound of 900 s was reached before GET /pagar/x?numeroTarjeta=411111******1111&cuotas=1');
+    expect(err.message).toBe('the whole-run bound of 900 s was reached before GET /pagar/x?numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-3-digits]&cuotas=1');
   });
 
   it('stops at the whole-run bound', async () => {
@@ -220,7 +220,7 @@ describe('responses', () => {
     await http.request({ method: 'POST', url: `${fixture.url}/x`, headers: { Authorization: 'Bearer tok-abcdef-123' }, json: { numeroTarjeta: '4111111111111111', cvv: '123' } });
     const [recorded] = recorder.drain();
     expect(JSON.stringify(recorded)).not.toContain('tok-abcdef-123');
-    expect(recorded?.request.bodyText).toBe('{"numeroTarjeta":"411111******1111"}');
+    expect(recorded?.request.bodyText).toBe('{"numeroTarjeta":"411111******1111","cvv":"[REDACTED:cvv, a string of 3 digits]"}');
     expect(recorded?.curl).toContain('$ACCESS_TOKEN');
   });
 });
