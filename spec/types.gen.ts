@@ -393,7 +393,7 @@ export interface components {
             cantidadMaximaPagosExitosos?: number | null;
             cantidadMaximaPagosFallidos?: number | null;
         };
-        /** @description A transaction (2.2). codigoAutorizacion only for approved real transactions, mensaje only on error, idExterno / datosAdicionales only when the caller sent them; montoOriginal and resultadoTransaccion are nullable. These may be absent or null. */
+        /** @description A transaction (2.2). codigoAutorizacion only for approved real transactions, mensaje only on error, idExterno / datosAdicionales only when the caller sent them: these conditional fields may be absent or null. montoOriginal and resultadoTransaccion are nullable: listed for every transaction, their value may be null but they are there (docs/decisions.md, "Null and absent"). */
         Transaction: {
             idTransaccion: string;
             esReal: boolean;
@@ -406,12 +406,12 @@ export interface components {
              */
             formaPago: 0 | 1 | 2 | 3 | 4;
             monto: number;
-            montoOriginal?: number | null;
+            montoOriginal: number | null;
             /**
              * @description ExitosaAprobada=0, ExitosaDeclinada=1, Fallida=2.
              * @enum {integer|null}
              */
-            resultadoTransaccion?: 0 | 1 | 2 | null;
+            resultadoTransaccion: 0 | 1 | 2 | null;
             /** Format: date-time */
             fechaTransaccion: string;
             idExterno?: string | null;
