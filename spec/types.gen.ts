@@ -568,7 +568,7 @@ export interface components {
             codigoAutorizacion?: string | null;
             mensaje?: string | null;
             /** @enum {integer|null} */
-            formaPago?: 0 | 1 | 2 | 3 | 4 | null;
+            formaPago: 0 | 1 | 2 | 3 | 4 | null;
             monto: number;
             idExterno?: string | null;
         };
@@ -603,7 +603,7 @@ export interface components {
             tipoTransaccion: 4 | 5;
             monto: number;
             /** Format: date-time */
-            fechaTransaccion?: string | null;
+            fechaTransaccion: string | null;
         };
         /** @description The account, as returned by its deletion (2.6, 4.9). */
         Account: {
@@ -613,12 +613,12 @@ export interface components {
             /** @description Natural or Jurídica. */
             tipoPersoneria: string | number;
             /** @description Null or empty. */
-            nit?: string | null;
+            nit: string | null;
             nombreCompletoContacto: string;
             nombreCuenta: string;
             nombreComercial: string;
             /** @description The sample shows null. */
-            razonSocial?: string | null;
+            razonSocial: string | null;
             /** Format: date-time */
             fechaRegistro: string;
             actividadEconomica: string;
@@ -647,7 +647,7 @@ export interface components {
                 /** @description Interest percentage. */
                 tasa: number;
             }[];
-            tapOnPhone?: components["schemas"]["TapOnPhone"] | null;
+            tapOnPhone: components["schemas"]["TapOnPhone"] | null;
         };
         /** @description Tap-on-phone data of a business (2.7). */
         TapOnPhone: {
