@@ -158,15 +158,14 @@ describe('responses: what breaks the contract, where, and which clause', () => {
   });
 });
 
-describe('responses: conditional fields may be null or absent', () => {
+describe('responses: conditional fields may be null or absent; nullable ones null, not absent', () => {
   const conditional: [string, string[]][] = [
-    ['getTransaction', ['codigoAutorizacion', 'mensaje', 'idExterno', 'datosAdicionales', 'montoOriginal', 'resultadoTransaccion', 'datosBitcoin']],
+    ['getTransaction', ['codigoAutorizacion', 'mensaje', 'idExterno', 'datosAdicionales', 'datosBitcoin']],
     ['purchaseWallet', ['mensaje', 'idExterno', 'datosAdicionales', 'resultadoTransaccion']],
-    ['purchaseQuickPay', ['codigoAutorizacion', 'mensaje', 'formaPago', 'idExterno']],
-    ['purchaseMposBanda', ['codigoAutorizacion', 'mensaje', 'fechaTransaccion']],
+    ['purchaseQuickPay', ['codigoAutorizacion', 'mensaje', 'idExterno']],
+    ['purchaseMposBanda', ['codigoAutorizacion', 'mensaje']],
     ['purchasePagoQr', ['razonSocial']],
     ['activatePaymentLink', ['transaccionCompra', 'infoProducto', 'cantidadMaximaCuotas', 'imagenes', 'vigencia', 'limitesDeUso', 'datosAdicionales', 'idGrupoTarjetas']],
-    ['deleteAccount', ['nit', 'razonSocial']],
   ];
   it.each(conditional)('%s: %j', (operationId, fields) => {
     for (const field of fields) {
@@ -176,6 +175,24 @@ describe('responses: conditional fields may be null or absent', () => {
       const absent = example(operationId, 'response');
       delete absent[field];
       expect(contract.validateResponse(operationId, 200, absent), `${field}: absent`).toEqual([]);
+    }
+  });
+
+  // docs/decisions.md "Null and absent": a field the spec marks nullable is there, its value may be null.
+  const nullable: [string, string[]][] = [
+    ['getTransaction', ['montoOriginal', 'resultadoTransaccion']],
+    ['purchaseQuickPay', ['formaPago']],
+    ['purchaseMposBanda', ['fechaTransaccion']],
+    ['deleteAccount', ['nit', 'razonSocial']],
+  ];
+  it.each(nullable)('%s: nullable %j may be null, not absent', (operationId, fields) => {
+    for (const field of fields) {
+      const asNull = example(operationId, 'response');
+      asNull[field] = null;
+      expect(contract.validateResponse(operationId, 200, asNull), `${field}: null`).toEqual([]);
+      const absent = example(operationId, 'response');
+      delete absent[field];
+      expect(contract.validateResponse(operationId, 200, absent).map((v) => v.keyword), `${field}: absent`).toEqual(['required']);
     }
   });
 
