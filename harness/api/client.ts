@@ -7,14 +7,20 @@
  *   await api.call('createPaymentLink', { json: body, auth: 'none' });               // negative test
  *   await api.call('getTransaction', { pathParams: { id }, auth: { header: 'Bearer nope' } });
  *
- * A bearer call answered 401 invalidates the token; it is re-sent once with a new token ONLY when the request is
- * idempotent (GET/HEAD). A POST is never re-sent: its 401 is returned as is. A request whose token expired
+ * A bearer call answered 401 with a token still inside its lifetime is checked (the same token on a lookup of an id
+ * that exists nowhere): accepted there, the 401 was this request's own answer and is returned as is; refused, the
+ * token died early (5.2), which is recorded (`earlyRefusals`) for one run-wide testcase. Then the token is dropped
+ * and the request re-sent once with a new token ONLY when idempotent (GET/HEAD); a POST is never re-sent: after an
+ * early refusal its test is not judged (TokenRefusedEarly), after an expired token's 401 it is returned as is. A request whose token expired
  * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
-import { StaleRequestError } from '../record/errors.ts';
-import { secrets } from '../record/evidence.ts';
+import { StaleRequestError, TokenRefusedEarly } from '../record/errors.ts';
+import { noteStep, secrets } from '../record/evidence.ts';
 import type { Exchange, Http } from './http.ts';
-import type { TokenCache } from './tokens.ts';
+import { earlyRefusals, type TokenCache } from './tokens.ts';
+
+/** The testcase that judges tokens refused inside their lifetime (suites/contract.test.ts). */
+export const EARLY_REFUSAL_TESTCASE = '"[5.2-token-reuse 8-token-lifetime] no token was refused inside its expires_in during the run"';
 import type { AuthKind, OperationMeta } from './contract.ts';
 
 /** What the client needs of an operation: the first security alternative's first scheme is the default auth. */
@@ -91,9 +97,32 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           ...(callOptions.body === undefined ? {} : { body: callOptions.body }),
           label: callOptions.label ?? operationId,
         });
-        // A 401 with our token: the target no longer accepts it, so the next call asks for a new one.
-        if (ex.response?.status === 401 && cache && token) cache.invalidate(token);
-        return { ex, retry: ex.response?.status === 401 && cache !== undefined };
+        if (ex.response?.status !== 401 || !cache || !token) return { ex, retry: false };
+        // A 401 with a token inside its lifetime is either this request's answer (a resource not this caller's) or the
+        // token refused early (5.2): a lookup of an unknown id with the same token tells them apart.
+        const inLifetime = cache.isCurrent(token);
+        if (inLifetime && !(await tokenRefused(header!))) return { ex, retry: false };
+        const life = cache.lifetime(token);
+        if (inLifetime) {
+          earlyRefusals.push({ operationId, ageS: Math.round(life?.ageS ?? 0), expiresInS: life?.expiresInS ?? 0, kind: cache === accountTokens ? 'account-token' : 'access-token' });
+          noteStep({ kind: 'token', title: `the target refused a token ${Math.round(life?.ageS ?? 0)} s old with expires_in ${life?.expiresInS ?? '?'} (5.2: reused until it expires); a new one is fetched` });
+        }
+        // The target no longer accepts it: the next call asks for a new one.
+        cache.invalidate(token);
+        return { ex, retry: true, early: inLifetime };
+      };
+      /** The same token refused by a lookup of an id that exists nowhere (any other answer: the token works). */
+      const tokenRefused = async (authorizationHeader: string): Promise<boolean> => {
+        const probe = operations['getTransaction'];
+        if (!probe) return true;
+        const ex = await http.request({
+          method: 'GET',
+          url: buildUrl(options, probe, { id: '00000000-0000-4000-8000-00000000dead' }, 'getTransaction'),
+          headers: { authorization: authorizationHeader },
+          idempotent: true,
+          label: 'is the token still accepted? (after a 401)',
+        });
+        return ex.response?.status === 401;
       };
       // A token taken before a clock move is never sent after it (a 120-s token would be refused): prepare again.
       const send = async () => {
@@ -108,6 +137,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
       const first = await send();
       if (first.retry && idempotent) return (await send()).ex;
+      // A payment or creation is never re-sent: what the refused token stopped is not judged (5.2 is, once).
+      if (first.early) {
+        throw new TokenRefusedEarly(`the target refused (401) a token inside its expires_in on ${method} ${operation.path}, which is never re-sent; judged once by ${EARLY_REFUSAL_TESTCASE}`);
+      }
       return first.ex;
     },
   };

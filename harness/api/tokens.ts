@@ -26,7 +26,23 @@ export interface TokenCache {
   isCurrent(token: string): boolean;
   /** Token requests sent so far. */
   readonly requests: number;
+  /** How old `token` is and the expires_in it was issued with (seconds, by the target's clock as the cache knows it). */
+  lifetime(token: string): { ageS: number; expiresInS: number } | undefined;
 }
+
+/**
+ * Tokens the target refused (401) while still inside their expires_in (5.2: "reused until it expires"), confirmed by
+ * a second request with the same token: run-wide, for the one testcase that judges it (suites/contract.test.ts).
+ * The request that met it is re-sent only when idempotent; otherwise its test is not judged.
+ */
+export interface EarlyRefusal {
+  operationId: string;
+  ageS: number;
+  expiresInS: number;
+  /** The token endpoint's URL and the kind of token (business or account). */
+  kind: 'access-token' | 'account-token';
+}
+export const earlyRefusals: EarlyRefusal[] = [];
 
 export interface TokenCacheOptions {
   http: Http;
@@ -54,6 +70,9 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   if (password) secrets.add(password.password, 'account-password');
 
   let cached: { token: string; usableUntil: number } | undefined;
+  // Every token issued: when (by the target's clock as far as clock moves tell) and for how long.
+  const issued = new Map<string, { at: number; expiresInS: number }>();
+  let moved = 0;
   let inFlight: Promise<string> | undefined;
   let requests = 0;
 
@@ -80,6 +99,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : fallbackLifetimeS;
     const skew = options.skewSeconds ?? Math.min(60, lifetime * 0.1);
     if (fetchedIn === epoch) cached = { token, usableUntil: now() + (lifetime - skew) * 1000 };
+    issued.set(token, { at: now() + moved * 1000, expiresInS: lifetime });
     return token;
   }
 
@@ -98,6 +118,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     },
     clockMoved(seconds) {
       epoch++;
+      moved += seconds;
       if (cached) cached = { ...cached, usableUntil: cached.usableUntil - seconds * 1000 };
     },
     isCurrent(token) {
@@ -105,6 +126,10 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     },
     get requests() {
       return requests;
+    },
+    lifetime(token) {
+      const t = issued.get(token);
+      return t && { ageS: (now() + moved * 1000 - t.at) / 1000, expiresInS: t.expiresInS };
     },
   };
 }

@@ -74,3 +74,12 @@ export class PaymentRefused extends PayerError {
 export class NotJudged extends Error {
   override name = 'NotJudged';
 }
+
+/**
+ * The target refused (401) a token still inside its expires_in, confirmed by a second request with it: 5.2's finding,
+ * judged once for the run (suites/contract.test.ts); the non-idempotent request that met it is never re-sent, so
+ * its test is not judged.
+ */
+export class TokenRefusedEarly extends NotJudged {
+  override name = 'TokenRefusedEarly';
+}
