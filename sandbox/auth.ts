@@ -128,7 +128,9 @@ export const authApi: FastifyPluginAsync = async (app) => {
     const clientId = basic?.user ?? field('client_id');
     const clientSecret = basic?.password ?? field('client_secret');
     const business = [...ctx.store.businesses.values()].find((b) => b.clientIdApi === clientId);
-    if (business === undefined || clientSecret === undefined || (business.clientSecret !== clientSecret && !ctx.fault('token-wrong-secret-accepted'))) {
+    // Fault secret-case-blind: the secret compared as a case-insensitive string.
+    const mismoSecreto = (s: string): boolean => (ctx.fault('secret-case-blind') ? s.toLowerCase() === business?.clientSecret.toLowerCase() : s === business?.clientSecret);
+    if (business === undefined || clientSecret === undefined || (!mismoSecreto(clientSecret) && !ctx.fault('token-wrong-secret-accepted'))) {
       if (basic !== undefined) reply.header('www-authenticate', 'Basic realm="service_api"');
       return oauthError(reply, 401, 'invalid_client', 'credenciales del cliente inválidas');
     }
@@ -158,7 +160,8 @@ export const authApi: FastifyPluginAsync = async (app) => {
     }
     ctx.store.tokens.set(accessToken, {
       idAplicativo: cuenta?.aplicativos[0] ?? business.idAplicativo,
-      expiresAtMs: ahora + ttl * 1000,
+      // Fault token-dies-early: the token lives a third of the expires_in it announces.
+      expiresAtMs: ahora + (ttl * 1000) / (ctx.fault('token-dies-early') ? 3 : 1),
       ...(cuenta ? { idCuenta: cuenta.idCuenta } : {}),
     });
     return reply

@@ -87,6 +87,20 @@ export const FAULTS = [
   { id: 'tenant-link-activatable', area: 'security', description: 'security: another account can activar (and read) a link of the first merchant' },
   { id: 'tenant-pagoqr-other-link', area: 'security', description: 'security: another account can pay a link of the first merchant through PagoQr (observed: PagoQr may be payer-side)', silent: true },
   { id: 'tenant-mpos-other-idaplicativo', area: 'security', description: 'security: an account can buy through MPOS as the idAplicativo of another account' },
+  // Issue 27 — the bugs that ship: races, replays, lifetimes shorter than announced, serializer habits.
+  { id: 'race-success-limit', area: 'concurrency', description: '4.1/3: the success limit is checked, then committed after a yield (a database round trip), so simultaneous payments of a link limited to one are all approved' },
+  { id: 'race-failure-counter', area: 'concurrency', description: '2.1/3: the failure counter is read, then written back after a yield, so simultaneous declines lose increments: the link stays usable past cantidadMaximaPagosFallidos and the counter disagrees with transacciones' },
+  { id: 'screen-replay-double-charge', area: 'replay', description: '4.1/2.1: the same payment-screen submission posted twice (same intento) creates a second approved transaction (observed: the spec states nothing on replays)', silent: true },
+  { id: '3ds-replay-double', area: 'replay', description: '4.3: the 3DS completion submitted twice approves the transaction again and notifies it twice (observed: the spec states nothing on replays)', silent: true },
+  { id: 'token-dies-early', area: 'auth', description: '5.2/8: access tokens are refused (401) after a third of their expires_in, which still announces the full lifetime' },
+  { id: 'vigencia-end-by-date', area: 'links', description: '4.1/3: vigencia.fechaFin is compared by UTC calendar day, not instant: the link stays payable until the end of that day' },
+  { id: 'quickpay-expires-before-stated', area: 'quick-pay', description: '4.6: the quick-pay page refuses payment after a third of the interval, well before the fechaVencimiento the response states' },
+  { id: 'datos-keys-recased', area: 'response-types', description: '2.2/6.1: datosAdicionales keys re-cased by the serializer (first letter upper-cased) in responses, lookups, link records and webhooks' },
+  { id: 'transacciones-page-cap', area: 'links', description: '2.1: the link record lists only the first 10 of its transacciones' },
+  { id: 'nullable-dropped', area: 'response-types', description: '4.8/2.2: the lookup omits the nullable fields that are null (resultadoTransaccion of a pending transaction) instead of sending null' },
+  { id: 'webhook-monto-unit-price', area: 'webhook', description: '6.1/2.2: the webhook of a link payment carries the link\'s unit monto, not the amount charged (cantidad x monto)' },
+  { id: 'pagoqr-ignores-cantidad', area: 'links', description: '4.5/4.1: PagoQr charges the link\'s monto without its cantidadPorDefecto' },
+  { id: 'secret-case-blind', area: 'auth', description: '5.1: the token endpoint compares client_secret case-insensitively' },
 ] as const satisfies readonly { id: string; area: string; description: string; silent?: true; prerequisite?: true }[];
 // `silent`: the fault breaks a behaviour the spec leaves "not shown" (retries, status codes) or only describes (a
 // format: docs/decisions.md, "Severity"). Failing a target for it

@@ -20,7 +20,7 @@ import { type ResolvedOptions, type SandboxContext, nuevaClaveIntento } from './
 import { controlApi } from './control.ts';
 import { selectFault } from './faults.ts';
 import { selectVariants, variantIds } from './variants.ts';
-import { formaCuerpo, respuestaError } from './respuestas.ts';
+import { datosRecasados, formaCuerpo, respuestaError } from './respuestas.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
 import { mposApi } from './purchases/mpos.ts';
@@ -175,6 +175,9 @@ const api: FastifyPluginAsync = async (app) => {
   if (app.sandbox.fault('booleans-as-strings')) {
     // As some deployed services serialise them: every boolean of a response body written "True" / "False".
     app.addHook('preSerialization', async (_req, _reply, payload: unknown) => booleansAsText(payload));
+  }
+  if (app.sandbox.fault('datos-keys-recased')) {
+    app.addHook('preSerialization', async (_req, _reply, payload: unknown) => datosRecasados(payload));
   }
   // The variants of the error form (errors-*) and of the body shape (extra-fields, key-order-reversed, empty-strings):
   // sandbox/respuestas.ts writes them, for every answer of the API.

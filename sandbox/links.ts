@@ -51,13 +51,26 @@ export function idEnlaceDeRuta(ctx: SandboxContext, texto: string): number | und
 const MOTIVO_VENCIDO = 'el enlace está vencido';
 const MOTIVO_LIMITE_EXITOSOS = 'el enlace alcanzó el máximo de pagos exitosos';
 
+const DIA_MS = 86_400_000;
+const finDelDiaUtc = (ms: number): number => Math.floor(ms / DIA_MS) * DIA_MS + DIA_MS - 1;
+
+/**
+ * How long the race faults (race-success-limit, race-failure-counter) wait between reading link state and writing
+ * it — a database round trip, wide enough that payments sent at the same instant all land inside it. Without those
+ * faults nothing awaits between a link's check and its commit, so Node runs each payment's check-then-commit whole.
+ */
+const VENTANA_CARRERA_MS = 50;
+export const ventanaDeCarrera = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, VENTANA_CARRERA_MS));
+
 /** Why the link cannot take a payment now, or null when it can. */
 export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | null {
   if (!link.activo) return 'el enlace está inactivo: alcanzó el máximo de pagos fallidos';
   const ahora = clockOf(ctx, link.idAplicativo).nowMs();
   const { fechaInicio, fechaFin } = link.vigencia;
   if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
-  if (fechaFin !== null && ahora > Date.parse(fechaFin) && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;
+  // Fault vigencia-end-by-date: fechaFin read as a calendar day (UTC), so the link lasts until that day's end.
+  const fin = fechaFin === null ? null : ctx.fault('vigencia-end-by-date') ? finDelDiaUtc(Date.parse(fechaFin)) : Date.parse(fechaFin);
+  if (fin !== null && ahora > fin && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;
   const maxExitosos = link.limitesDeUso.cantidadMaximaPagosExitosos;
   const tope = maxExitosos === null ? null : maxExitosos + (ctx.fault('success-limit-one-late') ? 1 : 0);
   if (tope !== null && link.exitososDesdeActivacion >= tope && !ctx.fault('success-limit-not-enforced')) {
@@ -78,8 +91,11 @@ function usableSegunVariante(ctx: SandboxContext, link: Link): boolean {
   return motivo === null;
 }
 
-/** Counts a settled payment of the link (synchronous: never await between reading and writing link state). */
-export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction): void {
+/**
+ * Counts a settled payment of the link (synchronous: never await between reading and writing link state). Returns
+ * a promise only under fault race-failure-counter; the caller awaits it then.
+ */
+export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction): void | Promise<void> {
   const { fault } = ctx;
   if (fault('transaccion-compra-set-by-decline')) link.idTransaccionCompra = tx.idTransaccion;
   // The counters of 2.1 count the outcome; the faults swap which counter one outcome lands in.
@@ -93,8 +109,23 @@ export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction
     link.exitososDesdeActivacion += 1;
     return;
   }
+  if (fault('race-failure-counter')) {
+    // Read, wait, write back what was read plus one: declines at the same instant overwrite each other's increment.
+    const [total, desdeActivacion] = [link.cantidadIntentoPagoFallidos, link.fallidosDesdeActivacion];
+    return ventanaDeCarrera().then(() => {
+      link.cantidadIntentoPagoFallidos = total + 1;
+      link.fallidosDesdeActivacion = desdeActivacion + 1;
+      inactivarAlLimite(ctx, link);
+    });
+  }
   link.cantidadIntentoPagoFallidos += 1;
   link.fallidosDesdeActivacion += 1;
+  inactivarAlLimite(ctx, link);
+}
+
+/** Spec 3: the link becomes inactive once its failures since the last activation reach cantidadMaximaPagosFallidos. */
+function inactivarAlLimite(ctx: SandboxContext, link: Link): void {
+  const { fault } = ctx;
   const maxFallidos = link.limitesDeUso.cantidadMaximaPagosFallidos;
   const tope = maxFallidos === null ? null : maxFallidos + (fault('failure-limit-one-early') ? -1 : fault('failure-limit-one-late') ? 1 : 0);
   if (tope !== null && link.fallidosDesdeActivacion >= tope && !fault('failure-limit-not-enforced')) {
@@ -129,7 +160,9 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
     // Variant transacciones-newest-first: 2.1 does not give the order of the list.
     transacciones: (ctx.variant('transacciones-newest-first') ? [...link.transacciones].reverse() : link.transacciones)
       .map(vista)
-      .filter((t) => t !== null && !(ctx.fault('transacciones-missing-declines') && !t.esAprobada)),
+      .filter((t) => t !== null && !(ctx.fault('transacciones-missing-declines') && !t.esAprobada))
+      // Fault transacciones-page-cap: a first page passed off as the whole list.
+      .slice(0, ctx.fault('transacciones-page-cap') ? 10 : undefined),
     imagenes: urlImagenProducto === null ? [] : [{ url: urlImagenProducto, esPrincipal: true }],
     vigencia: link.vigencia,
     limitesDeUso: link.limitesDeUso,

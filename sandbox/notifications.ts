@@ -7,7 +7,7 @@ import type { Notifier, SandboxContext } from './context.ts';
 import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
 import { fechaServicio, vistaTransaccion } from './views.ts';
-import { formaCuerpo } from './respuestas.ts';
+import { datosRecasados, formaCuerpo } from './respuestas.ts';
 import { clockOf, outboxOf } from './tenants.ts';
 
 export type { Notifier } from './context.ts';
@@ -80,9 +80,11 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     if (link !== null) {
       body.idEnlace = link.idEnlace;
       body.identificadorEnlaceComercio = link.identificadorEnlaceComercio;
+      // Fault webhook-monto-unit-price: the link's unit price instead of the amount charged.
+      if (ctx.fault('webhook-monto-unit-price')) body.monto = link.monto;
     }
     // The payload is "not shown" (6): variants wrap it, write its keys in PascalCase, reorder them, add fields.
-    const forma = formaCuerpo(ctx.variant, body);
+    const forma = formaCuerpo(ctx.variant, ctx.fault('datos-keys-recased') ? datosRecasados(body) : body);
     const envuelto = ctx.variant('webhook-wrapped')
       ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, clockOf(ctx, tx.idAplicativo).nowMs()), transaccion: forma }
       : forma;

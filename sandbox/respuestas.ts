@@ -51,6 +51,22 @@ export function respuestaError(variant: Variant, status: number, body: unknown):
   return { status: final, body };
 }
 
+/**
+ * Fault datos-keys-recased: every datosAdicionales dictionary of a body with its keys' first letter upper-cased, as a
+ * serializer with a PascalCase dictionary-key policy writes them (the values untouched).
+ */
+export function datosRecasados(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(datosRecasados);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]): [string, unknown] =>
+      k === 'datosAdicionales' && v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? [k, Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk.charAt(0).toUpperCase() + dk.slice(1), dv]))]
+        : [k, datosRecasados(v)],
+    ),
+  );
+}
+
 /** Fields some services write that the spec does not list (variant extra-fields). */
 function conCamposExtra(value: Record<string, unknown>): Record<string, unknown> {
   return 'idTransaccion' in value ? { ...value, moneda: 'USD', canal: 'API' } : value;

@@ -1,20 +1,21 @@
 /**
  * The hosted payment screen behind urlEnlaceLargo (`/pagar/:idEnlace`): a plain HTML form (field names in
- * docs/decisions.md) and its submission. The `intento` token is signed and stateless, so showing the screen changes
- * nothing; its age bounds the submission (duracionInterfazIntentoMinutos). A processed card payment answers 303 to
+ * docs/decisions.md) and its submission. The `intento` token (one per showing: time, nonce, signature) is signed, so
+ * showing the screen changes nothing; its age bounds the submission (duracionInterfazIntentoMinutos), and once it paid,
+ * a replay of it answers the same and charges nothing (store.intentosUsados). A processed card payment answers 303 to
  * urlRedirect (else the business URL) with the outcome query and hash; Bitcoin and quick-pay leave the
  * transaction pending and show what the customer must scan.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
 import { estadoRedireccion, urlResultado } from './hash.ts';
 import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, resumen, type Resumen } from './html.ts';
 import { campoSesion, camposTarjeta, enIngles, leerTarjeta, nombresTarjeta, sesionValida, texto } from './card-fields.ts';
-import { contarResultado, idEnlaceDeRuta, motivoNoDisponible } from './links.ts';
+import { contarResultado, idEnlaceDeRuta, motivoNoDisponible, ventanaDeCarrera } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
-import type { Business, Link } from './store.ts';
+import type { Business, Link, RespuestaIntento } from './store.ts';
 import {
   MENSAJE_DECLINADA,
   aprobar,
@@ -48,19 +49,21 @@ function cuotasAceptadas(link: Link, business: Business): number[] {
   return business.cuotasDisponibles.map((c) => c.cantidadCuotas).filter((n) => n <= link.cantidadMaximaCuotas);
 }
 
-function firmaIntento(ctx: SandboxContext, idEnlace: number, emitido: number): string {
-  return createHmac('sha256', ctx.claveIntento).update(`${idEnlace}.${emitido}`).digest('base64url').slice(0, 22);
+function firmaIntento(ctx: SandboxContext, idEnlace: number, emitido: number, nonce: string): string {
+  return createHmac('sha256', ctx.claveIntento).update(`${idEnlace}.${emitido}.${nonce}`).digest('base64url').slice(0, 22);
 }
 
+/** `<emitido base 36>.<nonce>.<signature>`: the nonce makes two showings in the same millisecond two attempts. */
 function emitirIntento(ctx: SandboxContext, link: Link): string {
   const emitido = clockOf(ctx, link.idAplicativo).nowMs();
-  return `${emitido.toString(36)}.${firmaIntento(ctx, link.idEnlace, emitido)}`;
+  const nonce = randomBytes(9).toString('base64url');
+  return `${emitido.toString(36)}.${nonce}.${firmaIntento(ctx, link.idEnlace, emitido, nonce)}`;
 }
 
 function leerIntento(ctx: SandboxContext, link: Link, intento: string): 'valido' | 'invalido' | 'vencido' {
-  const [marca = '', firma] = intento.split('.');
+  const [marca = '', nonce = '', firma] = intento.split('.');
   const emitido = parseInt(marca, 36);
-  if (!Number.isSafeInteger(emitido) || firma !== firmaIntento(ctx, link.idEnlace, emitido)) return 'invalido';
+  if (!Number.isSafeInteger(emitido) || firma !== firmaIntento(ctx, link.idEnlace, emitido, nonce)) return 'invalido';
   const minutos = link.configuracion.duracionInterfazIntentoMinutos;
   const desde = ctx.fault('screen-validity-from-link-creation') ? link.creadoMs : emitido;
   const vencido = minutos !== null && clockOf(ctx, link.idAplicativo).nowMs() - desde > minutos * 60_000;
@@ -69,6 +72,11 @@ function leerIntento(ctx: SandboxContext, link: Link, intento: string): 'valido'
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** Sends what a processed submission answered (the first time, and again to a replay of it). */
+function responder(ctx: SandboxContext, reply: FastifyReply, r: RespuestaIntento): FastifyReply {
+  return r.status === 303 ? reply.redirect(r.location, estadoRedireccion(ctx)) : html(reply, 200, r.html);
 }
 
 /** What the screen shows beside its form (and its refusal pages): who charges, for what, how much, how. */
@@ -151,6 +159,18 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const link = buscar(req.params.idEnlace);
     const business = link && ctx.store.businesses.get(link.idAplicativo);
     if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
+    // A replayed submission (same intento: a double click, a resent form, a retrying proxy) answers what the first
+    // answered and charges nothing; one still being processed is refused. Checked first: the link's state may have
+    // changed because of that first submission.
+    const enviado = (req.body as Record<string, unknown> | undefined)?.intento;
+    const clave = typeof enviado === 'string' ? `${link.idEnlace}:${enviado}` : undefined;
+    const previa = clave === undefined ? undefined : ctx.store.intentosUsados.get(clave);
+    if (previa !== undefined && !ctx.fault('screen-replay-double-charge')) {
+      // An attempt past its validity is refused as such, replayed or not.
+      if (leerIntento(ctx, link, enviado as string) === 'vencido') return html(reply, 410, paginaEstado(link.nombreProducto, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo', resumenDe(link, business)));
+      if (previa === null) return html(reply, 409, paginaEstado(link.nombreProducto, 'en proceso', 'este pago ya se está procesando', resumenDe(link, business)));
+      return responder(ctx, reply, previa);
+    }
     const motivo = motivoNoDisponible(ctx, link);
     if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
 
@@ -204,6 +224,12 @@ export const screenPages: FastifyPluginAsync = async (app) => {
       emailCliente: email ?? null,
     });
     link.transacciones.push(tx.idTransaccion);
+    // The intento (valid: checked above) is used from here on, in the same tick as the link's check.
+    if (clave !== undefined) ctx.store.intentosUsados.set(clave, null);
+    const recordar = (r: RespuestaIntento): FastifyReply => {
+      if (clave !== undefined) ctx.store.intentosUsados.set(clave, r);
+      return responder(ctx, reply, r);
+    };
 
     if (formaPago === 3) {
       const qrData = `tb1q${tx.idTransaccion.replaceAll('-', '').slice(0, 38)}`;
@@ -216,22 +242,27 @@ export const screenPages: FastifyPluginAsync = async (app) => {
       };
       const cuerpo = `<p>Envíe ${tx.datosBitcoin.ammountInBitcoins} BTC a <code id="qrData">${esc(qrData)}</code> antes del ${esc(fechaLegible(tx.datosBitcoin.fechaVencimiento))}.</p>
 <img id="qr" src="${esc(tx.datosBitcoin.urlQR)}" class="qr" alt="QR de pago en Bitcoin">`;
-      return html(reply, 200, paginaPendiente('Pago con Bitcoin', cuerpo, { ...resumenDe(link, business), cantidad, montoUnitario }));
+      return recordar({ status: 200, html: paginaPendiente('Pago con Bitcoin', cuerpo, { ...resumenDe(link, business), cantidad, montoUnitario }) });
     }
     if (formaPago === 4) {
       const qp = datosQuickPay(ctx, tx);
       const cuerpo = `<p>Escanee el código con QuickPay antes del ${esc(fechaLegible(qp.fechaVencimiento))}.</p>
 <img id="qr" src="${esc(qp.urlQR)}" class="qr" alt="QR de QuickPay">
 <a id="pagina-quickpay" class="regresar" href="/qp/${tx.idTransaccion}">Pagar con QuickPay en este dispositivo</a>`;
-      return html(reply, 200, paginaPendiente('Pago con QuickPay', cuerpo, { ...resumenDe(link, business), cantidad, montoUnitario }));
+      return recordar({ status: 200, html: paginaPendiente('Pago con QuickPay', cuerpo, { ...resumenDe(link, business), cantidad, montoUnitario }) });
     }
 
     // Spec 7: development approves everything except cvv 111 on the payment screen.
-    if (!business.estaProductivo && cvv === '111' && !ctx.fault('cvv-111-approved-on-screen')) declinar(tx, MENSAJE_DECLINADA);
+    const declinada = !business.estaProductivo && cvv === '111' && !ctx.fault('cvv-111-approved-on-screen');
+    // The success limit was checked above (motivoNoDisponible) and is committed here, with nothing awaited between,
+    // unless fault race-success-limit waits a round trip in between.
+    if (!declinada && ctx.fault('race-success-limit')) await ventanaDeCarrera();
+    if (declinada) declinar(tx, MENSAJE_DECLINADA);
     else aprobar(ctx, tx);
-    contarResultado(ctx, link, tx);
+    const conteo = contarResultado(ctx, link, tx);
+    if (conteo !== undefined) await conteo;
     ctx.notifier.notificar(tx, link);
-    return reply.redirect(urlResultado(ctx, tx, business, link, cfg.urlRedirect ?? business.urlAplicativo), estadoRedireccion(ctx));
+    return recordar({ status: 303, location: urlResultado(ctx, tx, business, link, cfg.urlRedirect ?? business.urlAplicativo) });
   });
 
   app.get<{ Params: { archivo: string } }>('/qr/bitcoin/:archivo', async (req, reply) => {

@@ -163,6 +163,9 @@ export interface Tenant {
   aplicativos: string[];
 }
 
+/** What a processed payment-screen submission answered, so a replay of it answers the same (screen.ts). */
+export type RespuestaIntento = { status: 303; location: string } | { status: 200; html: string };
+
 export interface Store {
   mode: Mode;
   accounts: Map<string, Account>;
@@ -179,6 +182,11 @@ export interface Store {
   /** idAplicativo → its tenant (the seeded businesses have none). */
   tenantByBusiness: Map<string, Tenant>;
   nextTenant: number;
+  /**
+   * Payment-screen attempts already used (`idEnlace:intento`): what they answered, or null while being processed.
+   * A showing of the screen pays at most once.
+   */
+  intentosUsados: Map<string, RespuestaIntento | null>;
 }
 
 /** Seeded credentials (docs/decisions.md, same values as the defaults in .env.example). */
@@ -308,5 +316,6 @@ export function createStore(mode: Mode): Store {
     tenants: new Map(),
     tenantByBusiness: new Map(),
     nextTenant: 1,
+    intentosUsados: new Map(),
   };
 }

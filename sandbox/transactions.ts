@@ -150,6 +150,8 @@ export const transactionsApi: FastifyPluginAsync = async (app) => {
       if (ctx.fault('transaction-monto-string')) vista.monto = tx.monto.toFixed(2);
       if (ctx.fault('transaction-formapago-out-of-enum')) vista.formaPago = 7;
       if (ctx.fault('fecha-without-offset')) vista.fechaTransaccion = tx.fechaTransaccion.replace(/\.\d+Z$/, '');
+      // Fault nullable-dropped: a serializer that omits nulls drops the 2.2 nullable fields instead of writing null.
+      if (ctx.fault('nullable-dropped')) for (const k of ['montoOriginal', 'resultadoTransaccion']) if (vista[k] === null) delete vista[k];
       return vista;
     },
   );

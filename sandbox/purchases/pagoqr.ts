@@ -1,11 +1,11 @@
 /**
- * 4.5 purchase from a link QR: an account pays the link behind `urlEnlacePago` (the link's short URL) for its
- * monto. Unknown link → 404; a link of another account → 403 (tenant isolation); a link that cannot take payments
+ * 4.5 purchase from a link QR: an account pays the link behind `urlEnlacePago` (the link's short URL) for
+ * cantidadPorDefecto × monto (4.1: amount charged = quantity × monto). Unknown link → 404; a link of another account → 403 (tenant isolation); a link that cannot take payments
  * now (inactive, outside vigencia, success limit) → 400.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
-import { contarResultado, motivoNoDisponible } from '../links.ts';
+import { contarResultado, motivoNoDisponible, ventanaDeCarrera } from '../links.ts';
 import type { Link } from '../store.ts';
 import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
 import { Validacion } from '../validate.ts';
@@ -41,11 +41,19 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
     }
     const motivo = motivoNoDisponible(ctx, link);
     if (motivo !== null) return reply.code(400).send({ errores: [{ campo: 'urlEnlacePago', mensaje: motivo }] });
+    // No quantity is sent: the link's cantidadPorDefecto is the quantity (fault pagoqr-ignores-cantidad drops it).
+    const cantidad = ctx.fault('pagoqr-ignores-cantidad') ? 1 : link.configuracion.cantidadPorDefecto;
+    const monto = cantidad === 1 ? link.monto : Math.round(cantidad * link.monto * 100) / 100;
+    if (!Number.isFinite(monto)) {
+      return reply.code(400).send({ errores: [{ campo: 'urlEnlacePago', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }] });
+    }
+    // The check above is committed below with nothing awaited between, unless fault race-success-limit waits.
+    if (ctx.fault('race-success-limit')) await ventanaDeCarrera();
 
     const tx = nuevaTransaccion(ctx, {
       tipo: 'pagoqr',
       business,
-      monto: link.monto,
+      monto,
       formaPago: 0,
       notificaciones: notificacionesEfectivas(business, link),
       datosAdicionales: datosAdicionales ?? link.datosAdicionales,

@@ -87,8 +87,10 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
   /** Why this quick-pay cannot be paid now, or null. One started from a link's screen obeys that link's state too. */
   const motivo = (tx: Transaction): string | null => {
     if (tx.resultadoTransaccion !== null) return 'pagada';
+    // Fault quickpay-expires-before-stated: the real limit is a third of the interval the response announced.
+    const adelanto = ctx.fault('quickpay-expires-before-stated') ? (ctx.options.quickPayTtlSeconds * 1000 * 2) / 3 : 0;
     const gracia = ctx.fault('quickpay-qr-expires-late') ? 5 * 60_000 : 0;
-    const vencido = clockOf(ctx, tx.idAplicativo).nowMs() > Date.parse(tx.fechaVencimiento ?? '') + gracia;
+    const vencido = clockOf(ctx, tx.idAplicativo).nowMs() > Date.parse(tx.fechaVencimiento ?? '') + gracia - adelanto;
     if (vencido && !ctx.fault('quickpay-qr-never-expires')) return 'vencido';
     const link = tx.idEnlace === null ? undefined : ctx.store.links.get(tx.idEnlace);
     return link === undefined ? null : motivoNoDisponible(ctx, link);

@@ -103,7 +103,8 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
       void reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
       return undefined;
     }
-    if (tx.resultadoTransaccion !== null) {
+    // Completed once: a replayed completion changes nothing (fault 3ds-replay-double approves and notifies again).
+    if (tx.resultadoTransaccion !== null && !ctx.fault('3ds-replay-double')) {
       void reply.code(410).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'completada', 'esta verificación ya se completó'));
       return undefined;
     }

@@ -27,6 +27,7 @@ import {
   tarjeta,
   walletValido,
 } from './helpers.ts';
+import { SONDAS_27 } from './sondas-27.ts';
 
 const recibidos: { path: string; headers: IncomingHttpHeaders; raw: string }[] = [];
 const fallarPrimero = new Set<string>();
@@ -309,6 +310,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     const res = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido());
     return String(res.headers['content-type']).startsWith('application/json');
   },
+  ...SONDAS_27,
 };
 
 describe('fault catalogue', () => {

@@ -89,8 +89,10 @@ describe('hosted payment screen', () => {
     const p = await sandbox();
     const N = 20;
     const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosFallidos: N } }));
-    const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
-    const envios = Array.from({ length: N + 5 }, () => p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta('111') }));
+    // One showing per submission: a showing's attempt pays once (a second post of it is a replay).
+    const formularios = [];
+    for (let i = 0; i < N + 5; i++) formularios.push(formulario((await p.abrir(link.urlEnlaceLargo)).body).campos);
+    const envios = formularios.map((campos) => p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta('111') }));
     const estados = (await Promise.all(envios)).map((r) => r.statusCode);
     expect(estados.filter((s) => s === 303)).toHaveLength(N);
     expect(estados.filter((s) => s === 410)).toHaveLength(5);
