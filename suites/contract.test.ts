@@ -20,6 +20,7 @@ import { loadContract } from '../harness/api/contract.ts';
 import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/run/contract-observer.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
 import { describeRedirectScheme, describeWebhookSignature } from '../harness/judge/schemes.ts';
+import { earlyRefusals } from '../harness/api/tokens.ts';
 
 const contract = await loadContract();
 
@@ -114,5 +115,18 @@ describe('the redirect hash and webhook signature of everything seen in this run
     if (ref.source === 'configured' && failing.length === seen.length) return t.skip('the configured signature verified no webhook (reported by the webhook signature test)');
     holds(failing.length === 0, 'webhook-signature', '6.1-webhook-signature-not-shown', `every webhook of this run (${seen.length}) carries the ${describeWebhookSignature(ref.scheme)}`,
       `${failing.length} did not, e.g. to ${failing.slice(0, 3).map((w) => w.path).join(', ')}`);
+  });
+});
+
+/**
+ * 5.2: "A token need not be obtained for each request; it is reused until it expires." A 401 with a token still
+ * inside its expires_in, confirmed by a second request with the same token (harness/api/client.ts), is recorded by
+ * the run and judged here once; the tests that met it were not judged (their POST never re-sent) or re-sent their GET.
+ */
+describe('tokens of the whole run', () => {
+  clauseTest({ clauses: ['5.2-token-reuse', '8-token-lifetime'], endpoint: 'POST /connect/token' }, 'no token was refused inside its expires_in during the run', async () => {
+    const seen = [...earlyRefusals];
+    holds(seen.length === 0, 'token-lifetime', ['5.2-token-reuse', '8-token-lifetime'], 'every token accepted until its expires_in ran out (5.2: reused until it expires)',
+      `${seen.length} request(s) refused with 401 while their token was inside its lifetime, e.g. ${seen.slice(0, 3).map((r) => `${r.operationId} with a ${r.kind} ${r.ageS} s old (expires_in ${r.expiresInS})`).join('; ')}`);
   });
 });

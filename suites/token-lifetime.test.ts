@@ -29,4 +29,22 @@ describe('8 access token lifetime', () => {
       const late = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth });
       notAccepted(late, '8-token-lifetime', `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`);
     }, waitingTimeoutMs());
+
+  // The other side of the limit: the lifetime advertised is the one honoured (a token that dies at a third of its
+  // expires_in passes the test above).
+  clauseTest({ clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
+    'a token is still accepted shortly before its expires_in runs out', async (t) => {
+      const ex = await requestToken(t, t.run.target.business);
+      succeeded(ex, '5.1-token-request', 'the token request');
+      const body = bodyOf(ex, '5.2-token-response');
+      const expiresIn = asInt(body['expires_in']);
+      holds(expiresIn !== undefined && expiresIn > 0, 'expires-in', '8-token-lifetime', 'expires_in a positive number of seconds', JSON.stringify(expiresIn), ex);
+      const token = String(body['access_token']);
+      secrets.add(token, 'access-token');
+      // A margin for the round trips between issue and use: a tenth of the lifetime, at least 2 s and at most 60 s.
+      const before = Math.max(1, expiresIn - Math.min(60, Math.max(2, Math.ceil(expiresIn / 10))));
+      await letTimePass(t, before, `a request with the token ${before} s after it was issued (expires_in ${expiresIn})`, before);
+      const late = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `Bearer ${token}` } });
+      succeeded(late, ['8-token-lifetime', '5.2-token-reuse'], `a request with the token ${before} s after it was issued, inside its expires_in of ${expiresIn} s`);
+    }, waitingTimeoutMs());
 });
