@@ -1,0 +1,79 @@
+/**
+ * The counted rules under concurrency (3, 2.1): payments of one link made at the same instant — on its screen, through
+ * PagoQr, declines with cvv 111 — never approve more than cantidadMaximaPagosExitosos, the failed-payment limit still
+ * deactivates the link, and the counters of its record equal its transactions. The verdict depends only on counts
+ * the spec states, never on timing: a payment the target refuses or makes wait (a 4xx, a 429, a page saying no) is
+ * not approved, which every rule here allows; a target that approved none of them is observed, not failed.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { approvalOf, fieldEquals, holds } from '../harness/judge/checks.ts';
+import { asBool, field, readResponse } from '../harness/judge/read.ts';
+import { purchasePagoQr } from '../generators/bodies.ts';
+import type { PaymentOutcome } from '../harness/payer/index.ts';
+import type { PaymentLink } from '../spec/types.ts';
+import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
+
+/** Payments sent together: enough to overlap on any target the request cap lets through (at least 2 in flight). */
+const AT_ONCE = 3;
+
+const screenPayments = (clauses: string[]) => ({ clauses, endpoint: 'flow', purchase: true, needs: ['account' as const] });
+
+/** Opens `n` screens of the link (each a customer of its own), then submits them all at the same instant. */
+async function payAtOnce(t: T, urlEnlace: string, n: number, cvv?: string): Promise<PaymentOutcome[]> {
+  const screens = await Promise.all(Array.from({ length: n }, () => t.run.payer.openScreen(urlEnlace)));
+  const card = await testCard(t, cvv === undefined ? {} : { cvv });
+  return Promise.all(screens.map((screen) => t.run.payer.submitScreen(screen, card)));
+}
+
+const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
+
+/** The record's transactions that say approved / declined. */
+function listed(record: PaymentLink, approved: boolean): string[] {
+  return (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === approved).map((tx) => String(field(tx, 'idTransaccion')));
+}
+
+describe('3 / 2.1 payments of one link at the same instant', () => {
+  clauseTest(screenPayments(['3-success-limit-bounds-use', '2.1-successful-payments-counted']),
+    `${AT_ONCE} screen payments at the same instant on a link limited to one success: at most one approved, and the record counts what was approved`, async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
+      const outcomes = await payAtOnce(t, link.urlEnlace, AT_ONCE);
+      const approved = outcomes.filter((o) => approvalOf(o) === 'true').map((o) => idOf(o) ?? '?');
+      holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', `at most 1 of ${AT_ONCE} simultaneous payments approved (cantidadMaximaPagosExitosos 1)`, `${approved.length} approved: ${approved.join(', ')}`);
+      if (approved.length === 0) t.observe('3-success-limit-bounds-use', `none of ${AT_ONCE} simultaneous payments was approved (${outcomes.map((o) => o.kind).join(', ')})`);
+      const { ex, record } = await activate(t, link.idEnlace);
+      fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
+      fieldEquals(listed(record, true).length, approved.length, 'approved transacciones', '2.1-successful-payments-counted', ex);
+    });
+
+  clauseTest({ clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
+    `${AT_ONCE} PagoQr payments at the same instant on a link limited to one success: at most one approved`, async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
+      const paid = await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), label: `PagoQr ${i + 1} of ${AT_ONCE} (at once)` })));
+      // Whether each was approved is the lookup's word (PagoQr's response does not say).
+      const approved: string[] = [];
+      for (const ex of paid.filter((p) => (p.response?.status ?? 0) >= 200 && (p.response?.status ?? 0) < 300)) {
+        const id = String(readResponse(t.run.contract, 'purchasePagoQr', ex)['idTransaccion'] ?? '');
+        if (id === '') continue;
+        const looked = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
+        if (asBool(field(looked.response?.json, 'esAprobada')) === true) approved.push(id);
+      }
+      holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', `at most 1 of ${AT_ONCE} simultaneous PagoQr payments approved (cantidadMaximaPagosExitosos 1)`, `${approved.length} approved: ${approved.join(', ')}`);
+      const { ex, record } = await activate(t, link.idEnlace);
+      fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '3-success-limit-bounds-use', ex);
+    });
+
+  clauseTest(screenPayments(['3-failure-limit-deactivates', '2.1-failed-attempts-counted']),
+    `${AT_ONCE} declines at the same instant on a link limited to two failures: the link is then inactive, and the record counts each decline`, async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+      const outcomes = await payAtOnce(t, link.urlEnlace, AT_ONCE, DECLINE_CVV);
+      const declined = outcomes.filter((o) => approvalOf(o) === 'false').length;
+      holds(outcomes.every((o) => approvalOf(o) !== 'true'), 'decline', '7-cvv-111-declines', 'no payment with cvv 111 approved', outcomes.map((o) => approvalOf(o) ?? o.kind).join(', '));
+      if (declined < 2) return t.skip(`only ${declined} of ${AT_ONCE} simultaneous cvv-111 payments were processed as declines (the others refused or not said): the failure limit of 2 was not reached, nothing to judge`);
+      const after = await payOnScreen(t, link.urlEnlace);
+      holds(approvalOf(after) !== 'true', 'failure-limit', '3-failure-limit-deactivates', `no payment approved after ${declined} simultaneous declines reached cantidadMaximaPagosFallidos 2`, `approved: ${idOf(after) ?? '?'}`);
+      const { ex, record } = await activate(t, link.idEnlace);
+      fieldEquals(record.cantidadIntentoPagoFallidos, listed(record, false).length, 'cantidadIntentoPagoFallidos (= the declined transacciones)', '2.1-failed-attempts-counted', ex);
+      fieldEquals(listed(record, false).length, declined, 'declined transacciones (= the declines answered)', '2.1-failed-attempts-counted', ex);
+    });
+});
