@@ -32,7 +32,7 @@ import { screenPages } from './screen.ts';
 import { type Mode, SEED, createStore } from './store.ts';
 import { transactionsApi } from './transactions.ts';
 
-export { FAULTS, type FaultId } from './faults.ts';
+export { FAULTS, type FaultId, faultSettings } from './faults.ts';
 export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
 
