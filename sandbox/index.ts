@@ -185,6 +185,10 @@ const api: FastifyPluginAsync = async (app) => {
     if (error.contentType) reply.type(error.contentType);
     return error.body === payload ? formaCuerpo(variant, payload) : error.body;
   });
+  // Variant lenient-types: JSON sent as application/json-patch+json (as .NET clients of the deployed service do) is read too.
+  if (variant('lenient-types')) {
+    app.addContentTypeParser('application/json-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  }
   for (const plugin of [linksApi, threeDsApi, walletApi, pagoQrApi, quickPayApi, mposApi, transactionsApi, accountsApi]) {
     await app.register(plugin);
   }

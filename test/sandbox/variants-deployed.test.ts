@@ -269,11 +269,16 @@ describe('variant lenient-types', () => {
     expect(await post('/EnlacePago', enlaceValido({ nombreProducto: undefined }))).toBe(400);
     const link = (await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ monto: '10.00' }))).json() as { idEnlace: number };
     expect((await p.registro(link.idEnlace)).monto).toBe(10);
+    // As .NET clients send it.
+    const patch = await p.app.inject({ method: 'POST', url: '/api/EnlacePago', payload: JSON.stringify(enlaceValido()), headers: { authorization: await p.bearer(), 'content-type': 'application/json-patch+json' } });
+    expect(patch.statusCode).toBe(200);
   });
 
   it('without it, no coercion', async () => {
     const p = await sandbox();
     expect((await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ monto: '10.00' }))).statusCode).toBe(400);
+    const patch = await p.app.inject({ method: 'POST', url: '/api/EnlacePago', payload: JSON.stringify(enlaceValido()), headers: { authorization: await p.bearer(), 'content-type': 'application/json-patch+json' } });
+    expect(patch.statusCode).toBe(400);
   });
 });
 
