@@ -16,6 +16,8 @@ import { clockOf } from './tenants.ts';
 export type AuthMode = 'bearer' | 'account' | 'either';
 
 const AUDIENCE = 'service_api';
+/** Fault token-audience-own: the audience the deployed service issues tokens for (its own name). */
+const AUDIENCIA_PROPIA = 'pasarela_api';
 
 function oauthError(reply: FastifyReply, status: 400 | 401, error: string, description: string): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
@@ -140,8 +142,13 @@ export const authApi: FastifyPluginAsync = async (app) => {
       const admitidos = ctx.variant('account-password-grant') ? 'client_credentials o password' : 'client_credentials';
       return oauthError(reply, 400, 'unsupported_grant_type', `solo se admite grant_type=${admitidos}`);
     }
-    if (field('audience') !== AUDIENCE || (field('scope') !== undefined && field('scope') !== AUDIENCE)) {
-      return oauthError(reply, 400, 'invalid_scope', `audience y scope deben ser ${AUDIENCE}`);
+    // Fault token-audience-own: the service's own audience instead of 5.1's (RFC 8707 invalid_target for another).
+    const audiencia = ctx.fault('token-audience-own') ? AUDIENCIA_PROPIA : AUDIENCE;
+    if (ctx.fault('token-audience-own') && field('audience') !== audiencia) {
+      return oauthError(reply, 400, 'invalid_target', `audience desconocida; use ${audiencia}`);
+    }
+    if (field('audience') !== audiencia || (field('scope') !== undefined && field('scope') !== audiencia)) {
+      return oauthError(reply, 400, 'invalid_scope', `audience y scope deben ser ${audiencia}`);
     }
     let cuenta: Account | undefined;
     if (porCuenta) {
@@ -171,7 +178,21 @@ export const authApi: FastifyPluginAsync = async (app) => {
         access_token: accessToken,
         expires_in: ctx.fault('token-expires-in-string') ? String(ttl) : ttl,
         token_type: 'Bearer',
-        scope: AUDIENCE,
+        scope: audiencia,
       });
   });
+
+  // Fault token-audience-own: discovery of the issuer (IdentityServer style), which names the audience it issues for.
+  if (ctx.fault('token-audience-own')) {
+    app.get('/.well-known/openid-configuration', async () => {
+      const emisor = `${ctx.origin}/auth`;
+      return {
+        issuer: emisor,
+        token_endpoint: `${emisor}/connect/token`,
+        scopes_supported: ['openid', AUDIENCIA_PROPIA],
+        grant_types_supported: ctx.variant('account-password-grant') ? ['client_credentials', 'password'] : ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      };
+    });
+  }
 };

@@ -4,7 +4,8 @@
  * card inputs the same way. The spec shows none of this (1: "a payment screen hosted by the service"), so each
  * variant of sandbox/variants.ts is a choice a vendor may make: inputs named by their HTML autofill tokens
  * (`pages-autofill-names`), English labels and another order (`pages-english`), a session cookie whose token the
- * form must send back (`pages-session-token`).
+ * form must send back (`pages-session-token`), the deployed service's form (`pages-deployed-form`: .NET names, the
+ * expiry as selects).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +26,10 @@ export function nombresTarjeta(ctx: SandboxContext): Record<CampoTarjeta, string
   }
   if (ctx.variant('pages-autofill-names')) {
     return { numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email' };
+  }
+  if (ctx.variant('pages-deployed-form')) {
+    // The names of a server-rendered .NET form (model binding): nothing the suite should rely on.
+    return { numeroTarjeta: 'Tarjeta.Numero', cvv: 'Tarjeta.Cvv', mesVencimiento: 'Tarjeta.MesVencimiento', anioVencimiento: 'Tarjeta.AnioVencimiento', nombreTitular: 'Tarjeta.NombreTitular', email: 'Email' };
   }
   return { numeroTarjeta: 'numeroTarjeta', cvv: 'cvv', mesVencimiento: 'mesVencimiento', anioVencimiento: 'anioVencimiento', nombreTitular: 'nombreTitular', email: 'email' };
 }
@@ -50,8 +55,17 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
   const opacos = ctx.variant('pages-opaque-names');
   const entrada = (campoId: CampoTarjeta, atributos: string) => `<input id="campo-${campoId}" name="${esc(n[campoId])}" ${opacos ? 'type="text"' : atributos}>`;
   const numero = campo('campo-numeroTarjeta', t('Número de tarjeta', 'Card number'), entrada('numeroTarjeta', 'type="text" inputmode="numeric" autocomplete="cc-number" placeholder="0000 0000 0000 0000"'));
-  const mes = campo('campo-mesVencimiento', t('Mes de vencimiento', 'Expiry month'), entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'));
-  const anio = campo('campo-anioVencimiento', t('Año de vencimiento', 'Expiry year'), entrada('anioVencimiento', `type="number" autocomplete="cc-exp-year" placeholder="${t('AAAA', 'YYYY')}"`));
+  // pages-deployed-form: the expiry as two selects, the month 01…12 and four-digit years from the current one.
+  const desplegado = ctx.variant('pages-deployed-form') && !opacos;
+  const lista = (campoId: CampoTarjeta, valores: string[]) =>
+    `<select id="campo-${campoId}" name="${esc(n[campoId])}">${valores.map((v) => `<option value="${v}">${v}</option>`).join('')}</select>`;
+  const anioActual = ctx.clock.now().getUTCFullYear();
+  const mes = campo('campo-mesVencimiento', t('Mes de vencimiento', 'Expiry month'), desplegado
+    ? lista('mesVencimiento', Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, '0')))
+    : entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'));
+  const anio = campo('campo-anioVencimiento', t('Año de vencimiento', 'Expiry year'), desplegado
+    ? lista('anioVencimiento', Array.from({ length: 15 }, (_, i) => String(anioActual + i)))
+    : entrada('anioVencimiento', `type="number" autocomplete="cc-exp-year" placeholder="${t('AAAA', 'YYYY')}"`));
   const cvv = campo('campo-cvv', t('CVV', 'Security code (CVC)'), entrada('cvv', `type="password" inputmode="numeric" autocomplete="cc-csc" placeholder="${t('3 o 4 dígitos', '3 or 4 digits')}"`));
   const titular = campo('campo-nombreTitular', t('Nombre del titular', 'Name on card'), entrada('nombreTitular', 'type="text" autocomplete="cc-name"'));
   const email = campo('campo-email', t('Correo electrónico', 'E-mail'), entrada('email', 'type="email" autocomplete="email"'), t('(para el comprobante)', '(for the receipt)'));

@@ -1,5 +1,5 @@
 /**
- * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control]`
+ * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js] [--no-control]`
  * --no-control: without the test-control API (/__sandbox), as a vendor's deployed service (the suite then waits in real
  * time where it would move the clock).
  * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and the seeded demo credentials of this local sandbox;
@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { type Mode, createSandbox } from './index.ts';
 
-const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control]';
+const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js] [--no-control]';
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);

@@ -1,8 +1,21 @@
 /**
  * The fault catalogue: realistic vendor mistakes the sandbox can be told to make, one at a time
- * (`options.fault` / `SANDBOX_FAULT`), so the conformance suite can prove it catches each one (`npm run mutation`).
+ * (`options.fault` / `SANDBOX_FAULT`), so the conformance suite can prove it catches each one (`npm run mutation`);
+ * the composite `deployed` makes every deviation of the deployed service at once (FALLAS_DESPLEGADO).
  * Every fault is checked with `fault('<id>')` right beside the behaviour it breaks, never in a copy of the code.
  */
+export interface FaultEntry {
+  id: string;
+  area: string;
+  description: string;
+  silent?: true;
+  prerequisite?: true;
+  /** Suite settings a vendor would give with this implementation (as variants' settings: what the vendor hands over). */
+  settings?: Readonly<Record<string, string>>;
+  /** Several faults at once (FALLAS_DESPLEGADO); not one deviation, so not in npm run mutation's per-fault loop. */
+  composite?: true;
+}
+
 export const FAULTS = [
   // Response fields of the wrong type, missing or out of their enum.
   { id: 'link-idenlace-string', area: 'response-types', description: '4.1 response: idEnlace is the string "1" instead of an int' },
@@ -12,11 +25,11 @@ export const FAULTS = [
   { id: 'transaction-formapago-out-of-enum', area: 'response-types', description: '4.8 response: formaPago is 7 (outside 0..4)' },
   { id: 'fecha-without-offset', area: 'response-types', description: '4.8 response: fechaTransaccion has no UTC offset' },
   // Encodings deployed services of this API family are known to use.
-  { id: 'enum-names', area: 'response-types', description: '2.2: formaPago and resultadoTransaccion written as names ("PagoNormal", "ExitosaAprobada") in every response, webhook and link record' },
+  { id: 'enum-names', area: 'response-types', description: '2.2: formaPago and resultadoTransaccion written as names ("PagoNormal", "ExitosaAprobada") in every response, webhook, link record and redirect query (hashed as sent)' },
   { id: 'booleans-as-strings', area: 'response-types', description: 'every boolean of an API response written as the string "True" / "False"' },
   // Stated validation rules not enforced.
   { id: 'link-monto-zero-accepted', area: 'validation', description: '4.1: a link with monto 0 is accepted (minimum is 0.01)' },
-  { id: 'link-monto-string-accepted', area: 'validation', description: '4.1: monto "10.00" (a string) is coerced and accepted', silent: true },
+  { id: 'link-monto-string-accepted', area: 'validation', description: '4.1: monto "10.00" (a string) is coerced and accepted (as variant lenient-types does everywhere: observed, never failed)', silent: true },
   { id: 'link-formapago-all-false-accepted', area: 'validation', description: '4.1: formaPago with all five flags false is accepted' },
   { id: 'link-formapago-partial-accepted', area: 'validation', description: '4.1: formaPago with fewer than five fields is accepted' },
   { id: 'link-notification-target-not-required', area: 'validation', description: '4.1: a link with neither urlWebhook nor emailsNotificacion is accepted' },
@@ -87,6 +100,17 @@ export const FAULTS = [
   { id: 'tenant-link-activatable', area: 'security', description: 'security: another account can activar (and read) a link of the first merchant' },
   { id: 'tenant-pagoqr-other-link', area: 'security', description: 'security: another account can pay a link of the first merchant through PagoQr (observed: PagoQr may be payer-side)', silent: true },
   { id: 'tenant-mpos-other-idaplicativo', area: 'security', description: 'security: an account can buy through MPOS as the idAplicativo of another account' },
+  // Issue 26 — what the deployed service does against the spec (/work/shared/deployed-service.md).
+  {
+    id: 'token-audience-own',
+    area: 'auth',
+    description: '5.1: the token endpoint refuses audience service_api (400 invalid_target) and issues tokens only for its own audience pasarela_api (scope pasarela_api); {auth_url}/.well-known/openid-configuration names it',
+    settings: { TOKEN_AUDIENCE: 'pasarela_api' },
+  },
+  { id: 'telefono-digits-only', area: 'validation', description: '4.1/4.3: telephone strings (telefonosNotificacion, telefono) with anything but digits and commas are refused: "Los formatos de telefonos no son válidos"' },
+  { id: 'link-redirect-four-fields', area: 'hash', description: '6.3: the redirect after a link payment carries only identificadorEnlaceComercio, idTransaccion, idEnlace, monto and a hash of those four' },
+  { id: 'webhook-monto-string', area: 'webhook', description: '2.2: webhook amounts written as strings ("29.00")', silent: true },
+  { id: 'webhook-bom', area: 'webhook', description: 'the webhook body starts with a UTF-8 byte-order mark before the JSON (signed as sent)', silent: true },
   // Issue 27 — the bugs that ship: races, replays, lifetimes shorter than announced, serializer habits.
   { id: 'race-success-limit', area: 'concurrency', description: '4.1/3: the success limit is checked, then committed after a yield (a database round trip), so simultaneous payments of a link limited to one are all approved' },
   { id: 'race-failure-counter', area: 'concurrency', description: '2.1/3: the failure counter is read, then written back after a yield, so simultaneous declines lose increments: the link stays usable past cantidadMaximaPagosFallidos and the counter disagrees with transacciones' },
@@ -101,7 +125,12 @@ export const FAULTS = [
   { id: 'webhook-monto-unit-price', area: 'webhook', description: '6.1/2.2: the webhook of a link payment carries the link\'s unit monto, not the amount charged (cantidad x monto)' },
   { id: 'pagoqr-ignores-cantidad', area: 'links', description: '4.5/4.1: PagoQr charges the link\'s monto without its cantidadPorDefecto' },
   { id: 'secret-case-blind', area: 'auth', description: '5.1: the token endpoint compares client_secret case-insensitively' },
-] as const satisfies readonly { id: string; area: string; description: string; silent?: true; prerequisite?: true }[];
+  // Out of npm run mutation's per-fault loop (scripts/mutation.ts): it fails by design under many clauses at once.
+  { id: 'deployed', area: 'composite', description: 'every deviation the deployed service shows at once: token-audience-own, telefono-digits-only, link-redirect-four-fields, webhook-monto-string, webhook-bom, enum-names', composite: true, settings: { TOKEN_AUDIENCE: 'pasarela_api' } },
+] as const satisfies readonly FaultEntry[];
+
+/** The faults of the composite `deployed`. */
+export const FALLAS_DESPLEGADO = ['token-audience-own', 'telefono-digits-only', 'link-redirect-four-fields', 'webhook-monto-string', 'webhook-bom', 'enum-names'] as const satisfies readonly FaultId[];
 // `silent`: the fault breaks a behaviour the spec leaves "not shown" (retries, status codes) or only describes (a
 // format: docs/decisions.md, "Severity"). Failing a target for it
 // would be a false positive, so the suite detects it by an observation (WARN) the clean sandbox does not cause.
@@ -117,5 +146,18 @@ export function selectFault(selected: string | undefined): Fault {
   if (!FAULTS.some((f) => f.id === selected)) {
     throw new Error(`unknown sandbox fault "${selected}"; valid ids: ${FAULTS.map((f) => f.id).join(', ')}`);
   }
+  if (selected === 'deployed') {
+    const ids = new Set<string>(FALLAS_DESPLEGADO);
+    return (id) => ids.has(id);
+  }
   return (id) => id === selected;
+}
+
+/** The suite settings a vendor would give with the selected fault (as variantSettings); unknown ids throw. */
+export function faultSettings(selected: string | undefined): Record<string, string> {
+  if (selected === undefined || selected.trim() === '') return {};
+  const entries: readonly FaultEntry[] = FAULTS;
+  const entry = entries.find((f) => f.id === selected.trim());
+  if (entry === undefined) throw new Error(`unknown sandbox fault "${selected}"; valid ids: ${FAULTS.map((f) => f.id).join(', ')}`);
+  return { ...(entry.settings ?? {}) };
 }

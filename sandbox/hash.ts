@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto';
 import type { SandboxContext } from './context.ts';
 import type { Business, Link, Transaction } from './store.ts';
 import { LLAVE_HASH_VARIANTE } from './variants.ts';
+import { valorEnum } from './views.ts';
 
 /** The status of the hosted pages' redirect to urlRedirect: 303 See Other by default (variants redirect-302/-301). */
 export function estadoRedireccion(ctx: SandboxContext): 301 | 302 | 303 {
@@ -23,15 +24,36 @@ export function montoTexto(monto: number): string {
   return monto.toFixed(2);
 }
 
+/**
+ * Fault link-redirect-four-fields (as public integrations of a deployed service read it): after a link payment the
+ * query carries only identificadorEnlaceComercio, idTransaccion, idEnlace, monto and the hash of those four in that
+ * order — 6.3's esReal, formaPago, esAprobada, codigoAutorizacion and mensaje are missing.
+ */
+function urlCuatroCampos(tx: Transaction, business: Business, link: Link, urlBase: string, monto: string): string {
+  const valores: [string, string][] = [
+    ['identificadorEnlaceComercio', link.identificadorEnlaceComercio],
+    ['idTransaccion', tx.idTransaccion],
+    ['idEnlace', String(link.idEnlace)],
+    ['monto', monto],
+  ];
+  const url = new URL(urlBase);
+  for (const [nombre, valor] of valores) url.searchParams.append(nombre, valor);
+  url.searchParams.append('hash', hmacHex(business.clientSecret, valores.map(([, valor]) => valor).join('')));
+  return url.toString();
+}
+
 /** `urlBase` with the outcome query of a processed payment appended (303 target of the hosted pages). */
 export function urlResultado(ctx: SandboxContext, tx: Transaction, business: Business, link: Link | null, urlBase: string): string {
   // Variant query-booleans-capitalised: True/False (as .NET writes them); monto-shortest: 10, 10.5 (not 10.00).
   const bool = (b: boolean) => (ctx.variant('query-booleans-capitalised') ? (b ? 'True' : 'False') : String(b));
+  const monto = ctx.variant('monto-shortest') ? String(tx.monto) : montoTexto(tx.monto);
+  if (link !== null && ctx.fault('link-redirect-four-fields')) return urlCuatroCampos(tx, business, link, urlBase, monto);
   const valores: [string, string][] = [
     ['idTransaccion', tx.idTransaccion],
-    ['monto', ctx.variant('monto-shortest') ? String(tx.monto) : montoTexto(tx.monto)],
+    ['monto', monto],
     ['esReal', bool(tx.esReal)],
-    ['formaPago', String(tx.formaPago)],
+    // Fault enum-names: PagoNormal (as a deployed service writes it), hashed as sent.
+    ['formaPago', String(valorEnum(ctx.fault, 'formaPago', tx.formaPago))],
     ['esAprobada', bool(tx.esAprobada)],
     ['codigoAutorizacion', tx.codigoAutorizacion ?? ''],
     ['mensaje', tx.mensaje ?? ''],

@@ -183,6 +183,18 @@ export function paginaEstado(titulo: string, estado: string, detalle = '', conte
   return pagina(titulo, cuerpo, contexto ? { comercio: contexto.comercio } : {});
 }
 
+/**
+ * Variant screen-unavailable-200: the deployed service's page for a link that can no longer be paid — a 200 page
+ * with a heading and a sentence, no form and no `#estado`.
+ */
+export function paginaNoDisponible(comercio: string): string {
+  const aviso = `<section class="tarjeta aviso">
+<h2>Este enlace de pago no está disponible</h2>
+<p class="detalle">Comuníquese con ${esc(comercio)} para obtener un nuevo enlace de pago. No se realizó ningún cobro.</p>
+</section>`;
+  return pagina('Este enlace de pago no está disponible', aviso, { comercio });
+}
+
 /** Validation errors of a submitted form, one `<li data-campo>` per violated field. */
 export function paginaErrores(errores: { campo: string; mensaje: string }[]): string {
   const items = errores.map((e) => `<li data-campo="${esc(e.campo)}">${esc(e.campo)}: ${esc(e.mensaje)}</li>`);

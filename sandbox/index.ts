@@ -32,7 +32,7 @@ import { screenPages } from './screen.ts';
 import { type Mode, SEED, createStore } from './store.ts';
 import { transactionsApi } from './transactions.ts';
 
-export { FAULTS, type FaultId } from './faults.ts';
+export { FAULTS, type FaultId, faultSettings } from './faults.ts';
 export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
 
@@ -188,6 +188,10 @@ const api: FastifyPluginAsync = async (app) => {
     if (error.contentType) reply.type(error.contentType);
     return error.body === payload ? formaCuerpo(variant, payload) : error.body;
   });
+  // Variant lenient-types: JSON sent as application/json-patch+json (as .NET clients of the deployed service do) is read too.
+  if (variant('lenient-types')) {
+    app.addContentTypeParser('application/json-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  }
   for (const plugin of [linksApi, threeDsApi, walletApi, pagoQrApi, quickPayApi, mposApi, transactionsApi, accountsApi]) {
     await app.register(plugin);
   }

@@ -7,7 +7,7 @@
  * cantidadIntentoPagoFallidos / cantidadPagosExitosos keep the link's whole history (variants of sandbox/variants.ts
  * choose otherwise: the counters, the `usable` flag, the order of transacciones, the size of idEnlace).
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import QRCode from 'qrcode';
 import { requireAuth } from './auth.ts';
@@ -15,7 +15,7 @@ import type { SandboxContext } from './context.ts';
 import { paginaEstado } from './html.ts';
 import type { ConfiguracionEnlace, FormaPago, Link, Transaction } from './store.ts';
 import { vistaTransaccion } from './views.ts';
-import { Validacion } from './validate.ts';
+import { validacionApi } from './validate.ts';
 import { clockOf } from './tenants.ts';
 
 const CUOTAS: Record<string, number> = { Tres: 3, Seis: 6, Nueve: 9, Doce: 12 };
@@ -35,10 +35,25 @@ const FORMA_PAGO_POR_DEFECTO: FormaPago = {
   permitePagoQuickPay: false,
 };
 
+/** Variant urls-deployed: the token the long URL carries beside the id (stateless: a signature of the id). */
+function tokenEnlace(ctx: SandboxContext, idEnlace: number): string {
+  return createHmac('sha256', ctx.claveIntento).update(`enlace.${idEnlace}`).digest('base64url').slice(0, 24);
+}
+
+/** Variant urls-deployed: the link of a long URL's query `?e=<idEnlace>&h=<token>`, or undefined. */
+export function enlaceDeConsulta(ctx: SandboxContext, e: unknown, h: unknown): Link | undefined {
+  const id = typeof e === 'string' ? idEnlaceDeRuta(ctx, e) : undefined;
+  if (id === undefined || typeof h !== 'string' || h !== tokenEnlace(ctx, id)) return undefined;
+  return ctx.store.links.get(id);
+}
+
 function urlsEnlace(ctx: SandboxContext, link: Link) {
   return {
     urlEnlace: `${ctx.origin}/l/${link.codigo}`,
-    urlEnlaceLargo: `${ctx.origin}/pagar/${link.idEnlace}`,
+    // Variant urls-deployed: a long URL that already carries a query string (the hosted screen's /pago).
+    urlEnlaceLargo: ctx.variant('urls-deployed')
+      ? `${ctx.origin}/pago?e=${link.idEnlace}&h=${tokenEnlace(ctx, link.idEnlace)}`
+      : `${ctx.origin}/pagar/${link.idEnlace}`,
     urlQrCodeEnlace: `${ctx.origin}/qr/enlace/${link.idEnlace}.png`,
   };
 }
@@ -139,7 +154,7 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
   const business = store.businesses.get(link.idAplicativo);
   const vista = (id: string) => {
     const tx = store.transactions.get(id);
-    return tx === undefined ? null : vistaTransaccion(tx, ctx.fault);
+    return tx === undefined ? null : vistaTransaccion(tx, ctx.fault, ctx.variant);
   };
   const { urlImagenProducto } = link.infoProducto;
   return {
@@ -178,7 +193,7 @@ export const linksApi: FastifyPluginAsync = async (app) => {
 
   app.post('/EnlacePago', { onRequest: requireAuth('bearer') }, async (req, reply) => {
     const { fault } = ctx;
-    const v = new Validacion();
+    const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);
     const max = fault('link-maxlength-not-enforced') ? undefined : 500;
     const identificadorEnlaceComercio = b.texto('identificadorEnlaceComercio', { requerido: true, max });
@@ -247,7 +262,8 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     while (store.linkCodes.has(codigo)) codigo = randomUUID().slice(0, 8);
     const link: Link = {
       // Variant idenlace-large: ids past 2^32 (2.1 says int, not how large).
-      idEnlace: store.nextIdEnlace++ + (ctx.variant('idenlace-large') ? 2 ** 32 + 1000 : 0),
+      // Variant urls-deployed: ids in the millions, as the deployed service's.
+      idEnlace: store.nextIdEnlace++ + (ctx.variant('idenlace-large') ? 2 ** 32 + 1000 : 0) + (ctx.variant('urls-deployed') ? 4_000_000 : 0),
       codigo,
       creadoMs: clockOf(ctx, business.idAplicativo).nowMs(),
       idAplicativo: business.idAplicativo,

@@ -17,12 +17,15 @@ const WEBHOOK_TIMEOUT_MS = 5000;
 /** Variant webhook-late: how long after the payment the first delivery starts. */
 const RETRASO_TARDIO_MS = 1500;
 
-/** Variant webhook-pascalcase: IdTransaccion, Monto, EsProductiva (the keys of nested objects too, not dictionary keys). */
-function pascal(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(pascal);
+/**
+ * Variant webhook-pascalcase: IdTransaccion, Monto, EsProductiva (the keys of nested objects too, not dictionary
+ * keys: neither datosAdicionales' nor the pairs `pares` wherever webhook-pairs-* put them).
+ */
+function pascal(value: unknown, pares: ReadonlySet<string> = new Set()): unknown {
+  if (Array.isArray(value)) return value.map((v) => pascal(v, pares));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k.charAt(0).toUpperCase() + k.slice(1), k === 'datosAdicionales' ? v : pascal(v)]),
+    Object.entries(value).map(([k, v]) => [pares.has(k) ? k : k.charAt(0).toUpperCase() + k.slice(1), k === 'datosAdicionales' ? v : pascal(v, pares)]),
   );
 }
 
@@ -32,13 +35,19 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
   // Bumped by cancelar(): a delivery started in an older generation records nothing and never retries.
   let generacion = 0;
 
+  /** The signature's header: x-signature, or another name (variants webhook-signature-header, webhook-vendor-header). */
+  function cabeceraFirma(): string {
+    if (ctx.variant('webhook-vendor-header')) return 'sandbox_hash';
+    return ctx.variant('webhook-signature-header') ? 'x-payment-signature' : 'x-signature';
+  }
+
   function entregar(registro: WebhookRecord, raw: string, firma: string, gen: number): void {
     const controller = new AbortController();
     enCurso.add(controller);
     fetch(registro.url, {
       method: 'POST',
       // Variant webhook-signature-header: the same signature in a header of another name.
-      headers: { 'content-type': 'application/json', [ctx.variant('webhook-signature-header') ? 'x-payment-signature' : 'x-signature']: firma, 'user-agent': 'payment-service-sandbox' },
+      headers: { 'content-type': 'application/json', [cabeceraFirma()]: firma, 'user-agent': 'payment-service-sandbox' },
       body: raw,
       redirect: 'manual',
       signal: AbortSignal.any([controller.signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]),
@@ -71,25 +80,43 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
   function webhook(tx: Transaction, link: Link | null, secret: string): void {
     const url = tx.notificaciones.urlWebhook;
     if (url === null || ctx.fault('webhook-missing')) return;
-    const body: Record<string, unknown> = {
+    const pares = tx.datosAdicionales ?? {};
+    let body: Record<string, unknown> = {
       ...vistaTransaccion(tx, ctx.fault),
-      datosAdicionales: tx.datosAdicionales ?? {},
+      datosAdicionales: pares,
       esProductiva: ctx.fault('webhook-esproductiva-true') ? true : tx.esReal,
     };
     if (ctx.fault('webhook-without-datosadicionales')) delete body.datosAdicionales;
+    // Fault webhook-monto-string: amounts written as text ("29.00"), as a captured deployed webhook shows.
+    if (ctx.fault('webhook-monto-string')) {
+      body.monto = montoTexto(tx.monto);
+      if (typeof body.montoOriginal === 'number') body.montoOriginal = montoTexto(body.montoOriginal);
+    }
+    // Variant webhook-no-esaprobada: only successes are notified, so the body does not say it.
+    if (ctx.variant('webhook-no-esaprobada')) delete body.esAprobada;
     if (link !== null) {
       body.idEnlace = link.idEnlace;
       body.identificadorEnlaceComercio = link.identificadorEnlaceComercio;
       // Fault webhook-monto-unit-price: the link's unit price instead of the amount charged.
       if (ctx.fault('webhook-monto-unit-price')) body.monto = link.monto;
     }
+    // 6 does not show where the purchase's pairs travel: variant webhook-pairs-nested puts them in the customer's
+    // object, webhook-pairs-top-level beside the transaction's fields (which win a clash of names).
+    if (ctx.variant('webhook-pairs-top-level') && 'datosAdicionales' in body) {
+      const { datosAdicionales: _, ...resto } = body;
+      body = { ...pares, ...resto };
+    } else if (ctx.variant('webhook-pairs-nested') && 'datosAdicionales' in body) {
+      const { datosAdicionales: _, ...resto } = body;
+      body = { ...resto, cliente: { nombre: null, email: tx.emailCliente, ...pares } };
+    }
     // The payload is "not shown" (6): variants wrap it, write its keys in PascalCase, reorder them, add fields.
     const forma = formaCuerpo(ctx.variant, ctx.fault('datos-keys-recased') ? datosRecasados(body) : body);
     const envuelto = ctx.variant('webhook-wrapped')
       ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, clockOf(ctx, tx.idAplicativo).nowMs()), transaccion: forma }
       : forma;
-    const enviado = (ctx.variant('webhook-pascalcase') ? pascal(envuelto) : envuelto) as Record<string, unknown>;
-    const raw = JSON.stringify(enviado);
+    const enviado = (ctx.variant('webhook-pascalcase') ? pascal(envuelto, new Set(Object.keys(pares))) : envuelto) as Record<string, unknown>;
+    // Fault webhook-bom: a UTF-8 byte-order mark before the JSON (signed with it, as sent).
+    const raw = `${ctx.fault('webhook-bom') ? '\uFEFF' : ''}${JSON.stringify(enviado)}`;
     const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(enviado, null, 2) : raw;
     const registro: WebhookRecord = { url, body: enviado, attempts: 0, delivered: false, lastStatus: null };
     outboxOf(ctx.store, tx.idAplicativo).webhooks.push(registro);

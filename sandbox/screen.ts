@@ -7,13 +7,13 @@
  * transaction pending and show what the customer must scan.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
 import { estadoRedireccion, urlResultado } from './hash.ts';
-import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, resumen, type Resumen } from './html.ts';
+import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, paginaNoDisponible, resumen, type Resumen } from './html.ts';
 import { campoSesion, camposTarjeta, enIngles, leerTarjeta, nombresTarjeta, sesionValida, texto } from './card-fields.ts';
-import { contarResultado, idEnlaceDeRuta, motivoNoDisponible, ventanaDeCarrera } from './links.ts';
+import { contarResultado, enlaceDeConsulta, idEnlaceDeRuta, motivoNoDisponible, ventanaDeCarrera } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
 import type { Business, Link, RespuestaIntento } from './store.ts';
 import {
@@ -24,11 +24,27 @@ import {
   notificacionesEfectivas,
   nuevaTransaccion,
 } from './transactions.ts';
-import { EMAIL, Validacion } from './validate.ts';
+import { EMAIL, type Lector, Validacion } from './validate.ts';
 import { fechaServicio } from './views.ts';
 import { clockOf } from './tenants.ts';
 
 const NOMBRES_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
+/** Variant pages-deployed-form: the payment forms offered by their 2.2 names, with the deployed screen's texts. */
+const VALORES_FORMA_PAGO = ['PagoNormal', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
+const TEXTOS_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos Partner', 'Cuotas Partner', 'Bitcoin', 'QuickPay'];
+
+/** The names of the purchase inputs: docs/decisions.md's, or (pages-deployed-form) the deployed form's, the quantity's opaque. */
+function nombresCompra(ctx: SandboxContext): { formaPago: string; cuotas: string; cantidad: string; monto: string } {
+  if (ctx.variant('pages-deployed-form')) return { formaPago: 'MetodoPago', cuotas: 'NumeroCuotas', cantidad: 'x9q2', monto: 'ValorPagar' };
+  return { formaPago: 'formaPago', cuotas: 'cuotas', cantidad: 'cantidad', monto: 'monto' };
+}
+
+/** The posted payment form: its number, or (pages-deployed-form) its name. */
+function leerFormaPago(ctx: SandboxContext, f: Lector, nombre: string): number | undefined {
+  const valor = f.datos[nombre];
+  if (ctx.variant('pages-deployed-form') && typeof valor === 'string' && VALORES_FORMA_PAGO.includes(valor)) return VALORES_FORMA_PAGO.indexOf(valor);
+  return f.numero(nombre, { requerido: true, entero: true });
+}
 /** Sandbox exchange rate for the simulated Bitcoin payment. */
 const DOLARES_POR_BITCOIN = 65_000;
 const MINUTOS_BITCOIN = 15;
@@ -103,19 +119,27 @@ function paginaPendiente(titulo: string, instrucciones: string, compra: Resumen)
 function camposDePago(ctx: SandboxContext, link: Link, business: Business, sesion: string): string[] {
   const cfg = link.configuracion;
   const t = (es: string, en: string) => texto(ctx, es, en);
-  const opciones = (valores: number[], etiqueta: (n: number) => string) =>
-    valores.map((n) => `<option value="${n}">${esc(etiqueta(n))}</option>`).join('');
+  const opciones = (valores: number[], etiqueta: (n: number) => string, valor: (n: number) => string = String) =>
+    valores.map((n) => `<option value="${esc(valor(n))}">${esc(etiqueta(n))}</option>`).join('');
   const formas = formasAceptadas(link);
-  const entrada = (name: string, atributos: string) => `<input id="campo-${name}" name="${name}" ${atributos}>`;
+  const n = nombresCompra(ctx);
+  const entrada = (id: string, name: string, atributos: string) => `<input id="campo-${id}" name="${name}" ${atributos}>`;
+  // pages-deployed-form: the deployed screen's labels, and its payment forms offered by name.
+  const desplegado = ctx.variant('pages-deployed-form');
+  const selectFormas = desplegado
+    ? `<select id="campo-formaPago" name="${n.formaPago}">${opciones(formas, (f) => TEXTOS_FORMA_PAGO[f] ?? String(f), (f) => VALORES_FORMA_PAGO[f] ?? String(f))}</select>`
+    : `<select id="campo-formaPago" name="formaPago">${opciones(formas, (f) => NOMBRES_FORMA_PAGO[f] ?? String(f))}</select>`;
   const compra = [
-    campo('campo-formaPago', t('Forma de pago', 'Payment method'), `<select id="campo-formaPago" name="formaPago">${opciones(formas, (n) => NOMBRES_FORMA_PAGO[n] ?? String(n))}</select>`),
+    campo('campo-formaPago', desplegado ? t('Método', 'Method') : t('Forma de pago', 'Payment method'), selectFormas),
     formas.includes(2)
-      ? campo('campo-cuotas', t('Cuotas', 'Instalments'), `<select id="campo-cuotas" name="cuotas">${opciones(cuotasAceptadas(link, business), (n) => t(`${n} meses`, `${n} months`))}</select>`, t('(pago en cuotas)', '(instalment payments)'))
+      ? campo('campo-cuotas', t('Cuotas', 'Instalments'), `<select id="campo-cuotas" name="${n.cuotas}">${opciones(cuotasAceptadas(link, business), (c) => t(`${c} meses`, `${c} months`))}</select>`, t('(pago en cuotas)', '(instalment payments)'))
       : '',
     cfg.esCantidadEditable
-      ? campo('campo-cantidad', t('Cantidad', 'Quantity'), entrada('cantidad', `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`))
-      : `<input type="hidden" name="cantidad" value="${cfg.cantidadPorDefecto}">`,
-    cfg.esMontoEditable ? campo('campo-monto', t('Monto a pagar ($)', 'Amount to pay ($)'), entrada('monto', `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`)) : '',
+      ? campo('campo-cantidad', desplegado ? t('Unidades', 'Units') : t('Cantidad', 'Quantity'), entrada('cantidad', n.cantidad, `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`))
+      : `<input type="hidden" name="${n.cantidad}" value="${cfg.cantidadPorDefecto}">`,
+    cfg.esMontoEditable
+      ? campo('campo-monto', desplegado ? t('Valor a pagar', 'Amount to pay') : t('Monto a pagar ($)', 'Amount to pay ($)'), entrada('monto', n.monto, `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`))
+      : '',
   ];
   const tarjeta = camposTarjeta(ctx, true);
   return [
@@ -127,9 +151,9 @@ function camposDePago(ctx: SandboxContext, link: Link, business: Business, sesio
   ].filter((c) => c !== '');
 }
 
-function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined, sesion: string): string {
+function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined, sesion: string, accion: string): string {
   const regreso = link.configuracion.urlRetorno ?? referer;
-  const form = `<form method="post" id="pago" action="/pagar/${link.idEnlace}">\n${camposDePago(ctx, link, business, sesion).join('\n')}\n</form>`;
+  const form = `<form method="post" id="pago" action="${esc(accion)}">\n${camposDePago(ctx, link, business, sesion).join('\n')}\n</form>`;
   const pago = `<section class="tarjeta" aria-label="Datos de pago">
 <h2>${texto(ctx, 'Datos de pago', 'Payment details')}</h2>
 ${formularioHosted(ctx.options.screen, form)}
@@ -146,17 +170,27 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     return id === undefined ? undefined : ctx.store.links.get(id);
   };
 
-  app.get<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', async (req, reply) => {
-    const link = buscar(req.params.idEnlace);
+  /**
+   * A link that can no longer be paid (or an attempt past its time): the sandbox's 410 page with `#estado`, or
+   * (variant screen-unavailable-200) the deployed service's plain 200 page saying the link is not available.
+   */
+  const noDisponible = (reply: FastifyReply, link: Link, business: Business, estado: string, detalle: string): FastifyReply => {
+    if (ctx.variant('screen-unavailable-200')) return html(reply, 200, paginaNoDisponible(business.nombre));
+    return html(reply, 410, paginaEstado(link.nombreProducto, estado, detalle, resumenDe(link, business)));
+  };
+
+  /** The screen of a link; its form posts to `accion` (default its /pagar path). */
+  const mostrar = (link: Link | undefined, req: FastifyRequest, reply: FastifyReply, accion?: string): FastifyReply => {
     const business = link && ctx.store.businesses.get(link.idAplicativo);
     if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
     const motivo = motivoNoDisponible(ctx, link);
-    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
-    return html(reply, 200, formulario(ctx, link, business, req.headers.referer, campoSesion(ctx, reply)));
-  });
+    if (motivo !== null) return noDisponible(reply, link, business, 'no disponible', motivo);
+    return html(reply, 200, formulario(ctx, link, business, req.headers.referer, campoSesion(ctx, reply), accion ?? `/pagar/${link.idEnlace}`));
+  };
 
-  app.post<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) => {
-    const link = buscar(req.params.idEnlace);
+  app.get<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', async (req, reply) => mostrar(buscar(req.params.idEnlace), req, reply));
+
+  const procesar = async (link: Link | undefined, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const business = link && ctx.store.businesses.get(link.idAplicativo);
     if (link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
     // A replayed submission (same intento: a double click, a resent form, a retrying proxy) answers what the first
@@ -167,12 +201,12 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const previa = clave === undefined ? undefined : ctx.store.intentosUsados.get(clave);
     if (previa !== undefined && !ctx.fault('screen-replay-double-charge')) {
       // An attempt past its validity is refused as such, replayed or not.
-      if (leerIntento(ctx, link, enviado as string) === 'vencido') return html(reply, 410, paginaEstado(link.nombreProducto, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo', resumenDe(link, business)));
+      if (leerIntento(ctx, link, enviado as string) === 'vencido') return noDisponible(reply, link, business, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo');
       if (previa === null) return html(reply, 409, paginaEstado(link.nombreProducto, 'en proceso', 'este pago ya se está procesando', resumenDe(link, business)));
       return responder(ctx, reply, previa);
     }
     const motivo = motivoNoDisponible(ctx, link);
-    if (motivo !== null) return html(reply, 410, paginaEstado(link.nombreProducto, 'no disponible', motivo, resumenDe(link, business)));
+    if (motivo !== null) return noDisponible(reply, link, business, 'no disponible', motivo);
 
     if (!sesionValida(ctx, req)) return html(reply, 403, paginaEstado(link.nombreProducto, 'sesión no válida', 'vuelva a abrir el enlace de pago', resumenDe(link, business)));
     const v = new Validacion(true);
@@ -180,32 +214,31 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const intento = f.texto('intento', { requerido: true });
     if (intento !== undefined) {
       const estado = leerIntento(ctx, link, intento);
-      if (estado === 'vencido') {
-        return html(reply, 410, paginaEstado(link.nombreProducto, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo', resumenDe(link, business)));
-      }
+      if (estado === 'vencido') return noDisponible(reply, link, business, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo');
       if (estado === 'invalido') v.error('intento', 'no corresponde a esta pantalla de pago');
     }
-    const formaPago = f.numero('formaPago', { requerido: true, entero: true });
+    const compra = nombresCompra(ctx);
+    const formaPago = leerFormaPago(ctx, f, compra.formaPago);
     if (formaPago !== undefined && !formasAceptadas(link).includes(formaPago)) {
-      v.error('formaPago', `el enlace acepta: ${formasAceptadas(link).join(', ')}`);
+      v.error(compra.formaPago, `el enlace acepta: ${formasAceptadas(link).join(', ')}`);
     }
     const conTarjeta = formaPago === undefined || formaPago <= 2;
     const nombres = nombresTarjeta(ctx);
     const cvv = conTarjeta ? leerTarjeta(ctx, f, false).cvv : undefined;
     if (formaPago === 2) {
-      const cuotas = f.numero('cuotas', { requerido: true, entero: true });
+      const cuotas = f.numero(compra.cuotas, { requerido: true, entero: true });
       if (cuotas !== undefined && !cuotasAceptadas(link, business).includes(cuotas)) {
-        v.error('cuotas', `debe ser una de: ${cuotasAceptadas(link, business).join(', ')}`);
+        v.error(compra.cuotas, `debe ser una de: ${cuotasAceptadas(link, business).join(', ')}`);
       }
     }
     f.texto(nombres.nombreTitular, { max: 200 });
     const email = f.texto(nombres.email, { patron: EMAIL, mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address') });
     const cfg = link.configuracion;
     const cantidad = cfg.esCantidadEditable
-      ? (f.numero('cantidad', { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)
+      ? (f.numero(compra.cantidad, { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)
       : cfg.cantidadPorDefecto;
     const montoEditable = cfg.esMontoEditable || ctx.fault('screen-monto-editable-ignored');
-    const montoUnitario = montoEditable ? (f.numero('monto', { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
+    const montoUnitario = montoEditable ? (f.numero(compra.monto, { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
     if (!v.ok || formaPago === undefined) return html(reply, 400, paginaErrores(v.errores));
 
     // Spec 4.1: amount charged = quantity × monto.
@@ -263,7 +296,16 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     if (conteo !== undefined) await conteo;
     ctx.notifier.notificar(tx, link);
     return recordar({ status: 303, location: urlResultado(ctx, tx, business, link, cfg.urlRedirect ?? business.urlAplicativo) });
-  });
+  };
+
+  app.post<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) => procesar(buscar(req.params.idEnlace), req, reply));
+
+  // Variant urls-deployed: urlEnlaceLargo is /pago?e=<idEnlace>&h=<token>; its form posts back to the same URL.
+  if (ctx.variant('urls-deployed')) {
+    type Consulta = { Querystring: { e?: string; h?: string } };
+    app.get<Consulta>('/pago', async (req, reply) => mostrar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply, req.url));
+    app.post<Consulta>('/pago', { onRequest: contarSolicitudCompra }, async (req, reply) => procesar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
+  }
 
   app.get<{ Params: { archivo: string } }>('/qr/bitcoin/:archivo', async (req, reply) => {
     const id = req.params.archivo.replace(/\.png$/, '');

@@ -110,7 +110,8 @@ export function aprobar(ctx: SandboxContext, tx: Transaction): void {
   // 2.2: the code is "of an approved real transaction"; variant codigo-autorizacion-dev-empty gives a test one "".
   const sinCodigo = !tx.esReal && ctx.variant('codigo-autorizacion-dev-empty');
   tx.codigoAutorizacion = sinCodigo ? '' : String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0');
-  tx.mensaje = null;
+  // Variant lookup-deployed-shape: an approval says so in mensaje, as the deployed service writes it.
+  tx.mensaje = ctx.variant('lookup-deployed-shape') ? 'AUTORIZADO' : null;
 }
 
 export function declinar(tx: Transaction, mensaje: string): void {
@@ -145,8 +146,9 @@ export const transactionsApi: FastifyPluginAsync = async (app) => {
       if (ctx.fault('get-returns-other-transaction')) {
         tx = [...ctx.store.transactions.values()].find((t) => t.idTransaccion !== tx?.idTransaccion) ?? tx;
       }
-      const vista: Record<string, unknown> = { ...vistaTransaccion(tx, ctx.fault) };
+      const vista: Record<string, unknown> = { ...vistaTransaccion(tx, ctx.fault, ctx.variant) };
       if (tx.datosBitcoin !== null && !ctx.fault('bitcoin-lookup-without-datosbitcoin')) vista.datosBitcoin = tx.datosBitcoin;
+      else if (ctx.fault('bitcoin-lookup-without-datosbitcoin')) delete vista.datosBitcoin;
       if (ctx.fault('transaction-monto-string')) vista.monto = tx.monto.toFixed(2);
       if (ctx.fault('transaction-formapago-out-of-enum')) vista.formaPago = 7;
       if (ctx.fault('fecha-without-offset')) vista.fechaTransaccion = tx.fechaTransaccion.replace(/\.\d+Z$/, '');

@@ -1,9 +1,11 @@
 /**
  * Hand-written request validation. It never stops at the first problem: every violated field is collected as
  * `{campo, mensaje}` (campo = dotted JSON path, `$` for the body itself) and the route answers 400 with all of them.
- * No type coercion: "10.00" is not a number and 1 is not a bool. JSON null counts as "not sent" for optional fields.
+ * No type coercion: "10.00" is not a number and 1 is not a bool (variant lenient-types coerces numbers and numeric
+ * strings both ways, as a lenient .NET server does). JSON null counts as "not sent" for optional fields.
  * Unknown extra fields are ignored.
  */
+import type { SandboxContext } from './context.ts';
 export interface Campo {
   campo: string;
   mensaje: string;
@@ -35,6 +37,21 @@ const FECHA_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\
 const NUMERO_TEXTO = /^-?\d+(\.\d+)?$/;
 export const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
 const TELEFONO = /^\+?[\d\s()-]{7,20}$/;
+/** Fault telefono-digits-only: the deployed service's rule (digits and commas only) and its message. */
+export const SOLO_DIGITOS = /^[\d,]+$/;
+export const MENSAJE_TELEFONOS = 'Los formatos de telefonos no son válidos';
+
+export interface AjustesValidacion {
+  /** Variant lenient-types: a number where a string is described, a numeric string where a number is, coerced. */
+  flexible?: boolean;
+  /** Fault telefono-digits-only: telephone lists with anything but digits and commas refused. */
+  telefonoSoloDigitos?: boolean;
+}
+
+/** The validation of an API body, as the selected variant and fault make it. */
+export function validacionApi(ctx: Pick<SandboxContext, 'variant' | 'fault'>): Validacion {
+  return new Validacion(false, { flexible: ctx.variant('lenient-types'), telefonoSoloDigitos: ctx.fault('telefono-digits-only') });
+}
 
 function esObjeto(value: unknown): value is Objeto {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -50,7 +67,10 @@ export class Validacion {
   readonly errores: Campo[] = [];
 
   /** `formulario`: values come from an HTML form, so numbers and bools arrive as text and are parsed strictly. */
-  constructor(readonly formulario = false) {}
+  constructor(
+    readonly formulario = false,
+    readonly ajustes: AjustesValidacion = {},
+  ) {}
 
   get ok(): boolean {
     return this.errores.length === 0;
@@ -94,7 +114,9 @@ export class Lector {
 
   texto(campo: string, reglas: ReglasTexto = {}): string | undefined {
     if (this.ausente(campo, reglas.requerido)) return undefined;
-    const valor = this.datos[campo];
+    const dato = this.datos[campo];
+    // lenient-types: cvv 123, telefono 5555 read as the text they spell.
+    const valor = typeof dato === 'number' && Number.isFinite(dato) && this.v.ajustes.flexible ? String(dato) : dato;
     const ruta = this.ruta(campo);
     if (typeof valor !== 'string') {
       this.v.error(ruta, 'debe ser un texto');
@@ -116,6 +138,10 @@ export class Lector {
   lista(campo: string, tipo: 'email' | 'telefono'): string | undefined {
     const valor = this.texto(campo);
     if (valor === undefined) return undefined;
+    if (tipo === 'telefono' && this.v.ajustes.telefonoSoloDigitos && !SOLO_DIGITOS.test(valor)) {
+      this.v.error(this.ruta(campo), MENSAJE_TELEFONOS);
+      return undefined;
+    }
     const patron = tipo === 'email' ? EMAIL : TELEFONO;
     const malos = valor.split(',').map((s) => s.trim()).filter((s) => !patron.test(s));
     if (malos.length > 0) {
@@ -130,7 +156,7 @@ export class Lector {
     if (this.ausente(campo, reglas.requerido)) return undefined;
     const ruta = this.ruta(campo);
     let valor = this.datos[campo];
-    if (typeof valor === 'string' && (this.v.formulario || reglas.aceptarTexto) && NUMERO_TEXTO.test(valor.trim())) {
+    if (typeof valor === 'string' && (this.v.formulario || this.v.ajustes.flexible || reglas.aceptarTexto) && NUMERO_TEXTO.test(valor.trim())) {
       valor = Number(valor.trim());
     }
     if (typeof valor !== 'number' || !Number.isFinite(valor)) {
@@ -194,6 +220,7 @@ export class Lector {
     let ok = true;
     for (const [clave, valor] of Object.entries(lector.datos)) {
       if (typeof valor === 'string') resultado[clave] = valor;
+      else if (typeof valor === 'number' && Number.isFinite(valor) && this.v.ajustes.flexible) resultado[clave] = String(valor);
       else {
         this.v.error(lector.ruta(clave), 'los valores de un diccionario deben ser textos');
         ok = false;

@@ -3,7 +3,8 @@
  * what the spec leaves open, each made differently from the sandbox's default. The suite must pass every one
  * (`npm run mutation`: a variant with a FAIL or ERROR is a false positive of the suite).
  * Selected with `options.variant` / SANDBOX_VARIANT / `--variant` as `id[,id…]`; `all` = every variant that composes
- * with the others. Every variant is checked with `variant('<id>')` right beside the behaviour it changes.
+ * with the others; `deployed` = those the deployed service shows (PERFIL_DESPLEGADO). Every variant is checked with
+ * `variant('<id>')` right beside the behaviour it changes.
  * `settings`: what a vendor would hand the suite with such an implementation (variables of .env.example), applied
  * by the harness where the user set nothing.
  */
@@ -47,6 +48,9 @@ export const VARIANTS = [
   { id: 'usable-after-vigencia', area: 'links', description: '3: after vigencia.fechaFin usable stays true (payments are still refused)' },
   { id: 'activar-resets-counters', area: 'links', description: '4.2: activar answers the counters as they stood, then starts cantidadIntentoPagoFallidos and cantidadPagosExitosos again from 0' },
   { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
+  { id: 'urls-deployed', area: 'links', description: '2.1/4.1: idEnlace in the millions, a short urlEnlace, and urlEnlaceLargo a long URL already carrying a query (/pago?e=<id>&h=<token>) that opens the screen' },
+  { id: 'lookup-deployed-shape', area: 'shapes', description: '2.2/4.8: lookups and link records carry montoOriginal null, datosBitcoin null, mensaje "AUTORIZADO" on approvals, and datosAdicionales with keys the service adds (Apellidos, CantidadCompra, Celular)' },
+  { id: 'lenient-types', area: 'shapes', description: '7: request bodies are coerced both ways (a number where a string is described, a numeric string where a number is); the stated rules still apply after coercion; JSON is also read as application/json-patch+json' },
   // Redirect of the customer's browser (6.3).
   { id: 'redirect-302', area: 'redirect', description: '6.3: the hosted pages send the customer to urlRedirect with 302 instead of 303' },
   { id: 'redirect-301', area: 'redirect', description: '6.3: the hosted pages (and the short URL) redirect with 301', composes: false },
@@ -64,6 +68,11 @@ export const VARIANTS = [
   { id: 'webhook-sent-once', area: 'webhook', description: '6: a webhook is sent once; a failed delivery is never retried' },
   { id: 'webhook-late', area: 'webhook', description: '6: the webhook is sent 1.5 s after the payment (not at once)' },
   { id: 'webhook-signature-header', area: 'webhook', description: '6: the webhook signature travels in x-payment-signature', settings: { WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' } },
+  // After webhook-signature-header: with both, this header (and its setting) wins.
+  { id: 'webhook-vendor-header', area: 'webhook', description: '6: the webhook signature travels in a header named after the vendor, sandbox_hash (lowercase hex HMAC-SHA256 of the raw body), and no other', settings: { WEBHOOK_SIGNATURE_HEADER: 'sandbox_hash' } },
+  { id: 'webhook-pairs-nested', area: 'webhook', description: '6: the purchase\'s datosAdicionales pairs travel inside another object, cliente: {nombre, email, …pairs}, not under datosAdicionales' },
+  { id: 'webhook-pairs-top-level', area: 'webhook', description: '6: the purchase\'s datosAdicionales pairs travel at the top level of the webhook body (no datosAdicionales key)', composes: false },
+  { id: 'webhook-no-esaprobada', area: 'webhook', description: '6: the webhook body has no esAprobada (only successes are notified)' },
   // Spec conventions: JSON names as in the examples (camelCase). PascalCase is judged only when the vendor says so.
   { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva), as deployed services of this family send them', settings: { WEBHOOK_FIELD_CASE: 'insensitive' }, composes: false },
   { id: 'webhook-wrapped', area: 'webhook', description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}' },
@@ -77,6 +86,8 @@ export const VARIANTS = [
   { id: 'pages-opaque-names', area: 'pages', description: '1/4.1: the card inputs of every hosted page have opaque names (f1, f2, …), no autofill token and no placeholder: only their Spanish labels say what they are', composes: false },
   { id: 'pages-english', area: 'pages', description: '1/4.1: the hosted pages speak English (lang="en"), with other labels and another field order: e-mail and name first, then the card (expiry year before month), then the payment method' },
   { id: 'pages-session-token', area: 'pages', description: '1/4.1: every hosted page sets a session cookie and its form must send back the matching hidden token (else 403)' },
+  { id: 'screen-unavailable-200', area: 'pages', description: '4.1: a link that can no longer be paid (limits, vigencia, an attempt past duracionInterfazIntentoMinutos) answers its screen with a 200 page "Este enlace de pago no está disponible", no form' },
+  { id: 'pages-deployed-form', area: 'pages', description: '1/4.1: the hosted form as deployed: Spanish labels, autofill tokens on card number, cvv and name, month and year as selects (01…12, four-digit years), the payment form a select "Método" of names (PagoNormal…), quantity "Unidades" under an opaque name, amount "Valor a pagar"' },
   { id: 'pages-ask-card', area: 'pages', description: '4.3/4.6: the 3DS page and the quick-pay page ask for the card (number, expiry, cvv); missing or malformed data shows the form again with the errors (422)' },
   {
     id: 'threeds-challenge-code',
@@ -98,15 +109,37 @@ export type VariantId = (typeof VARIANTS)[number]['id'];
 /** True when the sandbox was started with this variant. */
 export type Variant = (id: VariantId) => boolean;
 
-/** The ids of a SANDBOX_VARIANT value: `id[,id…]` or `all`; unknown ids throw. */
+/**
+ * Profile `deployed`: the deployed service as public client code shows it (/work/shared/deployed-service.md), every
+ * spec-valid choice of it at once (its deviations are fault `deployed` of sandbox/faults.ts).
+ */
+export const PERFIL_DESPLEGADO = [
+  'screen-unavailable-200',
+  'pages-deployed-form',
+  'webhook-pascalcase',
+  'webhook-pairs-nested',
+  'webhook-no-esaprobada',
+  'webhook-vendor-header',
+  'lookup-deployed-shape',
+  'urls-deployed',
+  'lenient-types',
+  'fechas-offset-6',
+  'fechas-7-digits',
+  'errors-mensajes',
+  'query-booleans-capitalised',
+  'codigo-autorizacion-dev-empty',
+] as const satisfies readonly VariantId[];
+
+/** The ids of a SANDBOX_VARIANT value: `id[,id…]`, `all` or `deployed`; unknown ids throw. */
 export function variantIds(selected: string | undefined): VariantId[] {
   if (selected === undefined || selected.trim() === '') return [];
   const entries: readonly VariantEntry[] = VARIANTS;
   if (selected.trim() === 'all') return entries.filter((v) => v.composes !== false).map((v) => v.id as VariantId);
+  if (selected.trim() === 'deployed') return [...PERFIL_DESPLEGADO];
   const ids = selected.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const unknown = ids.filter((id) => !entries.some((v) => v.id === id));
   if (unknown.length > 0) {
-    throw new Error(`unknown sandbox variant "${unknown.join(', ')}"; valid: all, ${entries.map((v) => v.id).join(', ')}`);
+    throw new Error(`unknown sandbox variant "${unknown.join(', ')}"; valid: all, deployed, ${entries.map((v) => v.id).join(', ')}`);
   }
   return ids as VariantId[];
 }

@@ -30,8 +30,27 @@ export function valorEnum(fault: Fault, campo: keyof typeof NOMBRES_ENUM, valor:
   return NOMBRES_ENUM[campo][valor] ?? valor;
 }
 
-/** The 2.2 transaction object (the fault decides how its enums are written). */
-export function vistaTransaccion(tx: Transaction, fault: Fault) {
+/** Variant lookup-deployed-shape: the pairs a deployed service adds to every purchase's datosAdicionales itself. */
+const PARES_DEL_SERVICIO = { Apellidos: '', CantidadCompra: '1', Celular: '' } as const;
+
+/**
+ * The 2.2 transaction object (the fault decides how its enums are written). With `variant` (the lookup and link
+ * records), variant lookup-deployed-shape writes it as a deployed service does: montoOriginal and datosBitcoin null
+ * (datosBitcoin filled for a Bitcoin payment), datosAdicionales with the service's own pairs beside the ones sent.
+ */
+export function vistaTransaccion(tx: Transaction, fault: Fault, variant?: Variant) {
+  if (variant?.('lookup-deployed-shape')) {
+    return {
+      ...vistaBase(tx, fault),
+      montoOriginal: null,
+      datosAdicionales: { ...PARES_DEL_SERVICIO, ...(tx.datosAdicionales ?? {}) },
+      datosBitcoin: tx.datosBitcoin,
+    };
+  }
+  return vistaBase(tx, fault);
+}
+
+function vistaBase(tx: Transaction, fault: Fault) {
   return {
     idTransaccion: tx.idTransaccion,
     esReal: tx.esReal,

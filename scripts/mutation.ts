@@ -112,7 +112,8 @@ if (unknown.length > 0) {
   console.error(`unknown fault or variant id(s): ${unknown.join(', ')}; see sandbox/faults.ts and sandbox/variants.ts (or all)`);
   process.exit(2);
 }
-const faults = FAULTS.filter((f) => only.length === 0 || only.includes(f.id));
+// A composite fault (several deviations at once) runs only when named.
+const faults = FAULTS.filter((f) => (only.length === 0 && !('composite' in f)) || only.includes(f.id));
 /** The variants to run: every one and `all` (every one that composes) by default, else those named. */
 const variants: { id: string; description: string }[] = [
   ...VARIANTS.filter((v) => only.length === 0 || only.includes(v.id)),

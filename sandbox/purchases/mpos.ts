@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
 import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
-import { Validacion } from '../validate.ts';
+import { validacionApi } from '../validate.ts';
 import { clockOf } from '../tenants.ts';
 
 const MPOS_CHIP = 4;
@@ -18,7 +18,7 @@ export const mposApi: FastifyPluginAsync = async (app) => {
   app.post('/TransaccionCompra/Mpos/Banda', { onRequest: [contarSolicitudCompra, requireAuth('either')] }, async (req, reply) => {
     const { fault } = ctx;
     const actor = req.actor!;
-    const v = new Validacion();
+    const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);
     const comoCuenta = actor.via === 'account';
     const idAplicativo = b.texto('idAplicativo', { requerido: comoCuenta && !fault('mpos-idaplicativo-missing-accepted') });

@@ -8,7 +8,7 @@ import { requireAuth } from '../auth.ts';
 import { contarResultado, motivoNoDisponible, ventanaDeCarrera } from '../links.ts';
 import type { Link } from '../store.ts';
 import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
-import { Validacion } from '../validate.ts';
+import { validacionApi } from '../validate.ts';
 
 export const pagoQrApi: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
@@ -23,7 +23,7 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
   };
 
   app.post('/TransaccionCompra/PagoQr', { onRequest: [contarSolicitudCompra, requireAuth('account')] }, async (req, reply) => {
-    const v = new Validacion();
+    const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);
     const urlEnlacePago = b.texto('urlEnlacePago', { requerido: true, url: true });
     const datosAdicionales = b.diccionario('datosAdicionales');

@@ -18,7 +18,7 @@ import {
   nuevaTransaccion,
   valorEnum,
 } from '../transactions.ts';
-import { Validacion } from '../validate.ts';
+import { Validacion, validacionApi } from '../validate.ts';
 import { fechaServicio } from '../views.ts';
 import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, sesionValida, texto } from '../card-fields.ts';
 import { clockOf } from '../tenants.ts';
@@ -32,7 +32,7 @@ export function datosQuickPay(ctx: SandboxContext, tx: Transaction): { urlQR: st
 export const quickPayApi: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
   app.post('/TransaccionCompra/Quick-pay', { onRequest: [contarSolicitudCompra, requireAuth('either')] }, async (req, reply) => {
-    const v = new Validacion();
+    const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);
     const monto = b.numero('monto', { requerido: true, ...(ctx.fault('quickpay-monto-zero-accepted') ? { min: 0 } : { mayorQue: 0 }) });
     const propias = leerNotificaciones(b);

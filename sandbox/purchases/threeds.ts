@@ -20,7 +20,7 @@ import {
   notificacionesEfectivas,
   nuevaTransaccion,
 } from '../transactions.ts';
-import { EMAIL, Validacion } from '../validate.ts';
+import { EMAIL, MENSAJE_TELEFONOS, SOLO_DIGITOS, Validacion, validacionApi } from '../validate.ts';
 import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, sesionValida, texto } from '../card-fields.ts';
 
 export const threeDsApi: FastifyPluginAsync = async (app) => {
@@ -29,7 +29,7 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
     '/TransaccionCompra/3DS',
     { onRequest: [contarSolicitudCompra, requireAuth('bearer', { optional: ctx.fault('3ds-without-token-accepted') })] },
     async (req, reply) => {
-      const v = new Validacion();
+      const v = validacionApi(ctx);
       const b = v.cuerpo(req.body);
       // The spec's field table also spells the object tarjetaCreditoDebito; the JSON example's spelling comes first.
       const nombreTarjeta = !b.presente('tarjetaCreditoDebido') && b.presente('tarjetaCreditoDebito') ? 'tarjetaCreditoDebito' : 'tarjetaCreditoDebido';
@@ -40,9 +40,11 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
       tarjeta?.numero('anioVencimiento', { requerido: true, entero: true, min: 0, max: 9999 });
       const monto = b.numero('monto', { requerido: true, mayorQue: 0 });
       const urlRedirect = b.texto('urlRedirect', { requerido: true, url: true });
-      for (const campo of ['nombre', 'apellido', 'ciudad', 'direccion', 'codigoPostal', 'telefono']) {
+      for (const campo of ['nombre', 'apellido', 'ciudad', 'direccion', 'codigoPostal']) {
         b.texto(campo, { requerido: true, max: 500 });
       }
+      // Fault telefono-digits-only: 4.3 says only "string"; the deployed service refuses anything but digits.
+      b.texto('telefono', { requerido: true, max: 500, ...(ctx.fault('telefono-digits-only') ? { patron: SOLO_DIGITOS, mensajePatron: MENSAJE_TELEFONOS } : {}) });
       const email = b.texto('email', { requerido: true, patron: EMAIL, mensajePatron: 'debe ser un correo electrónico' });
       b.texto('idPais', { requerido: true, patron: /^[A-Z]{2}$/, mensajePatron: 'debe ser un código ISO 3166-1 alfa-2, p. ej. SV' });
       b.texto('idRegion', { requerido: true, ...(ctx.fault('3ds-idregion-not-iso-accepted') ? {} : { patron: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, mensajePatron: 'debe ser un código ISO 3166-2, p. ej. SV-SS' }) });

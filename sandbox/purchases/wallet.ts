@@ -9,14 +9,14 @@ import {
   nuevaTransaccion,
   valorEnum,
 } from '../transactions.ts';
-import { Validacion } from '../validate.ts';
+import { validacionApi } from '../validate.ts';
 
 const RESULTADOS = ['ExitosaAprobada', 'ExitosaDeclinada', 'Fallida'];
 
 export const walletApi: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
   app.post('/TransaccionCompra/Wallet', { onRequest: [contarSolicitudCompra, requireAuth('bearer')] }, async (req, reply) => {
-    const v = new Validacion();
+    const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);
     const monto = b.numero('monto', { requerido: true, mayorQue: 0 });
     b.texto('dui', { requerido: true, max: 50 });

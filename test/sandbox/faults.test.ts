@@ -75,6 +75,16 @@ async function hashValido(p: Prueba): Promise<boolean> {
   const q = consulta(await p.pagar(link.urlEnlaceLargo));
   return q.hash === hmacHex(NEGOCIO.clientSecret, HASH_6_3.map((k) => q[k]).join(''));
 }
+/** Spec 5.1: a token is issued for audience service_api. */
+async function tokenServiceApi(p: Prueba): Promise<boolean> {
+  const res = await p.app.inject({
+    method: 'POST',
+    url: '/auth/connect/token',
+    payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  return res.statusCode === 200 && res.json().scope === 'service_api';
+}
 const formaPagoTodoFalso = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: false, permitePagoQuickPay: false };
 
 const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
@@ -306,6 +316,23 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   },
   'tenant-mpos-other-idaplicativo': async (p) =>
     (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ idAplicativo: 'app-dev-1' }), basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) === 400,
+  'token-audience-own': tokenServiceApi,
+  'telefono-digits-only': async (p) => {
+    const enlace = await crearEnlace(p, enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '+503 7777-7777' } }));
+    return enlace === 200 && (await status(p, '/TransaccionCompra/3DS', compra3dsValida({ telefono: '+503 7777 7777' }))) === 200;
+  },
+  'link-redirect-four-fields': async (p) => {
+    const link = await p.crearEnlace();
+    const q = consulta(await p.pagar(link.urlEnlaceLargo));
+    return q.esAprobada === 'true' && q.hash === hmacHex(NEGOCIO.clientSecret, HASH_6_3.map((k) => q[k]).join(''));
+  },
+  'webhook-monto-string': async (p) => typeof (await webhookDeWallet(p))?.monto === 'number',
+  'webhook-bom': async (p, id) => {
+    await wallet(p, { configuracion: { urlWebhook: `${receptor}/${id}` } });
+    const [entrega] = await esperarEntregas(`/${id}`, 1);
+    return entrega !== undefined && entrega.raw.startsWith('{');
+  },
+  deployed: tokenServiceApi,
   'responses-text-plain': async (p) => {
     const res = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido());
     return String(res.headers['content-type']).startsWith('application/json');

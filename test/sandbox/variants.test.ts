@@ -20,7 +20,7 @@ describe('variant selection', () => {
   });
 
   it('refuses an unknown id with a clear error naming the valid ones', async () => {
-    expect(() => variantIds('redirect-302,no-such-variant')).toThrow(/unknown sandbox variant "no-such-variant"; valid: all, created-201-location/);
+    expect(() => variantIds('redirect-302,no-such-variant')).toThrow(/unknown sandbox variant "no-such-variant"; valid: all, deployed, created-201-location/);
     await expect(sandbox({ variant: 'nope' })).rejects.toThrow('unknown sandbox variant "nope"');
   });
 
@@ -40,7 +40,9 @@ describe('variant selection', () => {
     expect(variantSettings('hash-hmac-sha512-base64')).toMatchObject({ REDIRECT_HASH: 'hmac-sha512', REDIRECT_HASH_ENCODING: 'base64' });
     expect(variantSettings('hash-own-key')).toMatchObject({ REDIRECT_HASH_KEY: 'sandbox-redirect-hash-key' });
     expect(variantSettings('monto-shortest')).toEqual({});
-    expect(variantSettings('all')).toMatchObject({ WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' });
+    // With both signature-header variants (all), webhook-vendor-header's header and setting win.
+    expect(variantSettings('all')).toMatchObject({ WEBHOOK_SIGNATURE_HEADER: 'sandbox_hash' });
+    expect(variantSettings('webhook-signature-header')).toEqual({ WEBHOOK_SIGNATURE_HEADER: 'x-payment-signature' });
   });
 });
 
