@@ -144,7 +144,7 @@ async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver):
   const ex = await h.request({ method: 'POST', url: `${t.baseUrl}/TransaccionCompra/3DS`, headers: { authorization: `Bearer ${token}` }, json: request, idempotent: false, label: 'discover: 3DS purchase' });
   const url = (ex.response?.json as { urlCompletarPago3Ds?: unknown } | undefined)?.urlCompletarPago3Ds;
   if (typeof url !== 'string') return { what, evidence: `POST /TransaccionCompra/3DS answered ${ex.response?.status ?? 'nothing'} without urlCompletarPago3Ds`, howToFind: 'ask the vendor for the algorithm, key, encoding and fields of the hash and set REDIRECT_HASH and its companions (.env.example)' };
-  const payer = createPayer({ http: h, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
+  const payer = createPayer({ http: h, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs });
   {
     // A page that asks for the card again gets the purchase's own card (as the suites' complete3ds does).
     const card = { ...request.tarjetaCreditoDebido, nombreTitular: `${request.nombre} ${request.apellido}`, email: request.email, ...(config.challengeCode ? { codigoDesafio: config.challengeCode } : {}) };

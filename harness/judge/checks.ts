@@ -11,7 +11,7 @@ import type { CheckEvidence } from '../record/meta.ts';
 import type { Contract } from '../api/contract.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
 import { webhookTransaction } from '../api/receiver.ts';
-import { PaymentRefused } from '../record/errors.ts';
+import { NoFormError, PaymentRefused } from '../record/errors.ts';
 
 export class CheckFailure extends Error {
   constructor(readonly evidence: CheckEvidence) {
@@ -267,6 +267,7 @@ function outcomeText(o: PaymentOutcome): string {
       ? `a redirect to the merchant without esAprobada; the lookup says esAprobada=${o.settled.esAprobada}`
       : `a redirect to the merchant with esAprobada=${o.params['esAprobada'] ?? '(absent)'}`;
   }
+  if (o.kind === 'refused' && o.by === 'words') return `a page saying it refuses (status ${o.status}): "${o.text}"`;
   return `${o.kind === 'refused' ? 'a refusal' : 'a page'} (status ${o.status}${o.estado ? `, estado "${o.estado}"` : ''})`;
 }
 
@@ -296,7 +297,12 @@ export function paymentApproved(o: PaymentOutcome, clauses: Clauses, what: strin
  * is the page saying the payment can no longer be made — a state the tests judge — and is left to them.
  */
 export function paymentWentThrough(o: PaymentOutcome, what: string): void {
-  if (o.kind !== 'refused' || o.answered !== 'submission' || o.status === 410) return;
+  if (o.kind !== 'refused') return;
+  // A page with no way to pay and no words of refusal, where a payment was expected: a page the suite cannot read,
+  // never a verdict (issue 26) — not judged, with the page's answer.
+  if (o.by === 'no-form') throw new NoFormError(`${what}: the page (status ${o.status}) shows no form to pay and no words of refusal: "${o.text || o.estado || '(no text)'}"`);
+  // 410 (Gone) and a page saying in words that the link cannot be paid are states the tests judge.
+  if (o.answered !== 'submission' || o.status === 410 || o.by === 'words') return;
   const how = o.formAgain ? `showed its form again (status ${o.status})` : `answered ${o.status}`;
   throw new PaymentRefused(`${what} did not go through: the page ${how} to what the payer sent: "${o.text || o.estado || '(no text)'}"`);
 }
@@ -307,8 +313,15 @@ export function paymentDeclined(o: PaymentOutcome, clauses: Clauses, what: strin
   return o.params;
 }
 
-/** No payment was approved: a refusal, an error page or a decline all qualify; only an approved redirect fails. */
+/**
+ * No payment was approved: a refusal, an error page or a decline all qualify; only an approved redirect fails. A page
+ * with no way to pay and no words of refusal counts only where the payer has paid a page of that target before
+ * (payableSeen; else the payer may simply not read this target's pages: not judged).
+ */
 export function paymentNotApproved(o: PaymentOutcome, clauses: Clauses, what: string): void {
+  if (o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
+    throw new NoFormError(`${what}: the page (status ${o.status}) shows no form and no words of refusal, and no page of this target was paid in this run to tell it from a page the suite cannot read: "${o.text || '(no text)'}"`);
+  }
   if (esAprobada(o) === 'true') fail('payment-not-approved', clauses, `${what} is not processed (no approved payment)`, outcomeText(o));
 }
 

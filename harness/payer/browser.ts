@@ -3,19 +3,20 @@
  * screen gets a fresh browser context (a new customer). The main frame's navigations are intercepted: a request
  * to the redirect prefix (or one `stopWhen` accepts) is the outcome and is answered locally, never fetched; a
  * payment is sent once — a second submission of the same form, or a 307/308 asking to re-send it, is refused.
- * Returns the same PaymentOutcome as the HTTP payer. On failure the error carries the page URL, a screenshot in
+ * Returns the same PaymentOutcome as the HTTP payer, timed; pages are opened and submitted as soon as they can be
+ * (DOMContentLoaded, then the form or words of refusal). On failure the error carries the page URL, a screenshot in
  * REPORT_DIR/screens/ and the page's text, card number and cvv removed.
  */
 import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
 import { NoFormError, PayerError } from '../record/errors.ts';
 import { currentScope, noteStep, pathOf, redactBodyText, waitingFor, type Scope } from '../record/evidence.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
-import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';
-import { cssOf, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
-import { bare, outcomeOf, readHtml } from './form.ts';
+import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
+import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues, type Option } from './fields.ts';
+import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
 import { noFormMessage, stopOf, type HttpPayer } from './http.ts';
 import type { FieldMapping } from './discovery.ts';
-import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type { CardPayment, FieldName, FieldNames, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 type Stop = (url: string) => boolean;
 
@@ -30,6 +31,8 @@ export interface BrowserPayerOptions {
    */
   browserTimeoutMs?: number;
   fieldNames?: Partial<FieldNames> | Record<string, string>;
+  /** SCREEN_OPTION_VALUES: the page's option value for the suite's, per field. */
+  optionValues?: OptionValues;
   /** Fetches images (QR codes) as they are: no page needed. */
   http: HttpPayer;
 }
@@ -236,20 +239,34 @@ export class BrowserPayer implements Payer {
     this.#names = fieldNamesOf(options.fieldNames);
   }
 
-  /** A fresh context with a page on `url`, the form given time to be built; a 4xx/5xx or an outcome ends it there. */
-  async #visit(url: string, stop: Stop | undefined): Promise<{ session: Session; screen: Screen }> {
+  /**
+   * A fresh context with a page on `url`, used as soon as its document is parsed and it shows a form (a script may
+   * build it later) or words of refusal; a 4xx/5xx or an outcome ends it there. `openedAt`: when it was requested.
+   */
+  async #visit(url: string, stop: Stop | undefined): Promise<{ session: Session; screen: Screen & { openedAt: number } }> {
     const session = await this.#acquire();
     session.reset(stop);
     return this.#driven(async () => {
       try {
-        const response = await session.page.goto(url, { waitUntil: 'load', timeout: this.#stepMs });
+        const openedAt = Date.now();
+        const response = await session.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#stepMs });
         session.status = response?.status() ?? session.status;
         if (!session.outcome && session.status < 400) {
-          // A script may build the form after the page loaded (even after fetching its own settings).
+          // A script may build the form after the document was parsed (even after fetching its own settings).
           const formShown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
-          await session.page.waitForSelector(formShown, { state: 'attached', timeout: Math.min(this.#options.timeoutMs, 10_000) }).catch(() => undefined);
+          await session.page
+            .waitForFunction(
+              ([selector, words]) => {
+                if (document.querySelector(selector)) return true;
+                const text = (document.body?.innerText ?? '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ');
+                return new RegExp(words).test(text);
+              },
+              [formShown, REFUSAL_WORDS.source] as const,
+              { timeout: Math.min(this.#options.timeoutMs, 10_000) },
+            )
+            .catch(() => undefined);
         }
-        return { session, screen: await this.#screenOf(session) };
+        return { session, screen: { ...(await this.#screenOf(session)), openedAt } };
       } catch (err) {
         throw await this.#failure(session, 'opening', err);
       }
@@ -324,16 +341,14 @@ export class BrowserPayer implements Payer {
     throw new NoFormError(noFormMessage(screen));
   }
 
-  /** Enters a value as a customer would: an option picked, a hidden field set, an input typed. */
-  async #enter(input: Locator, target: string, value: string): Promise<void> {
-    const kind = await input.evaluate((el) => ({
-      tag: el.tagName.toLowerCase(),
-      type: (el as HTMLInputElement).type,
-      options: el instanceof HTMLSelectElement ? [...el.options].map((o) => o.value) : null,
-    }));
+  /**
+   * Enters a value as a customer would: an option picked by meaning (`pick`: chosen already, else chooseOption and,
+   * where none fits, the value itself), a hidden field set, an input typed.
+   */
+  async #enter(input: Locator, field: FieldName, value: string, pick?: string): Promise<void> {
+    const kind = await input.evaluate(inputKind);
     if (kind.options) {
-      if (!kind.options.includes(value)) throw new PayerError(`the payment screen offers ${target} ${kind.options.join(', ') || '(no option)'}, not ${value}`);
-      await input.selectOption(value, { timeout: this.#stepMs });
+      await input.selectOption(pick ?? chooseOption(field, value, kind.options, this.#options.optionValues) ?? value, { timeout: this.#stepMs });
     } else if (kind.type === 'hidden') {
       await setValue(input, value);
     } else {
@@ -345,7 +360,7 @@ export class BrowserPayer implements Payer {
   async #fillPresent(form: Locator, card: PageInput | undefined, names: FieldNames): Promise<void> {
     for (const [field, value] of pageValues(card)) {
       const target = names[field];
-      if ((await form.locator(cssOf(target)).count()) > 0) await this.#enter(form.locator(cssOf(target)).first(), target, value);
+      if ((await form.locator(cssOf(target)).count()) > 0) await this.#enter(form.locator(cssOf(target)).first(), field, value);
     }
     const challenge = card?.codigoDesafio;
     const field = form.locator(cssOf(names.codigoDesafio));
@@ -353,18 +368,35 @@ export class BrowserPayer implements Payer {
       // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
       const shown = 'code' in challenge ? undefined : form.page().locator(challenge.shownIn).first();
       const code = 'code' in challenge ? challenge.code : (await shown!.count()) > 0 ? (await shown!.innerText({ timeout: this.#stepMs })).trim() : undefined;
-      if (code !== undefined) await this.#enter(field.first(), names.codigoDesafio, code);
+      if (code !== undefined) await this.#enter(field.first(), 'codigoDesafio', code);
     }
   }
 
   /** Enters the payment as a customer would, then the forged fields (set or added as a customer's devtools could). */
-  async #fill(form: Locator, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>, mapping: FieldMapping): Promise<void> {
-    const { names } = mapping;
+  async #fill(form: Locator, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>, discovered: FieldMapping): Promise<void> {
     const values = paymentValues(payment);
+    // The form's own inputs (not the page's), for the quantity or amount placed by elimination.
+    const present = new Set(await form.evaluate((f) => [...(f as HTMLFormElement).elements].flatMap((el) => (el.getAttribute('name') ? [el.getAttribute('name')!] : el.id ? [`#${el.id}`] : []))));
+    const mapping = placeByElimination(discovered, values.map(([field]) => field), (target) => present.has(target) || !isInputName(target));
+    const { names } = mapping;
+    // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
     const missing: FieldName[] = [];
-    for (const [field] of values) if ((await form.locator(cssOf(names[field])).count()) === 0) missing.push(field);
-    if (missing.length > 0) throw new FieldsNotFoundError(notFoundMessage(`the payment screen at ${bare(where)}`, missing, mapping));
-    for (const [field, value] of values) await this.#enter(form.locator(cssOf(names[field])).first(), names[field], value);
+    const unmatched: UnmatchedOption[] = [];
+    const picks = new Map<FieldName, string>();
+    for (const [field, value] of values) {
+      const input = form.locator(cssOf(names[field]));
+      if ((await input.count()) === 0) {
+        missing.push(field);
+        continue;
+      }
+      const { options } = await input.first().evaluate(inputKind);
+      if (!options) continue;
+      const pick = chooseOption(field, value, options, this.#options.optionValues);
+      if (pick === undefined) unmatched.push({ field, target: names[field], value, offered: describeOptions(options) });
+      else picks.set(field, pick);
+    }
+    if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(where)}`, missing, unmatched, mapping));
+    for (const [field, value] of values) await this.#enter(form.locator(cssOf(names[field])).first(), field, value, picks.get(field));
     for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
       if (value === undefined) continue;
       const target = names[field];
@@ -374,10 +406,20 @@ export class BrowserPayer implements Payer {
     }
   }
 
-  /** Presses the form's submit button once (or submits it when it has none) and waits for the outcome. */
-  async #submit(session: Session, form: Locator, stop: Stop, submitted: ScreenForm | undefined): Promise<PaymentOutcome> {
+  /**
+   * Presses the form's submit button once (or submits it when it has none) and waits for the outcome, timed from
+   * `openedAt`; an answer other than a refusal marks the screen's origin as one whose pages this payer drives.
+   */
+  async #submit(session: Session, form: Locator, stop: Stop, screen: Screen, openedAt: number): Promise<PaymentOutcome> {
+    const outcome = await this.#submitted(session, form, stop, screen.form, openedAt);
+    if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
+    return outcome;
+  }
+
+  async #submitted(session: Session, form: Locator, stop: Stop, submitted: ScreenForm | undefined, openedAt: number): Promise<PaymentOutcome> {
     session.stop = stop;
-    const loaded = session.page.waitForEvent('load', { timeout: session.stepMs }).then(
+    // The answer's document parsed is enough: its form (or #estado) is in it; a page moving on is waited for below.
+    const loaded = session.page.waitForEvent('domcontentloaded', { timeout: session.stepMs }).then(
       () => undefined,
       () => {
         if (!session.outcome) session.error ??= `no outcome ${session.stepMs} ms after the payment was submitted (once: it is never re-sent)`;
@@ -386,8 +428,10 @@ export class BrowserPayer implements Payer {
     // The service is under test, not the page's input hints: what the HTTP payer would send reaches the server.
     await form.evaluate((f) => ((f as HTMLFormElement).noValidate = true));
     const button = form.locator(SUBMIT).first();
+    const hasButton = (await form.locator(SUBMIT).count()) > 0;
+    const submittedAt = Date.now();
     // Bounded like a page load: on a loaded machine a button can take seconds to become clickable.
-    if ((await form.locator(SUBMIT).count()) > 0) await button.click({ timeout: session.stepMs });
+    if (hasButton) await button.click({ timeout: session.stepMs });
     else await form.evaluate((f) => (f as HTMLFormElement).requestSubmit());
     await Promise.race([session.settled(), loaded]);
     // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.
@@ -395,17 +439,17 @@ export class BrowserPayer implements Payer {
     const final = await session.page.locator('#estado').count().catch(() => 0);
     if (!session.outcome && !session.error && final === 0) await session.page.waitForLoadState('networkidle', { timeout: 1_500 }).catch(() => undefined);
     if (session.error) throw new PayerError(session.error);
-    if (session.outcome) return session.outcome;
+    if (session.outcome) return timed(session.outcome, openedAt, submittedAt);
     const screen = await this.#screenOf(session);
     // (No form read before: nothing on the answer counts as the same form.)
-    return outcomeOf(screen, submitted ?? { action: '', method: 'POST', fields: {}, selects: {} });
+    return timed(outcomeOf(screen, submitted ?? { action: '', method: 'POST', fields: {}, selects: {}, optionTexts: {} }), openedAt, submittedAt);
   }
 
   /**
    * Fills and submits (a payment screen: every field of the payment; a 3DS or quick-pay page: the card where it asks
    * for it); the session is closed afterwards, its evidence kept on failure.
    */
-  #pay(session: Session, screen: Screen, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
+  #pay(session: Session, screen: Screen & { openedAt: number }, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}): Promise<PaymentOutcome> {
     return this.#driven(async () => {
       try {
         // The page as the customer sees it now (a script may have built its form): the same discovery as the HTTP payer's.
@@ -413,7 +457,7 @@ export class BrowserPayer implements Payer {
         const form = await this.#form(session, screen, mapping.names);
         if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged, mapping);
         else await this.#fillPresent(form, input.card, mapping.names);
-        const outcome = await this.#submit(session, form, stop, screen.form);
+        const outcome = await this.#submit(session, form, stop, screen, screen.openedAt);
         await this.#release(session);
         return outcome;
       } catch (err) {
@@ -422,17 +466,20 @@ export class BrowserPayer implements Payer {
     });
   }
 
-  /** Opens a screen and pays it, unless opening it already ended (an outcome redirect, an error status). */
+  /**
+   * Opens a screen and pays it, unless opening it already ended: an outcome redirect, an error status, a page with
+   * no form (its words of refusal, else no form at all).
+   */
   async #openAndPay(url: string, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop): Promise<PaymentOutcome> {
     const { session, screen } = await this.#visit(url, stop);
     if (session.outcome) {
       const outcome = session.outcome;
       await this.#release(session);
-      return outcome;
+      return timed(outcome, screen.openedAt);
     }
-    if (screen.status >= 400) {
+    if (screen.status >= 400 || !screen.form) {
       await this.#release(session);
-      return outcomeOf(screen);
+      return timed(outcomeOf(screen), screen.openedAt);
     }
     return this.#pay(session, screen, input, stop);
   }
@@ -456,7 +503,16 @@ export class BrowserPayer implements Payer {
     if (!session) throw new PayerError(`the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`);
     this.#sessions.delete(screen);
     this.#open.splice(this.#open.indexOf(screen), 1);
-    return this.#pay(session, screen, { payment }, stopOf(payment), forged);
+    const openedAt = screen.openedAt ?? Date.now();
+    if (!screen.form || screen.status >= 400) {
+      // An error status or words of refusal are the outcome; a page with no form at all cannot be submitted (#form says so).
+      const outcome = outcomeOf(screen);
+      if (outcome.kind === 'refused' && outcome.by !== 'no-form') {
+        await this.#release(session);
+        return timed(outcome, openedAt);
+      }
+    }
+    return this.#pay(session, { ...screen, openedAt }, { payment }, stopOf(payment), forged);
   }
 
   /** Whether this payer opened the screen (PAYER=auto sends it back here). */
@@ -481,6 +537,15 @@ export class BrowserPayer implements Payer {
   }
 }
 
+
+/** What an element is (runs in the page): a select's options with their texts. */
+function inputKind(el: Element): { tag: string; type: string; options: Option[] | null } {
+  return {
+    tag: el.tagName.toLowerCase(),
+    type: (el as HTMLInputElement).type,
+    options: el instanceof HTMLSelectElement ? [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() })) : null,
+  };
+}
 
 /** A forged field the screen does not show, added to its form (runs in the page). */
 function addHidden(form: Element, [name, value]: readonly [string, string]): void {

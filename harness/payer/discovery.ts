@@ -3,7 +3,8 @@
  * page's HTML (as served, or a browser's DOM), so both payers map a vendor's screen the same way. A field is found,
  * in this order, by SCREEN_FIELD_NAMES (the user's word overrides), by its HTML autofill token
  * (`autocomplete="cc-number"`…), by its label (`<label for>`, a wrapping label, aria-label, placeholder; Spanish or
- * English), by its select's options, then by input type and `inputmode`; else the suite's default name. The spec
+ * English), by its select's options, then by input type and `inputmode`; else the suite's default name (on a link
+ * screen the quantity, then the amount, also by elimination: placeByElimination). The spec
  * shows none of this (1: "a payment screen hosted by the service"), so the mapping is only observed; a page where a
  * field the payment needs cannot be found is not judged (FieldsNotFoundError: SKIP naming it and what the page shows).
  */
@@ -14,7 +15,7 @@ import { isInputName, resolveNames } from './fields.ts';
 import { defaultFieldNames, type FieldName, type FieldNames } from './types.ts';
 
 /** How a field's input was found. */
-export type FoundBy = 'configured' | 'autocomplete' | 'label' | 'options' | 'type' | 'default name';
+export type FoundBy = 'configured' | 'autocomplete' | 'label' | 'options' | 'type' | 'default name' | 'elimination';
 
 /** An input a customer can fill, as the page presents it. */
 export interface Candidate {
@@ -56,7 +57,7 @@ const AUTOCOMPLETE: Partial<Record<FieldName, string[]>> = {
  * ("Código de seguridad" is the cvv, not a challenge code; "Name on card" is the holder, not the card number).
  */
 const LABELS: [FieldName, RegExp][] = [
-  ['formaPago', /forma de pago|medio de pago|payment method|pay with|pagar con/],
+  ['formaPago', /forma de pago|medio de pago|metodo( de pago)?|payment method|pay with|pagar con/],
   ['cuotas', /cuotas|instal?l?ments?/],
   ['cvv', /\bcvv2?\b|\bcvc2?\b|\bcsc\b|codigo de seguridad|security code|card code/],
   ['mesVencimiento', /\bmes\b|month|\bmm\b/],
@@ -64,8 +65,8 @@ const LABELS: [FieldName, RegExp][] = [
   ['email', /correo|e-?mail/],
   ['nombreTitular', /titular|name on card|cardholder|holder|nombre|\bname\b/],
   ['numeroTarjeta', /numero de (la )?tarjeta|card number|tarjeta|\bcard\b/],
-  ['cantidad', /cantidad|quantity|\bqty\b/],
-  ['monto', /monto|amount|importe|\btotal\b/],
+  ['cantidad', /cantidad|quantity|\bqty\b|unidades|\bunits?\b|quantidade/],
+  ['monto', /monto|amount|importe|valor a pagar|total a pagar|\btotal\b/],
   ['codigoDesafio', /codigo|\bcode\b|\botp\b|verificacion|verification|clave dinamica/],
 ];
 
@@ -77,10 +78,10 @@ const LOOKED_FOR: Record<FieldName, string> = {
   anioVencimiento: 'autocomplete=cc-exp-year, a label like "Año"/"Year"',
   nombreTitular: 'autocomplete=cc-name, a label like "Nombre del titular"/"Name on card"',
   email: 'autocomplete=email, a label like "Correo"/"Email", type=email',
-  formaPago: 'a label like "Forma de pago"/"Payment method", a select offering card and points',
+  formaPago: 'a label like "Forma de pago"/"Método"/"Payment method", a select offering card and points',
   cuotas: 'a label like "Cuotas"/"Instalments", a select of months',
-  cantidad: 'a label like "Cantidad"/"Quantity"',
-  monto: 'a label like "Monto"/"Amount"',
+  cantidad: 'a label like "Cantidad"/"Unidades"/"Quantity"/"Qty", the one number input left on a link screen',
+  monto: 'a label like "Monto"/"Valor a pagar"/"Total a pagar"/"Amount", the one number input left once the quantity is placed',
   codigoDesafio: 'autocomplete=one-time-code, a label like "Código de verificación"/"Verification code"',
 };
 
@@ -126,6 +127,14 @@ function byOptions(c: Candidate): FieldName | undefined {
   const texts = fold(c.options.join(' '));
   if (/puntos|points|tarjeta|card/.test(texts)) return 'formaPago';
   if (/meses|months|cuotas|instal/.test(texts)) return 'cuotas';
+  // Twelve options 1–12 (or the months' names) are the expiry month; options that are all years, the expiry year.
+  // Each option's value, else its text (what the option submits); a placeholder option left out.
+  const values = c.options.flatMap((v, i) => (i % 2 === 0 ? [v || c.options[i + 1] || ''] : [])).filter((v) => v.trim() !== '');
+  // (A first option such as "Mes" or "--" is a placeholder.)
+  const numeric = values.filter((v, i) => i > 0 || /^\d+$/.test(v.trim()));
+  if (numeric.length === 12 && numeric.every((v, i) => Number(v) === i + 1)) return 'mesVencimiento';
+  if (/\b(enero|january)\b.*\b(diciembre|december)\b/.test(texts)) return 'mesVencimiento';
+  if (numeric.length > 1 && numeric.every((v) => /^(20)?\d\d$/.test(v.trim()))) return 'anioVencimiento';
   return undefined;
 }
 
@@ -190,6 +199,47 @@ export function describeCandidates(candidates: Candidate[]): string {
   return `inputs seen: ${shown.join('; ')}${candidates.length > 12 ? `; … ${candidates.length - 12} more` : ''}`;
 }
 
+/**
+ * The payment's quantity (and amount) placed by elimination on a link screen: when the payment has `cantidad`, the
+ * page shows no field for it and exactly one number input is left unplaced, that input is the quantity; then the
+ * same for `monto`, once the quantity is placed. `present`: whether the page has a field by that name or selector.
+ */
+export function placeByElimination(mapping: FieldMapping, needs: FieldName[], present: (target: string) => boolean): FieldMapping {
+  let result = mapping;
+  for (const field of ['cantidad', 'monto'] as const) {
+    if (!needs.includes(field) || present(result.names[field])) continue;
+    if (field === 'monto' && needs.includes('cantidad') && !present(result.names.cantidad)) continue;
+    const placed = new Set(Object.values(result.found).map((f) => f.target));
+    const left = result.candidates.filter((c) => c.tag === 'input' && c.type === 'number' && !placed.has(c.target));
+    if (left.length !== 1) continue;
+    const target = left[0]!.target;
+    result = { ...result, names: { ...result.names, [field]: target }, found: { ...result.found, [field]: { target, by: 'elimination' } } };
+  }
+  return result;
+}
+
+/** A select whose options hold none meaning the suite's value: the field, the value sought, what was offered. */
+export interface UnmatchedOption {
+  field: FieldName;
+  target: string;
+  value: string;
+  offered: string;
+}
+
+/**
+ * The reason a page cannot be driven: each field not found (what it was looked for by) and each option not matched
+ * (the value sought, the options offered with their texts), then the inputs seen.
+ */
+export function cannotDriveMessage(where: string, missing: FieldName[], unmatched: UnmatchedOption[], mapping: FieldMapping): string {
+  const parts = [
+    ...(missing.length > 0 ? [`could not find ${lookedFor(missing, mapping)}`] : []),
+    ...unmatched.map(
+      (u) => `no option of ${u.field} (${u.target}) means "${u.value}": it offers ${u.offered}; set SCREEN_OPTION_VALUES, e.g. {"${u.field}":{"${u.value}":"<the option's value>"}}`,
+    ),
+  ];
+  return `${where}: ${parts.join('; ')}; ${describeCandidates(mapping.candidates)}`;
+}
+
 /** A page where a field the payment needs was not found: not judged (SKIP), naming the fields and the page's inputs. */
 export class FieldsNotFoundError extends NoFormError {
   override name = 'FieldsNotFoundError';
@@ -197,8 +247,11 @@ export class FieldsNotFoundError extends NoFormError {
 
 /** The reason a page cannot be mapped: the missing fields, what each was looked for by, and the inputs seen. */
 export function notFoundMessage(where: string, missing: FieldName[], mapping: FieldMapping): string {
-  const looked = missing.map((f) => `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}", but the page has no field "${mapping.names[f]}"` : LOOKED_FOR[f]})`).join(', ');
-  return `${where}: could not find ${looked}; ${describeCandidates(mapping.candidates)}`;
+  return `${where}: could not find ${lookedFor(missing, mapping)}; ${describeCandidates(mapping.candidates)}`;
+}
+
+function lookedFor(missing: FieldName[], mapping: FieldMapping): string {
+  return missing.map((f) => `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}", but the page has no field "${mapping.names[f]}"` : LOOKED_FOR[f]})`).join(', ');
 }
 
 /**

@@ -1,22 +1,90 @@
 /**
  * A hosted page as the HTTP payer reads it (node-html-parser): the payment form, its fields as a browser would
- * submit them untouched, the options of its selects, and the text of `#estado`; the outcome a page stands for.
+ * submit them untouched, the options of its selects (values and texts), and the text of `#estado`; the outcome a
+ * page stands for, a refusal classified by how it refused (status, form again, words, no form).
  */
 import { parse, type HTMLElement } from 'node-html-parser';
 import { secrets } from '../record/evidence.ts';
 import type { Exchange } from '../api/http.ts';
-import type { FieldNames, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type { FieldNames, PaymentOutcome, Screen, ScreenForm, Timing } from './types.ts';
 
 /**
- * The outcome a page stands for. An error status (4xx/5xx) is a refusal; so is, after a submission (`submitted`: the
- * form that was sent), a page showing that same form again — it did not take what was entered.
+ * The outcome a page stands for. An error status (4xx/5xx) is a refusal (`status`); so is, after a submission
+ * (`submitted`: the form that was sent), a page showing that same form again (`form-again`: it did not take what was
+ * entered); a page with no form whose text says it refuses (`words`); and, on opening, a page with no form at all
+ * (`no-form`, with whether this payer already drove a payable screen of that origin).
  */
-export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'form'>, submitted?: ScreenForm): PaymentOutcome {
+export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'form' | 'url'>, submitted?: ScreenForm): PaymentOutcome {
   const base = { status: screen.status, html: screen.html, text: pageText(screen.html), ...(screen.estado === undefined ? {} : { estado: screen.estado }) };
   const answered = submitted ? 'submission' : 'opening';
-  if (screen.status >= 400) return { kind: 'refused', ...base, answered };
-  if (submitted && screen.form && bare(screen.form.action) === bare(submitted.action)) return { kind: 'refused', ...base, answered, formAgain: true };
+  if (screen.status >= 400) return { kind: 'refused', ...base, answered, by: 'status' };
+  if (submitted && screen.form && bare(screen.form.action) === bare(submitted.action)) return { kind: 'refused', ...base, answered, by: 'form-again', formAgain: true };
+  if (!screen.form && refusalWords(fullText(screen.html)) !== undefined) return { kind: 'refused', ...base, answered, by: 'words' };
+  if (!screen.form && !submitted) return { kind: 'refused', ...base, answered, by: 'no-form', payableSeen: payableOrigins.has(screen.url) };
   return { kind: 'page', ...base };
+}
+
+/** The outcome with when the payer opened the page, submitted the payment (if it did) and got the answer. */
+export function timed(outcome: PaymentOutcome, openedAt: number, submittedAt?: number): PaymentOutcome {
+  const timing: Timing = { openedAt, ...(submittedAt === undefined ? {} : { submittedAt }), answeredAt: Date.now() };
+  return { ...outcome, timing };
+}
+
+/**
+ * Phrases of a page saying a payment cannot be made (Spanish, English, Portuguese), accents and case folded; the
+ * longer before the shorter, so the phrase returned is the page's own.
+ */
+export const REFUSAL_WORDS = new RegExp(
+  [
+    'ya no esta disponible', 'no esta disponible', 'no disponible', 'no longer available', 'not available', 'unavailable',
+    'nao esta disponivel', 'nao disponivel', 'indisponivel',
+    'ha expirado', 'expirad[oa]', 'expired', 'expirou', 'vencid[oa]', 'caducad[oa]', 'caduco', 'has ended', 'ha finalizado',
+    'desactivad[oa]', 'deactivated', 'inactiv[oa]', 'inactive', 'inativ[oa]', 'disabled',
+    'agotad[oa]', 'sold out', 'esgotad[oa]',
+    'limite (de [a-z]+ )?(alcanzado|excedido|superado)', 'limit (reached|exceeded)', '(?<!fecha )(?<!data )limite', 'reached (its|the) limit',
+    'no se puede', 'no es posible', 'cannot be paid', "can ?not be used", "can't be paid", 'can no longer', 'nao pode',
+    'ya no', 'no longer',
+    'enlace no valido', 'link no valido', 'invalid link', 'no es valido', 'no valid[oa]',
+  ].map((w) => `\\b${w}\\b`).join('|'),
+);
+
+const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s\u00a0]+/g, ' ');
+
+/** The phrase of refusal a page's text says ("no disponible", "expired"…), accents and case folded; undefined when none. */
+export function refusalWords(text: string): string | undefined {
+  return REFUSAL_WORDS.exec(fold(text))?.[0];
+}
+
+/**
+ * The origins (scheme, host, port) where this process filled and submitted a payable page and got an answer other
+ * than a refusal: there a page without a form is the target's answer, not a page the payer cannot read. One run
+ * per process, as the field mappings (discovery.ts).
+ */
+export class PayableOrigins {
+  readonly #origins = new Set<string>();
+  add(url: string): void {
+    const origin = originOf(url);
+    if (origin) this.#origins.add(origin);
+  }
+  has(url: string): boolean {
+    const origin = originOf(url);
+    return origin !== undefined && this.#origins.has(origin);
+  }
+  /** Forgets them all (tests). */
+  reset(): void {
+    this.#origins.clear();
+  }
+}
+
+const originOf = (url: string): string | undefined => (URL.canParse(url) ? new URL(url).origin : undefined);
+
+export const payableOrigins = new PayableOrigins();
+
+/** A page's whole text (scripts and styles left out), for its words of refusal. */
+function fullText(html: string): string {
+  const root = parse(html);
+  root.querySelectorAll('script, style, noscript, template').forEach((el) => el.remove());
+  return (root.querySelector('body') ?? root).text;
 }
 
 /** Where pages put what went wrong; else the whole body is the page's answer. */
@@ -63,6 +131,7 @@ export function readHtml(status: number, url: string, html: string, names: Field
 function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
   const fields: Record<string, string> = {};
   const selects: Record<string, string[]> = {};
+  const optionTexts: Record<string, string[]> = {};
   let clicked = false;
   for (const el of form.querySelectorAll('input, select, textarea, button')) {
     const name = el.getAttribute('name');
@@ -72,6 +141,7 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     if (tag === 'select') {
       const options = el.querySelectorAll('option');
       selects[name] = options.map((o) => o.getAttribute('value') ?? o.text.trim());
+      optionTexts[name] = options.map((o) => o.text.replace(/\s+/g, ' ').trim());
       const chosen = options.find((o) => o.hasAttribute('selected')) ?? options[0];
       if (chosen) fields[name] = chosen.getAttribute('value') ?? chosen.text.trim();
     } else if (tag === 'textarea') {
@@ -86,6 +156,6 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     }
   }
   const method = (form.getAttribute('method') ?? 'get').toUpperCase() === 'POST' ? 'POST' : 'GET';
-  return { action: new URL(form.getAttribute('action') || pageUrl, pageUrl).href, method, fields, selects };
+  return { action: new URL(form.getAttribute('action') || pageUrl, pageUrl).href, method, fields, selects, optionTexts };
 }
 

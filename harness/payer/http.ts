@@ -2,7 +2,8 @@
  * Pays hosted screens as a browser would, without one (spec 4.1 urlEnlace, 4.3 urlCompletarPago3Ds, 4.6 urlQR): a
  * cookie jar per customer (each payment, each screen opened), redirects followed (at most 10), HTML parsed with node-html-parser, hidden fields kept, inputs filled
  * by name (SCREEN_FIELD_NAMES; a CSS selector is resolved to the name of the input it matches), select options
- * picked. Every request goes through the harness http, so it is recorded and redacted. A form submission is sent
+ * picked by meaning (chooseOption). A page that refuses (an error status, words of refusal, no form) is a refused
+ * outcome; every outcome carries its timing. Every request goes through the harness http, so it is recorded and redacted. A form submission is sent
  * once and never re-sent, whatever its method (not even on a 307/308): it is a payment. A 3DS or quick-pay page gets
  * the card where it shows the card's fields.
  */
@@ -12,10 +13,10 @@ import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
-import { FieldsNotFoundError, mapPage, notFoundMessage, type PageKind } from './discovery.ts';
-import { pageValues, paymentValues } from './fields.ts';
-import { bare, outcomeOf, readScreen } from './form.ts';
-import type { CardPayment, FieldName, FieldNames, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
+import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
+import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
+import type { CardPayment, FieldName, FieldNames, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
 
@@ -37,10 +38,13 @@ export class HttpPayer implements Payer {
   readonly #configured: Partial<FieldNames> | Record<string, string>;
   /** Each screen's cookies: every payment is a new customer (a session cookie of one never reaches another's screen). */
   readonly #jars = new WeakMap<Screen, CookieJar>();
+  /** SCREEN_OPTION_VALUES: the page's option value for the suite's, per field. */
+  readonly #optionValues: OptionValues;
 
-  constructor(options: { http: Http; fieldNames?: Partial<FieldNames> | Record<string, string> }) {
+  constructor(options: { http: Http; fieldNames?: Partial<FieldNames> | Record<string, string>; optionValues?: OptionValues }) {
     this.#http = options.http;
     this.#configured = options.fieldNames ?? {};
+    this.#optionValues = options.optionValues ?? {};
   }
 
   /** `submission`: a form sent by the customer — a payment, never retried by http whatever its method. */
@@ -94,53 +98,64 @@ export class HttpPayer implements Payer {
 
   async openScreen(url: string): Promise<Screen> {
     const jar = new CookieJar();
+    const openedAt = Date.now();
     const result = await this.#navigate(jar, 'GET', url, undefined, undefined, 'hosted screen');
     if ('redirect' in result) throw new PayerError(`unexpected redirect outcome while opening ${url}`);
-    const screen = this.#read(result.ex, result.url);
+    const screen: Screen = { ...this.#read(result.ex, result.url), openedAt };
     this.#jars.set(screen, jar);
     return screen;
   }
 
-  /** Submits a screen's form (once: it is a payment) and turns the answer into an outcome. */
-  async #submit(jar: CookieJar, form: ScreenForm, fields: Record<string, string>, stop: Stop, label: string): Promise<PaymentOutcome> {
+  /**
+   * Submits a screen's form (once: it is a payment) and turns the answer into an outcome, timed from `openedAt`. An
+   * answer other than a refusal marks the screen's origin as one whose pages this payer drives (payableOrigins).
+   */
+  async #submit(jar: CookieJar, screen: Screen & { form: ScreenForm }, fields: Record<string, string>, stop: Stop, label: string, openedAt: number): Promise<PaymentOutcome> {
+    const { form } = screen;
+    const submittedAt = Date.now();
     const result =
       form.method === 'POST'
         ? await this.#navigate(jar, 'POST', form.action, fields, stop, label, true)
         : await this.#navigate(jar, 'GET', withQuery(form.action, fields), undefined, stop, label, true);
-    if ('redirect' in result) return result.redirect;
-    return outcomeOf(this.#read(result.ex, result.url), form);
+    const outcome = timed('redirect' in result ? result.redirect : outcomeOf(this.#read(result.ex, result.url), form), openedAt, submittedAt);
+    if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
+    return outcome;
   }
 
   /**
-   * Opens a screen; a redirect that `stop` accepts or an error status is the outcome itself. A page that shows no
-   * form cannot be paid by the suite (e.g. a screen that needs JavaScript): NoFormError.
+   * Opens a screen; a redirect that `stop` accepts, an error status, or a page without a form (its words of
+   * refusal, else no form at all: PAYER=auto then tries the browser) is the outcome itself, timed.
    */
-  async #screenWithForm(jar: CookieJar, url: string, stop: Stop): Promise<{ screen: Screen & { form: ScreenForm } } | { outcome: PaymentOutcome }> {
+  async #screenWithForm(jar: CookieJar, url: string, stop: Stop): Promise<{ screen: Screen & { form: ScreenForm; openedAt: number } } | { outcome: PaymentOutcome }> {
+    const openedAt = Date.now();
     const result = await this.#navigate(jar, 'GET', url, undefined, stop, 'hosted screen');
-    if ('redirect' in result) return { outcome: result.redirect };
+    if ('redirect' in result) return { outcome: timed(result.redirect, openedAt) };
     const screen = this.#read(result.ex, result.url);
-    if (screen.status >= 400) return { outcome: outcomeOf(screen) };
-    if (!screen.form) throw new NoFormError(noFormMessage(screen));
-    return { screen: screen as Screen & { form: ScreenForm } };
+    if (screen.status >= 400 || !screen.form) return { outcome: timed(outcomeOf(screen), openedAt) };
+    return { screen: { ...screen, openedAt } as Screen & { form: ScreenForm; openedAt: number } };
   }
 
   /** The form's fields with the payment entered as a customer would; `forged` set whether or not the screen shows them. */
   #filled(screen: Screen & { form: ScreenForm }, payment: CardPayment, forged: Partial<Record<FieldName, string>> = {}): Record<string, string> {
     const { form } = screen;
-    const mapping = mapPage(screen.html, this.#configured, 'link screen');
-    const names = mapping.names;
     const fields = { ...form.fields };
     const values = paymentValues(payment);
+    const mapping = placeByElimination(mapPage(screen.html, this.#configured, 'link screen'), values.map(([field]) => field), (name) => name in fields);
+    const names = mapping.names;
+    // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
     const missing = values.filter(([field]) => !(names[field] in fields)).map(([field]) => field);
-    if (missing.length > 0) throw new FieldsNotFoundError(notFoundMessage(`the payment screen at ${bare(screen.url)}`, missing, mapping));
+    const unmatched: UnmatchedOption[] = [];
+    const chosen: [string, string][] = [];
     for (const [field, value] of values) {
       const name = names[field];
-      const options = form.selects[name];
-      if (options && !options.includes(value)) {
-        throw new PayerError(`the payment screen offers ${name} ${options.join(', ') || '(no option)'}, not ${value}`);
-      }
-      fields[name] = value;
+      if (!(name in fields)) continue;
+      const options = optionsOf(form, name);
+      const pick = options ? chooseOption(field, value, options, this.#optionValues) : value;
+      if (pick === undefined) unmatched.push({ field, target: name, value, offered: describeOptions(options!) });
+      else chosen.push([name, pick]);
     }
+    if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
+    for (const [name, value] of chosen) fields[name] = value;
     for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
     return fields;
   }
@@ -149,7 +164,11 @@ export class HttpPayer implements Payer {
   #filledPage(screen: Screen & { form: ScreenForm }, card: PageInput | undefined, kind: PageKind): Record<string, string> {
     const names = mapPage(screen.html, this.#configured, kind).names;
     const fields = { ...screen.form.fields };
-    for (const [field, value] of pageValues(card)) if (names[field] in fields) fields[names[field]] = value;
+    for (const [field, value] of pageValues(card)) {
+      if (!(names[field] in fields)) continue;
+      const options = optionsOf(screen.form, names[field]);
+      fields[names[field]] = (options && chooseOption(field, value, options, this.#optionValues)) ?? value;
+    }
     const challenge = card?.codigoDesafio;
     if (challenge && names.codigoDesafio in fields) {
       // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
@@ -172,13 +191,19 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlEnlace, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen.form, this.#filled(opened.screen, payment), stop, 'pay link');
+    return this.#submit(jar, opened.screen, this.#filled(opened.screen, payment), stop, 'pay link', opened.screen.openedAt);
   }
 
+  /** A screen opened earlier: an error status or words of refusal are its outcome; a page with no form at all cannot be submitted (NoFormError). */
   async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
-    if (!screen.form) throw new NoFormError(noFormMessage(screen));
+    const openedAt = screen.openedAt ?? Date.now();
+    if (!screen.form || screen.status >= 400) {
+      const outcome = outcomeOf(screen);
+      if (outcome.kind === 'refused' && outcome.by !== 'no-form') return timed(outcome, openedAt);
+      throw new NoFormError(noFormMessage(screen));
+    }
     const withForm = screen as Screen & { form: ScreenForm };
-    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm.form, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)');
+    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)', openedAt);
   }
 
   async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
@@ -186,7 +211,7 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, card, '3DS page'), stop, 'complete 3DS');
+    return this.#submit(jar, opened.screen, this.#filledPage(opened.screen, card, '3DS page'), stop, 'complete 3DS', opened.screen.openedAt);
   }
 
   async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
@@ -195,7 +220,7 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, page, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen.form, this.#filledPage(opened.screen, options.card, 'quick-pay page'), stop, 'pay quick-pay');
+    return this.#submit(jar, opened.screen, this.#filledPage(opened.screen, options.card, 'quick-pay page'), stop, 'pay quick-pay', opened.screen.openedAt);
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */
@@ -217,6 +242,12 @@ function shownText(html: string, selector: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A select's options (value and text), undefined for an input. */
+function optionsOf(form: ScreenForm, name: string): Option[] | undefined {
+  const values = form.selects[name];
+  return values?.map((value, i) => ({ value, text: form.optionTexts[name]?.[i] ?? value }));
 }
 
 function withQuery(action: string, fields: Record<string, string>): string {

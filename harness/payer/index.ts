@@ -15,20 +15,29 @@
  * (SCREEN_FIELD_NAMES: input names or CSS selectors). A payment is sent once and never re-sent. The 3DS and quick-pay
  * pages get `card` (and a challenge's answer) wherever they show those fields. A page that refuses what was sent — an
  * error status, or its form shown again — is a `refused` outcome with `answered: 'submission'`, its status and text.
+ * A page that refuses being opened — an error status, words of refusal ("no disponible", "expired"), or no form at
+ * all — is a `refused` outcome with `answered: 'opening'` and `by` saying which. Select options are picked by what
+ * they mean (chooseOption); `optionValues` (SCREEN_OPTION_VALUES) maps the suite's values to a page's options first.
+ * Every outcome carries its `timing` (opened, submitted, answered).
  */
 import { NoFormError } from '../record/errors.ts';
 import type { Http } from '../api/http.ts';
 import { BrowserPayer } from './browser.ts';
 import { DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './chromium.ts';
+import { outcomeOf } from './form.ts';
 import { HttpPayer } from './http.ts';
-import type { Payer, PayerKind } from './types.ts';
+import type { OptionValues, Payer, PayerKind, PaymentOutcome } from './types.ts';
 
-export type { CardPayment, FieldName, FieldNames, Payer, PayerKind, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+export type { CardPayment, FieldName, FieldNames, OptionValues, Payer, PayerKind, PaymentOutcome, Refusal, Screen, ScreenForm, Timing } from './types.ts';
 export { defaultFieldNames } from './types.ts';
+export { chooseOption } from './fields.ts';
+export { payableOrigins, refusalWords } from './form.ts';
 
 export interface PayerOptions {
   http: Http;
   fieldNames?: Record<string, string>;
+  /** SCREEN_OPTION_VALUES: per field, the suite's value → the page's option value. */
+  optionValues?: OptionValues;
   /** PAYER; default http. */
   kind?: PayerKind;
   /** CHROMIUM_PATH; default /usr/bin/chromium. */
@@ -52,8 +61,32 @@ export function createPayer(options: PayerOptions): Payer {
     timeoutMs: options.timeoutMs ?? 15_000,
     ...(options.browserTimeoutMs ? { browserTimeoutMs: options.browserTimeoutMs } : {}),
     ...(options.fieldNames ? { fieldNames: options.fieldNames } : {}),
+    ...(options.optionValues ? { optionValues: options.optionValues } : {}),
   });
   return kind === 'browser' ? plain(browser) : autoPayer(http, browser, options.chromiumPath ?? DEFAULT_CHROMIUM_PATH);
+}
+
+/**
+ * For callers that judge outcomes without knowing `no-form`: a page with no form and no words of refusal, on an
+ * origin where this process never drove a payable screen (payableSeen false), is a page the payer cannot read, never
+ * a verdict (issue 26: neither an expected refusal nor a FAIL) — the NoFormError it replaced, with the page's text.
+ * A `no-form` refusal with payableSeen true is returned as it is.
+ */
+export function unreadPagesThrow(payer: Payer): Payer {
+  const checked = async (what: string, outcome: Promise<PaymentOutcome>): Promise<PaymentOutcome> => {
+    const o = await outcome;
+    if (o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
+      throw new NoFormError(`${what}: the page (status ${o.status}${o.estado ? `, "${o.estado}"` : ''}) shows no form the suite can fill, and no payable page of its origin was paid in this run: "${o.text || '(no text)'}"`);
+    }
+    return o;
+  };
+  return {
+    ...plain(payer),
+    payLink: (...a) => checked('the payment screen', payer.payLink(...a)),
+    submitScreen: (...a) => checked('the payment screen', payer.submitScreen(...a)),
+    complete3ds: (...a) => checked('the 3DS page', payer.complete3ds(...a)),
+    payQuickPay: (...a) => checked('the quick-pay page', payer.payQuickPay(...a)),
+  };
 }
 
 /** The methods as own properties (callers spread a payer to wrap some of them). */
@@ -69,23 +102,30 @@ function plain(payer: Payer): Payer {
 }
 
 /**
- * PAYER=auto: the HTTP payer first; where it finds no form to fill (NoFormError, raised before any submission)
- * the browser pays instead, so nothing is ever paid twice.
+ * PAYER=auto: the HTTP payer first; where it finds no form to fill (a page with no form and no words of refusal, or
+ * fields it cannot place: NoFormError; both before any submission) the browser pays instead, so nothing is ever
+ * paid twice.
  */
 function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string): Payer {
-  const orBrowser = async <T>(first: () => Promise<T>, second: () => Promise<T>): Promise<T> => {
+  const orBrowser = async (first: () => Promise<PaymentOutcome>, second: () => Promise<PaymentOutcome>): Promise<PaymentOutcome> => {
+    let outcome: PaymentOutcome;
     try {
-      return await first();
+      outcome = await first();
     } catch (err) {
       if (!(err instanceof NoFormError)) throw err;
       if (!chromiumAvailable(chromiumPath)) throw new NoFormError(`${err.message}; PAYER=auto would use a browser, but there is ${installHint(chromiumPath)}`);
       return second();
     }
+    if (outcome.kind !== 'refused' || outcome.by !== 'no-form') return outcome;
+    if (!chromiumAvailable(chromiumPath)) throw new NoFormError(`the page (status ${outcome.status}, "${outcome.text}") shows no form the suite can fill; PAYER=auto would use a browser, but there is ${installHint(chromiumPath)}`);
+    return second();
   };
   return {
     async openScreen(url) {
       const screen = await http.openScreen(url);
-      if (screen.form || screen.status >= 400 || !chromiumAvailable(chromiumPath)) return screen;
+      const opened = screen.form ? undefined : outcomeOf(screen);
+      // A page that says it refuses is read alike by both payers: only a page with no form at all goes to the browser.
+      if (screen.form || opened?.kind !== 'refused' || opened.by !== 'no-form' || !chromiumAvailable(chromiumPath)) return screen;
       return browser.openScreen(url);
     },
     payLink: (url, payment) => orBrowser(() => http.payLink(url, payment), () => browser.payLink(url, payment)),

@@ -4,9 +4,9 @@
  * selectors (see fieldTarget).
  */
 export type PaymentOutcome =
-  | { kind: 'redirect'; location: string; params: Record<string, string>; settled?: Settled }
+  | { kind: 'redirect'; location: string; params: Record<string, string>; settled?: Settled; timing?: Timing }
   | Refusal
-  | { kind: 'page'; status: number; estado?: string; html: string; text: string };
+  | { kind: 'page'; status: number; estado?: string; html: string; text: string; timing?: Timing };
 
 /**
  * The outcome of a redirect that does not say it (no esAprobada: a deviation of 6.3 judged once, by its own test),
@@ -18,9 +18,21 @@ export interface Settled {
 }
 
 /**
- * A hosted page that did not take the payment: an error status (4xx/5xx) on opening it or on submitting it, or the
- * same form shown again after a submission (it refused what was entered). `text` is what the page says (its
- * error or status text, card data masked), so a report names the page's answer.
+ * When the payer did what (epoch ms), so a verdict can tell the suite's own lateness from the target's answer:
+ * the page requested, the payment sent (form posted, submit clicked; absent when nothing was submitted), the answer.
+ */
+export interface Timing {
+  openedAt: number;
+  submittedAt?: number;
+  answeredAt: number;
+}
+
+/**
+ * A hosted page that did not take the payment. `by` says how it refused: `status` an error status (4xx/5xx) on
+ * opening or submitting; `form-again` the same form shown again after a submission (it refused what was entered);
+ * `words` a page with no payment form whose text says it refuses ("no disponible", "expired"…); `no-form` a page
+ * with no way to pay and no such words (a refusal only if the payer can read this target's pages: payableSeen).
+ * `text` is what the page says (its error or status text, card data masked), so a report names the page's answer.
  */
 export interface Refusal {
   kind: 'refused';
@@ -30,7 +42,14 @@ export interface Refusal {
   text: string;
   /** What the page refused: being opened, or the payer's submission (`formAgain`: answered with the same form). */
   answered: 'opening' | 'submission';
+  by: 'status' | 'form-again' | 'words' | 'no-form';
   formAgain?: boolean;
+  /**
+   * by 'no-form' only: this process already drove (filled and submitted) a payable screen of the same origin, so
+   * the payer reads this target's pages and a page without a form is the target refusing, not the payer's limit.
+   */
+  payableSeen?: boolean;
+  timing?: Timing;
 }
 
 export interface ScreenForm {
@@ -41,6 +60,8 @@ export interface ScreenForm {
   fields: Record<string, string>;
   /** Option values of each select. */
   selects: Record<string, string[]>;
+  /** Option texts of each select, parallel to selects (an option matched by what it says: chooseOption). */
+  optionTexts: Record<string, string[]>;
 }
 
 export interface Screen {
@@ -51,6 +72,8 @@ export interface Screen {
   form?: ScreenForm;
   /** Text of #estado. */
   estado?: string;
+  /** When the payer requested it (epoch ms): a later submitScreen's timing.openedAt. */
+  openedAt?: number;
 }
 
 export interface CardPayment {
@@ -93,6 +116,12 @@ export type ChallengeCode = { code: string } | { shownIn: string };
 
 /** Fields by the spec's vocabulary (codigoDesafio: the answer to a 3DS page's challenge). */
 export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto' | 'codigoDesafio';
+
+/**
+ * SCREEN_OPTION_VALUES: per field, the suite's value → the page's option value (`{"formaPago":{"0":"TC"}}`), tried
+ * before an option is matched by meaning.
+ */
+export type OptionValues = Partial<Record<FieldName, Record<string, string>>>;
 
 /** Names of the payment screen's fields, by the spec's vocabulary. */
 export type FieldNames = Record<FieldName, string>;

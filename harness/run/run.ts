@@ -13,7 +13,7 @@ import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
 import { startReceiver, type Receiver } from '../api/receiver.ts';
-import { createPayer, type Payer, type PaymentOutcome } from '../payer/index.ts';
+import { createPayer, unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
 import { createControl, type Control } from '../api/control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../target/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
@@ -119,7 +119,8 @@ async function createRun(): Promise<Run> {
   // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
-  const rawPayer = createPayer({ http, fieldNames: config.screenFieldNames, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.http.testTimeoutMs) });
+  // (unreadPagesThrow: until the judges read `no-form` refusals themselves; see harness/payer/index.ts.)
+  const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.http.testTimeoutMs) }));
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall);
   let receiver: Promise<Receiver> | undefined;

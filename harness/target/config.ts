@@ -17,7 +17,7 @@ import { secrets } from '../record/evidence.ts';
 import { readReportSettings, SettingError } from '../record/report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from '../payer/chromium.ts';
 import { isInputName } from '../payer/fields.ts';
-import type { ChallengeCode } from '../payer/types.ts';
+import type { ChallengeCode, OptionValues } from '../payer/types.ts';
 // The catalogue only (no fastify): the worker reads a variant's settings, the sandbox itself runs elsewhere.
 import { variantSettings } from '../../sandbox/variants.ts';
 
@@ -106,6 +106,8 @@ export interface Config {
   testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
   /** Names of the hosted payment screen's fields where they differ from the sandbox's (SCREEN_FIELD_NAMES). */
   screenFieldNames: Record<string, string>;
+  /** Per field, the suite's value → the screen's option value, where options are not matched by meaning (SCREEN_OPTION_VALUES). */
+  screenOptionValues: OptionValues;
   /** The answer a 3DS test page's challenge expects (SCREEN_CHALLENGE_CODE): a fixed code, or where the page shows it. */
   challengeCode?: ChallengeCode;
   /** The CLIENT_ID business has the MPOS permission (MPOS_PERMITTED). */
@@ -371,6 +373,7 @@ function parseConfig(env: Env): Config {
 
   // The hosted screens' field names are the vendor's choice (spec 1: "a payment screen hosted by the service").
   const screenFieldNames = parseFieldNames(r);
+  const screenOptionValues = parseOptionValues(r);
   const challengeCode = parseChallengeCode(r);
   const mposPermitted = r.oneOf('MPOS_PERMITTED', 'whether the CLIENT_ID business has the additional MPOS permission of 4.7 (no = MPOS purchases as that business are skipped)', ['yes', 'no'] as const, 'yes') === 'yes';
 
@@ -402,6 +405,7 @@ function parseConfig(env: Env): Config {
     ...(expectedFailuresFile === undefined ? {} : { expectedFailuresFile }),
     testData,
     screenFieldNames,
+    screenOptionValues,
     ...(challengeCode ? { challengeCode } : {}),
     mposPermitted,
     securityChecks: r.oneOf('SECURITY_CHECKS', 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation', ['fail', 'observe'] as const, 'fail'),
@@ -494,6 +498,26 @@ function parseFieldNames(r: Reader): Record<string, string> {
     if (!SCREEN_FIELDS.includes(key) || typeof value !== 'string' || value === '') r.fail('SCREEN_FIELD_NAMES', what, example, false, `got an entry "${key}" that is not one of those fields with a non-empty name`);
   }
   return parsed as Record<string, string>;
+}
+
+/** SCREEN_OPTION_VALUES: per field, an object of the suite's values to the screen's option values. */
+function parseOptionValues(r: Reader): OptionValues {
+  const raw = r.raw('SCREEN_OPTION_VALUES');
+  if (raw === undefined) return {};
+  const what = `a JSON object mapping, per field of the hosted pages (${SCREEN_FIELDS.join(', ')}), the suite's values to the option values of the page's select`;
+  const example = '{"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    r.fail('SCREEN_OPTION_VALUES', what, example, false, 'got text that is not JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) r.fail('SCREEN_OPTION_VALUES', what, example, false, 'got JSON that is not an object');
+  for (const [key, map] of Object.entries(parsed as Record<string, unknown>)) {
+    const valid = SCREEN_FIELDS.includes(key) && map !== null && typeof map === 'object' && !Array.isArray(map) && Object.values(map).every((v) => typeof v === 'string');
+    if (!valid) r.fail('SCREEN_OPTION_VALUES', what, example, false, `got an entry "${key}" that is not one of those fields with an object of string values`);
+  }
+  return parsed as OptionValues;
 }
 
 function embeddedTarget(r: Reader): TargetConfig {

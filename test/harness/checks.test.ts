@@ -249,7 +249,7 @@ describe('holds', () => {
 
 describe('payment outcomes (6.3)', () => {
   const redirect = (esAprobada?: string): PaymentOutcome => ({ kind: 'redirect', location: 'https://m.example/ok?x', params: esAprobada === undefined ? {} : { esAprobada, idTransaccion: 't' } });
-  const refused: PaymentOutcome = { kind: 'refused', status: 410, estado: 'vencido', html: '<p>vencido</p>', text: 'vencido', answered: 'submission' };
+  const refused: PaymentOutcome = { kind: 'refused', status: 410, estado: 'vencido', html: '<p>vencido</p>', text: 'vencido', answered: 'submission', by: 'status' };
   const page: PaymentOutcome = { kind: 'page', status: 200, html: '<form></form>', text: '' };
 
   it('paymentApproved: a redirect with esAprobada true in any case; returns the query', () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { NoFormError, PayerError } from '../../harness/record/errors.ts';
 import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
-import { createPayer } from '../../harness/payer/index.ts';
+import { createPayer, payableOrigins } from '../../harness/payer/index.ts';
 import { blankSecrets, chromiumAvailable, closeChromium, DEFAULT_CHROMIUM_PATH, installHint, launchChromium, pageEvidence } from '../../harness/payer/chromium.ts';
 import { startFixture, type Fixture } from './server.ts';
 
@@ -20,6 +20,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
 const HAVE_CHROMIUM = chromiumAvailable(CHROMIUM);
 const prefix = 'http://127.0.0.1:9/redirect/t1';
 const CARD = '4111111111111111';
+
+/** The deployed service's link screen and its page for a link that can no longer be paid (fixtures/deployed/). */
+const deployedScreen = readFileSync(new URL('./fixtures/deployed/screen.html', import.meta.url), 'utf8');
+const unavailable = readFileSync(new URL('./fixtures/deployed/unavailable.html', import.meta.url), 'utf8');
+/** The deployed screen's form built by script, its quantity unlabelled (placed by elimination). */
+const deployedForm = /<form[\s\S]*<\/form>/.exec(deployedScreen)![0].replace('<label for="unidades">Unidades</label>', '');
 
 /** A page whose form only exists once its script ran. */
 const scripted = (form: string) =>
@@ -128,6 +134,20 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
       case 'POST /slow':
         posted.push(form());
         return redirect(303, `${prefix}?idTransaccion=t-slow&esAprobada=true`);
+      case 'GET /dep/screen':
+        return html(200, deployedScreen);
+      case 'GET /dep/js':
+        return html(200, scripted(deployedForm));
+      case 'GET /dep/unavailable':
+        return html(200, unavailable);
+      case 'GET /dep/unavailable-js':
+        // The refusal written by a script after a while: the payer does not wait out its bound for a form.
+        return html(200, `<div id="m">Cargando…</div><script>setTimeout(() => { document.getElementById('m').textContent = 'Este enlace de pago no está disponible'; }, 300);</script>`);
+      case 'GET /dep/blank':
+        return html(200, '<div id="app"></div>');
+      case 'POST /IntentoPago/Pagar':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-d&idEnlace=1234567&monto=10.00&hash=ff`);
       case 'GET /plain':
         return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
       case 'POST /plain':
@@ -165,7 +185,10 @@ describe('browser payer', () => {
     posted.length = 0;
     const before = fixture.seen.length;
     const outcome = await browserPayer(vendorNames).payLink(`${fixture.url}/l/js`, { ...card, formaPago: 2 });
-    expect(outcome).toEqual({ kind: 'redirect', location: `${prefix}?idTransaccion=t-js&esAprobada=true`, params: { idTransaccion: 't-js', esAprobada: 'true' } });
+    const { timing, ...rest } = outcome;
+    expect(rest).toEqual({ kind: 'redirect', location: `${prefix}?idTransaccion=t-js&esAprobada=true`, params: { idTransaccion: 't-js', esAprobada: 'true' } });
+    expect(timing!.openedAt).toBeLessThanOrEqual(timing!.submittedAt!);
+    expect(timing!.submittedAt!).toBeLessThanOrEqual(timing!.answeredAt);
     expect(posted).toEqual([{ token: 'v1', formaPago: '2', card_number: CARD, cvc: '987', mesVencimiento: '12', anioVencimiento: '2030' }]);
     expect(fixture.seen.slice(before)).toEqual(['GET /l/js', 'GET /pagar/js', 'POST /pagar/js']);
   });
@@ -178,7 +201,7 @@ describe('browser payer', () => {
     expect(screen.form?.action).toBe(`${fixture.url}/pagar/js`);
     posted.length = 0;
     const outcome = await payer.submitScreen(screen, { ...card, cvv: '111' }, { monto: '1.00' });
-    expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false' } });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false' }, timing: { openedAt: screen.openedAt } });
     expect(posted[0]).toMatchObject({ card_number: CARD, cvc: '111', amount: '1.00' });
   });
 
@@ -193,9 +216,9 @@ describe('browser payer', () => {
   it('returns a refused screen, and refuses what a customer could not do, before sending anything', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(vendorNames);
-    expect(await payer.payLink(`${fixture.url}/gone`, card)).toMatchObject({ kind: 'refused', status: 410, estado: 'no disponible' });
+    expect(await payer.payLink(`${fixture.url}/gone`, card)).toMatchObject({ kind: 'refused', status: 410, estado: 'no disponible', by: 'status' });
     posted.length = 0;
-    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, formaPago: 3 })).rejects.toThrow('the payment screen offers formaPago 0, 2, not 3');
+    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, formaPago: 3 })).rejects.toThrow('no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES');
     await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, monto: 5 })).rejects.toThrow(NoFormError);
     expect(posted).toEqual([]);
   });
@@ -257,7 +280,7 @@ describe('browser payer', () => {
     needsChromium(ctx);
     const payer = browserPayer(autofill);
     const again = await payer.complete3ds(`${fixture.url}/3ds/again`, { redirectPrefix: prefix, card: { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030 } });
-    expect(again).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', formAgain: true, text: 'Enter the code shown by your bank' });
+    expect(again).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', by: 'form-again', formAgain: true, text: 'Enter the code shown by your bank' });
     const refused = await payer.payQuickPay(`${fixture.url}/qp/refuse.png`);
     expect(refused).toMatchObject({ kind: 'refused', status: 422, answered: 'submission', text: 'cc-number: required' });
   });
@@ -294,7 +317,67 @@ describe('browser payer', () => {
   });
 });
 
+describe('browser payer on the deployed service\'s screens', () => {
+  const payment = { ...card, mesVencimiento: 1, anioVencimiento: 2031, formaPago: 1, cantidad: 3, nombreTitular: 'Ana' };
+
+  it('picks the month, year and payment form by meaning, the quantity by its label or by elimination', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const payer = browserPayer();
+    expect(await payer.payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-d' } });
+    expect(await payer.payLink(`${fixture.url}/dep/js`, { ...payment, formaPago: 0 })).toMatchObject({ kind: 'redirect' });
+    expect(posted).toEqual([
+      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'Puntos', x7: '3', x1: CARD, x2: '01', x3: '2031', x4: '987', x5: 'Ana' },
+      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'PagoNormal', x7: '3', x1: CARD, x2: '01', x3: '2031', x4: '987', x5: 'Ana' },
+    ]);
+  });
+
+  it('names each option it cannot match, with the options offered, and sends nothing', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const err = await browserPayer().payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 4, anioVencimiento: 2050 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FieldsNotFoundError);
+    expect((err as Error).message).toContain('no option of formaPago (x6) means "4": it offers "PagoNormal" (Tarjeta de crédito o débito), "Puntos" (Puntos Partner)');
+    expect((err as Error).message).toContain('no option of anioVencimiento (x3) means "2050"');
+    expect(posted).toEqual([]);
+  });
+
+  it('a page refusing in words (as served, or written by a script) is a refusal on opening, without waiting out the bound for a form', async (ctx) => {
+    needsChromium(ctx);
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 8_000 });
+    for (const path of ['/dep/unavailable', '/dep/unavailable-js']) {
+      const started = Date.now();
+      const outcome = await payer.payLink(`${fixture.url}${path}`, payment);
+      expect(outcome, path).toMatchObject({ kind: 'refused', status: 200, answered: 'opening', by: 'words' });
+      expect(outcome.timing?.submittedAt).toBeUndefined();
+      expect(Date.now() - started, path).toBeLessThan(6_000);
+    }
+    const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
+    expect(await payer.submitScreen(screen, payment)).toMatchObject({ kind: 'refused', by: 'words', timing: { openedAt: screen.openedAt } });
+  });
+
+  it('a page with no form and no words is a no-form refusal, payableSeen once a screen of its origin was paid', async (ctx) => {
+    needsChromium(ctx);
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000 });
+    payableOrigins.reset();
+    expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: false });
+    await payer.payLink(`${fixture.url}/dep/screen`, payment);
+    expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: true });
+  });
+});
+
 describe('PAYER=auto', () => {
+  it('a page refusing in words is returned as the HTTP payer read it; a page with no form is tried in the browser', async (ctx) => {
+    needsChromium(ctx);
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000 });
+    const before = fixture.seen.filter((s) => s === 'GET /dep/unavailable').length;
+    expect(await payer.payLink(`${fixture.url}/dep/unavailable`, card)).toMatchObject({ kind: 'refused', by: 'words' });
+    expect(fixture.seen.filter((s) => s === 'GET /dep/unavailable').length - before).toBe(1);
+    const blank = fixture.seen.filter((s) => s === 'GET /dep/blank').length;
+    expect(await payer.payLink(`${fixture.url}/dep/blank`, card)).toMatchObject({ kind: 'refused', by: 'no-form' });
+    expect(fixture.seen.filter((s) => s === 'GET /dep/blank').length - blank).toBe(2);
+  });
+
   it('pays a plain form over HTTP (no browser needed) and a script-built one in the browser, each once', async (ctx) => {
     needsChromium(ctx);
     const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, fieldNames: vendorNames });
@@ -306,10 +389,12 @@ describe('PAYER=auto', () => {
     expect(posted).toHaveLength(2);
   });
 
-  it('the HTTP payer alone says the script-built screen shows no form (NoFormError, nothing sent)', async () => {
+  it('the HTTP payer alone says the script-built screen shows no form (a no-form refusal, nothing sent)', async () => {
     posted.length = 0;
-    await expect(createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).rejects.toThrow(NoFormError);
-    await expect(createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).rejects.toThrow(PayerError);
+    expect(await createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'refused', answered: 'opening', by: 'no-form' });
+    const screen = await createPayer({ http }).openScreen(`${fixture.url}/pagar/js`);
+    await expect(createPayer({ http }).submitScreen(screen, card)).rejects.toThrow(NoFormError);
+    await expect(createPayer({ http }).submitScreen(screen, card)).rejects.toThrow(PayerError);
     expect(posted).toEqual([]);
   });
 });

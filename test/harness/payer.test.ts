@@ -2,12 +2,20 @@ import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckFailure, paymentApproved, paymentWentThrough } from '../../harness/judge/checks.ts';
-import { PayerError, PaymentRefused } from '../../harness/record/errors.ts';
+import { NoFormError, PayerError, PaymentRefused } from '../../harness/record/errors.ts';
 import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
-import { createPayer } from '../../harness/payer/index.ts';
+import { createPayer, payableOrigins, unreadPagesThrow } from '../../harness/payer/index.ts';
+import { FieldsNotFoundError } from '../../harness/payer/discovery.ts';
 import { decodeQrPng } from '../../harness/payer/qr.ts';
 import { startFixture, type Fixture } from './server.ts';
+import { readFileSync } from 'node:fs';
+
+/** The deployed service's link screen and its page for a link that can no longer be paid (fixtures/deployed/). */
+const deployedScreen = readFileSync(new URL('./fixtures/deployed/screen.html', import.meta.url), 'utf8');
+const unavailable = readFileSync(new URL('./fixtures/deployed/unavailable.html', import.meta.url), 'utf8');
+/** The same screen with its quantity unlabelled: placed by elimination. */
+const unlabelled = deployedScreen.replace('<label for="unidades">Unidades</label>', '');
 
 // Never fetched: a redirect there is the outcome. Port 9 (discard) would refuse if it were.
 const prefix = 'http://127.0.0.1:9/redirect/t1';
@@ -110,6 +118,15 @@ beforeAll(async () => {
         return html(200, '<form method="post"><button>Pay</button></form>');
       case 'POST /qp/refuse':
         return html(422, '<h1>QuickPay</h1><ul id="errores"><li>cc-number: required</li></ul><form method="post"><input name="cc-number"><button>Pay</button></form>');
+      case 'GET /dep/screen':
+        return html(200, deployedScreen);
+      case 'GET /dep/unlabelled':
+        return html(200, unlabelled);
+      case 'GET /dep/unavailable':
+        return html(200, unavailable);
+      case 'POST /IntentoPago/Pagar':
+        posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
+        return redirect(303, `${prefix}?idTransaccion=t-d&idEnlace=1234567&monto=10.00&hash=ff`);
       case 'GET /sin-form':
         return html(200, '<p id="estado">pague con la app</p>');
       default:
@@ -142,18 +159,27 @@ describe('payer', () => {
       method: 'POST',
       fields: { intento: 'att&1', formaPago: '0', cuotas: '3', cantidad: '1', numeroTarjeta: '', cvv: '', mesVencimiento: '', anioVencimiento: '', nombreTitular: '', email: '', accion: 'pagar' },
       selects: { formaPago: ['0', '2'], cuotas: ['3', '6'] },
+      optionTexts: { formaPago: ['Tarjeta', 'Cuotas'], cuotas: ['3', '6'] },
     });
+    expect(s.openedAt).toBeTypeOf('number');
   });
 
   it('pays a link: hidden fields kept, inputs filled, 302 then 303 to the redirect prefix (not fetched)', async () => {
     posted.length = 0;
     const before = fixture.seen.length;
+    const started = Date.now();
     const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 2, cuotas: 6, email: 'a@b.test', nombreTitular: 'Ana Pérez' });
-    expect(outcome).toEqual({
+    const { timing, ...rest } = outcome;
+    expect(rest).toEqual({
       kind: 'redirect',
       location: `${prefix}?idTransaccion=t-9&monto=10.00&esAprobada=true&hash=ab12`,
       params: { idTransaccion: 't-9', monto: '10.00', esAprobada: 'true', hash: 'ab12' },
     });
+    // Opened, submitted and answered, in that order, within the call.
+    expect(started).toBeLessThanOrEqual(timing!.openedAt);
+    expect(timing!.openedAt).toBeLessThanOrEqual(timing!.submittedAt!);
+    expect(timing!.submittedAt!).toBeLessThanOrEqual(timing!.answeredAt);
+    expect(timing!.answeredAt).toBeLessThanOrEqual(Date.now());
     expect(posted).toEqual([
       {
         intento: 'att&1',
@@ -184,13 +210,14 @@ describe('payer', () => {
 
   it('reports a refused screen with its estado', async () => {
     const outcome = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
-    expect(outcome).toMatchObject({ kind: 'refused', status: 410, estado: 'El enlace no está disponible' });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 410, estado: 'El enlace no está disponible', answered: 'opening', by: 'status' });
+    expect(outcome.timing?.submittedAt).toBeUndefined();
   });
 
   it('refuses what a customer could not do on the screen', async () => {
     const payer = createPayer({ http });
     posted.length = 0;
-    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow('the payment screen offers formaPago 0, 2, not 3');
+    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow('no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES');
     await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(/could not find monto \(looked for a label like "Monto"/);
     expect(posted).toEqual([]);
   });
@@ -213,17 +240,22 @@ describe('payer', () => {
     expect(posted).toEqual([{ token: 'v1', card_number: '4111111111111111', cvc: '987', exp_month: '12', exp_year: '2030', amount: '1.00' }]);
   });
 
-  it('refuses to submit a screen that shows no form', async () => {
+  it('refuses to submit a screen that shows no form; paying it is a no-form refusal, payableSeen once a screen of its origin was paid', async () => {
     const payer = createPayer({ http });
     const screen = await payer.openScreen(`${fixture.url}/sin-form`);
     await expect(payer.submitScreen(screen, card)).rejects.toThrow(`the screen at ${fixture.url}/sin-form (status 200, "pague con la app") shows no form the suite can fill`);
-    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(PayerError);
+    payableOrigins.reset();
+    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ kind: 'refused', status: 200, answered: 'opening', by: 'no-form', payableSeen: false, text: 'pague con la app' });
+    await payer.payLink(`${fixture.url}/l/abc`, card);
+    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: true });
+    // Another origin (same server, another host name) is another target.
+    expect(await payer.payLink(`${fixture.url.replace('127.0.0.1', 'localhost')}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: false });
   });
 
   it('never retries a payment sent by a GET form', async () => {
     const before = fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length;
     const outcome = await createPayer({ http }).payLink(`${fixture.url}/get-form`, card);
-    expect(outcome).toMatchObject({ kind: 'refused', status: 503, estado: 'ocupado', answered: 'submission' });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 503, estado: 'ocupado', answered: 'submission', by: 'status' });
     expect(fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length - before).toBe(1);
   });
 
@@ -283,7 +315,7 @@ describe('payer on 3DS and quick-pay pages that ask for the card', () => {
 
   it('a page showing its form again after the post is a refusal of the submission, with what it says', async () => {
     const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/again`, { redirectPrefix: prefix, card: pageCard });
-    expect(outcome).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', formAgain: true, text: 'Enter the code shown by your bank' });
+    expect(outcome).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', by: 'form-again', formAgain: true, text: 'Enter the code shown by your bank' });
   });
 
   it('an error status answering the post is a refusal of the submission naming its status and text', async () => {
@@ -326,5 +358,75 @@ describe('decodeQrPng', () => {
     const started = Date.now();
     expect(decodeQrPng(bomb)).toEqual({ reason: 'the PNG declares 8000×8000 pixels, more than the 4096×4096 the suite decodes', tooLarge: true });
     expect(Date.now() - started).toBeLessThan(100);
+  });
+});
+
+describe('payer on the deployed service\'s screens', () => {
+  const payment = { ...card, mesVencimiento: 1, anioVencimiento: 2031, formaPago: 0, cantidad: 2, nombreTitular: 'Ana' };
+
+  it('picks the month, year and payment form by meaning and finds the quantity labelled "Unidades"', async () => {
+    posted.length = 0;
+    expect(await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-d' } });
+    expect(await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 1, mesVencimiento: 12, anioVencimiento: 36 })).toMatchObject({ kind: 'redirect' });
+    expect(posted).toEqual([
+      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'PagoNormal', x7: '2', x1: card.numeroTarjeta, x2: '01', x3: '2031', x4: '987', x5: 'Ana' },
+      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'Puntos', x7: '2', x1: card.numeroTarjeta, x2: '12', x3: '2036', x4: '987', x5: 'Ana' },
+    ]);
+  });
+
+  it('places an unlabelled quantity by elimination: the one number input left', async () => {
+    posted.length = 0;
+    await createPayer({ http }).payLink(`${fixture.url}/dep/unlabelled`, payment);
+    expect(posted[0]).toMatchObject({ x7: '2', x6: 'PagoNormal' });
+  });
+
+  it('applies SCREEN_OPTION_VALUES before meaning', async () => {
+    posted.length = 0;
+    await createPayer({ http, optionValues: { formaPago: { '0': 'Puntos' } } }).payLink(`${fixture.url}/dep/screen`, payment);
+    expect(posted[0]).toMatchObject({ x6: 'Puntos' });
+  });
+
+  it('names each field it cannot place: a field not found, and an option that means none (the value sought, the options offered)', async () => {
+    posted.length = 0;
+    const err = await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 3, email: 'a@b.test' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FieldsNotFoundError);
+    const message = (err as Error).message;
+    expect(message).toContain(`the payment screen at ${fixture.url}/dep/screen: could not find email (looked for autocomplete=email`);
+    expect(message).toContain('no option of formaPago (x6) means "3": it offers "PagoNormal" (Tarjeta de crédito o débito), "Puntos" (Puntos Partner); set SCREEN_OPTION_VALUES, e.g. {"formaPago":{"3":"<the option\'s value>"}}');
+    expect(message).toContain('x7 "Unidades" (number)');
+    expect(posted).toEqual([]);
+  });
+
+  it('a 200 page saying the link is not available is a refusal by its words, on opening and on a screen opened earlier; nothing sent', async () => {
+    posted.length = 0;
+    const payer = createPayer({ http });
+    const outcome = await payer.payLink(`${fixture.url}/dep/unavailable`, payment);
+    expect(outcome).toMatchObject({ kind: 'refused', status: 200, answered: 'opening', by: 'words' });
+    expect(outcome.kind === 'refused' && outcome.text).toContain('Este enlace de pago no está disponible');
+    expect(outcome.timing?.openedAt).toBeLessThanOrEqual(outcome.timing!.answeredAt);
+    expect(outcome.timing?.submittedAt).toBeUndefined();
+    const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
+    expect(await payer.submitScreen(screen, payment)).toMatchObject({ kind: 'refused', by: 'words', timing: { openedAt: screen.openedAt } });
+    expect(posted).toEqual([]);
+  });
+
+  it('unreadPagesThrow: a no-form page on an origin never paid is the NoFormError it replaced; once one was paid, the refusal', async () => {
+    const payer = unreadPagesThrow(createPayer({ http }));
+    payableOrigins.reset();
+    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(NoFormError);
+    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow('shows no form the suite can fill, and no payable page of its origin was paid in this run: "pague con la app"');
+    expect(await payer.payLink(`${fixture.url}/dep/unavailable`, payment)).toMatchObject({ by: 'words' });
+    await payer.payLink(`${fixture.url}/dep/screen`, payment);
+    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: true });
+  });
+
+  it('a screen opened earlier is timed from its opening', async () => {
+    const payer = createPayer({ http });
+    const screen = await payer.openScreen(`${fixture.url}/dep/screen`);
+    await new Promise((r) => setTimeout(r, 20));
+    const outcome = await payer.submitScreen(screen, payment);
+    expect(outcome.timing?.openedAt).toBe(screen.openedAt);
+    expect(outcome.timing!.submittedAt! - screen.openedAt!).toBeGreaterThanOrEqual(15);
+    expect(outcome.timing!.answeredAt).toBeGreaterThanOrEqual(outcome.timing!.submittedAt!);
   });
 });
