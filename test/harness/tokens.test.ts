@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type Operation } from '../../harness/api/client.ts';
-import { TokenError } from '../../harness/record/errors.ts';
+import { TokenError, TokenRefusedEarly } from '../../harness/record/errors.ts';
 import { Recorder, secrets } from '../../harness/record/evidence.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
-import { createTokenCache } from '../../harness/api/tokens.ts';
+import { createTokenCache, earlyRefusals } from '../../harness/api/tokens.ts';
 import { startFixture, type Fixture } from './server.ts';
 
 let fixture: Fixture | undefined;
@@ -43,7 +43,7 @@ async function startTarget(options: { expiresIn?: number; refuse?: boolean; acce
     const auth = req.headers.authorization ?? '';
     apiCalls.push(`${req.method} ${req.url} ${auth}`);
     const accepted = options.acceptOnly?.() ?? [`Bearer tok-${issued}-${'x'.repeat(10)}`];
-    const ok = accepted.includes(auth) || auth.startsWith('Basic ');
+    const ok = (accepted.includes(auth) || auth.startsWith('Basic ')) && req.headers['x-answer'] !== '401';
     res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"ok":true}' : '{}');
   });
   http = createHttp({ timeoutMs: 2000, retries: 2, maxResponseBytes: 65536, recorder: new Recorder(), maxBackoffMs: 10 });
@@ -108,24 +108,30 @@ describe('token cache', () => {
 });
 
 describe('api client', () => {
-  it('re-sends a GET once with a new token after 401, never a POST', async () => {
+  const DEAD = '/api/TransaccionCompra/00000000-0000-4000-8000-00000000dead';
+
+  it('a token refused inside its lifetime: confirmed, recorded once per request, a GET re-sent with a new token, a POST never (not judged)', async () => {
+    earlyRefusals.length = 0;
     let acceptNothing = true;
     const t = await startTarget({ acceptOnly: () => (acceptNothing ? [] : [`Bearer tok-2-${'x'.repeat(10)}`]) });
     const tokens = cacheFor(t);
     const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
 
-    const post = await api.call('createPaymentLink', { json: { monto: 1 } });
-    expect(post.response?.status).toBe(401);
+    await expect(api.call('createPaymentLink', { json: { monto: 1 } })).rejects.toBeInstanceOf(TokenRefusedEarly);
     expect(t.apiCalls.filter((c) => c.startsWith('POST'))).toHaveLength(1);
+    // the same token tried on a lookup of an id that exists nowhere: refused too, so the token died early
+    expect(t.apiCalls.filter((c) => c.startsWith('GET'))).toEqual([`GET ${DEAD} Bearer tok-1-${'x'.repeat(10)}`]);
+    expect(earlyRefusals).toMatchObject([{ operationId: 'createPaymentLink', expiresInS: 3600, kind: 'access-token' }]);
 
     acceptNothing = false;
     const get = await api.call('getTransaction', { pathParams: { id: 'a/b' }, auth: 'bearer' });
     expect(get.response?.status).toBe(200);
-    expect(t.apiCalls.filter((c) => c.startsWith('GET'))).toEqual([`GET /api/TransaccionCompra/a%2Fb Bearer tok-2-${'x'.repeat(10)}`]);
+    expect(t.apiCalls.at(-1)).toBe(`GET /api/TransaccionCompra/a%2Fb Bearer tok-2-${'x'.repeat(10)}`);
     expect(tokens.requests).toBe(2);
   });
 
-  it('re-sends a GET that got 401 once, and invalidates the stale token', async () => {
+  it('re-sends a GET whose token was refused inside its lifetime once, with a new token', async () => {
+    earlyRefusals.length = 0;
     const t = await startTarget({ acceptOnly: () => [`Bearer tok-2-${'x'.repeat(10)}`] });
     const tokens = cacheFor(t);
     const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
@@ -133,8 +139,24 @@ describe('api client', () => {
     expect(ex.response?.status).toBe(200);
     expect(t.apiCalls).toEqual([
       `GET /api/TransaccionCompra/x Bearer tok-1-${'x'.repeat(10)}`,
+      `GET ${DEAD} Bearer tok-1-${'x'.repeat(10)}`,
       `GET /api/TransaccionCompra/x Bearer tok-2-${'x'.repeat(10)}`,
     ]);
+    expect(earlyRefusals).toHaveLength(1);
+  });
+
+  it('a 401 that is the request\'s own answer (the token still works elsewhere) is returned as is, the token kept', async () => {
+    earlyRefusals.length = 0;
+    const t = await startTarget();
+    const tokens = cacheFor(t);
+    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
+    // the target answers 401 to this one resource only (a resource not this caller's, say)
+    const own = await api.call('getTransaction', { pathParams: { id: 'x' }, auth: 'bearer', headers: {} });
+    expect(own.response?.status).toBe(200);
+    const refusedHere = await api.call('createPaymentLink', { json: { monto: 1 }, auth: 'bearer', headers: { 'x-answer': '401' } });
+    expect(refusedHere.response?.status).toBe(401);
+    expect(earlyRefusals).toHaveLength(0);
+    expect(tokens.requests).toBe(1);
   });
 
   it('a POST whose token a clock move expired while it waited for its turn is sent once, with a new token', async () => {
