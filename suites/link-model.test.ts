@@ -19,7 +19,8 @@ import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
 import { approvalOf, fail, holds, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
-import type { PaymentOutcome } from '../harness/payer/index.ts';
+import { refusalWords, type PaymentOutcome } from '../harness/payer/index.ts';
+import { parse } from 'node-html-parser';
 import { noFormMessage } from '../harness/payer/http.ts';
 import { NoFormError } from '../harness/record/errors.ts';
 import { asBool, asNumber, asString, field, readBool, readInt } from '../harness/judge/read.ts';
@@ -248,11 +249,12 @@ class PayLate extends LinkCommand {
     const screen = await r.t.run.payer.openScreen(r.urlEnlace);
     await r.t.run.control!.advanceClock(wait);
     m.elapsed += wait;
-    if (screen.status >= 400) {
+    // An error status, or a page saying in words that the link cannot be paid (issue 26), refuses the opening.
+    if (screen.status >= 400 || (!screen.form && refusalWords(parse(screen.html).text) !== undefined)) {
       judge(m, opening, 'refused', `${this}: opening the screen`);
       return;
     }
-    // A page without a form the payer can fill is no refusal (e.g. a script-built screen and the HTTP payer).
+    // A page without a form the payer can fill and no words of refusal is no refusal (e.g. a script-built screen and the HTTP payer).
     if (!screen.form) throw new NoFormError(noFormMessage(screen));
     const predictions = m.worlds.map((w) => predict(m, w, this.decline, 0, this.late));
     const o = await r.t.run.payer.submitScreen(screen, await testCard(r.t, this.decline ? { cvv: DECLINE_CVV } : {}));

@@ -57,7 +57,7 @@ const AUTOCOMPLETE: Partial<Record<FieldName, string[]>> = {
  * ("Código de seguridad" is the cvv, not a challenge code; "Name on card" is the holder, not the card number).
  */
 const LABELS: [FieldName, RegExp][] = [
-  ['formaPago', /forma de pago|medio de pago|metodo( de pago)?|payment method|pay with|pagar con/],
+  ['formaPago', /forma de pago|medio de pago|\bmetodo\b|\bmethod\b|payment method|pay with|pagar con/],
   ['cuotas', /cuotas|instal?l?ments?/],
   ['cvv', /\bcvv2?\b|\bcvc2?\b|\bcsc\b|codigo de seguridad|security code|card code/],
   ['mesVencimiento', /\bmes\b|month|\bmm\b/],
@@ -125,7 +125,7 @@ function byLabel(c: Candidate): FieldName | undefined {
 function byOptions(c: Candidate): FieldName | undefined {
   if (c.tag !== 'select') return undefined;
   const texts = fold(c.options.join(' '));
-  if (/puntos|points|tarjeta|card/.test(texts)) return 'formaPago';
+  if (/puntos|points|tarjeta|card|bitcoin|quick ?pay|pagonormal/.test(texts)) return 'formaPago';
   if (/meses|months|cuotas|instal/.test(texts)) return 'cuotas';
   // Twelve options 1–12 (or the months' names) are the expiry month; options that are all years, the expiry year.
   // Each option's value, else its text (what the option submits); a placeholder option left out.
