@@ -70,7 +70,9 @@ export function paymentLinkFull(webhookUrl: string, redirectUrl: string): Paymen
       urlRetorno: 'https://example.com/volver',
       emailsNotificacion: 'ventas@example.com,soporte@example.com',
       urlWebhook: webhookUrl,
-      telefonosNotificacion: '+50370000000',
+      // Digits only: the spec states no telephone format, and services that enforce one take digits (the '+' form
+      // is judged on its own, suites/links.test.ts and suites/3ds.test.ts).
+      telefonosNotificacion: '50370000000',
       notificarTransaccionCliente: true,
     },
     vigencia: { fechaInicio: new Date(Date.now() - 3_600_000).toISOString(), fechaFin: new Date(Date.now() + 86_400_000).toISOString() },
@@ -91,7 +93,7 @@ export function purchase3ds(redirectUrl: string, data: TestData = defaultTestDat
     idPais: 'SV',
     idRegion: 'SV-SS',
     codigoPostal: '01101',
-    telefono: '+50370000000',
+    telefono: '50370000000',
     ...overrides,
   };
 }

@@ -249,7 +249,7 @@ const noNotificationTarget = fc
   .tuple(
     fc.constantFrom<Body>({}, { urlWebhook: null }, { emailsNotificacion: null }, { urlWebhook: null, emailsNotificacion: null }),
     fc.boolean(),
-    fc.option(fc.constant('+50370000000'), { nil: undefined }),
+    fc.option(fc.constant('50370000000'), { nil: undefined }),
   )
   .map(([target, notificar, telefonos]) => ({
     ...target,

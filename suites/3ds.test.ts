@@ -36,6 +36,14 @@ describe('4.3 the 3DS purchase response', () => {
   });
 });
 
+describe('4.3 a telefono as people write it', () => {
+  // 4.3 types telefono a string and states no format (7 lists no rule on it): refusing "+503 7000-0000" refuses a
+  // valid purchase. The other tests send digits only, so a service that wants digits fails here alone.
+  clauseTest({ clauses: '4.3-endpoint', endpoint: ENDPOINT, purchase: true }, 'a telefono with a + sign, a space and a dash (a string; no format stated) is accepted', async (t) => {
+    await buy3ds(t, { telefono: '+503 7000-0000' });
+  });
+});
+
 describe('4.3 / 6.3 completing the 3DS page', () => {
   clauseTest({ clauses: ['4.3-url-completar', '6.3-redirect-outcome', '2.2-esreal-test-not-charged', '2.2-formapago-values'], endpoint: 'flow', purchase: true },
     'the completed payment sends the browser to urlRedirect with the outcome of this transaction', async (t) => {

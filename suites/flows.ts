@@ -90,6 +90,16 @@ export async function testCard(t: T, overrides: Partial<CardPayment> = {}): Prom
   };
 }
 
+/**
+ * A field of a payment's outcome: what the redirect says (6.3), else — a redirect without it is the 6.3 test's one
+ * finding — what the lookup of its idTransaccion says (4.8, the source of truth).
+ */
+export async function saidOrLookedUp(t: T, params: Record<string, string>, name: string): Promise<unknown> {
+  if (params[name] !== undefined || !params['idTransaccion']) return params[name];
+  const { tx } = await lookUp(t, params['idTransaccion']);
+  return field(tx, name);
+}
+
 /** The spec's test-mode decline: cvv "111" on the payment screen (spec 7). */
 export const DECLINE_CVV = '111';
 

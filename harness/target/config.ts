@@ -20,6 +20,7 @@ import { isInputName } from '../payer/fields.ts';
 import type { ChallengeCode, OptionValues } from '../payer/types.ts';
 // The catalogue only (no fastify): the worker reads a variant's settings, the sandbox itself runs elsewhere.
 import { variantSettings } from '../../sandbox/variants.ts';
+import { faultSettings } from '../../sandbox/faults.ts';
 
 export { ConfigError } from '../record/errors.ts';
 
@@ -146,12 +147,20 @@ export function loadConfig(env: Env = process.env, options: { dotenvPath?: strin
  */
 function withVariantSettings(env: Env): Env {
   const selected = env.SANDBOX_VARIANT?.trim();
-  if (!selected || env.API_BASE_URL?.trim()) return env;
+  const fault = env.SANDBOX_FAULT?.trim();
+  if ((!selected && !fault) || env.API_BASE_URL?.trim()) return env;
   let settings: Record<string, string>;
   try {
     settings = variantSettings(selected);
   } catch (err) {
-    throw new ConfigError(`SANDBOX_VARIANT must be "all" or ids of sandbox/variants.ts separated by commas, or unset (${(err as Error).message})`, 'SANDBOX_VARIANT');
+    throw new ConfigError(`SANDBOX_VARIANT must be "all", "deployed" or ids of sandbox/variants.ts separated by commas, or unset (${(err as Error).message})`, 'SANDBOX_VARIANT');
+  }
+  // A fault that is a vendor's own convention (another token audience) comes with the setting that vendor would give,
+  // so that only the tests of its clause see it (npm run mutation localises it).
+  try {
+    settings = { ...settings, ...faultSettings(fault) };
+  } catch (err) {
+    throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (${(err as Error).message})`, 'SANDBOX_FAULT');
   }
   const filled = { ...env };
   for (const [name, value] of Object.entries(settings)) if (!filled[name]?.trim()) filled[name] = value;
@@ -456,10 +465,20 @@ function parseReportSettings(r: Reader): ReportSettings {
 function parseTokenAudience(r: Reader, remote: boolean): string {
   const what = 'the audience sent in every token request (spec 5.1: service_api; a deployed service may use its own), without spaces';
   const audience = r.pattern('TOKEN_AUDIENCE', what, /^[\x21-\x7e]{1,200}$/, 'service_api');
-  if (!remote && audience !== 'service_api') {
+  // The embedded sandbox issues tokens for service_api, unless a fault of its catalogue uses an audience of its own.
+  if (!remote && audience !== 'service_api' && audience !== embeddedAudience(r.raw('SANDBOX_FAULT'))) {
     throw new ConfigError(`TOKEN_AUDIENCE=${audience} only applies to a remote target (API_BASE_URL set): the embedded sandbox issues tokens for service_api (spec 5.1); unset TOKEN_AUDIENCE`, 'TOKEN_AUDIENCE');
   }
   return audience;
+}
+
+/** The token audience of the embedded sandbox with this fault: the fault's own, else undefined (service_api). */
+function embeddedAudience(fault: string | undefined): string | undefined {
+  try {
+    return faultSettings(fault)['TOKEN_AUDIENCE'];
+  } catch {
+    return undefined; // an unknown fault id is reported by SANDBOX_FAULT's own check
+  }
 }
 
 /** PAYER=browser needs the browser now: without it the run stops here, with how to install it. */
