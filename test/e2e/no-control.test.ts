@@ -79,10 +79,11 @@ describe('the suite against a sandbox without its test-control API, with six var
 
   it('npm run discover names the hash scheme, the webhook signature and the account authentication, with evidence', () => {
     expect(discovered).toContain(`DISCOVERED_FOR=${sandbox.baseUrl}`);
-    // `all` holds the variants account-password-grant, hash-hmac-sha512-base64 and webhook-signature-header.
+    // `all` holds the variants account-password-grant, hash-hmac-sha512-base64 and webhook-vendor-header (its
+    // sandbox_hash header wins over webhook-signature-header's).
     expect(discovered).toMatch(/^ACCOUNT_AUTH=password-grant$/m);
     expect(discovered).toMatch(/^REDIRECT_HASH=hmac-sha512$/m);
-    expect(discovered).toMatch(/^WEBHOOK_SIGNATURE_HEADER=x-payment-signature$/m);
+    expect(discovered).toMatch(/^WEBHOOK_SIGNATURE_HEADER=sandbox_hash$/m);
     expect(discovered).toMatch(/# the redirect hash \(REDIRECT_HASH\): found\n# {3}evidence: .*HMAC-SHA-512/);
     // The variant's inputs are named by their autofill tokens: the mapping found is written.
     expect(discovered).toMatch(/^SCREEN_FIELD_NAMES=.*"numeroTarjeta":"cc-number"/m);
