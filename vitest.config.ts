@@ -8,10 +8,20 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export const conformanceScheduling = { pool: 'forks', maxWorkers: 1, maxConcurrency: 256 } as const;
 
 /**
- * The slow tier (`npm run test:slow`, run by .ci/run): end-to-end tests that wait minutes of real time or install the
- * packed package. `npm test` (unit and conformance) leaves them out to stay under 90 s on a 2-core machine.
+ * The slow tier (`npm run test:slow`, run by .ci/run): end-to-end tests that wait minutes of real time
+ * (no-control), install the packed package (*.slow.test.ts), or make several whole conformance runs as child
+ * processes each. `npm test` (unit and conformance) leaves them out to stay under 90 s on a 2-core machine.
  */
-export const SLOW_TESTS = ['test/**/*.slow.test.ts', 'test/e2e/no-control.test.ts'];
+export const SLOW_TESTS = [
+  'test/**/*.slow.test.ts',
+  'test/e2e/no-control.test.ts',
+  'test/e2e/destructive.test.ts',
+  'test/e2e/errors.test.ts',
+  'test/e2e/html-report.test.ts',
+  'test/e2e/interlock.test.ts',
+  'test/e2e/secrets.test.ts',
+  'test/hostile/runs.test.ts',
+];
 
 export default defineConfig({
   test: {
