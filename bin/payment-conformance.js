@@ -123,6 +123,7 @@ for (let i = 0; i < rest.length; i++) {
   if (value === undefined || value === '') fail(`--${option} needs a value: ${OPTIONS[option].value}`);
   if (option === 'shard') passed.push(`--shard=${value}`);
   else if (option === 'env-file') {
+    // (Node 20 also reads --env-file itself, even after the script's name, into the environment: same outcome.)
     const file = resolve(value);
     if (!existsSync(file)) fail(`--env-file ${value}: no such file`);
     // As real variables: above ./.env, below the variables the user set in the environment.
