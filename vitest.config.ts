@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * How the conformance project runs its one test file (suites/all.conformance.ts): one worker, up to 256 tests at once
@@ -6,6 +6,22 @@ import { defineConfig } from 'vitest/config';
  * (test/harness/overlap.test.ts), which fails when the tests of a run stop overlapping.
  */
 export const conformanceScheduling = { pool: 'forks', maxWorkers: 1, maxConcurrency: 256 } as const;
+
+/**
+ * The slow tier (`npm run test:slow`, run by .ci/run): end-to-end tests that wait minutes of real time
+ * (no-control), install the packed package (*.slow.test.ts), or make several whole conformance runs as child
+ * processes each. `npm test` (unit and conformance) leaves them out to stay under 90 s on a 2-core machine.
+ */
+export const SLOW_TESTS = [
+  'test/**/*.slow.test.ts',
+  'test/e2e/no-control.test.ts',
+  'test/e2e/destructive.test.ts',
+  'test/e2e/errors.test.ts',
+  'test/e2e/html-report.test.ts',
+  'test/e2e/interlock.test.ts',
+  'test/e2e/secrets.test.ts',
+  'test/hostile/runs.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -16,7 +32,16 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SLOW_TESTS],
           testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'slow',
+          include: SLOW_TESTS,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
         },
       },
       {

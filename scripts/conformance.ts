@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { verdict } from '../reporters/compare.ts';
 import type { Summary } from '../reporters/records.ts';
-import { vitestCli } from './vitest-cli.ts';
+import { conformanceArgs, vitestCli } from './vitest-cli.ts';
 import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/target/config.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 
@@ -32,7 +32,7 @@ console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  '
 
 const { args, env } = suiteSelection(process.argv.slice(2));
 const started = Date.now();
-const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance', ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
+const child = spawn(process.execPath, [vitestCli, ...conformanceArgs, ...args], { stdio: 'inherit', env: { CONFORMANCE_PROGRESS: process.stderr.isTTY ? 'live' : 'lines', ...process.env, ...env } });
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.
 const hardLimitMs = (config.http.runTimeoutS + 60) * 1000;

@@ -1,6 +1,6 @@
 /**
  * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir>`: one junit.xml + summary.json + summary.md +
- * index.html from the REPORT_DIRs of sharded runs (see README.md, "Sharding"); BASELINE and FAIL_ON (environment)
+ * index.html from the REPORT_DIRs of sharded runs (see docs/ci.md, "Sharding"); BASELINE and FAIL_ON (environment)
  * as for a single run. Exit 0 when nothing failed (FAIL_ON=new: nothing new failed, no ERROR), 1 when something
  * did, 2 on bad input.
  */

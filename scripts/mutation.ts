@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { vitestCli } from './vitest-cli.ts';
+import { conformanceArgs, vitestCli } from './vitest-cli.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 import { VARIANTS, variantSettings } from '../sandbox/variants.ts';
 import { embeddedOnlyEnv } from '../harness/target/config.ts';
@@ -64,7 +64,7 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
     : { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: '', SANDBOX_VARIANT: variant, ...variantSettings(variant) };
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitestCli, 'run', '--project', 'conformance'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [vitestCli, ...conformanceArgs], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     child.on('exit', () => {

@@ -19,6 +19,7 @@
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from '../record/errors.ts';
 import { currentScope, doing, forOtherTests, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
+import { pending } from '../record/progress.ts';
 
 export interface HttpRequest {
   method: string;
@@ -233,7 +234,12 @@ export function createHttp(options: HttpOptions): Http {
       let response: ExchangeResponse | undefined;
       let failure: { message: string; cause: unknown; retryable: boolean; byTarget: boolean } | undefined;
       try {
-        response = await doing(what, () => send(agent, method, req.url, headers, body, budget, maxResponseBytes));
+        const end = pending('request', what);
+        try {
+          response = await doing(what, () => send(agent, method, req.url, headers, body, budget, maxResponseBytes));
+        } finally {
+          end();
+        }
       } catch (err) {
         failure = describeFailure(err, what, host, budget, byDeadline, options.runTimeoutS);
       }

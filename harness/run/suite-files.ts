@@ -8,7 +8,8 @@
  * CONFORMANCE_SHARD (`i/n`: every n-th suite file from the i-th), set by `npm run conformance -- <files>` and
  * `-- --shard=i/n` (scripts/conformance.ts). The contract testcases run in every selection and shard.
  */
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
+import { whereTheTimeWent } from '../record/progress.ts';
 
 /** The suite files to declare, as `<dir>/<name>`, in name order. */
 export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEnv = process.env): string[] {
@@ -34,6 +35,10 @@ export function declareSuites(dir: string, names: string[], load: (name: string)
       await load(file.slice(dir.length + 1));
     });
   }
+  // The run's last line of its own (stderr, beside the reporters' summary): where the time went (issue 29.5).
+  afterAll(() => {
+    if (process.env['CONFORMANCE_PROGRESS'] !== 'off') process.stderr.write(`${whereTheTimeWent()}\n`);
+  });
   if (last) {
     describe.sequential(`${dir}/${last}`, async () => {
       await load(last);

@@ -12,6 +12,7 @@
 import { loadConfig } from '../target/config.ts';
 import { TEST_BUDGET_MS, type T } from './conformance.ts';
 import { doing } from '../record/evidence.ts';
+import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
 
 let declaredMaxWaitS: number | undefined;
@@ -61,8 +62,13 @@ export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit
 export async function letTimePass(t: T, seconds: number, what: string, limit = seconds): Promise<void> {
   if (hasClock(t)) return t.run.control!.advanceClock(seconds);
   skipUnlessTimeCanPass(t, seconds, what, limit);
-  // Named, so a budget that runs out meanwhile says what the test was doing.
-  await doing(`a real-time wait of ${Math.ceil(seconds)} s (${what})`, () => new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000)));
+  // Named, so a budget that runs out meanwhile says what the test was doing; shown as progress while it lasts.
+  const end = pending('wait', what, Math.ceil(seconds));
+  try {
+    await doing(`a real-time wait of ${Math.ceil(seconds)} s (${what})`, () => new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000)));
+  } finally {
+    end();
+  }
 }
 
 /**

@@ -196,11 +196,89 @@ function definedOnly(env: Env): Env {
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
 }
 
+/** A variable as its reader describes it: docs/configuration.md is generated from these (npm run docs:config). */
+export interface VariableDoc {
+  name: string;
+  what?: string;
+  /** The default when unset ('' = none). */
+  fallback?: string;
+  allowed?: readonly string[];
+  secret?: boolean;
+}
+
+/** While describeVariables() runs: every variable read, with what its reader says of it. */
+let described: Map<string, VariableDoc> | undefined;
+
+function describe(name: string, doc: Omit<VariableDoc, 'name'>): void {
+  if (!described) return;
+  // The first reading that says a thing wins (a raw read says nothing).
+  const known = described.get(name) ?? { name };
+  described.set(name, { name, what: known.what ?? doc.what, fallback: known.fallback ?? doc.fallback, allowed: known.allowed ?? doc.allowed, secret: known.secret ?? doc.secret });
+}
+
+/** What the readers below say without a `what` of their own (variables read raw). */
+const RAW_WHAT: Record<string, string> = {
+  CLIENT_ID: 'the client id of a development business (remote target; required with API_BASE_URL)',
+  CLIENT_SECRET: 'its client secret (the API Secret of that business; required with API_BASE_URL)',
+  REDIRECT_HASH_KEY: 'the key of the redirect hash: unset = the business\'s client secret, none = no key',
+  ALLOW_DESTRUCTIVE: 'a comma-separated list of destructive tests to allow, from: account-deletion',
+  FC_SEED: 'fast-check seed (to replay a run); unset = random',
+  EXPECTED_FAILURES_FILE: 'the path of a file listing test names expected to fail, one per line',
+  SCREEN_FIELD_NAMES: `a JSON object mapping the hosted pages' fields to the input names or CSS selectors of the target's pages, e.g. {"numeroTarjeta":"card_number","cvv":"#cvc"}`,
+  BASELINE: 'the REPORT_DIR of an earlier run, or its summary.json, to compare this run with',
+  FAIL_ON: 'what fails the run: any = any failure; new = only a failure that is not in BASELINE (needs BASELINE)',
+  REPORT_DIR: 'the folder reports are written to (relative to the working directory)',
+  CHROMIUM_PATH: 'the Chromium (or Chrome) executable PAYER=browser drives',
+  OTHER_ACCOUNT_USER: 'a second merchant (another tenant) for the tenant-isolation checks: its account user; all four OTHER_* or none',
+  OTHER_ACCOUNT_PASSWORD: 'the second merchant\'s account password',
+  OTHER_CLIENT_ID: 'the client id of a development business of the second merchant',
+  OTHER_CLIENT_SECRET: 'its client secret',
+};
+
+/**
+ * Every variable the configuration reads, with its meaning, allowed values and defaults, as the readers describe it:
+ * the configuration is read for an embedded target and for a remote one with every credential set, and every
+ * reading recorded. `defaults` holds the default of each scenario where they differ.
+ */
+export function describeVariables(): (VariableDoc & { defaults: { embedded?: string; remote?: string } })[] {
+  const remoteEnv: Env = {
+    API_BASE_URL: 'https://api.example.test/api', AUTH_URL: 'https://auth.example.test', CLIENT_ID: 'a', CLIENT_SECRET: 'b',
+    ACCOUNT_USER: 'u', ACCOUNT_PASSWORD: 'p', SECOND_CLIENT_ID: 'c', SECOND_CLIENT_SECRET: 'd',
+    DELETION_ACCOUNT_USER: 'x', DELETION_ACCOUNT_PASSWORD: 'y', ALLOW_DESTRUCTIVE: 'account-deletion',
+    OTHER_ACCOUNT_USER: 'o', OTHER_ACCOUNT_PASSWORD: 'q', OTHER_CLIENT_ID: 'e', OTHER_CLIENT_SECRET: 'f',
+    REDIRECT_HASH_KEY: 'k', FC_SEED: '1', SCREEN_FIELD_NAMES: '{}',
+  };
+  const scenarios: [('embedded' | 'remote')[], Env][] = [[['embedded'], {}], [['remote'], remoteEnv], [[], { MAX_WAIT_QR_EXPIRY_S: '1' }]];
+  const all = new Map<string, VariableDoc & { defaults: { embedded?: string; remote?: string } }>();
+  for (const [kinds, env] of scenarios) {
+    described = new Map();
+    try {
+      parseConfig(env);
+    } finally {
+      const seen = described;
+      described = undefined;
+      for (const doc of seen.values()) {
+        const entry = all.get(doc.name) ?? { ...doc, defaults: {} };
+        if (!entry.what && doc.what) entry.what = doc.what;
+        if (!entry.allowed && doc.allowed) entry.allowed = doc.allowed;
+        for (const kind of kinds) if (doc.fallback !== undefined) entry.defaults[kind] = doc.fallback;
+        all.set(doc.name, entry);
+      }
+    }
+  }
+  for (const entry of all.values()) entry.what ??= RAW_WHAT[entry.name];
+  // Its reader's fallback only satisfies the type: unset means keyed with the client secret.
+  const signatureKey = all.get('WEBHOOK_SIGNATURE_KEY');
+  if (signatureKey) signatureKey.defaults = {};
+  return [...all.values()];
+}
+
 /** One variable's reader: knows its name, meaning and an example for messages. */
 class Reader {
   constructor(private readonly env: Env) {}
 
   raw(name: string): string | undefined {
+    describe(name, {});
     const value = this.env[name]?.trim();
     return value === '' ? undefined : value;
   }
@@ -217,10 +295,12 @@ class Reader {
   }
 
   string(name: string, fallback: string): string {
+    describe(name, { fallback });
     return this.raw(name) ?? fallback;
   }
 
   url(name: string, what: string, example: string): string | undefined {
+    describe(name, { what: `an absolute http(s) URL, ${what}` });
     const value = this.raw(name);
     if (value === undefined) return undefined;
     let u: URL;
@@ -234,6 +314,7 @@ class Reader {
   }
 
   int(name: string, what: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    describe(name, { what: `${what} (${min}${max === Number.MAX_SAFE_INTEGER ? ' or more' : `..${max}`})`, fallback: String(fallback) });
     const value = this.raw(name);
     if (value === undefined) return fallback;
     if (!/^-?\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -245,6 +326,7 @@ class Reader {
   }
 
   oneOf<T extends string>(name: string, what: string, allowed: readonly T[], fallback: T): T {
+    describe(name, { what, allowed, fallback });
     const value = this.raw(name);
     if (value === undefined) return fallback;
     if (!(allowed as readonly string[]).includes(value)) {
@@ -254,6 +336,7 @@ class Reader {
   }
 
   pattern(name: string, what: string, re: RegExp, fallback: string, options: { example?: string; secret?: boolean } = {}): string {
+    describe(name, { what, fallback, ...(options.secret ? { secret: true } : {}) });
     const value = this.raw(name);
     if (value === undefined) return fallback;
     if (!re.test(value)) this.fail(name, what, options.example ?? fallback, options.secret);
@@ -594,6 +677,8 @@ function pair<K1 extends string, K2 extends string>(
   key1: K1,
   key2: K2,
 ): Partial<Record<K1 | K2, string>> {
+  describe(first, { what: `${what}; set together with ${second}` });
+  describe(second, { what: `${what}; set together with ${first}`, secret: /PASSWORD|SECRET/.test(second) });
   const a = r.raw(first);
   const b = r.raw(second);
   if (a === undefined && b === undefined) return {};

@@ -77,8 +77,9 @@ describe('a test past its own budget', () => {
     expect(md).toContain('<details><summary>Transcript:');
     expect(timedOut.output).toMatch(/\d+ ERROR: the suite's own failures/);
     expect(timedOut.code, listing(timedOut)).toBe(1);
-    // The baseline has the very same errors: an ERROR still fails the run.
-    expect(againstItself.output).toMatch(/FAIL_ON=new: 0 new failures, \d+ ERROR, .* → the run fails/);
+    // The baseline has the same kind of errors: an ERROR still fails the run. Which tests outlive a 1 ms budget
+    // differs from run to run on a loaded machine, so some errors may count as new; the run fails either way.
+    expect(againstItself.output).toMatch(/FAIL_ON=new: \d+ new failures?, [1-9]\d* ERROR, .* → the run fails/);
     expect(againstItself.code, listing(againstItself)).toBe(1);
   });
 

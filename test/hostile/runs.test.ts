@@ -15,6 +15,7 @@ interface Case {
   breakToken?: boolean;
   /** HTTP_TIMEOUT_MS: short where the behaviour is a timeout, roomy elsewhere so a busy machine cannot time out. */
   timeoutMs: number;
+  /** RUN_TIMEOUT_S: short only where the bound is the behaviour judged; ROOMY elsewhere, so load cannot end a run. */
   runTimeoutS: number;
   env?: Record<string, string>;
   /** Suite files run against it (default: the auth suite). */
@@ -24,27 +25,30 @@ interface Case {
 const ACCOUNT = { user: 'hostile@example.tst', password: 'hostile-pass-5b3f1' };
 const CARD = { number: '4000000000000002', cvv: '947' };
 
+/** A run bound no loaded machine reaches: these runs end by themselves within seconds. */
+const ROOMY = 300;
+
 const CASES = {
-  'silent API, met by the probe': { behaviour: 'silent', healthy: 0, timeoutMs: 500, runTimeoutS: 10 },
-  // One request at a time: with several in flight the timeouts overlap and the run ends before its bound. 12 s: a
+  'silent API, met by the probe': { behaviour: 'silent', healthy: 0, timeoutMs: 500, runTimeoutS: ROOMY },
+  // One request at a time: with several in flight the timeouts overlap and the run ends before its bound. 20 s: a
   // busy machine's start-up must leave room for some timeouts before the bound.
   // Two files: more timeouts queued than fit in the bound, however few requests the auth suite sends.
-  'silent API after the probe, past the run bound': { behaviour: 'silent', healthy: 1, timeoutMs: 500, runTimeoutS: 12, env: { MAX_CONCURRENCY: '1' }, files: ['suites/auth.test.ts', 'suites/links.test.ts'] },
+  'silent API after the probe, past the run bound': { behaviour: 'silent', healthy: 1, timeoutMs: 500, runTimeoutS: 20, env: { MAX_CONCURRENCY: '1' }, files: ['suites/auth.test.ts', 'suites/links.test.ts'] },
   // Idem: a 0.5 s timeout must mean the target, not a healthy token request sent beside eight stalled ones.
   'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 30, env: { MAX_CONCURRENCY: '1' } },
-  'connection resets': { behaviour: 'reset', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
-  '5xx with HTML': { behaviour: 'html-5xx', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
-  '429 on the API': { behaviour: 'rate-limit', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  'connection resets': { behaviour: 'reset', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
+  '5xx with HTML': { behaviour: 'html-5xx', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
+  '429 on the API': { behaviour: 'rate-limit', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
   '429 on the token too': { behaviour: 'rate-limit', healthy: 0, breakToken: true, timeoutMs: 5000, runTimeoutS: 3 },
-  'non-JSON with a JSON content type': { behaviour: 'non-json', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
-  'truncated JSON': { behaviour: 'truncated-json', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
-  '10 MB bodies': { behaviour: 'huge-body', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
-  'redirect loops': { behaviour: 'redirect-loop', healthy: 1, timeoutMs: 5000, runTimeoutS: 10 },
+  'non-JSON with a JSON content type': { behaviour: 'non-json', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
+  'truncated JSON': { behaviour: 'truncated-json', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
+  '10 MB bodies': { behaviour: 'huge-body', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
+  'redirect loops': { behaviour: 'redirect-loop', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
   'echoed credentials and card data': {
     behaviour: 'echo',
     healthy: 1,
     timeoutMs: 5000,
-    runTimeoutS: 10,
+    runTimeoutS: ROOMY,
     env: { ACCOUNT_USER: ACCOUNT.user, ACCOUNT_PASSWORD: ACCOUNT.password, TEST_CARD_NUMBER: CARD.number, TEST_CARD_CVV: CARD.cvv },
   },
 } satisfies Record<string, Case>;
@@ -78,7 +82,7 @@ beforeAll(async () => {
       }
     }),
   );
-}, 180_000);
+}, 600_000);
 
 function result(name: Name): { run: ChildRun; server: HostileServer; tests: TestRecord[] } {
   const r = results.get(name)!;
@@ -88,10 +92,8 @@ function result(name: Name): { run: ChildRun; server: HostileServer; tests: Test
 /** What every case must show, whatever the behaviour. */
 function judgeRun(name: Name): void {
   const { run, server, tests } = result(name);
-  const c: Case = CASES[name];
+  // The run ended by itself (the child is killed only 60 s past its bound); how fast is npm run bench's business.
   expect(run.killed, run.output.slice(-2000)).toBe(false);
-  // A bound, not a benchmark: the run bound itself plus a generous allowance for starting vitest on a busy machine.
-  expect(run.durationMs).toBeLessThan((c.runTimeoutS + 30) * 1000);
   expect(run.code).toBe(1);
   expect(Object.keys(run.files)).toEqual(expect.arrayContaining(['junit.xml', 'summary.json', 'summary.md']));
   expect(run.summary?.run.targetUrl).toBe(server.baseUrl);
@@ -155,11 +157,11 @@ describe.concurrent('a conformance run against a hostile target', () => {
     judgeNothingPasses('silent API after the probe, past the run bound');
     const failed = judgeFailures(
       'silent API after the probe, past the run bound',
-      /no response within 0\.5 s from (POST|GET|PUT|DELETE) \/|the whole-run bound of 12 s was reached (before|during) (POST|GET|PUT|DELETE) \//,
+      /no response within 0\.5 s from (POST|GET|PUT|DELETE) \/|the whole-run bound of 20 s was reached (before|during) (POST|GET|PUT|DELETE) \//,
       5,
     );
     expect(failed.some((t) => /no response within 0\.5 s/.test(failureText(t)))).toBe(true);
-    expect(failed.some((t) => /whole-run bound of 12 s/.test(failureText(t)))).toBe(true);
+    expect(failed.some((t) => /whole-run bound of 20 s/.test(failureText(t)))).toBe(true);
   });
 
   it('stalled response bodies time out with the request named', () => {

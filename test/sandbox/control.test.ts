@@ -135,9 +135,8 @@ describe('test-control tenants (/__sandbox/tenants)', () => {
 
 describe('createSandbox', () => {
   it('listens on loopback, answers over real sockets and returns the documented shape', async () => {
-    const t0 = performance.now();
+    // How fast it starts is npm run bench's figure (startup_ms), not a bound a loaded machine could break.
     const sb = await createSandbox();
-    expect(performance.now() - t0).toBeLessThan(1000);
     try {
       expect(sb.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(sb.baseUrl).toBe(`${sb.origin}/api`);

@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+/**
+ * `payment-conformance <command> [options]`: the installed command (issue 29). Plain JavaScript so Node runs it from
+ * any node_modules; each command is one of the project's TypeScript scripts, run by this Node with tsx (a
+ * dependency), in the CURRENT folder: `.env` is read there and reports are written under `./reports` there, while
+ * the suites, the spec and the sandbox come from this package's own folder. The npm scripts run the same scripts.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import dotenv from 'dotenv';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** The commands: the script each runs, what it does, and the common options it takes. */
+const COMMANDS = {
+  run: {
+    script: 'scripts/conformance.ts',
+    summary: 'run the conformance suite against the target of .env (the embedded sandbox when API_BASE_URL is unset)',
+    usage: 'payment-conformance run [options] [suite files…] [-t <test name pattern>]',
+    options: ['env-file', 'report-dir', 'baseline', 'fail-on', 'payer', 'shard'],
+    npm: 'npm run conformance',
+  },
+  discover: {
+    script: 'scripts/discover.ts',
+    summary: "learn a remote target's conventions from four credentials; writes <report dir>/discovered.env",
+    usage: 'payment-conformance discover [options]',
+    options: ['env-file', 'report-dir', 'payer'],
+    npm: 'npm run discover',
+  },
+  sandbox: {
+    script: 'sandbox/cli.ts',
+    summary: 'start the reference sandbox; prints its URLs and seeded credentials',
+    usage: 'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control]',
+    options: [],
+    npm: 'npm run sandbox',
+  },
+  mutation: {
+    script: 'scripts/mutation.ts',
+    summary: "self-check: the suite against every fault (each must fail) and variant (each must pass) of the sandbox's catalogues",
+    usage: 'payment-conformance mutation [options] [fault or variant ids…]',
+    options: ['report-dir', 'payer'],
+    npm: 'npm run mutation',
+  },
+  merge: {
+    script: 'scripts/merge-reports.ts',
+    summary: 'merge the report folders of sharded runs into one report',
+    usage: 'payment-conformance merge [options] <shard report dir> <shard report dir> … --out <merged report dir>',
+    options: ['baseline', 'fail-on'],
+    npm: 'npm run reports:merge',
+  },
+};
+
+/** The common options: each sets the variable of the same meaning (docs/configuration.md) for the command. */
+const OPTIONS = {
+  'env-file': { variable: undefined, value: '<file>', help: 'read settings from this file, above ./.env (the environment still wins)' },
+  'report-dir': { variable: 'REPORT_DIR', value: '<dir>', help: 'where reports are written (default ./reports)' },
+  baseline: { variable: 'BASELINE', value: '<dir|summary.json>', help: 'an earlier run to compare with' },
+  'fail-on': { variable: 'FAIL_ON', value: 'any|new', help: 'what fails the run: any failure, or only one not in the baseline' },
+  payer: { variable: 'PAYER', value: 'http|browser|auto', help: 'how hosted screens are paid' },
+  shard: { variable: undefined, value: '<i/n>', help: 'run every n-th suite file from the i-th (merge the shards with `merge`)' },
+};
+
+function usage() {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    'usage: payment-conformance <command> [options]',
+    '',
+    'commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    "`payment-conformance <command> --help` shows a command's options. Settings come from the environment, then",
+    './.env of the current folder (docs/configuration.md); reports go to ./reports of the current folder.',
+  ].join('\n');
+}
+
+function commandHelp(name) {
+  const c = COMMANDS[name];
+  const lines = [`usage: ${c.usage}`, '', c.summary, `(the same as \`${c.npm}\` in the suite's repository)`];
+  if (c.options.length > 0) {
+    lines.push('', 'options:');
+    for (const o of c.options) lines.push(`  --${o} ${OPTIONS[o].value}`.padEnd(34) + OPTIONS[o].help);
+  }
+  lines.push('  --help'.padEnd(34) + 'this help');
+  return lines.join('\n');
+}
+
+function fail(message) {
+  console.error(`payment-conformance: ${message}\n${usage()}`);
+  process.exit(2);
+}
+
+const [name, ...rest] = process.argv.slice(2);
+if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  console.log(usage());
+  process.exit(name === undefined ? 2 : 0);
+}
+if (name === '--version') {
+  console.log(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+  process.exit(0);
+}
+if (!Object.hasOwn(COMMANDS, name)) fail(`unknown command "${name}"`);
+const command = COMMANDS[name];
+
+/** The common options become variables (the environment given by the user wins over --env-file, as over .env). */
+const env = { ...process.env };
+const passed = [];
+for (let i = 0; i < rest.length; i++) {
+  const arg = rest[i];
+  if (arg === '--help' || arg === '-h') {
+    // The sandbox's own usage line is the authority on its options.
+    console.log(commandHelp(name));
+    process.exit(0);
+  }
+  const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+  const option = match && command.options.includes(match[1]) ? match[1] : undefined;
+  if (option === undefined) {
+    passed.push(arg);
+    continue;
+  }
+  const value = match[2] ?? rest[++i];
+  if (value === undefined || value === '') fail(`--${option} needs a value: ${OPTIONS[option].value}`);
+  if (option === 'shard') passed.push(`--shard=${value}`);
+  else if (option === 'env-file') {
+    // (Node 20 also reads --env-file itself, even after the script's name, into the environment: same outcome.)
+    const file = resolve(value);
+    if (!existsSync(file)) fail(`--env-file ${value}: no such file`);
+    // As real variables: above ./.env, below the variables the user set in the environment.
+    for (const [key, v] of Object.entries(dotenv.parse(readFileSync(file)))) if (env[key] === undefined || env[key] === '') env[key] = v;
+  } else env[OPTIONS[option].variable] = value;
+}
+
+// tsx from this package (wherever npm put it), so the TypeScript scripts run without a build step.
+const tsx = import.meta.resolve('tsx');
+const child = spawn(process.execPath, ['--import', tsx, join(ROOT, command.script), ...passed], { stdio: 'inherit', env });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,102 @@
+/**
+ * Progress of a run (issue 29.5). While a test waits in real time, one line says what it waits for and how long is
+ * left: a live line on a terminal (CONFORMANCE_PROGRESS=live, set by scripts/conformance.ts when its stderr is one),
+ * else a line when the waiting starts and every 30 s. At the end, where the time went: the wall time during which a
+ * real-time wait, a request, a browser page was pending (they overlap, so they need not add up to the run's time).
+ *
+ *   const end = pending('wait', 'a payment 90 s after the screen was shown', 90);
+ *   try { await sleep(90_000); } finally { end(); }
+ *   process.stderr.write(`${whereTheTimeWent()}\n`);
+ */
+export type Activity = 'wait' | 'request' | 'browser';
+
+interface Pending {
+  kind: Activity;
+  what: string;
+  endsAt?: number;
+}
+
+const LINE_EVERY_MS = 30_000;
+const LIVE_EVERY_MS = 1_000;
+
+const startedAt = Date.now();
+const active = new Set<Pending>();
+/** Per kind: how many are pending, since when the kind has been busy, and the busy time so far. */
+const busy: Record<Activity, { count: number; since: number; totalMs: number }> = {
+  wait: { count: 0, since: 0, totalMs: 0 },
+  request: { count: 0, since: 0, totalMs: 0 },
+  browser: { count: 0, since: 0, totalMs: 0 },
+};
+let waits = 0;
+let longestWaitS = 0;
+let ticker: NodeJS.Timeout | undefined;
+let liveShown = false;
+
+const live = (): boolean => process.env['CONFORMANCE_PROGRESS'] === 'live';
+const quiet = (): boolean => process.env['CONFORMANCE_PROGRESS'] === 'off';
+
+/** Marks one activity pending until the returned function is called (once). `seconds`: how long it will last. */
+export function pending(kind: Activity, what: string, seconds?: number): () => void {
+  const item: Pending = { kind, what, ...(seconds === undefined ? {} : { endsAt: Date.now() + seconds * 1000 }) };
+  const b = busy[kind];
+  if (b.count++ === 0) b.since = Date.now();
+  active.add(item);
+  if (kind === 'wait') {
+    waits++;
+    longestWaitS = Math.max(longestWaitS, seconds ?? 0);
+    if (busy.wait.count === 1) startTicker();
+  }
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    active.delete(item);
+    if (--b.count === 0) b.totalMs += Date.now() - b.since;
+    if (kind === 'wait' && busy.wait.count === 0) stopTicker();
+  };
+}
+
+/** What the run is waiting for now, or undefined when no real-time wait is pending. */
+export function waitingLine(now = Date.now()): string | undefined {
+  const items = [...active].filter((a) => a.kind === 'wait');
+  if (items.length === 0) return undefined;
+  const longest = items.reduce((a, b) => ((b.endsAt ?? 0) > (a.endsAt ?? 0) ? b : a));
+  const left = Math.max(0, Math.ceil(((longest.endsAt ?? now) - now) / 1000));
+  const others = items.length > 1 ? ` (and ${items.length - 1} shorter wait${items.length > 2 ? 's' : ''})` : '';
+  return `waiting in real time: ${left} s left for ${longest.what}${others}`;
+}
+
+/** One line: the run's time so far, and the wall time each kind of activity was pending. */
+export function whereTheTimeWent(now = Date.now()): string {
+  const seconds = (kind: Activity) => {
+    const b = busy[kind];
+    return ((b.totalMs + (b.count > 0 ? now - b.since : 0)) / 1000).toFixed(1);
+  };
+  const waited = waits === 0 ? 'no real-time waits' : `real-time waits ${seconds('wait')} s (${waits}, the longest ${longestWaitS} s)`;
+  // The browser payer reports its pages with pending('browser', …); until it does, its time is not shown.
+  const browser = busy.browser.totalMs > 0 || busy.browser.count > 0 ? `; browser pages ${seconds('browser')} s` : '';
+  return `where the time went: ${((now - startedAt) / 1000).toFixed(1)} s in all; ${waited}; requests in flight ${seconds('request')} s${browser} (wall time with at least one pending; they overlap)`;
+}
+
+function startTicker(): void {
+  if (quiet() || ticker) return;
+  if (!live()) show();
+  ticker = setInterval(show, live() ? LIVE_EVERY_MS : LINE_EVERY_MS);
+  ticker.unref();
+}
+
+function stopTicker(): void {
+  if (ticker) clearInterval(ticker);
+  ticker = undefined;
+  if (liveShown) process.stderr.write('\r\x1b[2K');
+  liveShown = false;
+}
+
+function show(): void {
+  const line = waitingLine();
+  if (line === undefined) return;
+  if (live()) {
+    process.stderr.write(`\r\x1b[2K${line.slice(0, (process.stderr.columns || 120) - 1)}`);
+    liveShown = true;
+  } else process.stderr.write(`${line}\n`);
+}
