@@ -7,8 +7,11 @@
 import { parse } from 'node-html-parser';
 import { defaultFieldNames, type CardPayment, type FieldName, type FieldNames, type OptionValues, type PageInput } from './types.ts';
 
-/** Letters, digits, `_` and `-`, optionally followed by `[key]` parts: what forms name their inputs. */
-const INPUT_NAME = /^[A-Za-z_][\w-]*(\[[\w-]*\])*$/;
+/**
+ * Letters, digits, `_`, `-` and `.`, optionally followed by `[key]` parts: what forms name their inputs (.NET model
+ * binding names them `Tarjeta.Numero`). A selector of the form `tag.class` reads as a name: write `.class` instead.
+ */
+const INPUT_NAME = /^[A-Za-z_][\w.-]*(\[[\w.-]*\])*$/;
 
 export function isInputName(target: string): boolean {
   return INPUT_NAME.test(target);
