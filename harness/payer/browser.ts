@@ -14,9 +14,9 @@ import { launchChromium, pageEvidence } from './chromium.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
-import { noFormMessage, stopOf, type HttpPayer } from './http.ts';
+import { noFormMessage, stopOf, submissions, type HttpPayer } from './http.ts';
 import type { FieldMapping } from './discovery.ts';
-import type { CardPayment, FieldName, FieldNames, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type { CardPayment, FieldName, FieldNames, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm, Submission } from './types.ts';
 
 type Stop = (url: string) => boolean;
 
@@ -80,6 +80,8 @@ class Session {
   /** Every site the page talked to: their storage is cleared before the page serves another screen. */
   readonly #origins = new Set<string>();
   #settle: () => void = () => {};
+  /** The last payment this page sent (a form POST), for resubmitScreen. */
+  submission: Submission | undefined;
   /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
   #scope: Scope | undefined;
   readonly #noted = new WeakSet<Request>();
@@ -182,6 +184,10 @@ class Session {
       return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
     }
     if (req.method() !== 'GET') {
+      // What the page sends, as it sends it: kept (in memory) for a replay the test may ask for (resubmitScreen).
+      const headers = await req.allHeaders().catch(() => req.headers());
+      const kept = Object.fromEntries(Object.entries(headers).filter(([k]) => ['content-type', 'cookie'].includes(k.toLowerCase())));
+      this.submission = { method: req.method(), url, ...(req.postData() ? { body: req.postData()! } : {}), headers: kept };
       const key = `${req.method()} ${bare(url)}`;
       if (this.#sent.has(key)) {
         this.#fail(`the page sent the payment to ${bare(url)} a second time; the browser payer blocked it (a payment is never re-sent)`);
@@ -458,6 +464,7 @@ export class BrowserPayer implements Payer {
         if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged, mapping);
         else await this.#fillPresent(form, input.card, mapping.names);
         const outcome = await this.#submit(session, form, stop, screen, screen.openedAt);
+        if (session.submission) submissions.set(screen, session.submission);
         await this.#release(session);
         return outcome;
       } catch (err) {
@@ -512,7 +519,15 @@ export class BrowserPayer implements Payer {
         return timed(outcome, openedAt);
       }
     }
-    return this.#pay(session, { ...screen, openedAt }, { payment }, stopOf(payment), forged);
+    // The screen itself (with its opening time): the test holds it, and resubmitScreen finds its submission by it.
+    return this.#pay(session, Object.assign(screen, { openedAt }), { payment }, stopOf(payment), forged);
+  }
+
+  /** The page's own submission sent again through the run's HTTP client (its cookies and fields as the browser sent them). */
+  resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
+    const submission = submissions.get(screen);
+    if (!submission) throw new PayerError(`the screen at ${bare(screen.url)} was not submitted by this payer: nothing to send again`);
+    return this.#options.http.resend(submission, stopOf(stop));
   }
 
   /** Whether this payer opened the screen (PAYER=auto sends it back here). */

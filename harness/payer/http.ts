@@ -16,7 +16,7 @@ import { CookieJar } from './cookies.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
-import type { CardPayment, FieldName, FieldNames, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type { CardPayment, FieldName, FieldNames, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
 
@@ -27,6 +27,9 @@ type Navigation = { ex: Exchange; url: string } | { redirect: PaymentOutcome & {
 export function stopOf(payment: { redirectPrefix?: string | undefined; stopWhen?: Stop | undefined }): Stop {
   return (url) => (payment.redirectPrefix !== undefined && url.startsWith(payment.redirectPrefix)) || payment.stopWhen?.(url) === true;
 }
+
+/** What each screen's submission sent (kept for resubmitScreen; the screen object is the key, as the test holds it). */
+export const submissions = new WeakMap<Screen, Submission>();
 
 export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>): string {
   return `the screen at ${bare(screen.url)} (status ${screen.status}${screen.estado ? `, "${screen.estado}"` : ''}) shows no form the suite can fill`;
@@ -113,6 +116,14 @@ export class HttpPayer implements Payer {
   async #submit(jar: CookieJar, screen: Screen & { form: ScreenForm }, fields: Record<string, string>, stop: Stop, label: string, openedAt: number): Promise<PaymentOutcome> {
     const { form } = screen;
     const submittedAt = Date.now();
+    const url = form.method === 'POST' ? form.action : withQuery(form.action, fields);
+    const cookie = jar.header(url);
+    submissions.set(screen, {
+      method: form.method,
+      url,
+      ...(form.method === 'POST' ? { body: new URLSearchParams(fields).toString() } : {}),
+      headers: { ...(form.method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(cookie ? { cookie } : {}) },
+    });
     const result =
       form.method === 'POST'
         ? await this.#navigate(jar, 'POST', form.action, fields, stop, label, true)
@@ -204,6 +215,33 @@ export class HttpPayer implements Payer {
     }
     const withForm = screen as Screen & { form: ScreenForm };
     return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)', openedAt);
+  }
+
+  resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
+    const submission = submissions.get(screen);
+    if (!submission) throw new PayerError(`the screen at ${bare(screen.url)} was not submitted by this payer: nothing to send again`);
+    return this.resend(submission, stopOf(stop));
+  }
+
+  /** One more send of a payment as it went (a replay a test asks for: never retried, redirects not followed). */
+  async resend(submission: Submission, stop: Stop): Promise<PaymentOutcome> {
+    const sentAt = Date.now();
+    const ex = await this.#http.request({
+      method: submission.method,
+      url: submission.url,
+      headers: submission.headers,
+      ...(submission.body === undefined ? {} : { body: submission.body }),
+      idempotent: false,
+      label: 'the same payment sent again (a replay the test asks for)',
+    });
+    const res = ex.response!;
+    const location = header(res, 'location');
+    if (res.status >= 300 && res.status <= 399 && location !== undefined) {
+      const next = new URL(location, submission.url).href;
+      if (stop(next)) return timed({ kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) }, sentAt, sentAt);
+      return timed({ kind: 'page', status: res.status, html: '', text: `a redirect to ${bare(next)}` }, sentAt, sentAt);
+    }
+    return timed(outcomeOf(this.#read(ex, submission.url)), sentAt, sentAt);
   }
 
   async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {

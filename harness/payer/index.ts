@@ -95,6 +95,7 @@ function plain(payer: Payer): Payer {
     openScreen: (...a) => payer.openScreen(...a),
     payLink: (...a) => payer.payLink(...a),
     submitScreen: (...a) => payer.submitScreen(...a),
+    resubmitScreen: (...a) => payer.resubmitScreen(...a),
     complete3ds: (...a) => payer.complete3ds(...a),
     payQuickPay: (...a) => payer.payQuickPay(...a),
     fetchImage: (...a) => payer.fetchImage(...a),
@@ -130,6 +131,8 @@ function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string)
     },
     payLink: (url, payment) => orBrowser(() => http.payLink(url, payment), () => browser.payLink(url, payment)),
     submitScreen: (screen, payment, forged) => (browser.owns(screen) ? browser.submitScreen(screen, payment, forged) : http.submitScreen(screen, payment, forged)),
+    // Each payer keeps the submissions it sent (one shared record, keyed by the screen): either can send one again.
+    resubmitScreen: (screen, stop) => http.resubmitScreen(screen, stop),
     complete3ds: (url, o) => orBrowser(() => http.complete3ds(url, o), () => browser.complete3ds(url, o)),
     payQuickPay: (url, o) => orBrowser(() => http.payQuickPay(url, o), () => browser.payQuickPay(url, o)),
     fetchImage: (url) => http.fetchImage(url),

@@ -148,11 +148,25 @@ export interface Payer {
    * screen shows them (what a customer could forge). Throws PayerError when the screen has no form.
    */
   submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome>;
+  /**
+   * Sends the submission of a screen paid earlier (submitScreen) once more, exactly as it went (its fields, its
+   * cookies), as a customer's double click or a browser's resend does: a replay the test asks for, its own step in
+   * the transcript, never something a payer does by itself. The answer is the outcome (redirects not followed).
+   */
+  resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome>;
   /** Completes the 3DS page; `card` fills the card fields it shows (if any), as the payer's browser would. */
   complete3ds(urlCompletarPago3Ds: string, options: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome>;
   /** Pays the quick-pay page a QR leads to; `card` fills the card fields it shows (if any). */
   payQuickPay(urlQR: string, options?: { redirectPrefix?: string; card?: PageInput }): Promise<PaymentOutcome>;
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }>;
+}
+
+/** A payment as it was sent (kept in memory only, for resubmitScreen: it holds what the customer typed). */
+export interface Submission {
+  method: string;
+  url: string;
+  body?: string;
+  headers: Record<string, string>;
 }
 
 /** The payers of PAYER: http parses HTML forms, browser drives headless Chromium, auto = browser only when http cannot. */

@@ -220,6 +220,7 @@ function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknow
     ...payer,
     payLink: async (...args) => (assertMayPay(), watchOutcome(await payer.payLink(...args))),
     submitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.submitScreen(...args))),
+    resubmitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.resubmitScreen(...args))),
     complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args))),
     payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args))),
   };

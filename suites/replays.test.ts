@@ -1,0 +1,78 @@
+/**
+ * Replays (issue 27): the same payment sent twice, as a double click, a browser's resend or a retrying proxy does.
+ * The spec states nothing on replays, so a replay that charges again is observed (WARN) — except where it breaks a
+ * rule the spec does state: the link's counters still count what its transactions say (2.1), and a link limited to
+ * one success never takes two (3). The harness never re-sends a payment by itself (principle 5): each replay here
+ * is an explicit step of its test, with its own evidence.
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { approvalOf, fieldEquals, holds, paymentApproved } from '../harness/judge/checks.ts';
+import { asBool, asString, field } from '../harness/judge/read.ts';
+import type { PaymentOutcome } from '../harness/payer/index.ts';
+import type { PaymentLink } from '../spec/types.ts';
+import { activate, buy3ds, complete3ds, createLink, lookUp, observedLinkBody, testCard, webhookFor } from './flows.ts';
+
+const flow = (clauses: string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
+
+const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
+const approvedListed = (record: PaymentLink): string[] =>
+  (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true).map((tx) => String(field(tx, 'idTransaccion')));
+
+/** A screen opened, paid, and its very submission sent once more; both outcomes. */
+async function paidTwice(t: T, urlEnlace: string): Promise<{ first: PaymentOutcome; again: PaymentOutcome }> {
+  const screen = await t.run.payer.openScreen(urlEnlace);
+  const card = await testCard(t);
+  const first = await t.run.payer.submitScreen(screen, card);
+  const again = await t.run.payer.resubmitScreen(screen, card);
+  return { first, again };
+}
+
+describe('replays of a payment', () => {
+  clauseTest(flow(['2.1-successful-payments-counted', '2.1-transacciones-all'], ['account']),
+    'the same screen submission sent twice: the link counts what its transactions say (a second charge is observed)', async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t));
+      const { first, again } = await paidTwice(t, link.urlEnlace);
+      const firstId = paymentApproved(first, '7-dev-authorizes', 'the payment')['idTransaccion'];
+      const charged = approvalOf(again) === 'true' && idOf(again) !== firstId;
+      if (charged) t.observe('2.1-successful-payments-counted', `the same submission sent again was approved as another transaction (${idOf(again)} after ${firstId}): a double click charges twice (the spec states nothing on replays)`);
+      const { ex, record } = await activate(t, link.idEnlace);
+      const approved = approvedListed(record);
+      fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos (= the approved transacciones)', '2.1-successful-payments-counted', ex);
+      holds(approved.includes(String(firstId)), 'transaction-listed', '2.1-transacciones-all', `transacciones lists the approved ${firstId}`, `approved ids listed: ${approved.join(', ') || 'none'}`, ex);
+    });
+
+  clauseTest(flow(['3-success-limit-bounds-use'], ['account']),
+    'the same screen submission sent twice on a link limited to one success: at most one approved payment', async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
+      const { first } = await paidTwice(t, link.urlEnlace);
+      paymentApproved(first, '7-dev-authorizes', 'the payment');
+      const { ex, record } = await activate(t, link.idEnlace);
+      const approved = approvedListed(record);
+      holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', 'at most 1 approved payment on a link limited to one (the same submission sent twice)', `${approved.length} approved: ${approved.join(', ')}`, ex);
+    });
+
+  clauseTest(flow(['4.3-url-completar', '3-transaction-transitions-not-shown']),
+    'a 3DS page completed twice: the transaction stays the one approved (a second approval or notification is observed)', async (t) => {
+      const receiver = await t.run.receiver();
+      const purchase = await buy3ds(t, { configuracion: { urlWebhook: receiver.webhookUrl('3ds-replay') } });
+      const id = String(purchase.response['idTransaccion']);
+      await complete3ds(t, purchase);
+      const before = await lookUp(t, id);
+      const codigo = asString(before.tx['codigoAutorizacion']);
+      fieldEquals(before.tx['esAprobada'], true, 'esAprobada after completion', '4.3-url-completar', before.ex);
+      // The same page again, as a customer's back button and submit would.
+      const url = String(purchase.response['urlCompletarPago3Ds']);
+      const again = await t.run.payer.complete3ds(new URL(url, purchase.ex.request.url).href, { redirectPrefix: purchase.request.urlRedirect, card: { ...purchase.request.tarjetaCreditoDebido } });
+      const after = await lookUp(t, id);
+      fieldEquals(after.tx['esAprobada'], true, 'esAprobada after the page was completed again', '4.3-url-completar', after.ex);
+      if (asString(after.tx['codigoAutorizacion']) !== codigo) {
+        t.observe('3-transaction-transitions-not-shown', `completing the 3DS page again changed codigoAutorizacion (${JSON.stringify(codigo)} → ${JSON.stringify(asString(after.tx['codigoAutorizacion']))}): the approval was made twice`);
+      }
+      if (approvalOf(again) === 'true') t.observe('3-transaction-transitions-not-shown', 'the completed 3DS page took a second completion and answered approved again');
+      await webhookFor(t, id, ['6.1-webhook-on-success']);
+      await new Promise((resolve) => setTimeout(resolve, t.run.target.capabilities.includes('outbox') ? 300 : 2000));
+      const deliveries = receiver.webhooks().filter((w) => w.answeredStatus < 300 && w.tag === '3ds-replay' && JSON.stringify(w.json ?? '').includes(id)).length;
+      if (deliveries > 1) t.observe('6.1-webhook-signature-not-shown', `the approved 3DS transaction ${id} was delivered ${deliveries} times although each delivery was answered 2xx (delivery guarantees are not shown)`);
+    });
+});
