@@ -9,6 +9,8 @@ import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness
 import type { Credentials } from '../harness/target/target.ts';
 import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import { observeResponse } from '../harness/run/contract-observer.ts';
+import { targetNow } from '../harness/run/waits.ts';
+import { NotJudged } from '../harness/record/errors.ts';
 import { decodeQrPng } from '../harness/payer/qr.ts';
 import { asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
@@ -98,6 +100,27 @@ export async function saidOrLookedUp(t: T, params: Record<string, string>, name:
   if (params[name] !== undefined || !params['idTransaccion']) return params[name];
   const { tx } = await lookUp(t, params['idTransaccion']);
   return field(tx, name);
+}
+
+/**
+ * Verdicts that account for the suite's own time (issue 26): a payment the payer submitted after the validity the
+ * target stated (`deadline`, epoch ms on OUR clock) and that was not approved is not the target's decline — the suite
+ * was late (a loaded machine, a slow browser). The test is then not judged, with the timings. Approved, or in time:
+ * nothing to say, the test judges it.
+ */
+export function notLate(outcome: PaymentOutcome, deadline: number, what: string): void {
+  const { timing } = outcome;
+  const at = timing?.submittedAt ?? timing?.answeredAt;
+  if (timing === undefined || at === undefined || approvalOf(outcome) === 'true' || at <= deadline) return;
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  throw new NotJudged(`${what} was submitted ${s(at - deadline)} after the validity the target stated (the page opened ${s(deadline - timing.openedAt)} before that limit, submitted ${s(at - timing.openedAt)} after opening, answered ${s(timing.answeredAt - at)} later): the suite was too late, which says nothing of the target`);
+}
+
+/** A deadline on the target's clock (a stated fechaVencimiento) as an instant of ours: the clocks' offset taken now. */
+export async function onOurClock(t: T, targetMs: number): Promise<number> {
+  const before = Date.now();
+  const theirs = await targetNow(t);
+  return targetMs - (theirs - (before + Date.now()) / 2);
 }
 
 /** The spec's test-mode decline: cvv "111" on the payment screen (spec 7). */

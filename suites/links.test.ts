@@ -15,8 +15,8 @@ import { decodeQrPng } from '../harness/payer/qr.ts';
 import { asEnum, asNumber } from '../harness/judge/read.ts';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
-import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
-import { activate, createLink, observedLinkBody, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
+import { hasClock, letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
+import { activate, createLink, notLate, observedLinkBody, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
 async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Partial<PaymentLinkCreateRequest> = {}): Promise<CreatedLink> {
@@ -240,7 +240,10 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       const card = await testCard(t);
       const inTime = await t.run.payer.openScreen(link.urlEnlace);
       await letTimePass(t, 30, 'a payment 30 s after the screen was shown');
-      paymentApproved(await t.run.payer.submitScreen(inTime, card), '4.1-duracion-intento', 'a payment 30 s after the screen was shown (validity 1 minute)');
+      const first = await t.run.payer.submitScreen(inTime, card);
+      // Submitted past the minute by the suite's own slowness (a loaded machine): not the target's refusal.
+      if (!hasClock(t)) notLate(first, (inTime.openedAt ?? Date.now()) + 60_000, 'the payment meant for 30 s after the screen was shown');
+      paymentApproved(first, '4.1-duracion-intento', 'a payment 30 s after the screen was shown (validity 1 minute)');
       const late = await t.run.payer.openScreen(link.urlEnlace);
       await letTimePass(t, 75, 'a payment 75 s after the screen was shown');
       const outcome = await t.run.payer.submitScreen(late, card);

@@ -123,6 +123,18 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
   });
 });
 
+describe('4.8 a transaction not yet paid', () => {
+  // docs/decisions.md "Null and absent": 2.2's nullable fields are listed for every transaction, null until they
+  // have a value; a serializer that drops null fields drops them.
+  clauseTest({ clauses: ['4.8-response-fields', '2.2-transaction-types'], endpoint: ENDPOINT, purchase: true },
+    'a 3DS purchase not yet completed is looked up with montoOriginal and resultadoTransaccion present (null allowed)', async (t) => {
+      const purchase = await buy3ds(t);
+      const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
+      const missing = ['montoOriginal', 'resultadoTransaccion'].filter((name) => !(name in tx));
+      holds(missing.length === 0, 'nullable-present', ['4.8-response-fields', '2.2-transaction-types'], 'the nullable 2.2 fields present, null where they have no value yet', `missing ${missing.join(', ')}`, ex);
+    });
+});
+
 describe('4.8 a Bitcoin payment', () => {
   // The transaction of a payment made on the screen is found through the link's record (2.1 transacciones, via activar).
   clauseTest({ clauses: ['4.8-datos-bitcoin', '2.1-transacciones-all'], endpoint: ENDPOINT, purchase: true, needs: ['account'] },

@@ -11,7 +11,8 @@ import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../
 import { PayerError } from '../harness/record/errors.ts';
 import { webhookPairs } from '../harness/api/receiver.ts';
 import { letTimePass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
-import { createQuickPay, datosAdicionales, lookUp, payQuickPay, webhookFor } from './flows.ts';
+import { createQuickPay, datosAdicionales, lookUp, notLate, onOurClock, payQuickPay, webhookFor } from './flows.ts';
+import { asBool } from '../harness/judge/read.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
 
@@ -35,10 +36,28 @@ describe('4.6 the quick-pay QR', () => {
   clauseTest({ clauses: ['4.6-url-qr', '4.6-qr-expiry', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
     'paying the QR before it expires approves the transaction', async (t) => {
       const { response } = await createQuickPay(t);
-      await payQuickPay(t, datosQuickPay(response).urlQR);
+      const outcome = await payQuickPay(t, datosQuickPay(response).urlQR);
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      // A payment the suite itself submitted after the stated fechaVencimiento is not the target's decline.
+      if (asBool(tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, Date.parse(String(datosQuickPay(response).fechaVencimiento))), 'the QR payment');
       fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
     });
+
+  // The other side of the limit: the validity stated is the one honoured (a page that refuses well before the
+  // fechaVencimiento it states passes the test after this one).
+  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true }, 'a payment shortly before fechaVencimiento is still approved', async (t) => {
+    const { response } = await createQuickPay(t);
+    const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
+    const fromNow = (vence - (await targetNow(t))) / 1000;
+    // A margin for the payment's own round trips: a tenth of the validity, at least 5 s and at most 60 s.
+    const before = Math.floor(fromNow - Math.min(60, Math.max(5, fromNow / 10)));
+    if (before <= 0) return t.skip(`the QR is valid for ${fromNow.toFixed(0)} s only: too short to pay it shortly before its end with a margin`);
+    await letTimePass(t, before, `a payment ${before} s into a QR valid for ${fromNow.toFixed(0)} s`, before);
+    const outcome = await payQuickPay(t, datosQuickPay(response).urlQR);
+    const { ex, tx } = await lookUp(t, response['idTransaccion']);
+    if (asBool(tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, vence), 'the QR payment shortly before fechaVencimiento');
+    fieldEquals(tx['esAprobada'], true, `esAprobada after paying the QR ${before} s into its ${fromNow.toFixed(0)} s of validity`, '4.6-qr-expiry', ex);
+  }, waitingTimeoutMs());
 
   clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true }, 'a payment after fechaVencimiento is refused and the transaction stays unapproved', async (t) => {
     const { response } = await createQuickPay(t);

@@ -36,7 +36,8 @@ export function waitingTimeoutMs(waits = 1): number {
   return TEST_BUDGET_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
 }
 
-const hasClock = (t: T): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
+/** The target moves time when told (its clock control), so waits take no real time. */
+export const hasClock = (t: T): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
 
 /**
  * Why `seconds` cannot pass on this target, or undefined when they can (moved, or waited within MAX_WAIT_S).
