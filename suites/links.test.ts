@@ -33,6 +33,14 @@ function charged(params: Record<string, string>, clauses: string | string[]): nu
 
 const approved = (o: PaymentOutcome): o is PaymentOutcome & { kind: 'redirect' } => approvalOf(o) === 'true';
 
+/** An instant written as ISO 8601 with a UTC offset of `minutes` (-360: -06:00), milliseconds kept. */
+function withOffset(ms: number, minutes: number): string {
+  const local = new Date(ms + minutes * 60_000).toISOString().slice(0, -1);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 /** The values of 6.3's hash that say what happened: a redirect "giving the outcome" carries each. */
 const REDIRECT_OUTCOME_FIELDS = ['idTransaccion', 'monto', 'esReal', 'formaPago', 'esAprobada'] as const;
 
@@ -259,7 +267,8 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
     async (t) => {
       // fechaFin 45 s ahead on the target's clock; the late payment 30 s after it (margins for latency and skew).
       skipUnlessTimeCanPass(t, 75, 'a payment 30 s after a vigencia.fechaFin 45 s ahead');
-      const fechaFin = new Date((await targetNow(t)) + 45_000).toISOString();
+      // Written with the offset -06:00 (an instant, as DateTimeOffset is): compared as an instant, not a calendar date.
+      const fechaFin = withOffset((await targetNow(t)) + 45_000, -360);
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
       // On the target's clock: a test clock moves only when moved, however long the first payment took.
