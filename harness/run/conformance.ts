@@ -309,11 +309,6 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       if (err instanceof PayerError && run.target.kind === 'remote') {
         ctx.skip(`hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }
-      // A security check (not a spec clause) only warns with SECURITY_CHECKS=observe: its evidence becomes the WARN.
-      if (err instanceof CheckFailure && run.config.securityChecks === 'observe' && clauses.every((c) => c.startsWith('security-'))) {
-        t.observe(clauses[0]!, `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${err.evidence.expected}; actual ${err.evidence.actual}${err.evidence.exchange ? `\n${err.evidence.exchange}` : ''}`);
-        return;
-      }
       if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
       if (err instanceof HttpError && err.byTarget) ctx.task.meta.failure = withPreamble(noAnswer(err, ctx.task.meta.clauses ?? clauses), run);
       if (scope) {
