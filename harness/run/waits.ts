@@ -56,7 +56,7 @@ export function cannotPass(t: T, seconds: number, what: string, limit = seconds)
 /** Skips the test now when `seconds` cannot pass (so it creates nothing it cannot judge). */
 export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit = seconds): void {
   const why = cannotPass(t, seconds, what, limit);
-  if (why) t.skip(why);
+  if (why) t.skip('beyond-max-wait', why);
 }
 
 /** The target's time moves on by `seconds`: its clock is advanced, or the test waits in real time (else it skips). */
