@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { verdict } from '../reporters/compare.ts';
 import type { Summary } from '../reporters/records.ts';
 import { conformanceArgs, vitestCli } from './vitest-cli.ts';
-import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/target/config.ts';
+import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/setup/config.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 
 let config: Config;

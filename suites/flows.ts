@@ -6,7 +6,7 @@ import type { ClauseTestSpec, Need, T } from '../harness/run/conformance.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
 import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
-import type { Credentials } from '../harness/target/target.ts';
+import type { Credentials } from '../harness/setup/target.ts';
 import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import { observeResponse } from '../harness/run/contract-observer.ts';
 import { targetNow } from '../harness/run/waits.ts';

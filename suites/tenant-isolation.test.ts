@@ -79,7 +79,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
   clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'whether the other merchant\'s account can pay the first merchant\'s link through PagoQr (observed)', async (t) => {
     const { link } = await createLink(t);
     if (!(await otherCredentialsWork(t, 'security-tenant-pagoqr'))) return;
-    // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/target/interlock.ts).
+    // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/setup/interlock.ts).
     const ex = await other(t)('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), auth: 'account', label: 'purchasePagoQr (other merchant)' });
     // Observed, never failed: PagoQr's response (the merchant's bank account and trade name) reads like a payer-side
     // operation, where paying another merchant's link is its purpose; the spec does not say who calls it.

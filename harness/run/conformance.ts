@@ -36,12 +36,12 @@ import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure, describeExchange } from '../judge/checks.ts';
 import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused } from '../record/errors.ts';
 import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
-import type { Capability } from '../target/target.ts';
+import type { Capability } from '../setup/target.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence, Observation } from '../record/meta.ts';
 import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/evidence.ts';
 import type { SkipKind } from '../record/skips.ts';
-import { loadConfig } from '../target/config.ts';
+import { loadConfig } from '../setup/config.ts';
 import { chainLength } from './chains.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */

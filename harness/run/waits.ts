@@ -9,7 +9,7 @@
  *     await letTimePass(t, 90, 'a payment 90 s after the screen was shown');
  *   }, waitingTimeoutMs());
  */
-import { loadConfig } from '../target/config.ts';
+import { loadConfig } from '../setup/config.ts';
 import { TEST_BUDGET_MS, type T } from './conformance.ts';
 import { doing } from '../record/evidence.ts';
 import { pending } from '../record/progress.ts';
