@@ -43,6 +43,7 @@ import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } f
 import type { SkipKind } from '../record/skips.ts';
 import { loadConfig } from '../setup/config.ts';
 import { chainLength } from './chains.ts';
+import { declaredInShard } from './suite-files.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
@@ -240,6 +241,7 @@ function judged(err: unknown): boolean {
 export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
+  if (!declaredInShard()) return; // another shard's test (harness/run/suite-files.ts)
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
