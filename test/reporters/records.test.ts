@@ -2,6 +2,7 @@
  * The verdict rules of reporters/records.ts on hand-built records: FAIL only for a judged failure, else ERROR; a
  * clause's status from the checks that failed; an ERROR never a FAIL of a clause; the transcript as text.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { clauseOutcomes, isJudgedFailure, summarize, transcriptText, type RunInfo, type TestRecord } from '../../reporters/records.ts';
 import { SKIP_KINDS } from '../../harness/record/skips.ts';
@@ -88,7 +89,11 @@ describe('typed skips', () => {
     expect(renderJUnit(s)).toMatch(/<property name="skipKind" value="credential-missing"\/>/);
   });
 
-  it('every kind says what it is and what to set to run its tests', () => {
-    for (const [kind, about] of Object.entries(SKIP_KINDS)) expect(about.title.length * about.toRun.length, kind).toBeGreaterThan(0);
+  it('every kind says what it is and what to set to run its tests, and docs/reports.md names it', () => {
+    const doc = readFileSync(new URL('../../docs/reports.md', import.meta.url), 'utf8');
+    for (const [kind, about] of Object.entries(SKIP_KINDS)) {
+      expect(about.title.length * about.toRun.length, kind).toBeGreaterThan(0);
+      expect(doc, kind).toContain(`\`${kind}\``);
+    }
   });
 });
