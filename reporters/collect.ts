@@ -270,7 +270,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
   if (result.state === 'skipped') {
     const note = result.note;
     if (note && (VITEST_CANCELLED.test(note) || note === ctx.abort)) return notRun(ctx.notRunReason);
-    if (note) return { ...record, status: 'skip', reason: note };
+    if (note) return { ...record, status: 'skip', reason: note, ...(meta.skipKind ? { skipKind: meta.skipKind } : {}) };
     const broken = brokenAncestor(test);
     if (broken) return { ...record, status: 'notRun', reason: broken };
     const reason =

@@ -7,7 +7,7 @@
 import type { Comparison, Status, Summary, TestRecord, TestRef } from './records.ts';
 import { BASELINE_WHAT, readBaselineFile, type FailOn } from '../harness/record/report-settings.ts';
 
-// The settings live with the rest of the configuration (harness/target/config.ts validates them at start-up).
+// The settings live with the rest of the configuration (harness/setup/config.ts validates them at start-up).
 export { baselineFile, readReportSettings, SettingError, BASELINE_WHAT, BASELINE_EXAMPLE, type FailOn } from '../harness/record/report-settings.ts';
 
 /** Reads a baseline summary; a problem is one line for `BASELINE must be … (<problem>)`. */
@@ -94,7 +94,7 @@ export function verdict(summary: Summary): { failed: boolean; line: string } {
 }
 
 /**
- * The summary with its comparison when BASELINE is set. The configuration check (harness/target/config.ts) has already
+ * The summary with its comparison when BASELINE is set. The configuration check (harness/setup/config.ts) has already
  * refused a bad BASELINE or FAIL_ON; should one reach a report anyway, it becomes a note, not a crash.
  */
 export function withBaseline(summary: Summary, baseline: string | undefined, failOnValue: string | undefined): Summary {

@@ -56,6 +56,7 @@ function addTestCase(tc: TestCase, t: TestRecord): void {
       tc.error(describeFailure(t).message, 'error', cdata(t.error ?? ''));
       break;
     case 'skip':
+      if (t.skipKind) tc.property('skipKind', t.skipKind);
       skipped(tc, t.reason ?? '');
       break;
     case 'notRun':

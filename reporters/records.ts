@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CheckEvidence, Observation, Transcript } from '../harness/record/meta.ts';
+import { SKIP_KINDS, type SkipKind } from '../harness/record/skips.ts';
 
 export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;
 export type Status = (typeof STATUSES)[number];
@@ -36,6 +37,8 @@ export interface TestRecord {
   replay?: string;
   /** Why it was skipped or not run. */
   reason?: string;
+  /** The kind of skip (harness/record/skips.ts), for a skipped test that names one. */
+  skipKind?: SkipKind;
   /** The check that failed (already redacted by the harness). */
   failure?: CheckEvidence;
   /** The thrown error when there is no check evidence, or what an ERROR is about. */
@@ -94,6 +97,8 @@ export interface Summary {
   unknownClauses: string[];
   endpoints: { endpoint: string; counts: Counts }[];
   tests: TestRecord[];
+  /** Each kind of skip in this run: what it means and what to set to run those tests. Added later: optional. */
+  skipKinds?: Partial<Record<SkipKind, { title: string; toRun: string }>>;
   /** This run against an earlier one (BASELINE); absent without a baseline. Added later: readers must not need it. */
   comparison?: Comparison;
 }
@@ -232,6 +237,7 @@ export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause
     unknownClauses: [...perClause.keys()].filter((id) => !known.has(id)).sort(),
     endpoints: [...perEndpoint].sort(([a], [b]) => (a < b ? -1 : 1)).map(([endpoint, counts]) => ({ endpoint, counts })),
     tests,
+    skipKinds: Object.fromEntries(tests.flatMap((t) => (t.status === 'skip' && t.skipKind ? [[t.skipKind, SKIP_KINDS[t.skipKind]]] : []))),
   };
 }
 

@@ -95,7 +95,7 @@ export function renderMarkdown(summary: Summary): string {
   section(md, 'Security (tenant isolation, OWASP API1:2023 — not spec clauses)', summary.tests.filter((t) => t.clauses.some((c) => c.startsWith('security-'))), (t) =>
     [`- ${LABELS[t.status]} ${testTitle(t)}${t.reason ? ` (${t.reason})` : ''}`],
   );
-  byReason(md, 'Skipped', byStatus(summary, 'skip'));
+  byKind(md, summary);
   byReason(md, 'Not run', byStatus(summary, 'notRun'));
 
   if (summary.clauses.length > 0) {
@@ -152,12 +152,26 @@ function section(md: string[], title: string, tests: TestRecord[], render: (t: T
 }
 
 /** `[clauses] file > name`; clauseTest names already start with their clause ids. */
+/** Skips grouped by kind (what to set to run them), then by reason. */
+function byKind(md: string[], summary: Summary): void {
+  const tests = byStatus(summary, 'skip');
+  if (tests.length === 0) return;
+  const kinds = new Map<string, TestRecord[]>();
+  for (const t of tests) kinds.set(t.skipKind ?? '', [...(kinds.get(t.skipKind ?? '') ?? []), t]);
+  md.push(`## Skipped: ${tests.length}`, '');
+  for (const [kind, group] of kinds) {
+    const about = summary.skipKinds?.[kind as keyof NonNullable<Summary['skipKinds']>];
+    md.push(`### ${kind || '(no kind)'}${about ? `: ${about.title}` : ''} (${group.length})`, '', ...(about ? [`To run them: ${about.toRun}.`, ''] : []));
+    byReason(md, '', group);
+  }
+}
+
 /** Skips and tests not run, grouped by their reason (often one reason for many tests). */
 function byReason(md: string[], title: string, tests: TestRecord[]): void {
   if (tests.length === 0) return;
   const groups = new Map<string, TestRecord[]>();
   for (const t of tests) groups.set(t.reason ?? '', [...(groups.get(t.reason ?? '') ?? []), t]);
-  md.push(`## ${title}: ${tests.length}`, '');
+  if (title) md.push(`## ${title}: ${tests.length}`, '');
   for (const [reason, group] of groups) md.push(`**${reason}** (${group.length})`, '', ...group.map((t) => `- ${testTitle(t)}`), '');
 }
 

@@ -13,7 +13,7 @@ import { startRemoteSandbox } from '../test/e2e/remote.ts';
 import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
 import { conformanceRun, proxiedRun } from '../bench/remote.ts';
-import { embeddedOnlyEnv } from '../harness/target/config.ts';
+import { embeddedOnlyEnv } from '../harness/setup/config.ts';
 
 const reportDir = process.env['REPORT_DIR'] ?? 'reports';
 const scratch = mkdtempSync(join(tmpdir(), 'bench-'));

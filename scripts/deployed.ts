@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { conformanceRun } from '../bench/remote.ts';
-import { embeddedOnlyEnv } from '../harness/target/config.ts';
+import { embeddedOnlyEnv } from '../harness/setup/config.ts';
 
 const { values } = parseArgs({ options: { payer: { type: 'string', default: 'http' } } });
 if (!['http', 'browser', 'auto'].includes(values.payer)) throw new Error(`--payer must be http, browser or auto (got "${values.payer}")`);

@@ -1,16 +1,16 @@
 /**
  * `npm run discover`: learns a remote target's conventions from the credentials given (issue 22) and writes them to
  * REPORT_DIR/discovered.env, which `npm run conformance` reads below the environment and .env for what the user did
- * not set (harness/target/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
+ * not set (harness/setup/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
  * its evidence as a comment; each one not found, with how to find it. It creates only development links and payments:
- * the same probe and production interlock as a run (harness/target/target.ts, harness/target/interlock.ts) come first.
+ * the same probe and production interlock as a run (harness/setup/target.ts, harness/setup/interlock.ts) come first.
  * Exit 0 when it ran (whatever it found), 2 on a configuration error, 1 when the target is unusable or in production.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, type Config } from '../harness/target/config.ts';
-import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/target/target.ts';
-import { Interlock, PRODUCTION_MESSAGE } from '../harness/target/interlock.ts';
+import { ConfigError, loadConfig, type Config } from '../harness/setup/config.ts';
+import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/setup/target.ts';
+import { Interlock, PRODUCTION_MESSAGE } from '../harness/setup/interlock.ts';
 import { createTokenCache } from '../harness/api/tokens.ts';
 import { createPayer } from '../harness/payer/index.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';

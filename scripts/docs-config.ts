@@ -18,7 +18,7 @@ if (process.argv.includes('--check')) {
     console.error('docs/configuration.md is stale: run `npm run docs:config`');
     process.exit(1);
   }
-  console.log('docs:config OK: docs/configuration.md matches harness/target/config.ts');
+  console.log('docs:config OK: docs/configuration.md matches harness/setup/config.ts');
 } else {
   writeFileSync(file, fresh);
   console.log('wrote docs/configuration.md');

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { conformanceArgs, vitestCli } from './vitest-cli.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 import { VARIANTS, variantSettings } from '../sandbox/variants.ts';
-import { embeddedOnlyEnv } from '../harness/target/config.ts';
+import { embeddedOnlyEnv } from '../harness/setup/config.ts';
 
 interface RunResult {
   fault: string;

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { conformanceRun, proxiedRun, type ConformanceRun } from '../bench/remote.ts';
-import { embeddedOnlyEnv } from '../harness/target/config.ts';
+import { embeddedOnlyEnv } from '../harness/setup/config.ts';
 
 const { values } = parseArgs({
   options: {

@@ -8,7 +8,7 @@ import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
 import type { Call } from '../harness/run/run.ts';
 import type { Exchange } from '../harness/api/http.ts';
-import type { Credentials } from '../harness/target/target.ts';
+import type { Credentials } from '../harness/setup/target.ts';
 import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
 import { secrets, sharedWork } from '../harness/record/evidence.ts';
 import { asString, field } from '../harness/judge/read.ts';

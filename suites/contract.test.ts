@@ -60,11 +60,11 @@ describe('the contract of every response and webhook seen in this run', () => {
     clauseTest({ clauses: d.clauses, endpoint: d.endpoint, needs: d.needs }, title, async (t) => {
       const record = contractRecord(d.operationId);
       if (!record || record.seen === 0) {
-        return t.skip(`no ${d.what} was seen in this run (a filtered or sharded run, or a need the target lacks): nothing to judge`);
+        return t.skip('nothing-to-judge', `no ${d.what} was seen in this run (a filtered or sharded run, or a need the target lacks): nothing to judge`);
       }
       if (record.broken === 0 && record.successes === 0) {
         // Only refusals (error bodies are not shown by the spec) or 429/503: the body contract was never exercised.
-        return t.skip(`no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
+        return t.skip('nothing-to-judge', `no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
       }
       // values that do not look as the spec describes them (a format of kind description): WARN, never FAIL
       for (const [clause, { count, first }] of record.observed) t.observe(clause, `${count} of ${record.seen} ${d.what}s: ${first}`);
@@ -101,18 +101,18 @@ describe('the redirect hash and webhook signature of everything seen in this run
       for (const p of failing.slice(0, 5)) broken.push(`idTransaccion ${p['idTransaccion'] ?? '?'} (${kind === 'link' ? `link ${p['idEnlace']}` : 'API payment'}): hash ${(p['hash'] ?? '').slice(0, 12) || '(none)'}…`);
       if (failing.length > 5) broken.push(`… and ${failing.length - 5} more`);
     }
-    if (judged === 0) return t.skip('no redirect was judged: none seen, or no scheme verified one (reported by the 3DS hash test)');
+    if (judged === 0) return t.skip('premise-elsewhere', 'no redirect was judged: none seen, or no scheme verified one (reported by the 3DS hash test)');
     holds(broken.length === 0, 'hash-verifies', '6.3-redirect-hash', `every redirect of this run (${judged}) carries a hash that verifies with the run's scheme`, `${broken.length} did not:\n${broken.join('\n')}`);
   });
 
   clauseTest({ clauses: '6.1-webhook-signature-not-shown', endpoint: 'POST {urlWebhook}' }, 'every webhook\'s signature verifies with the run\'s scheme', async (t) => {
     const run = t.run;
     const ref = await run.signature?.known();
-    if (!run.signature || !ref?.scheme) return t.skip('no webhook signature scheme was configured or discovered in this run (reported by the webhook signature test)');
+    if (!run.signature || !ref?.scheme) return t.skip('premise-elsewhere', 'no webhook signature scheme was configured or discovered in this run (reported by the webhook signature test)');
     // A test-control tenant's webhooks are signed with its own secret (harness/run/run.ts): not the run's scheme.
     const seen = (await run.receiver()).webhooks().filter((w) => !w.oversized && w.method === 'POST' && !w.tag?.startsWith('tenant:'));
     const failing = seen.filter((w) => !run.signature!.verifies(w, ref));
-    if (ref.source === 'configured' && failing.length === seen.length) return t.skip('the configured signature verified no webhook (reported by the webhook signature test)');
+    if (ref.source === 'configured' && failing.length === seen.length) return t.skip('premise-elsewhere', 'the configured signature verified no webhook (reported by the webhook signature test)');
     holds(failing.length === 0, 'webhook-signature', '6.1-webhook-signature-not-shown', `every webhook of this run (${seen.length}) carries the ${describeWebhookSignature(ref.scheme)}`,
       `${failing.length} did not, e.g. to ${failing.slice(0, 3).map((w) => w.path).join(', ')}`);
   });

@@ -6,7 +6,7 @@ import type { ClauseTestSpec, Need, T } from '../harness/run/conformance.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
 import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
-import type { Credentials } from '../harness/target/target.ts';
+import type { Credentials } from '../harness/setup/target.ts';
 import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import { observeResponse } from '../harness/run/contract-observer.ts';
 import { targetNow } from '../harness/run/waits.ts';
@@ -157,7 +157,7 @@ export const DECLINE_TESTCASE = '"[7-cvv-111-declines …] cvv 111 on the screen
 export function declinedAsPremise(t: T, outcome: PaymentOutcome, what: string): Record<string, string> {
   if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
   const how = outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
-  return t.skip(`${what} was not declined (${how}): the test-mode decline is judged by ${DECLINE_TESTCASE}; this test needs a declined payment`);
+  return t.skip('premise-elsewhere', `${what} was not declined (${how}): the test-mode decline is judged by ${DECLINE_TESTCASE}; this test needs a declined payment`);
 }
 
 /**
@@ -259,7 +259,7 @@ export async function lookUp(t: T, idTransaccion: unknown, judged = false): Prom
   const tx = readResponse(t.run.contract, 'getTransaction', ex);
   // Another transaction than the one asked for is the finding of the test that judges it; others need this one.
   if (!judged && asString(tx['idTransaccion']) !== String(idTransaccion)) {
-    t.skip(`GET /TransaccionCompra/${String(idTransaccion)} answered the transaction ${JSON.stringify(asString(tx['idTransaccion']) ?? null)}: judged by ${LOOKUP_TESTCASE}; this test needs the transaction it asked for`);
+    t.skip('premise-elsewhere', `GET /TransaccionCompra/${String(idTransaccion)} answered the transaction ${JSON.stringify(asString(tx['idTransaccion']) ?? null)}: judged by ${LOOKUP_TESTCASE}; this test needs the transaction it asked for`);
   }
   return { ex, tx };
 }
@@ -280,7 +280,7 @@ export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[]
   try {
     return await receiver.waitForWebhook({ idTransaccion: String(idTransaccion), fieldCase }, timeoutS * 1000);
   } catch (err) {
-    if (!judged) return t.skip(`no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ${WEBHOOK_TESTCASE}; this test needs the webhook`);
+    if (!judged) return t.skip('premise-elsewhere', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ${WEBHOOK_TESTCASE}; this test needs the webhook`);
     return fail('webhook-received', clauses, `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`, (err as Error).message);
   }
 }

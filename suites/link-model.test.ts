@@ -441,13 +441,13 @@ describe('3 / 2.1 / 4.2 a payment link under random command sequences (model-bas
   const clauses = [...SPEC.clauses];
   clauseTest({ ...SPEC, clauses, movesClock: true }, title, async (t) => {
     // Minutes of clock moves per sequence are not waited in real time (harness/run/waits.ts): the test below covers the rest.
-    if (!t.run.target.capabilities.includes('clock')) t.skip('the target has no clock control: the model test without clock moves covers these clauses (the clock moves of this one are not waited in real time)');
+    if (!t.run.target.capabilities.includes('clock')) t.skip('capability-missing', 'the target has no clock control: the model test without clock moves covers these clauses (the clock moves of this one are not waited in real time)');
     await modelRun(t, testName(clauses, title));
   }, 120_000);
 
   const remoteTitle = 'pay, decline, PagoQr and activar keep the link as the model predicts (no clock control)';
   clauseTest({ ...SPEC, clauses }, remoteTitle, async (t) => {
-    if (t.run.tenant) t.skip('the target gives each test its own clock (test-control tenants): the model test with clock moves covers this one');
+    if (t.run.tenant) t.skip('covered-elsewhere', 'the target gives each test its own clock (test-control tenants): the model test with clock moves covers this one');
     await modelRun(t, testName(clauses, remoteTitle));
   }, 120_000);
 });
@@ -483,7 +483,7 @@ describe('3 / 2.1 / 4.1 pinned sequences of the link model', () => {
 
   clauseTest({ clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
     'a screen shown minutes after the link was created is valid for duracionInterfazIntentoMinutos from when it is shown', async (t) => {
-      if (!t.run.target.capabilities.includes('clock')) t.skip('the target has no clock control: this sequence moves the clock 5 minutes (not waited in real time); the [4.1-duracion-intento] test of suites/links.test.ts waits for a screen\'s validity instead');
+      if (!t.run.target.capabilities.includes('clock')) t.skip('capability-missing', 'the target has no clock control: this sequence moves the clock 5 minutes (not waited in real time); the [4.1-duracion-intento] test of suites/links.test.ts waits for a screen\'s validity instead');
       await pinned(t, { duracion: 1 }, [new Advance(4), new PayLate(false, false), new Pay(false, 1)]);
     });
 

@@ -120,7 +120,7 @@ async function skipWhenCanonicalBroken(t: T, e: RuleEntry, kind: Kind): Promise<
   const s = ex.response?.status ?? 0;
   const holds = kind === 'violating' ? s >= 400 && s <= 499 : s >= 200 && s <= 299;
   if (!holds) {
-    t.skip(`the canonical ${kind === 'violating' ? 'violation' : 'boundary'} "${example.label}" was ${kind === 'violating' ? 'not rejected' : 'refused'} (${s || 'no answer'}): reported by the rule's testcase in validation.test.ts; the property explores beyond it once it holds`);
+    t.skip('premise-elsewhere', `the canonical ${kind === 'violating' ? 'violation' : 'boundary'} "${example.label}" was ${kind === 'violating' ? 'not rejected' : 'refused'} (${s || 'no answer'}): reported by the rule's testcase in validation.test.ts; the property explores beyond it once it holds`);
   }
 }
 

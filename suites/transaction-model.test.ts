@@ -312,13 +312,13 @@ describe('4.8 transaction lookup under random purchase sequences (model-based)',
   // With clock control a quick-pay is also paid after its fechaVencimiento (the clock moves: needs 'clock').
   const title = 'after every purchase, completion and payment (and quick-pays paid after expiry), GET /TransaccionCompra/{id} shows what the model predicts';
   clauseTest({ ...spec, movesClock: true }, title, async (t) => {
-    if (!t.run.target.capabilities.includes('clock')) t.skip('the target has no clock control: the model test without expired quick-pays covers these clauses (a quick-pay\'s expiry is waited for by the [4.6-qr-expiry] test)');
+    if (!t.run.target.capabilities.includes('clock')) t.skip('capability-missing', 'the target has no clock control: the model test without expired quick-pays covers these clauses (a quick-pay\'s expiry is waited for by the [4.6-qr-expiry] test)');
     await lookupModel(t, testName(CLAUSES, title));
   }, 120_000);
 
   const remoteTitle = 'after every purchase, completion and payment, GET /TransaccionCompra/{id} shows what the model predicts (no clock control)';
   clauseTest(spec, remoteTitle, async (t) => {
-    if (t.run.tenant) t.skip('the target gives each test its own clock (test-control tenants): the model test with expired quick-pays covers this one');
+    if (t.run.tenant) t.skip('covered-elsewhere', 'the target gives each test its own clock (test-control tenants): the model test with expired quick-pays covers this one');
     await lookupModel(t, testName(CLAUSES, remoteTitle));
   }, 120_000);
 });

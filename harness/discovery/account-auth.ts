@@ -3,10 +3,10 @@
  * a link the business creates (a link is no purchase): activar with HTTP Basic, then with a token of an OAuth2
  * password grant at AUTH_URL. The first that is accepted is the run's; when neither is, Basic stays, with the reason.
  */
-import type { AccountAuth, Config } from '../target/config.ts';
+import type { AccountAuth, Config } from '../setup/config.ts';
 import type { Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
-import { createRunHttp, type TargetInfo } from '../target/target.ts';
+import { createRunHttp, type TargetInfo } from '../setup/target.ts';
 
 export interface AccountAuthFound {
   accountAuth: AccountAuth;

@@ -8,7 +8,7 @@
  *   const ref = await run.hash!.reference(params);   // { scheme?, tried, params, source }
  *   run.hash!.verifies(params, ref.scheme)             // later redirects must verify with it
  */
-import type { Config, DigestName } from '../target/config.ts';
+import type { Config, DigestName } from '../setup/config.ts';
 import type { ReceivedWebhook } from '../api/receiver.ts';
 import {
   findRedirectScheme,

@@ -13,6 +13,31 @@ import type { PaymentOutcome } from '../payer/index.ts';
 import { webhookTransaction } from '../api/receiver.ts';
 import { NoFormError, PaymentRefused } from '../record/errors.ts';
 
+/**
+ * Every check's name, a closed set: evidence, reports and tests name a check by one of these, so a rename or a typo
+ * is a compile error. The generic checks below come first; then the named rules suites state with `holds`.
+ */
+export const CHECKS = [
+  // generic checks of this file
+  'success', 'rejected', 'not-accepted', 'field-equals', 'json-object', 'absolute-url', 'date-after', 'hash-verifies',
+  'image', 'payment-approved', 'payment-declined', 'payment-not-approved', 'flag-equals', 'field-in', 'contains-pairs',
+  'echoed', 'created-nothing', 'property',
+  // rules the suites state with holds()
+  'token-issued', 'token-type', 'expires-in', 'token-lifetime', 'no-token',
+  'link-model', 'idenlace-unique', 'usable-field', 'payment-screen', 'screen-product', 'qr-readable', 'back-button',
+  'redirect-id', 'redirect-monto', 'redirect-target', 'redirect-outcome', 'hash-present', 'url-completar',
+  'transaction-model', 'transaction-listed', 'id-transaccion', 'amount-charged', 'bitcoin-transaction', 'datos-bitcoin',
+  'nullable-present', 'mensaje-on-error', 'failure-mensaje', 'failure-resultado', 'decline', 'business-id',
+  'success-limit', 'failure-limit',
+  'webhook-received', 'webhook-method', 'webhook-target', 'webhook-signature', 'webhook-identificador',
+  'decline-not-notified-approved',
+  'email-sent', 'sms-sent', 'customer-emailed', 'customer-not-emailed', 'email-identificador',
+  'account-record', 'account-businesses',
+  // category security (not spec clauses): tenant isolation
+  'tenant-isolation',
+] as const;
+export type CheckName = (typeof CHECKS)[number];
+
 export class CheckFailure extends Error {
   constructor(readonly evidence: CheckEvidence) {
     super(formatEvidence(evidence));
@@ -55,7 +80,7 @@ export function formatEvidence(e: CheckEvidence): string {
   return parts.join('\n');
 }
 
-export function fail(check: string, clauses: Clauses, expected: string, actual: string, exchange?: Exchange): never {
+export function fail(check: CheckName, clauses: Clauses, expected: string, actual: string, exchange?: Exchange): never {
   throw new CheckFailure({
     check,
     clauses: list(clauses),
@@ -256,7 +281,7 @@ export function isImage(image: { status: number; contentType?: string; isPng: bo
 }
 
 /** A plain condition with its evidence: for the few rules no other check expresses. */
-export function holds(condition: boolean, check: string, clauses: Clauses, expected: string, actual: string, ex?: Exchange): asserts condition {
+export function holds(condition: boolean, check: CheckName, clauses: Clauses, expected: string, actual: string, ex?: Exchange): asserts condition {
   if (!condition) fail(check, clauses, expected, actual, ex);
 }
 

@@ -2,6 +2,7 @@
  * What a conformance test tells the reporters, carried in vitest's TaskMeta (serialised to the main process).
  * Suites set it through `clauseTest` (harness/conformance.ts); reporters read `testCase.meta()`.
  */
+import type { SkipKind } from './skips.ts';
 
 /** The evidence of a failed check: what the rule wanted, what the target did, and how to reproduce it. */
 export interface CheckEvidence {
@@ -61,6 +62,8 @@ export interface ConformanceMeta {
   observations?: Observation[];
   /** Listed in EXPECTED_FAILURES_FILE: `failed` = it failed as expected; `passed` = it no longer fails. */
   expected?: 'failed' | 'passed';
+  /** Why the test was not judged, when it was skipped (harness/record/skips.ts). */
+  skipKind?: SkipKind;
   /** Requests the test made (its tenant's creation included): the next run's order at the request cap. */
   requests?: number;
 }

@@ -1,6 +1,6 @@
 /**
  * BASELINE and FAIL_ON (issue 15): which earlier run this one is compared with, and what fails the run. Validated
- * here, at start-up with the rest of the configuration (harness/target/config.ts), and by the reporters and the shard merge
+ * here, at start-up with the rest of the configuration (harness/setup/config.ts), and by the reporters and the shard merge
  * (reporters/compare.ts), which read the baseline's summary.json in full.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -33,7 +33,7 @@ export function readBaselineFile(value: string): { summary: unknown } | { proble
 export const BASELINE_WHAT = 'the REPORT_DIR of an earlier run, or its summary.json';
 export const BASELINE_EXAMPLE = 'baseline-reports';
 
-/** A bad BASELINE or FAIL_ON: one line naming the variable (harness/target/config.ts turns it into a ConfigError). */
+/** A bad BASELINE or FAIL_ON: one line naming the variable (harness/setup/config.ts turns it into a ConfigError). */
 export class SettingError extends Error {
   override name = 'SettingError';
   constructor(message: string, readonly variable: 'BASELINE' | 'FAIL_ON') {

@@ -36,12 +36,14 @@ import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure, describeExchange } from '../judge/checks.ts';
 import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused } from '../record/errors.ts';
 import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
-import type { Capability } from '../target/target.ts';
+import type { Capability } from '../setup/target.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence, Observation } from '../record/meta.ts';
 import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/evidence.ts';
-import { loadConfig } from '../target/config.ts';
+import type { SkipKind } from '../record/skips.ts';
+import { loadConfig } from '../setup/config.ts';
 import { chainLength } from './chains.ts';
+import { declaredInShard } from './suite-files.ts';
 
 /** What a test may need beyond the primary business; missing → skipped with the reason. */
 export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
@@ -64,8 +66,8 @@ export interface T {
   call: Call;
   /** Record what was observed where the spec is silent: WARN in the reports, never a failure. */
   observe(clause: string, message: string): void;
-  /** Skip with a reason shown in the reports. */
-  skip(reason: string): never;
+  /** Skip (not judged) with its kind and a reason, both shown in the reports. */
+  skip(kind: SkipKind, reason: string): never;
   /** Sets a fast-check seed / replay command in the metadata, for properties. */
   replay(seed: number, command: string): void;
   /** Adds clause ids learnt while running (the contract testcases cite every clause found violated). */
@@ -90,6 +92,13 @@ const NEED_REASONS: Record<Need, string> = {
 const UNPROCESSED =
   'not checked: the target answered 429 (rate limited) or 503 (unavailable), so it did not process the request; ' +
   'run again with fewer requests at once (a lower FC_NUM_RUNS, fewer suites or a --shard) or when the target is up';
+
+/** The kind of skip each missing need is. */
+const NEED_KINDS: Record<Need, SkipKind> = {
+  clock: 'capability-missing', outbox: 'capability-missing', stats: 'capability-missing', tenants: 'capability-missing', reset: 'capability-missing',
+  mposPermission: 'capability-missing', account: 'credential-missing', businessNoMpos: 'credential-missing', otherTenant: 'credential-missing',
+  deletion: 'opt-in-destructive', hash: 'setting-off',
+};
 
 function missing(run: Run, need: Need): boolean {
   switch (need) {
@@ -232,15 +241,20 @@ function judged(err: unknown): boolean {
 export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const name = testName(clauses, title);
+  if (!declaredInShard()) return; // another shard's test (harness/run/suite-files.ts)
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
-    for (const need of spec.needs ?? []) if (missing(shared, need)) ctx.skip(NEED_REASONS[need]);
+    const skip = (kind: SkipKind, reason: string): never => {
+      ctx.task.meta.skipKind = kind;
+      return ctx.skip(reason);
+    };
+    for (const need of spec.needs ?? []) if (missing(shared, need)) skip(NEED_KINDS[need], NEED_REASONS[need]);
     if (spec.purchase) shared.interlock.assertMayPay();
     // Its own tenant (see "Independence" above) where it moves time or counts, and the target has tenants.
     const own = spec.tenant || spec.movesClock || spec.needs?.some((n) => n === 'clock' || n === 'stats');
     const run = own && shared.tenant ? await shared.tenant() : shared;
-    for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) ctx.skip(NEED_REASONS[need]);
+    for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) skip(NEED_KINDS[need], NEED_REASONS[need]);
     // The transcript of the attempt being judged: what a failed or errored test carries as its evidence.
     let scope: Scope | undefined;
     ctx.onTestFinished(() => {
@@ -265,7 +279,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
         ctx.task.meta.observations = observations;
         void ctx.annotate(`WARN ${clause}: ${message}`, 'warning');
       },
-      skip: (reason) => ctx.skip(reason),
+      skip,
       replay(seed, command) {
         ctx.task.meta.seed = seed;
         ctx.task.meta.replay = command;
@@ -298,21 +312,16 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     } catch (err) {
       // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
       if (err instanceof PaymentRefused) {
-        ctx.skip(`not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
+        skip('refused-by-target', `not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }
-      if (err instanceof NotJudged) ctx.skip(`not judged: ${err.message}`);
+      if (err instanceof NotJudged) skip('undecidable', `not judged: ${err.message}`);
       // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
-      if (err instanceof FieldsNotFoundError) ctx.skip(`not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)`);
+      if (err instanceof FieldsNotFoundError) skip('page-not-driven', `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)`);
       if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
-        ctx.skip(`the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
+        skip('page-not-driven', `the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
       }
       if (err instanceof PayerError && run.target.kind === 'remote') {
-        ctx.skip(`hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
-      }
-      // A security check (not a spec clause) only warns with SECURITY_CHECKS=observe: its evidence becomes the WARN.
-      if (err instanceof CheckFailure && run.config.securityChecks === 'observe' && clauses.every((c) => c.startsWith('security-'))) {
-        t.observe(clauses[0]!, `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${err.evidence.expected}; actual ${err.evidence.actual}${err.evidence.exchange ? `\n${err.evidence.exchange}` : ''}`);
-        return;
+        skip('page-not-driven', `hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
       }
       if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
       if (err instanceof HttpError && err.byTarget) ctx.task.meta.failure = withPreamble(noAnswer(err, ctx.task.meta.clauses ?? clauses), run);
@@ -328,7 +337,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       throw err;
     }
     // A "refused" that was only a rate limiter (429) or an unavailable service (503) says nothing about the rule.
-    if (unprocessed > 0) ctx.skip(`${UNPROCESSED} (${unprocessed} request(s) of this test)`);
+    if (unprocessed > 0) skip('rate-limited', `${UNPROCESSED} (${unprocessed} request(s) of this test)`);
     if (expected) ctx.task.meta.expected = 'passed';
   });
 }

@@ -3,9 +3,9 @@
  * worker (`inject('target')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
  */
 import type { TestProject } from 'vitest/node';
-import { ConfigError, loadConfig, type Config } from '../target/config.ts';
-import { probeTarget, selectTarget } from '../target/target.ts';
-import { PRODUCTION_MESSAGE } from '../target/interlock.ts';
+import { ConfigError, loadConfig, type Config } from '../setup/config.ts';
+import { probeTarget, selectTarget } from '../setup/target.ts';
+import { PRODUCTION_MESSAGE } from '../setup/interlock.ts';
 import { findAccountAuth, withAccountAuth } from '../discovery/account-auth.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -5,7 +5,7 @@
  * (harness/run/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../target/config.ts';
+import { loadConfig, type Config } from '../setup/config.ts';
 import { loadContract, type Contract } from '../api/contract.ts';
 import type { Exchange, Http } from '../api/http.ts';
 import { noteStep, secrets } from '../record/evidence.ts';
@@ -15,11 +15,11 @@ import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts
 import { startReceiver, type Receiver } from '../api/receiver.ts';
 import { createPayer, unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
 import { createControl, type Control } from '../api/control.ts';
-import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../target/interlock.ts';
+import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../setup/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
 import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from '../discovery/run-schemes.ts';
 import { observeResponse, observeWebhook } from './contract-observer.ts';
-import { createRunHttp, type Credentials, type TargetInfo } from '../target/target.ts';
+import { createRunHttp, type Credentials, type TargetInfo } from '../setup/target.ts';
 
 export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
 

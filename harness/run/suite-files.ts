@@ -5,8 +5,8 @@
  * sequential, which vitest starts once the concurrent blocks before them have finished. Public vitest API only.
  *
  * Selection: CONFORMANCE_FILES (comma-separated paths or parts of them, as vitest's own file filter) and
- * CONFORMANCE_SHARD (`i/n`: every n-th suite file from the i-th), set by `npm run conformance -- <files>` and
- * `-- --shard=i/n` (scripts/conformance.ts). The contract testcases run in every selection and shard.
+ * CONFORMANCE_SHARD (`i/n`: shards balanced by test count, see shardFilter), set by `npm run conformance -- <files>`
+ * and `-- --shard=i/n` (scripts/conformance.ts). The contract testcases run in every selection and shard.
  */
 import { afterAll, describe } from 'vitest';
 import { whereTheTimeWent } from '../record/progress.ts';
@@ -17,12 +17,39 @@ export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEn
   const wanted = (env['CONFORMANCE_FILES'] ?? '').split(',').map((s) => s.trim().replace(/^\.\//, '')).filter((s) => s !== '');
   const chosen = wanted.length === 0 ? files : files.filter((f) => wanted.some((w) => f.includes(w)));
   if (chosen.length === 0) throw new Error(`CONFORMANCE_FILES=${env['CONFORMANCE_FILES']} names no suite file; the suite files are ${files.join(', ')}`);
+  shardOf(env); // a malformed shard fails before anything runs
+  return chosen;
+}
+
+/** CONFORMANCE_SHARD as `{ index, count }` (1-based), or undefined for the whole run. */
+export function shardOf(env: NodeJS.ProcessEnv = process.env): { index: number; count: number } | undefined {
   const given = env['CONFORMANCE_SHARD']?.trim() ?? '';
-  if (given === '') return chosen;
+  if (given === '') return undefined;
   const shard = /^(\d+)\/(\d+)$/.exec(given);
   const [index, count] = [Number(shard?.[1]), Number(shard?.[2])];
   if (!shard || index < 1 || index > count) throw new Error(`CONFORMANCE_SHARD (--shard) must be i/n with 1 ≤ i ≤ n, e.g. 1/3 (got "${given}")`);
-  return chosen.filter((_, i) => i % count === index - 1);
+  return { index, count };
+}
+
+/**
+ * Shards balanced by test count, not by file (files hold 1 to 28 tests), as Playwright's filterForShard balances:
+ * the k-th test declared (files in name order, tests in declaration order: the same in every shard's process, since
+ * vitest collects one block after another) belongs to shard (k mod n) + 1. Round robin rather than Playwright's
+ * contiguous ranges, because vitest declares a file's tests only as it loads it, so the total is unknown while
+ * declaring; nothing is set up per file, so keeping a file's tests together buys nothing. Returns "is the next
+ * declared test in this shard?".
+ */
+export function shardFilter(shard: { index: number; count: number } | undefined): () => boolean {
+  let declared = 0;
+  return () => (shard === undefined ? true : declared++ % shard.count === shard.index - 1);
+}
+
+/** The filter of the block being loaded (undefined outside the sharded blocks: every test is declared). */
+let loading: (() => boolean) | undefined;
+
+/** Whether the test being declared belongs to this run's shard; clauseTest declares only those. */
+export function declaredInShard(): boolean {
+  return loading ? loading() : true;
 }
 
 /**
@@ -30,8 +57,11 @@ export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEn
  * testcases) after them.
  */
 export function declareSuites(dir: string, names: string[], load: (name: string) => Promise<unknown>, last?: string): void {
+  const inShard = shardFilter(shardOf());
   for (const file of selectSuites(dir, names.filter((n) => n !== last))) {
+    // Not reset after the load: a file's own describe blocks are collected after this one returns (depth first).
     describe.concurrent(file, async () => {
+      loading = inShard;
       await load(file.slice(dir.length + 1));
     });
   }
@@ -41,6 +71,7 @@ export function declareSuites(dir: string, names: string[], load: (name: string)
   });
   if (last) {
     describe.sequential(`${dir}/${last}`, async () => {
+      loading = undefined; // the contract testcases run in every shard
       await load(last);
     });
   }

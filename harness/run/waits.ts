@@ -9,7 +9,7 @@
  *     await letTimePass(t, 90, 'a payment 90 s after the screen was shown');
  *   }, waitingTimeoutMs());
  */
-import { loadConfig } from '../target/config.ts';
+import { loadConfig } from '../setup/config.ts';
 import { TEST_BUDGET_MS, type T } from './conformance.ts';
 import { doing } from '../record/evidence.ts';
 import { pending } from '../record/progress.ts';
@@ -56,7 +56,7 @@ export function cannotPass(t: T, seconds: number, what: string, limit = seconds)
 /** Skips the test now when `seconds` cannot pass (so it creates nothing it cannot judge). */
 export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit = seconds): void {
   const why = cannotPass(t, seconds, what, limit);
-  if (why) t.skip(why);
+  if (why) t.skip('beyond-max-wait', why);
 }
 
 /** The target's time moves on by `seconds`: its clock is advanced, or the test waits in real time (else it skips). */

@@ -332,6 +332,7 @@
       }) : '—'], ['Duration', t.durationMs + ' ms']];
     if (t.seed !== undefined) rows.push(['fast-check seed', String(t.seed)]);
     if (t.reason) rows.push([t.status === 'notRun' ? 'Not run because' : 'Skipped because', t.reason]);
+    if (t.skipKind) rows.push(['Kind of skip', t.skipKind]);
     var out = [from && clauseById[from] ? el('button', { type: 'button', class: 'back', text: '← ' + from, onclick: function () { go(clauseLink(from)); } }) : null,
       el('h2', { text: t.name }),
       el('dl', {}, rows.map(function (r) { return [el('dt', { text: r[0] }), el('dd', {}, r[1])]; }))];
@@ -403,17 +404,28 @@
     section('observations', 'Observations (WARN)', visible.filter(function (t) { return t.observations.length; }), function (items) {
       return simple(items, function (t) { return t.observations.map(function (o) { return o.clause + ': ' + o.message; }).join('\n'); });
     });
-    [['skips', 'Skipped', 'skip'], ['not-run', 'Not run', 'notRun']].forEach(function (k) {
-      section(k[0], k[1], byStatus([k[2]]), function (items) {
-        var reasons = {};
-        items.forEach(function (t) { (reasons[t.reason || ''] = reasons[t.reason || ''] || []).push(t); });
-        return Object.keys(reasons).map(function (r) {
-          // A reason shared by many tests (a -t filter, missing credentials) starts folded.
-          return el('details', { open: reasons[r].length <= 10 ? '' : null }, el('summary', { class: 'reason', text: (r || '(no reason)') + ' (' + reasons[r].length + ')' }),
-            simple(reasons[r], function () { return ''; }));
-        });
+    function byReason(items) {
+      var reasons = {};
+      items.forEach(function (t) { (reasons[t.reason || ''] = reasons[t.reason || ''] || []).push(t); });
+      return Object.keys(reasons).map(function (r) {
+        // A reason shared by many tests (a -t filter, missing credentials) starts folded.
+        return el('details', { open: reasons[r].length <= 10 ? '' : null }, el('summary', { class: 'reason', text: (r || '(no reason)') + ' (' + reasons[r].length + ')' }),
+          simple(reasons[r], function () { return ''; }));
+      });
+    }
+    // Skips by kind (harness/record/skips.ts), each with what to set to run them, then by reason.
+    section('skips', 'Skipped', byStatus(['skip']), function (items) {
+      var kinds = {};
+      items.forEach(function (t) { (kinds[t.skipKind || ''] = kinds[t.skipKind || ''] || []).push(t); });
+      return Object.keys(kinds).map(function (k) {
+        var about = (s.skipKinds || {})[k];
+        return el('div', { class: 'skipkind' },
+          el('h3', { text: (k || '(no kind)') + (about ? ': ' + about.title : '') + ' (' + kinds[k].length + ')' }),
+          about ? el('p', { class: 'torun', text: 'To run them: ' + about.toRun + '.' }) : null,
+          byReason(kinds[k]));
       });
     });
+    section('not-run', 'Not run', byStatus(['notRun']), byReason);
     var head = el('tr', {}, el('th', { text: 'Endpoint' }), STATUSES.map(function (st) { return el('th', {}, badge(st)); }));
     lists.append(el('section', { id: 'endpoints' }, el('h2', { text: 'Endpoints' }), el('div', { class: 'scroll' }, el('table', { class: 'counts' }, el('thead', {}, head),
       el('tbody', {}, s.endpoints.map(function (e) {

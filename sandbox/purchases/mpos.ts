@@ -5,7 +5,8 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
-import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
+import { contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
+import { cerrarCompraAprobada } from './cierre.ts';
 import { validacionApi } from '../validate.ts';
 import { clockOf } from '../tenants.ts';
 
@@ -63,10 +64,7 @@ export const mposApi: FastifyPluginAsync = async (app) => {
       notificaciones: notificacionesEfectivas(business, null),
       datosAdicionales,
     });
-    aprobar(ctx, tx);
-    ctx.notifier.notificar(tx, null);
-    // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
-    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
+    cerrarCompraAprobada(ctx, reply, tx, null);
     return {
       idTransaccion: tx.idTransaccion,
       esReal: tx.esReal,

@@ -5,9 +5,10 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
-import { contarResultado, motivoNoDisponible, ventanaDeCarrera } from '../links.ts';
+import { motivoNoDisponible, ventanaDeCarrera } from '../links.ts';
 import type { Link } from '../store.ts';
-import { aprobar, contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
+import { contarSolicitudCompra, notificacionesEfectivas, nuevaTransaccion } from '../transactions.ts';
+import { cerrarCompraAprobada } from './cierre.ts';
 import { validacionApi } from '../validate.ts';
 
 export const pagoQrApi: FastifyPluginAsync = async (app) => {
@@ -60,12 +61,7 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
       idEnlace: link.idEnlace,
       idCuentaPagador: req.actor!.account.idCuenta,
     });
-    aprobar(ctx, tx);
-    link.transacciones.push(tx.idTransaccion);
-    contarResultado(ctx, link, tx);
-    ctx.notifier.notificar(tx, link);
-    // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
-    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
+    cerrarCompraAprobada(ctx, reply, tx, link);
     return {
       idTransaccion: tx.idTransaccion,
       numeroCuentaBanco: business.numeroCuenta,

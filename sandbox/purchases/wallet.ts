@@ -1,8 +1,8 @@
 /** 4.4 wallet purchase: approved at once in development; resultadoTransaccion is a string (4.4 response table). */
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
+import { cerrarCompraAprobada } from './cierre.ts';
 import {
-  aprobar,
   contarSolicitudCompra,
   leerNotificaciones,
   notificacionesEfectivas,
@@ -36,10 +36,7 @@ export const walletApi: FastifyPluginAsync = async (app) => {
       idExterno,
       datosAdicionales,
     });
-    aprobar(ctx, tx);
-    ctx.notifier.notificar(tx, null);
-    // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
-    if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
+    cerrarCompraAprobada(ctx, reply, tx, null);
     return {
       idTransaccion: tx.idTransaccion,
       esReal: tx.esReal,

@@ -9,7 +9,7 @@ import { documentedVariables, renderConfiguration } from '../../scripts/configur
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('docs/configuration.md', () => {
-  it('is what `npm run docs:config` writes from harness/target/config.ts', () => {
+  it('is what `npm run docs:config` writes from harness/setup/config.ts', () => {
     expect(read('docs/configuration.md'), 'docs/configuration.md is stale: run `npm run docs:config`').toBe(renderConfiguration());
   });
 

@@ -5,7 +5,7 @@
  * that the watch on the wire does see a DELETE /Cuenta when one is sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../harness/target/config.ts';
+import { ConfigError, loadConfig } from '../../harness/setup/config.ts';
 import { listing, runConformance, type ChildRun } from '../hostile/run.ts';
 import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
 

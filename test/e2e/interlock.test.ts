@@ -4,7 +4,7 @@
  * target not a single purchase or payment request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRODUCTION_MESSAGE } from '../../harness/target/interlock.ts';
+import { PRODUCTION_MESSAGE } from '../../harness/setup/interlock.ts';
 import { failureText, listing, runConformance, type ChildRun } from '../hostile/run.ts';
 import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
 

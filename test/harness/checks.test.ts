@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  CHECKS,
   absoluteUrl,
   bodyOf,
   CheckFailure,
@@ -73,19 +74,19 @@ describe('fail, formatEvidence, describeExchange', () => {
     const ex = answered(200, { ok: true });
     ex.request.headers['authorization'] = `Basic ${Buffer.from(`user:${SECRET}`).toString('base64')}`;
     ex.request.bodyText = `{"clientSecret":"${SECRET}"}`;
-    const e = failure(() => fail('some-check', '4.1-monto-min', 'wanted', 'got', ex));
-    expect(e).toMatchObject({ check: 'some-check', clauses: ['4.1-monto-min'], expected: 'wanted', actual: 'got' });
+    const e = failure(() => fail('field-equals', '4.1-monto-min', 'wanted', 'got', ex));
+    expect(e).toMatchObject({ check: 'field-equals', clauses: ['4.1-monto-min'], expected: 'wanted', actual: 'got' });
     expect(e.exchange).toContain('> POST http://127.0.0.1:1/api/EnlacePago');
     expect(e.exchange).toContain('< 200 application/json');
     expect(e.curl).toContain('curl');
     expect(`${e.exchange}${e.curl}`).not.toContain(SECRET);
-    expect(formatEvidence(e)).toMatch(/^\[some-check\] clause 4\.1-monto-min\nexpected: wanted\nactual: {3}got\n--- exchange \(secrets redacted\)/);
+    expect(formatEvidence(e)).toMatch(/^\[field-equals\] clause 4\.1-monto-min\nexpected: wanted\nactual: {3}got\n--- exchange \(secrets redacted\)/);
   });
 
   it('without an exchange the evidence has none; several clauses are listed', () => {
-    const e = failure(() => fail('x', ['a', 'b'], 'e', 'a'));
+    const e = failure(() => fail('echoed', ['a', 'b'], 'e', 'a'));
     expect(e.exchange).toBeUndefined();
-    expect(formatEvidence(e)).toBe('[x] clause a, b\nexpected: e\nactual:   a');
+    expect(formatEvidence(e)).toBe('[echoed] clause a, b\nexpected: e\nactual:   a');
   });
 
   it('describeExchange says when nothing came back, clips long bodies and notes a truncated one', () => {
@@ -379,5 +380,11 @@ describe('contractFindings (responses) and webhookFindings', () => {
     expect(webhookFindings(contract, { idTransaccion: 't', esProductiva: 'false' })).toEqual([
       expect.objectContaining({ clauses: ['6.1-webhook-esproductiva'], severity: 'fail' }),
     ]);
+  });
+});
+
+describe('CHECKS', () => {
+  it('names each check once', () => {
+    expect(new Set(CHECKS).size).toBe(CHECKS.length);
   });
 });

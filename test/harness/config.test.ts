@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/target/config.ts';
+import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/setup/config.ts';
 import { secrets } from '../../harness/record/evidence.ts';
 
 const remote = {

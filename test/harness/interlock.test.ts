@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Interlock, InterlockError, PRODUCTION_MESSAGE, PRODUCTION_SEEN_MESSAGE, REAL_TRANSACTION_MESSAGE } from '../../harness/target/interlock.ts';
-import type { ModeProbe, TargetInfo } from '../../harness/target/target.ts';
+import { Interlock, InterlockError, PRODUCTION_MESSAGE, PRODUCTION_SEEN_MESSAGE, REAL_TRANSACTION_MESSAGE } from '../../harness/setup/interlock.ts';
+import type { ModeProbe, TargetInfo } from '../../harness/setup/target.ts';
 
 const dev = (variable: string): ModeProbe => ({ variable, mode: 'development' });
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../harness/target/config.ts';
+import { loadConfig } from '../../harness/setup/config.ts';
 import { startReceiver, type Receiver } from '../../harness/api/receiver.ts';
 import { webhookStorm } from './server.ts';
 

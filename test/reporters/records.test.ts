@@ -2,8 +2,10 @@
  * The verdict rules of reporters/records.ts on hand-built records: FAIL only for a judged failure, else ERROR; a
  * clause's status from the checks that failed; an ERROR never a FAIL of a clause; the transcript as text.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { clauseOutcomes, isJudgedFailure, summarize, transcriptText, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+import { SKIP_KINDS } from '../../harness/record/skips.ts';
 
 const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2026-01-01T00:00:00Z', durationMs: 1, outcome: 'failed', notes: [] };
 const record = (r: Partial<TestRecord>): TestRecord => ({ file: 'suites/x.test.ts', name: 'x', status: 'pass', durationMs: 1, clauses: [], endpoint: 'flow', observations: [], ...r });
@@ -73,5 +75,25 @@ describe('a transcript as text', () => {
       '   … 3 step(s) omitted …',
       '>>    1.23 s  page     browser POST /pagar/1 → 200   <<< failing step',
     ]);
+  });
+});
+
+describe('typed skips', () => {
+  const skipped = record({ name: 'needs OTHER_*', status: 'skip', reason: 'no second merchant: set OTHER_…', skipKind: 'credential-missing' });
+
+  it('summary.json lists each kind of this run with what to set; junit.xml carries the kind as a property', async () => {
+    const s = summarize(run, [skipped, record({ name: 'plain' })], []);
+    expect(s.skipKinds).toEqual({ 'credential-missing': SKIP_KINDS['credential-missing'] });
+    expect(s.tests.find((t) => t.name === 'needs OTHER_*')?.skipKind).toBe('credential-missing');
+    const { renderJUnit } = await import('../../reporters/junit.ts');
+    expect(renderJUnit(s)).toMatch(/<property name="skipKind" value="credential-missing"\/>/);
+  });
+
+  it('every kind says what it is and what to set to run its tests, and docs/reports.md names it', () => {
+    const doc = readFileSync(new URL('../../docs/reports.md', import.meta.url), 'utf8');
+    for (const [kind, about] of Object.entries(SKIP_KINDS)) {
+      expect(about.title.length * about.toRun.length, kind).toBeGreaterThan(0);
+      expect(doc, kind).toContain(`\`${kind}\``);
+    }
   });
 });
