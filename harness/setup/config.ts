@@ -225,6 +225,7 @@ const RAW_WHAT: Record<string, string> = {
   FC_SEED: 'fast-check seed (to replay a run); unset = random',
   EXPECTED_FAILURES_FILE: 'the path of a file listing test names expected to fail, one per line',
   SCREEN_FIELD_NAMES: `a JSON object mapping the hosted pages' fields to the input names or CSS selectors of the target's pages, e.g. {"numeroTarjeta":"card_number","cvv":"#cvc"}`,
+  SCREEN_OPTION_VALUES: `a JSON object mapping, per field, the suite's value to the option value of the target's select where options are not matched by meaning, e.g. {"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}`,
   BASELINE: 'the REPORT_DIR of an earlier run, or its summary.json, to compare this run with',
   FAIL_ON: 'what fails the run: any = any failure; new = only a failure that is not in BASELINE (needs BASELINE)',
   REPORT_DIR: 'the folder reports are written to (relative to the working directory)',
