@@ -12,17 +12,23 @@ import { paymentLinkMinimal } from '../generators/bodies.ts';
 import { letTimePass, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { requestToken } from './flows.ts';
 
+/** A token issued now, outside the run's cache, and the lifetime it announces. */
+async function freshToken(t: T): Promise<{ token: string; expiresIn: number }> {
+  const ex = await requestToken(t, t.run.target.business);
+  succeeded(ex, '5.1-token-request', 'the token request');
+  const body = bodyOf(ex, '5.2-token-response');
+  // "3600" is read as 3600: how expires_in is written is the contract testcase's finding
+  const expiresIn = asInt(body['expires_in']);
+  holds(expiresIn !== undefined && expiresIn > 0, 'expires-in', '8-token-lifetime', 'expires_in a positive number of seconds', JSON.stringify(expiresIn), ex);
+  const token = String(body['access_token']);
+  secrets.add(token, 'access-token');
+  return { token, expiresIn };
+}
+
 describe('8 access token lifetime', () => {
   clauseTest({ clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
     'a token is accepted when issued and refused once expires_in seconds have passed', async (t) => {
-      const ex = await requestToken(t, t.run.target.business);
-      succeeded(ex, '5.1-token-request', 'the token request');
-      const body = bodyOf(ex, '5.2-token-response');
-      // "3600" is read as 3600: how expires_in is written is the contract testcase's finding
-      const expiresIn = asInt(body['expires_in']);
-      holds(expiresIn !== undefined && expiresIn > 0, 'expires-in', '8-token-lifetime', 'expires_in a positive number of seconds', JSON.stringify(expiresIn), ex);
-      const token = String(body['access_token']);
-      secrets.add(token, 'access-token');
+      const { token, expiresIn } = await freshToken(t);
       const auth = { header: `Bearer ${token}` };
       succeeded(await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth }), '5.2-token-reuse', 'a request with the token just issued');
       await letTimePass(t, expiresIn + 1, `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`, expiresIn);
@@ -34,13 +40,7 @@ describe('8 access token lifetime', () => {
   // expires_in passes the test above).
   clauseTest({ clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
     'a token is still accepted shortly before its expires_in runs out', async (t) => {
-      const ex = await requestToken(t, t.run.target.business);
-      succeeded(ex, '5.1-token-request', 'the token request');
-      const body = bodyOf(ex, '5.2-token-response');
-      const expiresIn = asInt(body['expires_in']);
-      holds(expiresIn !== undefined && expiresIn > 0, 'expires-in', '8-token-lifetime', 'expires_in a positive number of seconds', JSON.stringify(expiresIn), ex);
-      const token = String(body['access_token']);
-      secrets.add(token, 'access-token');
+      const { token, expiresIn } = await freshToken(t);
       // A margin for the round trips between issue and use: a tenth of the lifetime, at least 2 s and at most 60 s.
       const before = Math.max(1, expiresIn - Math.min(60, Math.max(2, Math.ceil(expiresIn / 10))));
       await letTimePass(t, before, `a request with the token ${before} s after it was issued (expires_in ${expiresIn})`, before);
