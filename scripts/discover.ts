@@ -14,7 +14,7 @@ import { Interlock, PRODUCTION_MESSAGE } from '../harness/target/interlock.ts';
 import { createTokenCache } from '../harness/api/tokens.ts';
 import { createPayer } from '../harness/payer/index.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
-import { secrets } from '../harness/record/evidence.ts';
+import { secrets } from '../harness/record/redact.ts';
 import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
 import { discoverAudience } from '../harness/discovery/audience.ts';

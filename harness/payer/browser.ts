@@ -9,7 +9,8 @@
  */
 import type { BrowserContext, Locator, Page, Request, Route } from 'playwright-core';
 import { NoFormError, PayerError } from '../record/errors.ts';
-import { currentScope, noteStep, pathOf, redactBodyText, waitingFor, type Scope } from '../record/evidence.ts';
+import { currentScope, noteStep, pathOf, waitingFor, type Scope } from '../record/scope.ts';
+import { redactBodyText } from '../record/redact.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues, type Option } from './fields.ts';

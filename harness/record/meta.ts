@@ -19,7 +19,7 @@ export interface CheckEvidence {
 }
 
 /**
- * One step of a test's transcript (harness/evidence.ts): an API call, a token request, a hosted page loaded or posted
+ * One step of a test's transcript (harness/record/scope.ts): an API call, a token request, a hosted page loaded or posted
  * (by either payer), a redirect the payer caught, a webhook the receiver got, a wait, or how the test ended. Redacted.
  */
 export interface TranscriptStep {

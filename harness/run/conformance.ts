@@ -16,7 +16,7 @@
  * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
  * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
- * (every step it made, harness/record/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
+ * (every step it made, harness/record/scope.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
  * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
  * run bound.
  *
@@ -39,7 +39,8 @@ import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
 import type { Capability } from '../target/target.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence, Observation } from '../record/meta.ts';
-import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/evidence.ts';
+import { curlPreamble } from '../record/curl.ts';
+import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/scope.ts';
 import { loadConfig } from '../target/config.ts';
 import { chainLength } from './chains.ts';
 
@@ -152,7 +153,7 @@ export function testName(clauses: string[], title: string): string {
 /**
  * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
  * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
- * test started: see `waitingFor` in harness/record/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
+ * test started: see `waitingFor` in harness/record/scope.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
  * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
  */
 export const TEST_BUDGET_MS = 60_000;

@@ -11,7 +11,7 @@
  */
 import { loadConfig } from '../target/config.ts';
 import { TEST_BUDGET_MS, type T } from './conformance.ts';
-import { doing } from '../record/evidence.ts';
+import { doing } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
 

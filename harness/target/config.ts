@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from '../record/errors.ts';
-import { secrets } from '../record/evidence.ts';
+import { secrets } from '../record/redact.ts';
 import { readReportSettings, SettingError } from '../record/report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from '../payer/chromium.ts';
 import { isInputName } from '../payer/fields.ts';

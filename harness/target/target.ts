@@ -6,7 +6,8 @@
 import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
-import { Recorder, secrets } from '../record/evidence.ts';
+import { Recorder } from '../record/scope.ts';
+import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
 
 export type Capability = 'clock' | 'outbox' | 'stats' | 'reset' | 'tenants';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/target/config.ts';
-import { secrets } from '../../harness/record/evidence.ts';
+import { secrets } from '../../harness/record/redact.ts';
 
 const remote = {
   API_BASE_URL: 'https://api.example.test/api/',
