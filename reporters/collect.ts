@@ -259,7 +259,8 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     endpoint: meta.endpoint ?? '',
     ...(meta.seed !== undefined ? { seed: meta.seed } : {}),
     ...(meta.replay ? { replay: meta.replay } : {}),
-    ...(meta.failure ? { failure: meta.failure } : {}),
+    // Several independent checks failed (soft checks): the first is shown, and every clause each cites is failed.
+    ...(meta.failure ? { failure: meta.failures ? { ...meta.failure, clauses: [...new Set(meta.failures.flatMap((f) => f.clauses))] } : meta.failure } : {}),
     ...(meta.transcript ? { transcript: meta.transcript } : {}),
     observations: meta.observations ?? [],
     ...(meta.requests !== undefined ? { requests: meta.requests } : {}),

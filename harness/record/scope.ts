@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from './exchange.ts';
-import type { Transcript, TranscriptStep } from './meta.ts';
+import type { CheckEvidence, ConformanceMeta, Observation, Transcript, TranscriptStep } from './meta.ts';
 import { redactExchange, redactUrlsIn, secrets, type SecretRegistry } from './redact.ts';
 import { toCurl } from './curl.ts';
 
@@ -24,12 +24,27 @@ interface Step {
 }
 
 /**
- * What one test did: its exchanges, every step of its transcript (exchanges, pages a browser loaded, redirects
- * caught, webhooks received), and the time it spent waiting for what other tests hold (the request cap, the test
- * lock, a browser page) — which its own budget does not count (harness/run/conformance.ts).
+ * The test's single record: what one test did — its exchanges, every step of its transcript (exchanges, pages a
+ * browser loaded, redirects caught, webhooks received), the time it spent waiting for what other tests hold (the
+ * request cap, the test lock, a browser page), which its own budget does not count (harness/run/conformance.ts) —
+ * and what it found: the clauses it cites, its observations, its failed checks (soft ones first), its replay seed.
+ * `toMeta()` is what the reporters get (harness/record/meta.ts), written once when the test ends.
  */
 export class Scope {
   readonly startedAt = Date.now();
+  /** Clause ids the test cites: its name's, then any learnt while running (`t.cite`). */
+  clauses: string[] = [];
+  endpoint = '';
+  /** What was observed where the spec is silent (WARN). */
+  readonly observations: Observation[] = [];
+  /** Failed checks in the order they failed: soft ones (`t.soft`), then the one that stopped the test, if any. */
+  readonly failures: CheckEvidence[] = [];
+  seed: number | undefined;
+  replay: string | undefined;
+  /** Listed in EXPECTED_FAILURES_FILE: how it went. */
+  expectedOutcome: 'failed' | 'passed' | undefined;
+  /** Set when the test failed or errored: every step to its end. */
+  transcript: Transcript | undefined;
   readonly exchanges: Exchange[] = [];
   readonly steps: Step[] = [];
   /** Steps dropped from the middle to bound memory (the first and the last ones are kept). */
@@ -80,6 +95,28 @@ export class Scope {
     const id = this.#nextDoing++;
     this.#doing.set(id, what);
     return () => void this.#doing.delete(id);
+  }
+
+  /** Adds clause ids, each once. */
+  cite(more: readonly string[]): void {
+    this.clauses = [...new Set([...this.clauses, ...more])];
+  }
+
+  /** What the reporters read of this test (harness/record/meta.ts): `failure` is the first failed check, `failures` all of them when several. */
+  toMeta(): Partial<ConformanceMeta> {
+    const [failure] = this.failures;
+    return {
+      clauses: this.clauses,
+      endpoint: this.endpoint,
+      ...(this.seed !== undefined ? { seed: this.seed } : {}),
+      ...(this.replay !== undefined ? { replay: this.replay } : {}),
+      ...(failure ? { failure } : {}),
+      ...(this.failures.length > 1 ? { failures: [...this.failures] } : {}),
+      ...(this.transcript ? { transcript: this.transcript } : {}),
+      ...(this.observations.length > 0 ? { observations: [...this.observations] } : {}),
+      ...(this.expectedOutcome ? { expected: this.expectedOutcome } : {}),
+      requests: this.madeBefore + this.exchanges.length,
+    };
   }
 
   note(step: Omit<Step, 'at'>): void {

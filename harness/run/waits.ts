@@ -10,7 +10,8 @@
  *   }, waitingTimeoutMs());
  */
 import { loadConfig } from '../target/config.ts';
-import { TEST_BUDGET_MS, type T } from './conformance.ts';
+import type { T } from './conformance.ts';
+import { TEST_BUDGET_MS } from './budget.ts';
 import { doing } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
