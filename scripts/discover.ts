@@ -133,7 +133,7 @@ async function tokenLifetime(t: TargetInfo, h: Http): Promise<Finding> {
   const expiresIn = Number(body?.expires_in);
   const what = 'the token lifetime (expires_in)';
   if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { what, noted: true, evidence: `the token response has no positive expires_in (${JSON.stringify(body?.expires_in)})` };
-  const waits = t.capabilities.includes('clock') || expiresIn <= config.maxWaitS;
+  const waits = t.capabilities.includes('clock') || expiresIn <= config.budget.maxWaitS;
   return { what, noted: true, evidence: `expires_in ${expiresIn} s: the token-lifetime test ${waits ? 'runs' : `skips unless MAX_WAIT_S >= ${expiresIn + 1}`}` };
 }
 

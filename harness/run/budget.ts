@@ -1,10 +1,12 @@
 /**
  * A test's own time: its budget (TEST_TIMEOUT_MS, its waits for other tests not counted) and the run bound
- * (RUN_TIMEOUT_S) vitest's timeout is set to.
+ * (RUN_TIMEOUT_S) vitest's timeout is set to. The run's bounds are read once, by the global setup, and provided to the
+ * worker (`inject('budget')`): the tests' declarations read them there.
  */
+import { inject } from 'vitest';
 import type { Run } from './run.ts';
 import type { Scope } from '../record/scope.ts';
-import { loadConfig } from '../target/config.ts';
+import { TEST_TIMEOUT_MS_DEFAULT, type Budget } from '../target/config.ts';
 
 /**
  * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
@@ -12,24 +14,22 @@ import { loadConfig } from '../target/config.ts';
  * test started: see `waitingFor` in harness/record/scope.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
  * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
  */
-export const TEST_BUDGET_MS = 60_000;
+export const TEST_BUDGET_MS = TEST_TIMEOUT_MS_DEFAULT;
 
 /** The budget of a test: TEST_TIMEOUT_MS, or a test's own (`clauseTest(…, 120_000)`) scaled as TEST_TIMEOUT_MS scales the default. */
 export function budgetOf(run: Run, own: number | undefined): number {
-  const configured = run.config.http.testTimeoutMs;
+  const configured = run.config.budget.testTimeoutMs;
   return own === undefined ? configured : Math.max(1, Math.round((own * configured) / TEST_BUDGET_MS));
 }
 
-let runBound: number | undefined;
+/** The run's bounds as the global setup read them (harness/run/global-setup.ts). */
+export function runBudget(): Budget {
+  return inject('budget');
+}
+
+/** RUN_TIMEOUT_S in milliseconds: vitest's timeout of every test. */
 export function runBoundMs(): number {
-  if (runBound === undefined) {
-    try {
-      runBound = loadConfig().http.runTimeoutS * 1000;
-    } catch {
-      runBound = 900_000; // a configuration error is reported by getRun(), with the variable to fix
-    }
-  }
-  return runBound;
+  return runBudget().runTimeoutS * 1000;
 }
 
 /** The suite's own time ran out (the test's budget): nothing was judged (ERROR, never a FAIL of the target). */

@@ -121,7 +121,7 @@ async function createRun(): Promise<Run> {
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // (unreadPagesThrow: until the judges read `no-form` refusals themselves; see harness/payer/index.ts.)
-  const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.http.testTimeoutMs) }));
+  const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs) }));
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall);
   let receiver: Promise<Receiver> | undefined;
