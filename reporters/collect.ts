@@ -17,6 +17,7 @@ import type {
   Vitest,
 } from 'vitest/node';
 import '../harness/record/meta.ts';
+import type { CheckEvidence } from '../harness/record/meta.ts';
 import { withBaseline } from './compare.ts';
 import { isJudgedFailure, loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
 
@@ -246,6 +247,11 @@ function moduleRecords(m: TestModule, ctx: Context): TestRecord[] {
   return [...records, ...tests];
 }
 
+/** The failure a record shows: the first failed check; when several independent ones failed (soft checks), citing every clause each cites, so each FAILs. */
+export function failureOf(first: CheckEvidence, all: readonly CheckEvidence[] | undefined): CheckEvidence {
+  return all && all.length > 1 ? { ...first, clauses: [...new Set(all.flatMap((f) => f.clauses))] } : first;
+}
+
 function testRecord(test: TestCase, ctx: Context): TestRecord {
   const meta = test.meta();
   const result = test.result();
@@ -259,7 +265,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     endpoint: meta.endpoint ?? '',
     ...(meta.seed !== undefined ? { seed: meta.seed } : {}),
     ...(meta.replay ? { replay: meta.replay } : {}),
-    ...(meta.failure ? { failure: meta.failure } : {}),
+    ...(meta.failure ? { failure: failureOf(meta.failure, meta.failures) } : {}),
     ...(meta.transcript ? { transcript: meta.transcript } : {}),
     observations: meta.observations ?? [],
     ...(meta.requests !== undefined ? { requests: meta.requests } : {}),

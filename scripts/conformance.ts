@@ -35,9 +35,9 @@ const started = Date.now();
 const child = spawn(process.execPath, [vitestCli, ...conformanceArgs, ...args], { stdio: 'inherit', env: { CONFORMANCE_PROGRESS: process.stderr.isTTY ? 'live' : 'lines', ...process.env, ...env } });
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.
-const hardLimitMs = (config.http.runTimeoutS + 60) * 1000;
+const hardLimitMs = (config.budget.runTimeoutS + 60) * 1000;
 const timer = setTimeout(() => {
-  console.error(`conformance run exceeded RUN_TIMEOUT_S=${config.http.runTimeoutS} s (+60 s grace): stopping it`);
+  console.error(`conformance run exceeded RUN_TIMEOUT_S=${config.budget.runTimeoutS} s (+60 s grace): stopping it`);
   child.kill('SIGINT');
   setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
 }, hardLimitMs);

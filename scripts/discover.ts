@@ -14,7 +14,7 @@ import { Interlock, PRODUCTION_MESSAGE } from '../harness/setup/interlock.ts';
 import { createTokenCache } from '../harness/api/tokens.ts';
 import { createPayer } from '../harness/payer/index.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
-import { secrets } from '../harness/record/evidence.ts';
+import { secrets } from '../harness/record/redact.ts';
 import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
 import { discoverAudience } from '../harness/discovery/audience.ts';
@@ -133,7 +133,7 @@ async function tokenLifetime(t: TargetInfo, h: Http): Promise<Finding> {
   const expiresIn = Number(body?.expires_in);
   const what = 'the token lifetime (expires_in)';
   if (!Number.isFinite(expiresIn) || expiresIn <= 0) return { what, noted: true, evidence: `the token response has no positive expires_in (${JSON.stringify(body?.expires_in)})` };
-  const waits = t.capabilities.includes('clock') || expiresIn <= config.maxWaitS;
+  const waits = t.capabilities.includes('clock') || expiresIn <= config.budget.maxWaitS;
   return { what, noted: true, evidence: `expires_in ${expiresIn} s: the token-lifetime test ${waits ? 'runs' : `skips unless MAX_WAIT_S >= ${expiresIn + 1}`}` };
 }
 

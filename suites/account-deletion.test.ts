@@ -10,7 +10,8 @@ import type { Call } from '../harness/run/run.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import type { Credentials } from '../harness/setup/target.ts';
 import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { secrets, sharedWork } from '../harness/record/evidence.ts';
+import { secrets } from '../harness/record/redact.ts';
+import { sharedWork } from '../harness/record/scope.ts';
 import { asString, field } from '../harness/judge/read.ts';
 import { requestToken } from './flows.ts';
 

@@ -9,7 +9,7 @@ import { clauseTest, type T } from '../harness/run/conformance.ts';
 import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
 import type { PaymentOutcome } from '../harness/payer/index.ts';
 import type { Exchange } from '../harness/api/http.ts';
-import { sharedWork } from '../harness/record/evidence.ts';
+import { sharedWork } from '../harness/record/scope.ts';
 import type { PaymentLink } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
 

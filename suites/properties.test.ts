@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
 import { CheckFailure, counterexampleFound, createdNothing, rejected, succeeded } from '../harness/judge/checks.ts';
-import { redactValue } from '../harness/record/evidence.ts';
+import { redactValue } from '../harness/record/redact.ts';
 import { checkAhead } from '../harness/judge/property-cases.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { catalogue, onlyCoercibleTypes, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';

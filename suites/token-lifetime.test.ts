@@ -6,7 +6,7 @@
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
 import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { secrets } from '../harness/record/evidence.ts';
+import { secrets } from '../harness/record/redact.ts';
 import { asInt } from '../harness/judge/read.ts';
 import { paymentLinkMinimal } from '../generators/bodies.ts';
 import { letTimePass, waitingTimeoutMs } from '../harness/run/waits.ts';

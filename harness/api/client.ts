@@ -15,7 +15,8 @@
  * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
 import { StaleRequestError, TokenRefusedEarly } from '../record/errors.ts';
-import { noteStep, secrets } from '../record/evidence.ts';
+import { noteStep } from '../record/scope.ts';
+import { secrets } from '../record/redact.ts';
 import type { Exchange, Http } from './http.ts';
 import { earlyRefusals, type TokenCache } from './tokens.ts';
 

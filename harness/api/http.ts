@@ -18,7 +18,8 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from '../record/errors.ts';
-import { currentScope, doing, forOtherTests, redactUrl, secrets, waitingFor } from '../record/evidence.ts';
+import { currentScope, doing, forOtherTests, waitingFor } from '../record/scope.ts';
+import { redactUrl, secrets } from '../record/redact.ts';
 import { pending } from '../record/progress.ts';
 
 export interface HttpRequest {

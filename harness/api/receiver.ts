@@ -13,7 +13,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentScope, noteStep, redactBodyText, type Scope } from '../record/evidence.ts';
+import { currentScope, noteStep, type Scope } from '../record/scope.ts';
+import { redactBodyText } from '../record/redact.ts';
 
 export interface ReceivedWebhook {
   at: Date;

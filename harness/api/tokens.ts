@@ -11,7 +11,8 @@
  */
 import { TokenError } from '../record/errors.ts';
 import type { Http } from './http.ts';
-import { secrets, waitingFor } from '../record/evidence.ts';
+import { secrets } from '../record/redact.ts';
+import { waitingFor } from '../record/scope.ts';
 
 export interface TokenCache {
   get(): Promise<string>;

@@ -6,7 +6,8 @@
  */
 import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from './schemes.ts';
 import type { Exchange } from '../api/http.ts';
-import { redactExchange, toCurl } from '../record/evidence.ts';
+import { redactExchange } from '../record/redact.ts';
+import { toCurl } from '../record/curl.ts';
 import type { CheckEvidence } from '../record/meta.ts';
 import type { Contract } from '../api/contract.ts';
 import type { PaymentOutcome } from '../payer/index.ts';

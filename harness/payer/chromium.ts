@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 // Types only here: config reads the constants below without loading playwright.
 import type { Browser, Page } from 'playwright-core';
-import { redactUrl, secrets } from '../record/evidence.ts';
+import { redactUrl, secrets } from '../record/redact.ts';
 import { cssOf } from './fields.ts';
 
 /** Flags that work on CI machines and containers (no GPU, no sandboxing, nothing fetched in the background). */

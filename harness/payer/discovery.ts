@@ -10,7 +10,7 @@
  */
 import { parse, type HTMLElement } from 'node-html-parser';
 import { NoFormError } from '../record/errors.ts';
-import { secrets } from '../record/evidence.ts';
+import { secrets } from '../record/redact.ts';
 import { isInputName, resolveNames } from './fields.ts';
 import { defaultFieldNames, type FieldName, type FieldNames } from './types.ts';
 

@@ -4,7 +4,7 @@
  * page stands for, a refusal classified by how it refused (status, form again, words, no form).
  */
 import { parse, type HTMLElement } from 'node-html-parser';
-import { secrets } from '../record/evidence.ts';
+import { secrets } from '../record/redact.ts';
 import type { Exchange } from '../api/http.ts';
 import type { FieldNames, PaymentOutcome, Screen, ScreenForm, Timing } from './types.ts';
 

@@ -8,7 +8,7 @@
  * the card where it shows the card's fields.
  */
 import { NoFormError, PayerError } from '../record/errors.ts';
-import { noteStep } from '../record/evidence.ts';
+import { noteStep } from '../record/scope.ts';
 import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse } from 'node-html-parser';

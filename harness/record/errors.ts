@@ -3,7 +3,7 @@
  * ever carries a secret value (callers build messages from redacted text only).
  */
 import type { Exchange } from './exchange.ts';
-import { redactUrlsIn } from './evidence.ts';
+import { redactUrlsIn } from './redact.ts';
 
 /** A bad or missing environment variable: the message names the variable, its meaning and an example. */
 export class ConfigError extends Error {

@@ -1,6 +1,6 @@
 /**
  * What a conformance test tells the reporters, carried in vitest's TaskMeta (serialised to the main process).
- * Suites set it through `clauseTest` (harness/conformance.ts); reporters read `testCase.meta()`.
+ * Suites set it through `clauseTest` (harness/run/conformance.ts), written once from the test's Scope (`toMeta`); reporters read `testCase.meta()`.
  */
 import type { SkipKind } from './skips.ts';
 
@@ -20,7 +20,7 @@ export interface CheckEvidence {
 }
 
 /**
- * One step of a test's transcript (harness/evidence.ts): an API call, a token request, a hosted page loaded or posted
+ * One step of a test's transcript (harness/record/scope.ts): an API call, a token request, a hosted page loaded or posted
  * (by either payer), a redirect the payer caught, a webhook the receiver got, a wait, or how the test ended. Redacted.
  */
 export interface TranscriptStep {
@@ -56,7 +56,10 @@ export interface ConformanceMeta {
   /** fast-check seed and path of a property, to replay it. */
   seed?: number;
   replay?: string;
+  /** The first failed check (the one that stopped the test, or its first soft check). */
   failure?: CheckEvidence;
+  /** Every failed check when several independent ones failed (soft checks, `t.soft`), `failure` first. */
+  failures?: CheckEvidence[];
   /** The test's transcript, when it failed or errored. */
   transcript?: Transcript;
   observations?: Observation[];

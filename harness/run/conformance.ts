@@ -16,7 +16,7 @@
  * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
  * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
- * (every step it made, harness/record/evidence.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS) starts when its
+ * (every step it made, harness/record/scope.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS, harness/run/budget.ts) starts when its
  * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
  * run bound.
  *
@@ -29,24 +29,22 @@
  * resources (outbox entries by unique address, webhooks by idTransaccion) use the primary business. What stays shared,
  * and why: docs/decisions.md "Independent tests".
  */
-import { readFileSync } from 'node:fs';
 import { it, type TestContext } from 'vitest';
 import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
-import { CheckFailure, describeExchange } from '../judge/checks.ts';
-import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused } from '../record/errors.ts';
-import { FieldsNotFoundError, fieldMappings } from '../payer/discovery.ts';
-import type { Capability } from '../setup/target.ts';
-import type { Exchange } from '../api/http.ts';
-import type { CheckEvidence, Observation } from '../record/meta.ts';
-import { curlPreamble, currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/evidence.ts';
-import type { SkipKind } from '../record/skips.ts';
-import { loadConfig } from '../setup/config.ts';
+import { CheckFailure } from '../judge/checks.ts';
+import { fieldMappings } from '../payer/discovery.ts';
+import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/scope.ts';
 import { chainLength } from './chains.ts';
+import { budgetOf, runBoundMs, withinBudget } from './budget.ts';
+import { isExpectedFailure } from './expected-failures.ts';
+import { missing, NEED_KINDS, NEED_REASONS, type Need } from './needs.ts';
 import { declaredInShard } from './suite-files.ts';
+import type { SkipKind } from '../record/skips.ts';
+import { CheckFailures, evidenceOf, judged, notJudgedReason, observeServerErrors, UNPROCESSED, withPreamble, withSoftFailures } from './outcome.ts';
 
-/** What a test may need beyond the primary business; missing → skipped with the reason. */
-export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'hash' | 'mposPermission' | 'otherTenant';
+export type { Need } from './needs.ts';
+export { TEST_BUDGET_MS, TestBudgetError } from './budget.ts';
 
 export interface ClauseTestSpec {
   clauses: string | string[];
@@ -72,170 +70,58 @@ export interface T {
   replay(seed: number, command: string): void;
   /** Adds clause ids learnt while running (the contract testcases cite every clause found violated). */
   cite(clauses: string[]): void;
-}
-
-const NEED_REASONS: Record<Need, string> = {
-  clock: 'the target has no clock control of its own for a test (no sandbox test-control API with tenants)',
-  outbox: 'the target exposes no notification outbox (no sandbox test-control API)',
-  stats: 'the target exposes no state counters of its own for a test (no sandbox test-control API with tenants), so "creates nothing" cannot be observed',
-  tenants: 'the target cannot create test-control tenants (no sandbox test-control API with tenants)',
-  reset: 'the target cannot be reset',
-  account: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD',
-  businessNoMpos: 'no second business without MPOS permission: set SECOND_CLIENT_ID and SECOND_CLIENT_SECRET',
-  deletion:
-    'account deletion is destructive: it runs only on the embedded sandbox\'s disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD',
-  mposPermission: 'the CLIENT_ID business lacks the additional MPOS permission of 4.7 (MPOS_PERMITTED=no), so it cannot buy through MPOS',
-  otherTenant: 'no second merchant: set OTHER_ACCOUNT_USER, OTHER_ACCOUNT_PASSWORD, OTHER_CLIENT_ID and OTHER_CLIENT_SECRET (the account and a development business of another merchant) to check tenant isolation',
-  hash: 'the redirect hash is only observed (REDIRECT_HASH=off): set REDIRECT_HASH=auto to discover its scheme, or the scheme (e.g. hmac-sha256, see .env.example) to verify it',
-};
-
-const UNPROCESSED =
-  'not checked: the target answered 429 (rate limited) or 503 (unavailable), so it did not process the request; ' +
-  'run again with fewer requests at once (a lower FC_NUM_RUNS, fewer suites or a --shard) or when the target is up';
-
-/** The kind of skip each missing need is. */
-const NEED_KINDS: Record<Need, SkipKind> = {
-  clock: 'capability-missing', outbox: 'capability-missing', stats: 'capability-missing', tenants: 'capability-missing', reset: 'capability-missing',
-  mposPermission: 'capability-missing', account: 'credential-missing', businessNoMpos: 'credential-missing', otherTenant: 'credential-missing',
-  deletion: 'opt-in-destructive', hash: 'setting-off',
-};
-
-function missing(run: Run, need: Need): boolean {
-  switch (need) {
-    case 'account':
-      return !run.target.account;
-    case 'businessNoMpos':
-      return !run.target.businessNoMpos;
-    case 'deletion':
-      return !run.target.deletion;
-    case 'hash':
-      return !run.hash;
-    case 'mposPermission':
-      return !run.config.mposPermitted;
-    case 'otherTenant':
-      return !run.target.other;
-    case 'clock':
-    case 'stats':
-      // Only ever a tenant's (harness/run/run.ts): checked again on the tenant's run once it is created.
-      return run.tenantId === undefined ? !run.tenant : !run.target.capabilities.includes(need);
-    default:
-      return !run.target.capabilities.includes(need);
-  }
-}
-
-let expectedFailures: Set<string> | undefined;
-function isExpectedFailure(run: Run, name: string): boolean {
-  if (!expectedFailures) {
-    const file = run.config.expectedFailuresFile;
-    const lines = file ? readFileSync(file, 'utf8').split('\n') : [];
-    expectedFailures = new Set(lines.map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')));
-  }
-  return expectedFailures.has(name);
-}
-
-/**
- * A server error the test did not fail on (e.g. a 500 for an unknown id, where the spec only says "not 2xx"):
- * the spec shows no status codes, so it is an observation, but never a silent one.
- */
-function observeServerErrors(t: T, exchanges: readonly Exchange[], already: readonly Observation[]): void {
-  for (const ex of exchanges) {
-    const status = ex.response?.status;
-    const noted = already.some((o) => o.message.includes(String(status)));
-    if (status !== undefined && status >= 500 && status !== 503 && !noted) {
-      t.observe('7-error-format-not-shown', `${ex.request.method} ${new URL(ex.request.url).pathname} answered ${status} (a server error)`);
-    }
-  }
-}
-
-/** A curl line that needs $ACCESS_TOKEN comes with the lines that fetch it, so it can be pasted as it is. */
-function withPreamble(evidence: CheckEvidence, run: Run): CheckEvidence {
-  if (!evidence.curl?.includes('$ACCESS_TOKEN') && !evidence.curl?.includes('$ACCOUNT_TOKEN')) return evidence;
-  const preamble = curlPreamble({ authUrl: run.target.authUrl, accountAuth: run.config.accountAuth, audience: run.config.tokenAudience });
-  return { ...evidence, curl: [...preamble, evidence.curl].join('\n') };
+  /**
+   * Judges an independent clause without stopping the test: a failed check is recorded and the test goes on, failing
+   * once at the end with every such failure. A step the rest depends on stays a plain (throwing) check.
+   */
+  soft(check: () => void): void;
 }
 
 export function testName(clauses: string[], title: string): string {
   return `[${clauses.join(' ')}] ${title}`;
 }
 
-/**
- * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
- * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
- * test started: see `waitingFor` in harness/record/evidence.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
- * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
- */
-export const TEST_BUDGET_MS = 60_000;
-
-/** The budget of a test: TEST_TIMEOUT_MS, or a test's own (`clauseTest(…, 120_000)`) scaled as TEST_TIMEOUT_MS scales the default. */
-function budgetOf(run: Run, own: number | undefined): number {
-  const configured = run.config.http.testTimeoutMs;
-  return own === undefined ? configured : Math.max(1, Math.round((own * configured) / TEST_BUDGET_MS));
-}
-
-let runBound: number | undefined;
-function runBoundMs(): number {
-  if (runBound === undefined) {
-    try {
-      runBound = loadConfig().http.runTimeoutS * 1000;
-    } catch {
-      runBound = 900_000; // a configuration error is reported by getRun(), with the variable to fix
-    }
-  }
-  return runBound;
-}
-
-/** The suite's own time ran out (the test's budget): nothing was judged (ERROR, never a FAIL of the target). */
-export class TestBudgetError extends Error {
-  override name = 'TestBudgetError';
-}
-
-/** Rejects with TestBudgetError once `scope` has worked `budgetMs` (its waits not counted), else settles as `work` does. */
-function withinBudget<T>(scope: Scope, budgetMs: number, work: Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout;
-    const check = () => {
-      const now = Date.now();
-      const waited = scope.waitedMs(now);
-      const used = now - scope.startedAt - waited;
-      if (used >= budgetMs && scope.waitingFor === undefined) {
-        const doing = scope.doing;
-        const last = scope.steps.at(-1);
-        const what = doing.length > 0 ? `waiting for the answer to ${doing.join(', ')}` : `running its own code${last ? ` (its last step: ${last.title})` : ' (no request made yet)'}`;
-        reject(new TestBudgetError(
-          `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s (TEST_TIMEOUT_MS; ` +
-            `${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
-        ));
-        return;
-      }
-      timer = setTimeout(check, Math.max(budgetMs - used, 250));
-    };
-    timer = setTimeout(check, budgetMs);
-    work.then(
-      (value) => (clearTimeout(timer), resolve(value)),
-      (err: unknown) => (clearTimeout(timer), reject(err)),
-    );
-  });
-}
-
-/**
- * The target took a request and did not answer it within HTTP_TIMEOUT_MS (or dropped the connection): the target's
- * failure, with its evidence. Every clause the test cites is cited: the test could not get past that request.
- */
-function noAnswer(err: HttpError, clauses: string[]): CheckEvidence {
+/** The test's handle on its run and its record (the Scope). */
+export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckFailure[]): T {
+  const observe = (clause: string, message: string): void => {
+    record.observations.push({ clause, message });
+    void ctx.annotate(`WARN ${clause}: ${message}`, 'warning');
+  };
   return {
-    check: 'answers',
-    clauses,
-    expected: 'an answer to the request (within HTTP_TIMEOUT_MS)',
-    actual: err.message,
-    exchange: describeExchange(err.exchange),
-    ...(err.exchange.curl ? { curl: err.exchange.curl } : {}),
-    exchangeId: err.exchange.id,
+    run,
+    call: run.call,
+    observe,
+    skip: (kind, reason) => {
+      record.skipKind = kind;
+      return ctx.skip(reason);
+    },
+    replay: (seed, command) => Object.assign(record, { seed, replay: command }),
+    cite: (more) => record.cite(more),
+    soft(check) {
+      try {
+        check();
+      } catch (err) {
+        if (!(err instanceof CheckFailure)) throw err;
+        softs.push(err);
+        record.failures.push(withPreamble(err.evidence, run));
+      }
+    },
   };
 }
 
-/** A failure the target is judged by: a named check, or the target not answering. Anything else is the suite's (ERROR). */
-function judged(err: unknown): boolean {
-  return err instanceof CheckFailure || (err instanceof HttpError && err.byTarget);
+/**
+ * Runs the test's body in its record's scope; with soft failures it ends failing once, with every one of them.
+ * Resolves to the number of its requests the target did not process (429, 503).
+ */
+export async function runBody(record: Scope, t: T, softs: readonly CheckFailure[], fn: (t: T) => Promise<void>): Promise<number> {
+  return withScope(record, async () => {
+    await fn(t);
+    if (softs.length > 0) throw new CheckFailures(softs);
+    const exchanges = currentScopeExchanges();
+    observeServerErrors(t.observe, exchanges, record.observations);
+    fieldMappings.observeNew(t.observe);
+    return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
+  });
 }
 
 export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
@@ -245,99 +131,43 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
-    const skip = (kind: SkipKind, reason: string): never => {
-      ctx.task.meta.skipKind = kind;
-      return ctx.skip(reason);
+    const needed = (need: Need): never => {
+      ctx.task.meta.skipKind = NEED_KINDS[need]; // before the test's record exists
+      return ctx.skip(NEED_REASONS[need]);
     };
-    for (const need of spec.needs ?? []) if (missing(shared, need)) skip(NEED_KINDS[need], NEED_REASONS[need]);
+    for (const need of spec.needs ?? []) if (missing(shared, need)) needed(need);
     if (spec.purchase) shared.interlock.assertMayPay();
     // Its own tenant (see "Independence" above) where it moves time or counts, and the target has tenants.
     const own = spec.tenant || spec.movesClock || spec.needs?.some((n) => n === 'clock' || n === 'stats');
     const run = own && shared.tenant ? await shared.tenant() : shared;
-    for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) skip(NEED_KINDS[need], NEED_REASONS[need]);
-    // The transcript of the attempt being judged: what a failed or errored test carries as its evidence.
-    let scope: Scope | undefined;
-    ctx.onTestFinished(() => {
-      if (!scope) return;
-      scope.closed = true;
-      ctx.task.meta.requests = scope.madeBefore + scope.exchanges.length;
+    for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) needed(need);
+    // The test's record; its budget starts now. Its tenant's creation was the first request of its chain.
+    const record = Object.assign(new Scope(name), { clauses, endpoint: spec.endpoint, madeBefore: run !== shared ? 1 : 0, expected: chainLength(run.config.reportDir, name) });
+    // The one meta write, also when vitest ends the test (the run bound): the transcript shows how far it got.
+    ctx.onTestFinished(({ task }) => {
+      record.closed = true;
+      if (task.result?.state === 'fail' && !record.transcript) record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end: task.result.errors?.[0]?.message ?? 'the test failed' });
+      Object.assign(ctx.task.meta, record.toMeta());
     });
-    // Also when vitest ends the test (the run bound): the transcript shows how far it got.
-    ctx.onTestFailed(({ task }) => {
-      if (scope && !ctx.task.meta.transcript) {
-        ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end: task.result?.errors?.[0]?.message ?? 'the test failed' });
-      }
-    });
-    const budgetMs = budgetOf(run, timeoutMs);
-
-    const observations: Observation[] = [];
-    const t: T = {
-      run,
-      call: run.call,
-      observe(clause, message) {
-        observations.push({ clause, message });
-        ctx.task.meta.observations = observations;
-        void ctx.annotate(`WARN ${clause}: ${message}`, 'warning');
-      },
-      skip,
-      replay(seed, command) {
-        ctx.task.meta.seed = seed;
-        ctx.task.meta.replay = command;
-      },
-      cite(more) {
-        ctx.task.meta.clauses = [...new Set([...(ctx.task.meta.clauses ?? []), ...more])];
-      },
-    };
-
-    const expected = isExpectedFailure(run, name);
+    const softs: CheckFailure[] = [];
+    const t = testApi(ctx, run, record, softs);
     let unprocessed: number;
-    // The attempt has its own scope (its transcript) and its own budget, which starts now.
-    const attempt = () => {
-      const mine = new Scope(name);
-      // Its tenant's creation was the first request of its chain.
-      if (run !== shared) mine.madeBefore = 1;
-      mine.expected = chainLength(run.config.reportDir, name);
-      scope = mine;
-      const work = withScope(mine, async () => {
-        await fn(t);
-        const exchanges = currentScopeExchanges();
-        observeServerErrors(t, exchanges, observations);
-        fieldMappings.observeNew((clause, message) => t.observe(clause, message));
-        return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
-      });
-      return withinBudget(mine, budgetMs, work);
-    };
     try {
-      unprocessed = await attempt();
-    } catch (err) {
-      // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
-      if (err instanceof PaymentRefused) {
-        skip('refused-by-target', `not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
-      }
-      if (err instanceof NotJudged) skip('undecidable', `not judged: ${err.message}`);
-      // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
-      if (err instanceof FieldsNotFoundError) skip('page-not-driven', `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)`);
-      if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
-        skip('page-not-driven', `the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})`);
-      }
-      if (err instanceof PayerError && run.target.kind === 'remote') {
-        skip('page-not-driven', `hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`);
-      }
-      if (err instanceof CheckFailure) ctx.task.meta.failure = withPreamble(err.evidence, run);
-      if (err instanceof HttpError && err.byTarget) ctx.task.meta.failure = withPreamble(noAnswer(err, ctx.task.meta.clauses ?? clauses), run);
-      if (scope) {
-        const end = `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
-        ctx.task.meta.transcript = transcriptOf(scope, { failingExchangeId: ctx.task.meta.failure?.exchangeId, end });
-      }
+      unprocessed = await withinBudget(record, budgetOf(run, timeoutMs), runBody(record, t, softs, fn));
+    } catch (thrown) {
+      const err = withSoftFailures(thrown, softs);
+      const skip = notJudgedReason(err, run);
+      if (skip !== undefined) t.skip(skip.kind, skip.reason);
+      const evidence = thrown instanceof CheckFailures ? undefined : evidenceOf(thrown, run, record.clauses);
+      if (evidence) record.failures.push(evidence);
+      const end = `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
+      record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end });
       // Only a judged failure can be an expected one: the suite's own failure (ERROR) always counts.
-      if (expected && judged(err)) {
-        ctx.task.meta.expected = 'failed';
-        return;
-      }
+      if (isExpectedFailure(run, name) && judged(err)) return void (record.expectedOutcome = 'failed');
       throw err;
     }
     // A "refused" that was only a rate limiter (429) or an unavailable service (503) says nothing about the rule.
-    if (unprocessed > 0) skip('rate-limited', `${UNPROCESSED} (${unprocessed} request(s) of this test)`);
-    if (expected) ctx.task.meta.expected = 'passed';
+    if (unprocessed > 0) t.skip('rate-limited', `${UNPROCESSED} (${unprocessed} request(s) of this test)`);
+    if (isExpectedFailure(run, name)) record.expectedOutcome = 'passed';
   });
 }

@@ -14,7 +14,7 @@
  */
 import { contractFindings, describeExchange, webhookFindings, type ContractFinding } from '../judge/checks.ts';
 import type { Contract } from '../api/contract.ts';
-import { toCurl } from '../record/evidence.ts';
+import { toCurl } from '../record/curl.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence } from '../record/meta.ts';
 import type { ReceivedWebhook } from '../api/receiver.ts';

@@ -1,6 +1,6 @@
 /**
- * vitest global setup of the conformance project: selects and probes the target once per run, hands it to the
- * worker (`inject('target')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
+ * vitest global setup of the conformance project: selects and probes the target once per run, hands it and the run's
+ * bounds to the worker (`inject('target')`, `inject('budget')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
  */
 import type { TestProject } from 'vitest/node';
 import { ConfigError, loadConfig, type Config } from '../setup/config.ts';
@@ -39,6 +39,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ...(abort ? { abort } : {}),
   });
   project.provide('target', target);
+  // The run's bounds, read here once: the worker declares its tests' timeouts with them (harness/run/budget.ts).
+  project.provide('budget', config.budget);
   return async () => {
     await embedded?.close();
   };

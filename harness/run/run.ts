@@ -8,7 +8,8 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../setup/config.ts';
 import { loadContract, type Contract } from '../api/contract.ts';
 import type { Exchange, Http } from '../api/http.ts';
-import { noteStep, secrets } from '../record/evidence.ts';
+import { noteStep } from '../record/scope.ts';
+import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
@@ -120,7 +121,7 @@ async function createRun(): Promise<Run> {
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // (unreadPagesThrow: until the judges read `no-form` refusals themselves; see harness/payer/index.ts.)
-  const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.http.testTimeoutMs) }));
+  const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs) }));
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall);
   let receiver: Promise<Receiver> | undefined;

@@ -9,31 +9,18 @@
  *     await letTimePass(t, 90, 'a payment 90 s after the screen was shown');
  *   }, waitingTimeoutMs());
  */
-import { loadConfig } from '../setup/config.ts';
-import { TEST_BUDGET_MS, type T } from './conformance.ts';
-import { doing } from '../record/evidence.ts';
+import type { T } from './conformance.ts';
+import { runBudget, TEST_BUDGET_MS } from './budget.ts';
+import { doing } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
-
-let declaredMaxWaitS: number | undefined;
-/** MAX_WAIT_S as the test files are declared (a configuration error is reported by the global setup, not here). */
-function maxWaitAtDeclaration(): number {
-  if (declaredMaxWaitS === undefined) {
-    try {
-      declaredMaxWaitS = loadConfig().maxWaitS;
-    } catch {
-      declaredMaxWaitS = 0;
-    }
-  }
-  return declaredMaxWaitS;
-}
 
 /**
  * The budget of a test that may wait `waits` times up to MAX_WAIT_S (plus margins), its other work on top: a real-time
  * wait is the test's own time (not a wait for other tests), so its budget must hold it (harness/run/conformance.ts).
  */
 export function waitingTimeoutMs(waits = 1): number {
-  return TEST_BUDGET_MS + waits * (maxWaitAtDeclaration() + 10) * 1000;
+  return TEST_BUDGET_MS + waits * (runBudget().maxWaitS + 10) * 1000;
 }
 
 /** The target moves time when told (its clock control), so waits take no real time. */
@@ -46,7 +33,7 @@ export const hasClock = (t: T): boolean => t.run.target.capabilities.includes('c
  */
 export function cannotPass(t: T, seconds: number, what: string, limit = seconds): string | undefined {
   if (hasClock(t)) return undefined;
-  const max = t.run.config.maxWaitS;
+  const max = t.run.config.budget.maxWaitS;
   if (limit <= max) return undefined;
   return max === 0
     ? `the target has no clock control and real-time waits are off (MAX_WAIT_S=0): ${what} needs ${Math.ceil(seconds)} s of the target's time to pass`

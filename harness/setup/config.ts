@@ -13,7 +13,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from '../record/errors.ts';
-import { secrets } from '../record/evidence.ts';
+import { secrets } from '../record/redact.ts';
 import { readReportSettings, SettingError } from '../record/report-settings.ts';
 import { DEFAULT_CHROMIUM_PATH, installHint } from '../payer/chromium.ts';
 import { isInputName } from '../payer/fields.ts';
@@ -57,6 +57,22 @@ export type TargetConfig =
       otherClientSecret?: string;
     };
 
+/** TEST_TIMEOUT_MS's default: a test's own budget, the one a test's own budget (`clauseTest(…, ms)`) is scaled against. */
+export const TEST_TIMEOUT_MS_DEFAULT = 60_000;
+
+/** The run's bounds. */
+export interface Budget {
+  /** TEST_TIMEOUT_MS: a test's own budget (harness/run/budget.ts), waits for other tests not counted. */
+  testTimeoutMs: number;
+  /** RUN_TIMEOUT_S: bounds the whole run (vitest's timeout of each test, and the HTTP client's deadline). */
+  runTimeoutS: number;
+  /**
+   * MAX_WAIT_S: the longest a test waits in real time for the target's time to pass where it has no clock control
+   * (a link's vigencia, a screen's validity, a token's lifetime, a quick-pay QR); 0 = such tests skip.
+   */
+  maxWaitS: number;
+}
+
 export interface Config {
   target: TargetConfig;
   accountAuth: AccountAuth;
@@ -64,8 +80,9 @@ export interface Config {
   accountAuthAuto: boolean;
   /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
   tokenAudience: string;
-  /** testTimeoutMs: a test's own budget (TEST_TIMEOUT_MS; harness/run/conformance.ts), waits for other tests not counted. */
-  http: { timeoutMs: number; retries: number; maxResponseBytes: number; runTimeoutS: number; testTimeoutMs: number };
+  http: { timeoutMs: number; retries: number; maxResponseBytes: number };
+  /** The run's bounds, read once by the global setup and provided to the worker (`inject('budget')`, harness/run/budget.ts). */
+  budget: Budget;
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };
   webhook: {
@@ -93,11 +110,6 @@ export interface Config {
      */
     order: 'spec' | 'link' | 'auto';
   };
-  /**
-   * MAX_WAIT_S: the longest a test waits in real time for the target's time to pass where it has no clock control
-   * (a link's vigencia, a screen's validity, a token's lifetime, a quick-pay QR); 0 = such tests skip.
-   */
-  maxWaitS: number;
   // --- issue 12: remote speed ---
   /** MAX_CONCURRENCY: requests in flight to the target at most, across the whole run (lowered on 429/503). */
   maxConcurrency: number;
@@ -408,8 +420,11 @@ function parseConfig(env: Env): Config {
     timeoutMs: r.int('HTTP_TIMEOUT_MS', 'number of milliseconds', 15_000, 1),
     retries: r.int('HTTP_RETRIES', 'number of extra attempts for idempotent requests', 3, 0, 10),
     maxResponseBytes: r.int('MAX_RESPONSE_BYTES', 'number of bytes read of a response body', 1_048_576, 1),
+  };
+  const budget: Budget = {
+    testTimeoutMs: r.int('TEST_TIMEOUT_MS', 'number of milliseconds of its own work a test may take (waits for other tests not counted)', TEST_TIMEOUT_MS_DEFAULT, 1),
     runTimeoutS: r.int('RUN_TIMEOUT_S', 'number of seconds bounding the whole run', 900, 1),
-    testTimeoutMs: r.int('TEST_TIMEOUT_MS', 'number of milliseconds of its own work a test may take (waits for other tests not counted)', 60_000, 1),
+    maxWaitS: parseMaxWait(r, remote),
   };
 
   const publicUrl = r.url('WEBHOOK_PUBLIC_URL', 'at which the target reaches the webhook receiver (a tunnel for a remote target)', 'https://my-tunnel.example.test');
@@ -487,11 +502,11 @@ function parseConfig(env: Env): Config {
     accountAuthAuto: accountAuthSetting === 'auto',
     tokenAudience,
     http,
+    budget,
     reportDir: r.string('REPORT_DIR', 'reports'),
     receiver,
     webhook,
     redirectHash,
-    maxWaitS: parseMaxWait(r, remote),
     maxConcurrency: r.int('MAX_CONCURRENCY', 'number of requests in flight to the target at once (1 = one at a time)', 8, 1, 64),
     allowDestructive,
     fastCheck,
@@ -784,8 +799,8 @@ export function redactedConfigSummary(config: Config): string {
     ['BASELINE', config.reports.baseline ?? '[unset]'],
     ['FAIL_ON', config.reports.failOn],
     ['HTTP_TIMEOUT_MS', String(config.http.timeoutMs)],
-    ['RUN_TIMEOUT_S', String(config.http.runTimeoutS)],
-    ['TEST_TIMEOUT_MS', String(config.http.testTimeoutMs)],
+    ['RUN_TIMEOUT_S', String(config.budget.runTimeoutS)],
+    ['TEST_TIMEOUT_MS', String(config.budget.testTimeoutMs)],
     ['HTTP_RETRIES', String(config.http.retries)],
     ['MAX_RESPONSE_BYTES', String(config.http.maxResponseBytes)],
     ['REDIRECT_HASH', config.redirectHash.algorithm],
@@ -799,7 +814,7 @@ export function redactedConfigSummary(config: Config): string {
     ['WEBHOOK_SIGNATURE_ENCODING', config.webhook.signatureEncoding],
     ['WEBHOOK_TIMEOUT_S', String(config.webhook.timeoutS)],
     ['WEBHOOK_FIELD_CASE', config.webhook.fieldCase],
-    ['MAX_WAIT_S', String(config.maxWaitS)],
+    ['MAX_WAIT_S', String(config.budget.maxWaitS)],
     ['MAX_CONCURRENCY', String(config.maxConcurrency)],
     ['FC_SEED', config.fastCheck.seed === undefined ? '[unset: random]' : String(config.fastCheck.seed)],
     ['FC_NUM_RUNS', String(config.fastCheck.numRuns)],

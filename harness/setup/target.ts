@@ -3,10 +3,11 @@
  * of what the target is (reachable? test-control API? business mode?) before any test runs.
  * Runs in vitest's global setup (main process); the worker receives the result through `inject('target')`.
  */
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, type Budget, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
-import { Recorder, secrets } from '../record/evidence.ts';
+import { Recorder } from '../record/scope.ts';
+import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
 
 export type Capability = 'clock' | 'outbox' | 'stats' | 'reset' | 'tenants';
@@ -71,6 +72,8 @@ export interface TargetInfo {
 declare module 'vitest' {
   interface ProvidedContext {
     target: TargetInfo;
+    /** The run's bounds (harness/run/budget.ts). */
+    budget: Budget;
   }
 }
 
@@ -80,7 +83,7 @@ export interface EmbeddedHandle {
 
 /** Starts the embedded sandbox (only through its public factory) or describes the remote target from config. */
 export async function selectTarget(config: Config): Promise<{ info: TargetInfo; embedded?: EmbeddedHandle }> {
-  const deadline = Date.now() + config.http.runTimeoutS * 1000;
+  const deadline = Date.now() + config.budget.runTimeoutS * 1000;
   if (config.target.kind === 'embedded') {
     const { createSandbox } = await import('../../sandbox/index.ts');
     const fault = config.sandbox.fault;
@@ -147,7 +150,7 @@ export function createRunHttp(config: Config, deadline: number): Http {
     retries: config.http.retries,
     maxResponseBytes: config.http.maxResponseBytes,
     deadline,
-    runTimeoutS: config.http.runTimeoutS,
+    runTimeoutS: config.budget.runTimeoutS,
     // One client per process, one worker and one test file per run: the cap is run-wide (MAX_CONCURRENCY).
     maxConcurrency: config.maxConcurrency,
     recorder: new Recorder({ limit: 0 }),

@@ -35,7 +35,7 @@ import {
 } from '../../harness/judge/checks.ts';
 import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/judge/schemes.ts';
 import { loadContract } from '../../harness/api/contract.ts';
-import { secrets } from '../../harness/record/evidence.ts';
+import { secrets } from '../../harness/record/redact.ts';
 import type { Exchange, ExchangeResponse } from '../../harness/record/exchange.ts';
 import type { CheckEvidence } from '../../harness/record/meta.ts';
 import type { PaymentOutcome } from '../../harness/payer/index.ts';

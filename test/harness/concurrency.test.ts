@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Recorder, Scope, SecretRegistry, sharedWork, withScope } from '../../harness/record/evidence.ts';
+import { Recorder, Scope, sharedWork, withScope } from '../../harness/record/scope.ts';
+import { SecretRegistry } from '../../harness/record/redact.ts';
 import { readFileSync } from 'node:fs';
 import { chainLengths, SHIPPED_LENGTHS } from '../../harness/run/chains.ts';
 import { createHttp, RequestLimiter, type Http } from '../../harness/api/http.ts';

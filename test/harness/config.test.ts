@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/setup/config.ts';
-import { secrets } from '../../harness/record/evidence.ts';
+import { secrets } from '../../harness/record/redact.ts';
 
 const remote = {
   API_BASE_URL: 'https://api.example.test/api/',
@@ -28,10 +28,11 @@ describe('loadConfig', () => {
   it('gives the embedded defaults when nothing is set', () => {
     const c = load({});
     expect(c.target).toEqual({ kind: 'embedded' });
-    expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576, runTimeoutS: 900, testTimeoutMs: 60000 });
+    expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576 });
+    expect(c.budget).toEqual({ testTimeoutMs: 60000, runTimeoutS: 900, maxWaitS: 0 });
     expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', values: 'query', order: 'auto' });
     expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', signatureUnkeyed: false, signatureEncoding: 'hex', timeoutS: 10, fieldCase: 'insensitive' });
-    expect(c.maxWaitS).toBe(0);
+    expect(c.budget.maxWaitS).toBe(0);
     expect(c.fastCheck).toEqual({ numRuns: 50 });
     expect(c.accountAuth).toBe('basic');
     expect(c.receiver).toEqual({ host: '127.0.0.1', port: 0 });
@@ -46,9 +47,9 @@ describe('loadConfig', () => {
     expect(c.redirectHash.algorithm).toBe('auto');
     expect(c.webhook.signature).toBe('auto');
     expect(c.accountAuthAuto).toBe(true);
-    expect(c.maxWaitS).toBe(120);
-    expect(load({ ...remote, MAX_WAIT_QR_EXPIRY_S: '30' }).maxWaitS).toBe(30);
-    expect(load({ ...remote, MAX_WAIT_QR_EXPIRY_S: '30', MAX_WAIT_S: '0' }).maxWaitS).toBe(0);
+    expect(c.budget.maxWaitS).toBe(120);
+    expect(load({ ...remote, MAX_WAIT_QR_EXPIRY_S: '30' }).budget.maxWaitS).toBe(30);
+    expect(load({ ...remote, MAX_WAIT_QR_EXPIRY_S: '30', MAX_WAIT_S: '0' }).budget.maxWaitS).toBe(0);
     expect(c.fastCheck.numRuns).toBe(10);
   });
 

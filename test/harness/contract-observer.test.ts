@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { loadContract } from '../../harness/api/contract.ts';
 import { contractRecord, observeResponse, observeWebhook, resetContractObserver, WEBHOOK } from '../../harness/run/contract-observer.ts';
 import type { Exchange } from '../../harness/api/http.ts';
-import { secrets } from '../../harness/record/evidence.ts';
+import { secrets } from '../../harness/record/redact.ts';
 import type { ReceivedWebhook } from '../../harness/api/receiver.ts';
 
 const contract = await loadContract();

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cvvShape,
-  Recorder,
-  SecretRegistry,
-  currentScopeExchanges,
-  curlPreamble,
-  maskCardRuns,
-  noteStep,
-  Scope,
-  transcriptOf,
-  waitingFor,
-  redactExchange,
-  redactUrlsIn,
-  secrets,
-  toCurl,
-  withScope,
-} from '../../harness/record/evidence.ts';
+import { cvvShape, SecretRegistry, maskCardRuns, redactExchange, redactUrlsIn, secrets } from '../../harness/record/redact.ts';
+import { Recorder, currentScopeExchanges, noteStep, Scope, transcriptOf, waitingFor, withScope } from '../../harness/record/scope.ts';
+import { curlPreamble, toCurl } from '../../harness/record/curl.ts';
 import type { Exchange } from '../../harness/api/http.ts';
 import { PayerError } from '../../harness/record/errors.ts';
 

@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpError } from '../../harness/record/errors.ts';
-import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { Recorder } from '../../harness/record/scope.ts';
+import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http, type HttpOptions } from '../../harness/api/http.ts';
 import { startFixture, type Fixture } from './server.ts';
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type Operation } from '../../harness/api/client.ts';
 import { TokenError, TokenRefusedEarly } from '../../harness/record/errors.ts';
-import { Recorder, secrets } from '../../harness/record/evidence.ts';
+import { Recorder } from '../../harness/record/scope.ts';
+import { secrets } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createTokenCache, earlyRefusals } from '../../harness/api/tokens.ts';
 import { startFixture, type Fixture } from './server.ts';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it, type TestContext } from 'vitest';
 import { HttpError, PayerError } from '../../harness/record/errors.ts';
-import { Recorder, SecretRegistry } from '../../harness/record/evidence.ts';
+import { Recorder } from '../../harness/record/scope.ts';
+import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Exchange, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';
 import { startHostile, TEN_MB, type Behaviour, type HostileServer } from './server.ts';

@@ -1,0 +1,203 @@
+/**
+ * The browser payer's sessions: one hosted screen in its own browser context (what its main frame did, the redirect
+ * caught before it is followed, a payment never sent twice), and the turns that bound the pages driven at once.
+ */
+import type { BrowserContext, Page, Request, Route } from 'playwright-core';
+import { currentScope, noteStep, pathOf, type Scope } from '../record/scope.ts';
+import { redactBodyText } from '../record/redact.ts';
+import { bare } from './form.ts';
+import type { PaymentOutcome, Submission } from './types.ts';
+
+export type Stop = (url: string) => boolean;
+
+const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome received by the conformance suite</p>';
+/** Open screens kept for a later submitScreen; the oldest is closed beyond this. */
+export const MAX_OPEN = 16;
+/** Cleaned pages kept for the next screens. */
+export const MAX_IDLE = 2;
+export const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
+/**
+ * Pages driven at once (a navigation, filling and submitting a form): more only starve each other of CPU on a small
+ * machine under load, and a page that gets none times out. Waiting for a turn is not the test's own time.
+ */
+export const MAX_DRIVEN = 2;
+
+/** A counting semaphore, first come first served. */
+export class Turns {
+  #free: number;
+  readonly #queue: (() => void)[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  take(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#queue.push(resolve));
+  }
+  give(): void {
+    const next = this.#queue.shift();
+    if (next) next();
+    else this.#free++;
+  }
+}
+
+/** One screen in its own browser context: what its main frame did, and the outcome once it is known. */
+export class Session {
+  stop: Stop | undefined;
+  outcome: (PaymentOutcome & { kind: 'redirect' }) | undefined;
+  error: string | undefined;
+  status = 0;
+  readonly #sent = new Set<string>();
+  /** Every site the page talked to: their storage is cleared before the page serves another screen. */
+  readonly #origins = new Set<string>();
+  #settle: () => void = () => {};
+  /** The last payment this page sent (a form POST), for resubmitScreen. */
+  submission: Submission | undefined;
+  /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
+  #scope: Scope | undefined;
+  readonly #noted = new WeakSet<Request>();
+
+  /** A main-frame navigation as a step of the test's transcript: the page, what was posted (redacted), the answer. */
+  #note(req: Request, status: number, headers: Record<string, string>): void {
+    this.#noted.add(req);
+    const posted = req.postData();
+    const location = headers['location'];
+    const detail = [
+      `> ${req.method()} ${req.url()}`,
+      ...(posted ? [redactBodyText(posted, req.headers()['content-type'] ?? '')] : []),
+      `< ${status} ${headers['content-type'] ?? ''}`.trimEnd(),
+      ...(location ? [`< location: ${location}`] : []),
+    ].join('\n');
+    noteStep({ kind: 'page', title: `browser ${req.method()} ${pathOf(req.url())} → ${status}`, detail }, this.#scope);
+  }
+
+  /** timeoutMs: the target's answer to a navigation sent here; stepMs: a step of the browser's own. */
+  constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number, readonly stepMs: number) {
+    page.on('response', (r) => {
+      const req = r.request();
+      if (!req.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      this.status = r.status();
+      // A navigation this payer sent itself (#fetchOnce) is noted there, with the target's own answer.
+      if (!this.#noted.has(req)) this.#note(req, r.status(), r.headers());
+    });
+    // A redirect the browser followed by itself is not routed: seen here, before it is sent.
+    page.on('request', (r) => {
+      if (/^https?:/.test(r.url())) this.#origins.add(new URL(r.url()).origin);
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && this.stop?.(r.url())) this.#arrive(r.url());
+    });
+  }
+
+  static async open(context: BrowserContext, timeoutMs: number, stepMs: number): Promise<Session> {
+    const page = await context.newPage();
+    const session = new Session(context, page, timeoutMs, stepMs);
+    // A route answered after its context closed throws: nothing to do then.
+    await context.route('**/*', (route) => session.onRoute(route).catch(() => undefined));
+    return session;
+  }
+
+  /** Ready for another screen: what the last one did forgotten. */
+  reset(stop: Stop | undefined): void {
+    this.#scope = currentScope();
+    this.stop = stop;
+    this.outcome = undefined;
+    this.error = undefined;
+    this.status = 0;
+    this.#sent.clear();
+    this.#settle = () => {};
+  }
+
+  /**
+   * Back to a blank page with no cookies or storage left, as a new customer would arrive (a fresh context costs a
+   * renderer start, about half a second); false when the page cannot be cleaned, so it is closed instead.
+   */
+  async clean(): Promise<boolean> {
+    try {
+      await this.page.goto('about:blank', { timeout: this.stepMs });
+      const cdp = await this.context.newCDPSession(this.page);
+      for (const origin of this.#origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+      await cdp.detach();
+      this.#origins.clear();
+      await this.context.clearCookies();
+      this.reset(undefined);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves when the outcome or an error is known (the page may load meanwhile). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#settle = resolve;
+      if (this.outcome || this.error) resolve();
+    });
+  }
+
+  #arrive(url: string): void {
+    if (!this.outcome) noteStep({ kind: 'redirect', title: `redirect caught by the browser payer (not followed): ${url}` }, this.#scope);
+    this.outcome ??= { kind: 'redirect', location: url, params: Object.fromEntries(new URL(url).searchParams) };
+    this.#settle();
+  }
+
+  #fail(message: string): void {
+    if (!this.error) noteStep({ kind: 'page', title: `browser payer: ${message}` }, this.#scope);
+    this.error ??= message;
+    this.#settle();
+  }
+
+  async onRoute(route: Route): Promise<void> {
+    const req = route.request();
+    if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue();
+    const url = req.url();
+    if (this.stop?.(url)) {
+      this.#noted.add(req); // answered here, not by the target: the redirect caught is the step
+      this.#arrive(url);
+      return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+    }
+    if (req.method() !== 'GET') {
+      // What the page sends, as it sends it: kept (in memory) for a replay the test may ask for (resubmitScreen).
+      const headers = await req.allHeaders().catch(() => req.headers());
+      const kept = Object.fromEntries(Object.entries(headers).filter(([k]) => ['content-type', 'cookie'].includes(k.toLowerCase())));
+      this.submission = { method: req.method(), url, ...(req.postData() ? { body: req.postData()! } : {}), headers: kept };
+      const key = `${req.method()} ${bare(url)}`;
+      if (this.#sent.has(key)) {
+        this.#fail(`the page sent the payment to ${bare(url)} a second time; the browser payer blocked it (a payment is never re-sent)`);
+        return route.abort('blockedbyclient');
+      }
+      this.#sent.add(key);
+    }
+    if (!this.stop) return route.continue();
+    return this.#fetchOnce(route, url, req.method());
+  }
+
+  /** Sends the navigation itself (redirects not followed) to see where a redirect leads before the browser goes. */
+  async #fetchOnce(route: Route, url: string, method: string): Promise<void> {
+    let res;
+    try {
+      res = await route.fetch({ maxRedirects: 0, timeout: this.timeoutMs });
+    } catch (err) {
+      this.#fail(`${method} ${bare(url)} got no answer: ${(err as Error).message.split('\n')[0]}`);
+      return route.abort('failed');
+    }
+    this.#note(route.request(), res.status(), res.headers());
+    const location = res.headers()['location'];
+    if (res.status() >= 300 && res.status() <= 399 && location !== undefined) {
+      const next = new URL(location, url).href;
+      if (this.stop?.(next)) {
+        this.#arrive(next);
+        return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+      }
+      if ((res.status() === 307 || res.status() === 308) && method === 'POST') {
+        this.#fail(`${bare(url)} answered ${res.status()} to the payment POST, asking to send it again to ${bare(next)}; a payment is never re-sent`);
+        return route.fulfill({ status: 200, contentType: 'text/html', body: '<p>payment not re-sent</p>' });
+      }
+    }
+    return route.fulfill({ response: res });
+  }
+
+  async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
+  }
+}

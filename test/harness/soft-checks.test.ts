@@ -1,0 +1,72 @@
+/**
+ * Soft checks (issue 28): independent clauses of one test are each judged. A body with two failing soft checks ends
+ * failing once with both, each recorded on the test's Scope and in its meta (`failure` the first, `failures` all);
+ * a plain check still stops the test, ending it together with the soft failures before it.
+ */
+import type { TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { CheckFailure, fieldEquals, holds } from '../../harness/judge/checks.ts';
+import { Scope } from '../../harness/record/scope.ts';
+import { runBody, testApi, type T } from '../../harness/run/conformance.ts';
+import { CheckFailures, withSoftFailures } from '../../harness/run/outcome.ts';
+import type { Run } from '../../harness/run/run.ts';
+
+const ctx = { annotate: async () => undefined, skip: (reason: string) => { throw new Error(reason); } } as unknown as TestContext;
+const run = { call: async () => undefined, config: {}, target: {} } as unknown as Run;
+
+function harness(): { record: Scope; softs: CheckFailure[]; t: T } {
+  const record = Object.assign(new Scope('[2.1-a 2.4-b 2.5-c] soft'), { clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow' });
+  const softs: CheckFailure[] = [];
+  return { record, softs, t: testApi(ctx, run, record, softs) };
+}
+
+describe('soft checks', () => {
+  it('a body with two failing soft checks runs to its end and fails once with both', async () => {
+    const { record, softs, t } = harness();
+    let reachedEnd = false;
+    const ended = runBody(record, t, softs, async () => {
+      t.soft(() => fieldEquals(5, 10, 'monto', '2.1-a'));
+      t.soft(() => fieldEquals('x', 'x', 'nombreProducto', '2.1-a'));
+      t.soft(() => holds(false, 'field-equals', '2.4-b', 'infoProducto kept', 'infoProducto missing'));
+      reachedEnd = true;
+    });
+    const err = await ended.catch((e: unknown) => e);
+    expect(reachedEnd).toBe(true);
+    expect(err).toBeInstanceOf(CheckFailures);
+    expect((err as CheckFailures).all.map((f) => f.evidence.clauses)).toEqual([['2.1-a'], ['2.4-b']]);
+    expect((err as Error).message).toMatch(/^2 independent checks failed/);
+    expect((err as Error).message).toContain('monto = 10');
+    expect((err as Error).message).toContain('infoProducto missing');
+    const meta = record.toMeta();
+    expect(meta.failure?.clauses).toEqual(['2.1-a']);
+    expect(meta.failures?.map((f) => f.clauses)).toEqual([['2.1-a'], ['2.4-b']]);
+    expect(meta.clauses).toEqual(['2.1-a', '2.4-b', '2.5-c']);
+  });
+
+  it('a passing soft check records nothing; one failure gives `failure` alone', async () => {
+    const { record, softs, t } = harness();
+    await expect(runBody(record, t, softs, async () => t.soft(() => fieldEquals(1, 1, 'monto', '2.1-a')))).resolves.toBe(0);
+    expect(record.toMeta()).not.toHaveProperty('failure');
+    const other = harness();
+    await expect(runBody(other.record, other.t, other.softs, async () => other.t.soft(() => fieldEquals(1, 2, 'monto', '2.5-c')))).rejects.toBeInstanceOf(CheckFailure);
+    expect(other.record.toMeta().failure?.clauses).toEqual(['2.5-c']);
+    expect(other.record.toMeta()).not.toHaveProperty('failures');
+  });
+
+  it('a plain check stops the test and ends it with the soft failures before it; other errors pass through', async () => {
+    const { record, softs, t } = harness();
+    let after = false;
+    const thrown = await runBody(record, t, softs, async () => {
+      t.soft(() => fieldEquals(1, 2, 'monto', '2.1-a'));
+      holds(false, 'field-equals', '2.5-c', 'active', 'inactive');
+      after = true;
+    }).catch((e: unknown) => e);
+    expect(after).toBe(false);
+    const err = withSoftFailures(thrown, softs);
+    expect(err).toBeInstanceOf(CheckFailures);
+    expect((err as CheckFailures).all.map((f) => f.evidence.check)).toEqual(['field-equals', 'field-equals']);
+    const crash = new TypeError('harness bug');
+    expect(() => t.soft(() => { throw crash; })).toThrow(crash);
+    expect(withSoftFailures(crash, softs)).toBe(crash);
+  });
+});
