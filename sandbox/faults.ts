@@ -125,6 +125,8 @@ export const FAULTS = [
   { id: 'webhook-monto-unit-price', area: 'webhook', description: '6.1/2.2: the webhook of a link payment carries the link\'s unit monto, not the amount charged (cantidad x monto)' },
   { id: 'pagoqr-ignores-cantidad', area: 'links', description: '4.5/4.1: PagoQr charges the link\'s monto without its cantidadPorDefecto' },
   { id: 'secret-case-blind', area: 'auth', description: '5.1: the token endpoint compares client_secret case-insensitively' },
+  // Issue 28 — one fault breaking two independent clauses of one test: both are reported (soft checks).
+  { id: 'link-record-two-fields', area: 'links', description: '2.4/2.5: the link record loses infoProducto.urlImagenProducto and configuracion.urlRetorno (two independent fields of one record)' },
   // Out of npm run mutation's per-fault loop (scripts/mutation.ts): it fails by design under many clauses at once.
   { id: 'deployed', area: 'composite', description: 'every deviation the deployed service shows at once: token-audience-own, telefono-digits-only, link-redirect-four-fields, webhook-monto-string, webhook-bom, enum-names', composite: true, settings: { TOKEN_AUDIENCE: 'pasarela_api' } },
 ] as const satisfies readonly FaultEntry[];

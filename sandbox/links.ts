@@ -170,7 +170,9 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
     cantidadPagosExitosos: link.cantidadPagosExitosos,
     formaPago: link.formaPago,
     infoProducto: link.infoProducto,
-    configuracion: link.configuracion,
+    // Fault link-record-two-fields: two independent settings of the record answered wrong (the product image, the
+    // link's back-button target), each judged by its own clause of the same test.
+    configuracion: ctx.fault('link-record-two-fields') ? { ...link.configuracion, urlRetorno: null } : link.configuracion,
     cantidadMaximaCuotas: link.cantidadMaximaCuotas,
     // Variant transacciones-newest-first: 2.1 does not give the order of the list.
     transacciones: (ctx.variant('transacciones-newest-first') ? [...link.transacciones].reverse() : link.transacciones)
@@ -179,6 +181,7 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
       // Fault transacciones-page-cap: a first page passed off as the whole list.
       .slice(0, ctx.fault('transacciones-page-cap') ? 10 : undefined),
     imagenes: urlImagenProducto === null ? [] : [{ url: urlImagenProducto, esPrincipal: true }],
+    ...(ctx.fault('link-record-two-fields') ? { infoProducto: { ...link.infoProducto, urlImagenProducto: null } } : {}),
     vigencia: link.vigencia,
     limitesDeUso: link.limitesDeUso,
     datosAdicionales: link.datosAdicionales,

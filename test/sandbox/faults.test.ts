@@ -316,6 +316,11 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   },
   'tenant-mpos-other-idaplicativo': async (p) =>
     (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ idAplicativo: 'app-dev-1' }), basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) === 400,
+  'link-record-two-fields': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ infoProducto: { urlImagenProducto: 'https://example.com/p.png' }, configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRetorno: 'https://example.com/volver' } }));
+    const record = (await p.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, basic('merchant@sandbox.test', 'sandbox-password'))).json() as { infoProducto: { urlImagenProducto: unknown }; configuracion: { urlRetorno: unknown } };
+    return record.infoProducto.urlImagenProducto === 'https://example.com/p.png' && record.configuracion.urlRetorno === 'https://example.com/volver';
+  },
   'token-audience-own': tokenServiceApi,
   'telefono-digits-only': async (p) => {
     const enlace = await crearEnlace(p, enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '+503 7777-7777' } }));
