@@ -600,42 +600,36 @@ function parseChallengeCode(r: Reader): ChallengeCode | undefined {
   return raw.startsWith('shown-in:') ? { shownIn: raw.slice('shown-in:'.length).trim() } : { code: raw };
 }
 
-function parseFieldNames(r: Reader): Record<string, string> {
-  const raw = r.raw('SCREEN_FIELD_NAMES');
+/**
+ * A JSON object keyed by the hosted pages' fields (SCREEN_FIELDS), each entry as `valid` says, or a ConfigError naming
+ * the variable, what it holds and an example; unset → {}.
+ */
+function fieldObject(r: Reader, name: string, what: string, example: string, valid: (value: unknown) => boolean, problem: string): Record<string, unknown> {
+  const raw = r.raw(name);
   if (raw === undefined) return {};
-  const what = `a JSON object mapping the hosted pages' fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's pages (payment screen, 3DS and quick-pay pages)`;
-  const example = '{"numeroTarjeta":"card_number","cvv":"#cvc"}';
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
-    r.fail('SCREEN_FIELD_NAMES', what, example, false, 'got text that is not JSON');
+    r.fail(name, what, example, false, 'got text that is not JSON');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) r.fail('SCREEN_FIELD_NAMES', what, example, false, 'got JSON that is not an object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) r.fail(name, what, example, false, 'got JSON that is not an object');
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
-    if (!SCREEN_FIELDS.includes(key) || typeof value !== 'string' || value === '') r.fail('SCREEN_FIELD_NAMES', what, example, false, `got an entry "${key}" that is not one of those fields with a non-empty name`);
+    if (!SCREEN_FIELDS.includes(key) || !valid(value)) r.fail(name, what, example, false, `got an entry "${key}" that is not one of those fields ${problem}`);
   }
-  return parsed as Record<string, string>;
+  return parsed as Record<string, unknown>;
+}
+
+function parseFieldNames(r: Reader): Record<string, string> {
+  const what = `a JSON object mapping the hosted pages' fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's pages (payment screen, 3DS and quick-pay pages)`;
+  return fieldObject(r, 'SCREEN_FIELD_NAMES', what, '{"numeroTarjeta":"card_number","cvv":"#cvc"}', (v) => typeof v === 'string' && v !== '', 'with a non-empty name') as Record<string, string>;
 }
 
 /** SCREEN_OPTION_VALUES: per field, an object of the suite's values to the screen's option values. */
 function parseOptionValues(r: Reader): OptionValues {
-  const raw = r.raw('SCREEN_OPTION_VALUES');
-  if (raw === undefined) return {};
   const what = `a JSON object mapping, per field of the hosted pages (${SCREEN_FIELDS.join(', ')}), the suite's values to the option values of the page's select`;
-  const example = '{"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}';
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    r.fail('SCREEN_OPTION_VALUES', what, example, false, 'got text that is not JSON');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) r.fail('SCREEN_OPTION_VALUES', what, example, false, 'got JSON that is not an object');
-  for (const [key, map] of Object.entries(parsed as Record<string, unknown>)) {
-    const valid = SCREEN_FIELDS.includes(key) && map !== null && typeof map === 'object' && !Array.isArray(map) && Object.values(map).every((v) => typeof v === 'string');
-    if (!valid) r.fail('SCREEN_OPTION_VALUES', what, example, false, `got an entry "${key}" that is not one of those fields with an object of string values`);
-  }
-  return parsed as OptionValues;
+  const stringMap = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+  return fieldObject(r, 'SCREEN_OPTION_VALUES', what, '{"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}', stringMap, 'with an object of string values') as OptionValues;
 }
 
 function embeddedTarget(r: Reader): TargetConfig {
