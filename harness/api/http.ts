@@ -18,7 +18,7 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from '../record/errors.ts';
-import { currentScope, doing, forOtherTests, waitingFor } from '../record/scope.ts';
+import { doing, priorityNow, waitingFor } from '../record/scope.ts';
 import { redactUrl, secrets } from '../record/redact.ts';
 import { pending } from '../record/progress.ts';
 
@@ -176,20 +176,6 @@ export class RequestLimiter {
 }
 
 let nextId = 1;
-
-/**
- * A request's place at the cap. Work tests wait for goes first (shared work, a test's tenant being created): it is on
- * their path. Then the longest chain of requests still to run, where the last run's report in REPORT_DIR tells each
- * test's length (critical path first, harness/run/chains.ts); without one, the test furthest along its own chain.
- */
-function priorityNow(): number {
-  const scope = currentScope();
-  if (forOtherTests() || !scope) return 1_000_000;
-  const made = scope.madeBefore + scope.exchanges.length;
-  if (scope.expected === undefined) return made;
-  // A chain longer than last time (a model test draws its commands anew) is still a long one: not last in line.
-  return 10_000 + Math.max(scope.expected - made, Math.ceil(made / 2), 1);
-}
 
 export function createHttp(options: HttpOptions): Http {
   const { timeoutMs, retries, maxResponseBytes, deadline, recorder } = options;

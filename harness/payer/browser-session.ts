@@ -2,7 +2,7 @@
  * The browser payer's sessions: one hosted screen in its own browser context (what its main frame did, the redirect
  * caught before it is followed, a payment never sent twice), and the turns that bound the pages driven at once.
  */
-import type { BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
 import { currentScope, noteStep, pathOf, type Scope } from '../record/scope.ts';
 import { redactBodyText } from '../record/redact.ts';
 import { bare } from './form.ts';
@@ -14,7 +14,7 @@ const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome receiv
 /** Open screens kept for a later submitScreen; the oldest is closed beyond this. */
 export const MAX_OPEN = 16;
 /** Cleaned pages kept for the next screens. */
-export const MAX_IDLE = 2;
+export const MAX_IDLE = 8;
 export const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
 /**
  * Pages driven at once (a navigation, filling and submitting a form): more only starve each other of CPU on a small
@@ -22,24 +22,35 @@ export const SUBMIT = 'button[type=submit], button:not([type]), input[type=submi
  */
 export const MAX_DRIVEN = 2;
 
-/** A counting semaphore, first come first served. */
+/**
+ * A counting semaphore serving the highest priority first, then first come: a run lasts as long as its longest chain,
+ * so the test with most still to do is driven first (priorityNow, as at the request cap).
+ */
 export class Turns {
   #free: number;
-  readonly #queue: (() => void)[] = [];
+  readonly #queue: { priority: number; seq: number; grant: () => void }[] = [];
+  #seq = 0;
   constructor(n: number) {
     this.#free = n;
   }
-  take(): Promise<void> {
+  take(priority = 0): Promise<void> {
     if (this.#free > 0) {
       this.#free--;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.#queue.push(resolve));
+    return new Promise((grant) => this.#queue.push({ priority, seq: this.#seq++, grant }));
   }
   give(): void {
-    const next = this.#queue.shift();
-    if (next) next();
-    else this.#free++;
+    if (this.#queue.length === 0) {
+      this.#free++;
+      return;
+    }
+    let next = 0;
+    for (let i = 1; i < this.#queue.length; i++) {
+      const [w, best] = [this.#queue[i]!, this.#queue[next]!];
+      if (w.priority > best.priority || (w.priority === best.priority && w.seq < best.seq)) next = i;
+    }
+    this.#queue.splice(next, 1)[0]!.grant();
   }
 }
 
@@ -58,6 +69,10 @@ export class Session {
   /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
   #scope: Scope | undefined;
   readonly #noted = new WeakSet<Request>();
+  /** The page's DevTools session, opened once: storage is cleared through it. */
+  #cdp: CDPSession | undefined;
+  /** Set when the outcome's navigation is answered with ARRIVED: whether that page loaded. */
+  #arrivedShown: Promise<boolean> | undefined;
 
   /** A main-frame navigation as a step of the test's transcript: the page, what was posted (redacted), the answer. */
   #note(req: Request, status: number, headers: Record<string, string>): void {
@@ -105,25 +120,57 @@ export class Session {
     this.error = undefined;
     this.status = 0;
     this.#sent.clear();
+    this.#arrivedShown = undefined;
     this.#settle = () => {};
   }
 
   /**
-   * Back to a blank page with no cookies or storage left, as a new customer would arrive (a fresh context costs a
-   * renderer start, about half a second); false when the page cannot be cleaned, so it is closed instead.
+   * Ready for a new customer: no cookies or storage left (a fresh context costs a renderer start, about half a
+   * second); false when the page cannot be cleaned, so it is closed instead.
    */
   async clean(): Promise<boolean> {
     try {
-      await this.page.goto('about:blank', { timeout: this.stepMs });
-      const cdp = await this.context.newCDPSession(this.page);
-      for (const origin of this.#origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-      await cdp.detach();
+      // The page answered with the outcome caught is ours (no script runs on it): it stays. Any other page leaves
+      // its site first, so nothing it runs writes again what is cleared.
+      if (!(await this.#showsOutcome())) await this.#blank();
+      this.#cdp ??= await this.context.newCDPSession(this.page);
+      for (const origin of this.#origins) await this.#cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
       this.#origins.clear();
       await this.context.clearCookies();
       this.reset(undefined);
       return true;
     } catch {
       return false;
+    }
+  }
+
+  /** Whether the page shows the answer this payer gave for the outcome caught (loaded soon after the catch). */
+  async #showsOutcome(): Promise<boolean> {
+    return (await this.#arrivedShown) ?? false;
+  }
+
+  /** The navigation that reached the outcome answered here, with a page of ours (no script runs on it). */
+  #answerArrived(route: Route): Promise<void> {
+    this.#arrivedShown ??= this.page.waitForEvent('domcontentloaded', { timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+  }
+
+  /**
+   * The page on about:blank. The outcome is known when its navigation is caught, before the page shows what it was
+   * answered: that navigation may still be committing and interrupt this one, which is then sent again.
+   */
+  async #blank(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.page.goto('about:blank', { timeout: this.stepMs });
+        return;
+      } catch (err) {
+        if (attempt >= 3 || !/interrupted by another navigation/.test((err as Error).message)) throw err;
+        await this.page.waitForLoadState('domcontentloaded', { timeout: this.stepMs }).catch(() => undefined);
+      }
     }
   }
 
@@ -154,7 +201,7 @@ export class Session {
     if (this.stop?.(url)) {
       this.#noted.add(req); // answered here, not by the target: the redirect caught is the step
       this.#arrive(url);
-      return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+      return this.#answerArrived(route);
     }
     if (req.method() !== 'GET') {
       // What the page sends, as it sends it: kept (in memory) for a replay the test may ask for (resubmitScreen).
@@ -187,7 +234,7 @@ export class Session {
       const next = new URL(location, url).href;
       if (this.stop?.(next)) {
         this.#arrive(next);
-        return route.fulfill({ status: 200, contentType: 'text/html', body: ARRIVED });
+        return this.#answerArrived(route);
       }
       if ((res.status() === 307 || res.status() === 308) && method === 'POST') {
         this.#fail(`${bare(url)} answered ${res.status()} to the payment POST, asking to send it again to ${bare(next)}; a payment is never re-sent`);

@@ -348,3 +348,17 @@ export class Recorder {
     return text.length > max ? `${text.slice(0, max)}…[${text.length - max} more characters]` : text;
   }
 }
+
+/**
+ * A test's place in a queue for shared capacity (the request cap, the browser payer's turns). Work tests wait for
+ * goes first (shared work, a test's tenant being created): it is on their path. Then the longest chain of requests still to run, where the last run's report in REPORT_DIR tells each
+ * test's length (critical path first, harness/run/chains.ts); without one, the test furthest along its own chain.
+ */
+export function priorityNow(): number {
+  const scope = currentScope();
+  if (forOtherTests() || !scope) return 1_000_000;
+  const made = scope.madeBefore + scope.exchanges.length;
+  if (scope.expected === undefined) return made;
+  // A chain longer than last time (a model test draws its commands anew) is still a long one: not last in line.
+  return 10_000 + Math.max(scope.expected - made, Math.ceil(made / 2), 1);
+}
