@@ -51,8 +51,9 @@ describe('2.2 / 6.1 datosAdicionales keys come back as sent', () => {
 });
 
 describe('2.1 every transaction of a link, beyond any page size', () => {
-  clauseTest({ clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
-    `a link paid ${MANY} times lists ${MANY} transacciones, and counts them`, async (t) => {
+  // The counters are judged by their own tests (suites/links.test.ts): a list cut at a page is this test's finding.
+  clauseTest({ clauses: '2.1-transacciones-all', endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
+    `a link paid ${MANY} times lists all ${MANY} transacciones`, async (t) => {
       const { link } = await createLink(t, paymentLinkMinimal());
       // Sent together (the request cap bounds them): the list's length, not the order of payments, is judged here.
       const paid = await Promise.all(Array.from({ length: MANY }, (_, i) => t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), label: `PagoQr ${i + 1} of ${MANY}` })));
@@ -64,8 +65,6 @@ describe('2.1 every transaction of a link, beyond any page size', () => {
       const listed = new Set((record.transacciones ?? []).map((tx) => String(field(tx, 'idTransaccion'))));
       const missing = ids.filter((id) => !listed.has(id));
       holds(missing.length === 0, 'transaction-listed', '2.1-transacciones-all', `transacciones lists all ${MANY} payments of the link`, `${listed.size} listed; missing ${missing.length}: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}`, ex);
-      const approved = (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true).length;
-      fieldEquals(record.cantidadPagosExitosos, approved, 'cantidadPagosExitosos (= the approved transacciones)', '2.1-successful-payments-counted', ex);
     });
 });
 

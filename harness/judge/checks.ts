@@ -29,7 +29,7 @@ export const CHECKS = [
   'redirect-id', 'redirect-monto', 'redirect-target', 'redirect-outcome', 'hash-present', 'url-completar',
   'transaction-model', 'transaction-listed', 'id-transaccion', 'amount-charged', 'bitcoin-transaction', 'datos-bitcoin',
   'nullable-present', 'mensaje-on-error', 'failure-mensaje', 'failure-resultado', 'decline', 'business-id',
-  'success-limit', 'failure-limit',
+  'success-limit', 'failure-limit', 'payments-counted',
   'webhook-received', 'webhook-method', 'webhook-target', 'webhook-signature', 'webhook-identificador',
   'decline-not-notified-approved',
   'email-sent', 'sms-sent', 'customer-emailed', 'customer-not-emailed', 'email-identificador',
