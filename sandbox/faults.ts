@@ -113,6 +113,7 @@ export const FAULTS = [
   { id: 'webhook-bom', area: 'webhook', description: 'the webhook body starts with a UTF-8 byte-order mark before the JSON (signed as sent)', silent: true },
   // Issue 27 — the bugs that ship: races, replays, lifetimes shorter than announced, serializer habits.
   { id: 'race-success-limit', area: 'concurrency', description: '4.1/3: the success limit is checked, then committed after a yield (a database round trip), so simultaneous payments of a link limited to one are all approved' },
+  { id: 'race-activar-overwrites', area: 'concurrency', description: '4.2/2.1: activar reads the link, then writes it back whole after a yield (a database round trip), so payments approved meanwhile vanish from transacciones and cantidadPagosExitosos' },
   { id: 'race-failure-counter', area: 'concurrency', description: '2.1/3: the failure counter is read, then written back after a yield, so simultaneous declines lose increments: the link stays usable past cantidadMaximaPagosFallidos and the counter disagrees with transacciones' },
   { id: 'screen-replay-double-charge', area: 'replay', description: '4.1/2.1: the same payment-screen submission posted twice (same intento) creates a second approved transaction (observed: the spec states nothing on replays)', silent: true },
   { id: '3ds-replay-double', area: 'replay', description: '4.3: the 3DS completion submitted twice approves the transaction again and notifies it twice (observed: the spec states nothing on replays)', silent: true },

@@ -70,8 +70,9 @@ const DIA_MS = 86_400_000;
 const finDelDiaUtc = (ms: number): number => Math.floor(ms / DIA_MS) * DIA_MS + DIA_MS - 1;
 
 /**
- * How long the race faults (race-success-limit, race-failure-counter) wait between reading link state and writing
- * it — a database round trip, wide enough that payments sent at the same instant all land inside it. Without those
+ * How long the race faults (race-success-limit, race-failure-counter, race-activar-overwrites) wait between reading
+ * link state and writing it — a database round trip, wide enough that payments sent at the same instant all land
+ * inside it. Without those
  * faults nothing awaits between a link's check and its commit, so Node runs each payment's check-then-commit whole.
  */
 const VENTANA_CARRERA_MS = 50;
@@ -311,6 +312,12 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     if (link === undefined) return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'enlace no encontrado' }] });
     if (!req.actor!.account.aplicativos.includes(link.idAplicativo) && !ctx.fault('tenant-link-activatable')) {
       return reply.code(403).send({ errores: [{ campo: 'id', mensaje: 'el enlace pertenece a otra cuenta' }] });
+    }
+    if (ctx.fault('race-activar-overwrites')) {
+      // Read, wait, write the link back as read: payments committed meanwhile are lost from it.
+      const leido = { transacciones: [...link.transacciones], cantidadPagosExitosos: link.cantidadPagosExitosos, idTransaccionCompra: link.idTransaccionCompra };
+      await ventanaDeCarrera();
+      Object.assign(link, leido);
     }
     if (!ctx.fault('activation-noop')) {
       link.activo = true;

@@ -1,15 +1,17 @@
 /**
  * The counted rules under concurrency (3, 2.1): payments of one link made at the same instant — on its screen, through
  * PagoQr, declines with cvv 111 — never approve more than cantidadMaximaPagosExitosos, the failed-payment limit still
- * deactivates the link, and the counters of its record equal its transactions. The verdict depends only on counts
- * the spec states, never on timing: a payment the target refuses or makes wait (a 4xx, a 429, a page saying no) is
- * not approved, which every rule here allows; a target that approved none of them is observed, not failed.
+ * deactivates the link, the counters of its record equal its transactions, and activar sent with payments loses
+ * none of them. The verdict depends only on counts the spec states, never on timing: a payment the target refuses or
+ * makes wait (a 4xx, a 429, a page saying no) is not approved, which every rule here allows; a target that approved
+ * none of them is observed, not failed.
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { approvalOf, fieldEquals, holds } from '../harness/judge/checks.ts';
-import { asBool, field, readResponse } from '../harness/judge/read.ts';
-import { purchasePagoQr } from '../generators/bodies.ts';
+import { approvalOf, fieldEquals, holds, succeeded } from '../harness/judge/checks.ts';
+import { asBool, asNumber, field, readResponse } from '../harness/judge/read.ts';
+import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
+import type { Exchange } from '../harness/record/exchange.ts';
 import type { PaymentOutcome } from '../harness/payer/index.ts';
 import type { PaymentLink } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
@@ -24,6 +26,23 @@ async function payAtOnce(t: T, urlEnlace: string, n: number, cvv?: string): Prom
   const screens = await Promise.all(Array.from({ length: n }, () => t.run.payer.openScreen(urlEnlace)));
   const card = await testCard(t, cvv === undefined ? {} : { cvv });
   return Promise.all(screens.map((screen) => t.run.payer.submitScreen(screen, card)));
+}
+
+/** `n` PagoQr payments of the link sent at the same instant. */
+function pagoQrAtOnce(t: T, urlEnlace: string, n = AT_ONCE): Promise<Exchange[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlace), label: `PagoQr ${i + 1} of ${n} (at once)` })));
+}
+
+/** The ids of the PagoQr payments the lookup says approved (PagoQr's response does not say). */
+async function approvedByLookup(t: T, paid: Exchange[]): Promise<string[]> {
+  const approved: string[] = [];
+  for (const ex of paid.filter((p) => (p.response?.status ?? 0) >= 200 && (p.response?.status ?? 0) < 300)) {
+    const id = String(readResponse(t.run.contract, 'purchasePagoQr', ex)['idTransaccion'] ?? '');
+    if (id === '') continue;
+    const looked = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
+    if (asBool(field(looked.response?.json, 'esAprobada')) === true) approved.push(id);
+  }
+  return approved;
 }
 
 const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
@@ -49,15 +68,7 @@ describe('3 / 2.1 payments of one link at the same instant', () => {
   clauseTest({ clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
     `${AT_ONCE} PagoQr payments at the same instant on a link limited to one success: at most one approved`, async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
-      const paid = await Promise.all(Array.from({ length: AT_ONCE }, (_, i) => t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), label: `PagoQr ${i + 1} of ${AT_ONCE} (at once)` })));
-      // Whether each was approved is the lookup's word (PagoQr's response does not say).
-      const approved: string[] = [];
-      for (const ex of paid.filter((p) => (p.response?.status ?? 0) >= 200 && (p.response?.status ?? 0) < 300)) {
-        const id = String(readResponse(t.run.contract, 'purchasePagoQr', ex)['idTransaccion'] ?? '');
-        if (id === '') continue;
-        const looked = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
-        if (asBool(field(looked.response?.json, 'esAprobada')) === true) approved.push(id);
-      }
+      const approved = await approvedByLookup(t, await pagoQrAtOnce(t, link.urlEnlace));
       holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', `at most 1 of ${AT_ONCE} simultaneous PagoQr payments approved (cantidadMaximaPagosExitosos 1)`, `${approved.length} approved: ${approved.join(', ')}`);
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '3-success-limit-bounds-use', ex);
@@ -75,5 +86,28 @@ describe('3 / 2.1 payments of one link at the same instant', () => {
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadIntentoPagoFallidos, listed(record, false).length, 'cantidadIntentoPagoFallidos (= the declined transacciones)', '2.1-failed-attempts-counted', ex);
       fieldEquals(listed(record, false).length, declined, 'declined transacciones (= the declines answered)', '2.1-failed-attempts-counted', ex);
+    });
+});
+
+describe('4.2 / 2.1 activar at the same instant as payments', () => {
+  // What activar does to the counters is not stated (variant activar-resets-counters): only what holds either way is
+  // judged — a payment approved is listed, and no more payments are counted approved than are listed.
+  clauseTest({ clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'], endpoint: 'PUT /EnlacePago/{id}/activar', purchase: true, needs: ['account'] },
+    `activar sent with ${AT_ONCE} PagoQr payments of the same link: every approved payment stays listed, and none is counted that is not`, async (t) => {
+      const { link } = await createLink(t, paymentLinkMinimal());
+      // activar first, the payments a moment behind it: on a target that reads the link, waits, and writes it back
+      // whole, they land in between. (Only whether a fault is seen depends on timing; the verdict never does.)
+      const racing = t.call('activatePaymentLink', { pathParams: { id: link.idEnlace }, label: 'activar (at once with the payments)' });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const [activated, paid] = await Promise.all([racing, pagoQrAtOnce(t, link.urlEnlace)]);
+      succeeded(activated, '4.2-endpoint', 'activating the payment link while it is being paid');
+      const approved = await approvedByLookup(t, paid);
+      if (approved.length === 0) return t.skip('nothing-to-judge', `none of ${AT_ONCE} PagoQr payments sent with activar was approved (${paid.map((p) => p.response?.status ?? 'no answer').join(', ')}): nothing to find in the link`);
+      const { ex, record } = await activate(t, link.idEnlace);
+      const shown = listed(record, true);
+      const lost = approved.filter((id) => !shown.includes(id));
+      holds(lost.length === 0, 'transaction-listed', '2.1-transacciones-all', `transacciones lists the ${approved.length} approved payments made with activar`, `not listed: ${lost.join(', ')}`, ex);
+      const counted = asNumber(record.cantidadPagosExitosos) ?? 0;
+      holds(counted <= shown.length, 'payments-counted', '2.1-successful-payments-counted', `cantidadPagosExitosos (${counted}) at most the approved transacciones listed (${shown.length})`, `${counted} counted, ${shown.length} listed`, ex);
     });
 });

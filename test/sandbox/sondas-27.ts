@@ -49,6 +49,17 @@ export const SONDAS_27 = {
     const declinadas = (r.transacciones as Cuerpo[]).filter((t) => t.esAprobada === false).length;
     return cerrado && r.cantidadIntentoPagoFallidos === 2 && declinadas === 2;
   },
+  'race-activar-overwrites': async (p) => {
+    const link = await p.crearEnlace();
+    const activar = p.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, cuenta);
+    // The payments once activar is under way (inside its window under the fault).
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const pagos = await Promise.all([1, 2].map(() => p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace })));
+    await activar;
+    const ids = pagos.map((r) => r.json().idTransaccion);
+    const listadas = (await transaccionesDe(p, link.idEnlace)).map((t) => t.idTransaccion);
+    return pagos.every((r) => r.statusCode === 200) && ids.every((id) => listadas.includes(id));
+  },
   'screen-replay-double-charge': async (p) => {
     const link = await p.crearEnlace();
     const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
