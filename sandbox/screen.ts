@@ -6,7 +6,7 @@
  * urlRedirect (else the business URL) with the outcome query and hash; Bitcoin and quick-pay leave the
  * transaction pending and show what the customer must scan.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
@@ -199,6 +199,12 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     const enviado = (req.body as Record<string, unknown> | undefined)?.intento;
     const clave = typeof enviado === 'string' ? `${link.idEnlace}:${enviado}` : undefined;
     const previa = clave === undefined ? undefined : ctx.store.intentosUsados.get(clave);
+    if (previa?.status === 303 && ctx.fault('screen-replay-redirect-invented')) {
+      // The replay answered as a charge of its own, with an id nothing was recorded under.
+      const location = new URL(previa.location);
+      location.searchParams.set('idTransaccion', randomUUID());
+      return responder(ctx, reply, { status: 303, location: location.href });
+    }
     if (previa !== undefined && !ctx.fault('screen-replay-double-charge')) {
       // An attempt past its validity is refused as such, replayed or not.
       if (leerIntento(ctx, link, enviado as string) === 'vencido') return noDisponible(reply, link, business, 'intento vencido', 'vuelva a abrir el enlace de pago para intentarlo de nuevo');

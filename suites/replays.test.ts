@@ -1,8 +1,8 @@
 /**
  * Replays (issue 27): the same payment sent twice, as a double click, a browser's resend or a retrying proxy does.
  * The spec states nothing on replays, so a replay that charges again is observed (WARN) — except where it breaks a
- * rule the spec does state: the link's counters still count what its transactions say (2.1), and a link limited to
- * one success never takes two (3). The harness never re-sends a payment by itself (principle 5): each replay here
+ * rule the spec does state: the link's counters still count what its transactions say (2.1), a link limited to one
+ * success never takes two (3), and the redirect answering a replay tells what was recorded (6.3). The harness never re-sends a payment by itself (principle 5): each replay here
  * is an explicit step of its test, with its own evidence.
  */
 import { describe } from 'vitest';
@@ -19,6 +19,27 @@ const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ?
 const approvedListed = (record: PaymentLink): string[] =>
   (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true).map((tx) => String(field(tx, 'idTransaccion')));
 
+/**
+ * What the redirect answering a replay says (6.3: the outcome) is what the service recorded: the transaction it names
+ * exists and has that result — whatever the service chose to do with the replay (answer the first outcome again,
+ * charge again, refuse). Its lookup made here; the check returned (undefined when the redirect names none).
+ */
+async function replayTold(t: T, again: PaymentOutcome, firstId: string | undefined): Promise<(() => void) | undefined> {
+  const id = idOf(again);
+  if (id === undefined || id === '') return undefined;
+  const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'bearer', label: 'the transaction the replay\'s redirect names' });
+  return () => {
+    const status = ex.response?.status ?? 0;
+    holds(status >= 200 && status < 300, 'redirect-outcome', '6.3-redirect-outcome', `the transaction ${id} named by the redirect answering the replay is known to the lookup (4.8)`, `GET /TransaccionCompra/${id} answered ${status || 'nothing'}`, ex);
+    const said = approvalOf(again);
+    const recorded = asBool(field(ex.response?.json, 'esAprobada'));
+    if (said === undefined || recorded === undefined || recorded === (said === 'true')) return;
+    // The first transaction named again as not approved can mean "this attempt was refused": observed, not failed.
+    if (id === firstId && said === 'false') t.observe('6.3-redirect-outcome', `the redirect answering the replay names the first transaction ${id} with esAprobada=false, while it is approved (read as: the replay refused)`);
+    else fieldEquals(recorded, said === 'true', `esAprobada of ${id} (the replay's redirect said ${said})`, '6.3-redirect-outcome', ex);
+  };
+}
+
 /** A screen opened, paid, and its very submission sent once more; both outcomes. */
 async function paidTwice(t: T, urlEnlace: string): Promise<{ first: PaymentOutcome; again: PaymentOutcome }> {
   const screen = await t.run.payer.openScreen(urlEnlace);
@@ -29,13 +50,15 @@ async function paidTwice(t: T, urlEnlace: string): Promise<{ first: PaymentOutco
 }
 
 describe('replays of a payment', () => {
-  clauseTest(flow(['2.1-successful-payments-counted', '2.1-transacciones-all'], ['account']),
-    'the same screen submission sent twice: every transaction the link lists is counted (a second charge is observed)', async (t) => {
+  clauseTest(flow(['2.1-successful-payments-counted', '2.1-transacciones-all', '6.3-redirect-outcome'], ['account']),
+    'the same screen submission sent twice: its redirect tells what was recorded, and every transaction listed is counted (a second charge is observed)', async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t));
       const { first, again } = await paidTwice(t, link.urlEnlace);
       const firstId = paymentApproved(first, '7-dev-authorizes', 'the payment')['idTransaccion'];
       const charged = approvalOf(again) === 'true' && idOf(again) !== firstId;
       if (charged) t.observe('2.1-successful-payments-counted', `the same submission sent again was approved as another transaction (${idOf(again)} after ${firstId}): a double click charges twice (the spec states nothing on replays)`);
+      const told = await replayTold(t, again, firstId === undefined ? undefined : String(firstId));
+      if (told) t.soft(told);
       const { ex, record } = await activate(t, link.idEnlace);
       const approved = approvedListed(record);
       // A charge made by the replay but never counted. Which counter takes what is judged by the counting tests; a

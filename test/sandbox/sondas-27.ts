@@ -67,6 +67,13 @@ export const SONDAS_27 = {
     const segunda = await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() });
     return segunda.headers.location === primera.headers.location && (await transaccionesDe(p, link.idEnlace)).length === 1;
   },
+  'screen-replay-redirect-invented': async (p) => {
+    const link = await p.crearEnlace();
+    const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
+    await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() });
+    const segunda = consulta(await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() }));
+    return (await p.api('GET', `/TransaccionCompra/${segunda.idTransaccion}`, await p.bearer())).statusCode === 200;
+  },
   '3ds-replay-double': async (p) => {
     const compra = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ configuracion: { urlWebhook: WEBHOOK_CERRADO } }))).json();
     const completar = () => p.app.inject({ method: 'POST', url: ruta(compra.urlCompletarPago3Ds) });
