@@ -11,6 +11,8 @@ import type { PaymentOutcome, Submission } from './types.ts';
 export type Stop = (url: string) => boolean;
 
 const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome received by the conformance suite</p>';
+/** What a page may ask for that no payment needs. */
+const SKIPPED = new Set(['image', 'media', 'font']);
 /** Open screens kept for a later submitScreen; the oldest is closed beyond this. */
 export const MAX_OPEN = 16;
 /** Cleaned pages kept for the next screens. */
@@ -196,6 +198,8 @@ export class Session {
 
   async onRoute(route: Route): Promise<void> {
     const req = route.request();
+    // Nothing the payment does not need: images, media and fonts are not fetched (a page's layout and scripts are).
+    if (SKIPPED.has(req.resourceType())) return route.abort('blockedbyclient');
     if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue();
     const url = req.url();
     if (this.stop?.(url)) {
@@ -242,6 +246,11 @@ export class Session {
       }
     }
     return route.fulfill({ response: res });
+  }
+
+  /** Whether the page and its browser are still there. */
+  usable(): boolean {
+    return !this.page.isClosed() && (this.context.browser()?.isConnected() ?? true);
   }
 
   async close(): Promise<void> {

@@ -60,9 +60,10 @@ export class BrowserPayer implements Payer {
    * A fresh context with a page on `url`, used as soon as its document is parsed and it shows a form (a script may
    * build it later) or words of refusal; a 4xx/5xx or an outcome ends it there. `openedAt`: when it was requested.
    */
-  async #visit(url: string, stop: Stop | undefined): Promise<Visit> {
+  async #visit(url: string, stop: Stop | undefined, hold: (session: Session) => void): Promise<Visit> {
     // Inside the caller's turn: contexts started all at once only slow each other down.
     const session = await this.#acquire();
+    hold(session);
     session.reset(stop);
     try {
       const openedAt = Date.now();
@@ -97,19 +98,33 @@ export class BrowserPayer implements Payer {
    * Runs `fn` on its turn to drive a page (at most MAX_DRIVEN at once). Neither the wait nor the driving is the test's
    * own time: the browser is shared and slows with the machine's load; each of its steps has its own bound (stepMs).
    */
-  async #driven<T>(fn: () => Promise<T>): Promise<T> {
+  async #driven<T>(fn: (hold: (session: Session) => void) => Promise<T>): Promise<T> {
     await waitingFor(`a turn to drive a browser page (at most ${MAX_DRIVEN} at once)`, this.#turns.take(priorityNow()));
+    // A page that stops answering (a hung or crashed renderer: a call into the page has no bound of its own) must not
+    // keep the turn, or every later payment waits for it: its context is closed and the test ends ERROR.
+    const bound = this.#stepMs * 3;
+    let held: Session | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void held?.close();
+        reject(new PayerError(`the browser did not finish with a page in ${Math.round(bound / 1000)} s (hung or crashed); its context was closed, the payment's outcome is unknown`));
+      }, bound);
+    });
     try {
-      return await waitingFor('the browser driving a page (each step bounded by its own timeout)', fn);
+      return await waitingFor('the browser driving a page (each step bounded by its own timeout)', () => Promise.race([fn((session) => (held = session)), stuck]));
     } finally {
+      clearTimeout(timer);
       this.#turns.give();
     }
   }
 
   /** A cleaned page of an earlier screen, else a new context. */
   async #acquire(): Promise<Session> {
-    const idle = this.#idle.pop();
-    if (idle) return idle;
+    // A page kept from a browser that has since gone away (a crash) is dropped: a new browser starts below.
+    for (let idle = this.#idle.pop(); idle; idle = this.#idle.pop()) {
+      if (idle.usable()) return idle;
+    }
     // Starting a browser context under load is time spent waiting for a page, not the test's own work.
     return waitingFor('a browser page', () => this.#newSession());
   }
@@ -326,8 +341,8 @@ export class BrowserPayer implements Payer {
    */
   #openAndPay(url: string, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop): Promise<PaymentOutcome> {
     // One turn for both: a page opened is paid at once, so the pages in use stay as few as the turns.
-    return this.#driven(async () => {
-      const { session, screen, html } = await this.#visit(url, stop);
+    return this.#driven(async (hold) => {
+      const { session, screen, html } = await this.#visit(url, stop, hold);
       if (session.outcome) {
         const outcome = session.outcome;
         await this.#release(session);
@@ -342,7 +357,7 @@ export class BrowserPayer implements Payer {
   }
 
   async openScreen(url: string): Promise<Screen> {
-    const { session, screen } = await this.#driven(() => this.#visit(url, undefined));
+    const { session, screen } = await this.#driven((hold) => this.#visit(url, undefined, hold));
     this.#sessions.set(screen, session);
     this.#open.push(screen);
     const oldest = this.#open.length > MAX_OPEN ? this.#open.shift() : undefined;
@@ -370,7 +385,10 @@ export class BrowserPayer implements Payer {
       }
     }
     // The screen itself (with its opening time): the test holds it, and resubmitScreen finds its submission by it.
-    return this.#driven(() => this.#pay(session, Object.assign(screen, { openedAt }), { payment }, stopOf(payment), forged));
+    return this.#driven((hold) => {
+      hold(session);
+      return this.#pay(session, Object.assign(screen, { openedAt }), { payment }, stopOf(payment), forged);
+    });
   }
 
   /** The page's own submission sent again through the run's HTTP client (its cookies and fields as the browser sent them). */

@@ -40,9 +40,13 @@ const launched = new Map<string, Promise<Browser>>();
 export function launchChromium(path: string): Promise<Browser> {
   let browser = launched.get(path);
   if (!browser) {
-    browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 30_000 }));
-    // A failed launch is not cached: the next payment tries again and reports its own error.
-    browser.catch(() => launched.delete(path));
+    const starting = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 30_000 }));
+    browser = starting;
+    // A failed launch is not cached, nor a browser that went away (a crash): the next payment starts another.
+    starting.then(
+      (b) => b.on('disconnected', () => launched.get(path) === starting && launched.delete(path)),
+      () => launched.delete(path),
+    );
     launched.set(path, browser);
   }
   return browser;

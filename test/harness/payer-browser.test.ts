@@ -130,6 +130,9 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
       case 'POST /qp/refuse':
         return html(422, '<ul id="errores"><li>cc-number: required</li></ul><form method="post" action="/qp/refuse"><input name="cc-number"><button>Pay</button></form>');
       // A page slow to become usable (its button enabled 1.5 s after load): the browser's time, not the target's.
+      // A page whose script never yields once it is parsed: nothing can be asked of it.
+      case 'GET /hang':
+        return html(200, `<form method="post" action="/hang"><input name="card_number"><button>Pagar</button></form><script>setTimeout(() => { for (;;) {} }, 0);</script>`);
       case 'GET /slow':
         return html(200, `<form method="post" action="/slow"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"><button id="b" disabled>Pagar</button></form><script>setTimeout(() => { document.getElementById('b').disabled = false; }, 1500);</script>`);
       case 'POST /slow':
@@ -355,6 +358,23 @@ describe('browser payer on the deployed service\'s screens', () => {
     }
     const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
     expect(await payer.submitScreen(screen, payment)).toMatchObject({ kind: 'refused', by: 'words', timing: { openedAt: screen.openedAt } });
+  });
+
+  it('a page that stops answering ends its payment with a PayerError in its bound, and frees its turn for the next', async (ctx) => {
+    needsChromium(ctx);
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000, browserTimeoutMs: 1_000, fieldNames: vendorNames });
+    // Two hung pages take both turns; the third payment gets one once they are given up (else the test's timeout).
+    const hung = [payer.payLink(`${fixture.url}/hang`, card), payer.payLink(`${fixture.url}/hang`, card)];
+    for (const p of hung) await expect(p).rejects.toThrow(/did not finish with a page in 3 s \(hung or crashed\)/);
+    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect' });
+  });
+
+  it('starts another browser when the one it used went away (a crash)', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer(vendorNames);
+    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect' });
+    await (await launchChromium(CHROMIUM)).close();
+    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect' });
   });
 
   it('a page with no form and no words is a no-form refusal, payableSeen once a screen of its origin was paid', async (ctx) => {
