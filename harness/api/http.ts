@@ -18,7 +18,7 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from '../record/errors.ts';
-import { doing, priorityNow, waitingFor } from '../record/scope.ts';
+import { doing, nextInLine, priorityNow, waitingFor } from '../record/scope.ts';
 import { redactUrl, secrets } from '../record/redact.ts';
 import { pending } from '../record/progress.ts';
 
@@ -163,12 +163,7 @@ export class RequestLimiter {
   #wake(): void {
     while (this.#inFlight < this.#cap) {
       if (this.#waiting.length === 0) return;
-      let next = 0;
-      for (let i = 1; i < this.#waiting.length; i++) {
-        const [w, best] = [this.#waiting[i]!, this.#waiting[next]!];
-        if (w.priority > best.priority || (w.priority === best.priority && w.seq < best.seq)) next = i;
-      }
-      const [waiter] = this.#waiting.splice(next, 1);
+      const [waiter] = this.#waiting.splice(nextInLine(this.#waiting), 1);
       this.#take();
       waiter!.grant();
     }

@@ -3,7 +3,7 @@
  * caught before it is followed, a payment never sent twice), and the turns that bound the pages driven at once.
  */
 import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
-import { currentScope, noteStep, pathOf, type Scope } from '../record/scope.ts';
+import { currentScope, nextInLine, noteStep, pathOf, type Scope } from '../record/scope.ts';
 import { redactBodyText } from '../record/redact.ts';
 import { bare } from './form.ts';
 import type { PaymentOutcome, Submission } from './types.ts';
@@ -47,12 +47,7 @@ export class Turns {
       this.#free++;
       return;
     }
-    let next = 0;
-    for (let i = 1; i < this.#queue.length; i++) {
-      const [w, best] = [this.#queue[i]!, this.#queue[next]!];
-      if (w.priority > best.priority || (w.priority === best.priority && w.seq < best.seq)) next = i;
-    }
-    this.#queue.splice(next, 1)[0]!.grant();
+    this.#queue.splice(nextInLine(this.#queue), 1)[0]!.grant();
   }
 }
 

@@ -362,3 +362,13 @@ export function priorityNow(): number {
   // A chain longer than last time (a model test draws its commands anew) is still a long one: not last in line.
   return 10_000 + Math.max(scope.expected - made, Math.ceil(made / 2), 1);
 }
+
+/** Who is served next in a queue ordered by priorityNow: the highest priority, then the first come (lowest seq). */
+export function nextInLine(waiting: readonly { priority: number; seq: number }[]): number {
+  let next = 0;
+  for (let i = 1; i < waiting.length; i++) {
+    const [w, best] = [waiting[i]!, waiting[next]!];
+    if (w.priority > best.priority || (w.priority === best.priority && w.seq < best.seq)) next = i;
+  }
+  return next;
+}
