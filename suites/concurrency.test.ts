@@ -13,8 +13,7 @@ import { asBool, asNumber, field, readResponse } from '../harness/judge/read.ts'
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import type { Exchange } from '../harness/record/exchange.ts';
 import type { PaymentOutcome } from '../harness/payer/index.ts';
-import type { PaymentLink } from '../spec/types.ts';
-import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
+import { activate, createLink, DECLINE_CVV, idOf, listedIds, observedLinkBody, payOnScreen, testCard } from './flows.ts';
 
 /** Payments sent together: enough to overlap on any target the request cap lets through (at least 2 in flight). */
 const AT_ONCE = 3;
@@ -45,12 +44,6 @@ async function approvedByLookup(t: T, paid: Exchange[]): Promise<string[]> {
   return approved;
 }
 
-const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
-
-/** The record's transactions that say approved / declined. */
-function listed(record: PaymentLink, approved: boolean): string[] {
-  return (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === approved).map((tx) => String(field(tx, 'idTransaccion')));
-}
 
 describe('3 / 2.1 payments of one link at the same instant', () => {
   clauseTest(screenPayments(['3-success-limit-bounds-use', '2.1-successful-payments-counted']),
@@ -62,7 +55,7 @@ describe('3 / 2.1 payments of one link at the same instant', () => {
       if (approved.length === 0) t.observe('3-success-limit-bounds-use', `none of ${AT_ONCE} simultaneous payments was approved (${outcomes.map((o) => o.kind).join(', ')})`);
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
-      fieldEquals(listed(record, true).length, approved.length, 'approved transacciones', '2.1-successful-payments-counted', ex);
+      fieldEquals(listedIds(record, true).length, approved.length, 'approved transacciones', '2.1-successful-payments-counted', ex);
     });
 
   clauseTest({ clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
@@ -84,8 +77,8 @@ describe('3 / 2.1 payments of one link at the same instant', () => {
       const after = await payOnScreen(t, link.urlEnlace);
       holds(approvalOf(after) !== 'true', 'failure-limit', '3-failure-limit-deactivates', `no payment approved after ${declined} simultaneous declines reached cantidadMaximaPagosFallidos 2`, `approved: ${idOf(after) ?? '?'}`);
       const { ex, record } = await activate(t, link.idEnlace);
-      fieldEquals(record.cantidadIntentoPagoFallidos, listed(record, false).length, 'cantidadIntentoPagoFallidos (= the declined transacciones)', '2.1-failed-attempts-counted', ex);
-      fieldEquals(listed(record, false).length, declined, 'declined transacciones (= the declines answered)', '2.1-failed-attempts-counted', ex);
+      fieldEquals(record.cantidadIntentoPagoFallidos, listedIds(record, false).length, 'cantidadIntentoPagoFallidos (= the declined transacciones)', '2.1-failed-attempts-counted', ex);
+      fieldEquals(listedIds(record, false).length, declined, 'declined transacciones (= the declines answered)', '2.1-failed-attempts-counted', ex);
     });
 });
 
@@ -104,7 +97,7 @@ describe('4.2 / 2.1 activar at the same instant as payments', () => {
       const approved = await approvedByLookup(t, paid);
       if (approved.length === 0) return t.skip('nothing-to-judge', `none of ${AT_ONCE} PagoQr payments sent with activar was approved (${paid.map((p) => p.response?.status ?? 'no answer').join(', ')}): nothing to find in the link`);
       const { ex, record } = await activate(t, link.idEnlace);
-      const shown = listed(record, true);
+      const shown = listedIds(record, true);
       const lost = approved.filter((id) => !shown.includes(id));
       holds(lost.length === 0, 'transaction-listed', '2.1-transacciones-all', `transacciones lists the ${approved.length} approved payments made with activar`, `not listed: ${lost.join(', ')}`, ex);
       const counted = asNumber(record.cantidadPagosExitosos) ?? 0;

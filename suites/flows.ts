@@ -12,7 +12,7 @@ import { observeResponse } from '../harness/run/contract-observer.ts';
 import { targetNow } from '../harness/run/waits.ts';
 import { NotJudged } from '../harness/record/errors.ts';
 import { decodeQrPng } from '../harness/payer/qr.ts';
-import { asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
+import { asBool, asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
 import type {
@@ -74,6 +74,14 @@ export async function activate(t: T, idEnlace: number): Promise<{ ex: Exchange; 
   succeeded(ex, '4.2-endpoint', 'activating the payment link');
   bodyOf(ex, '2.1-payment-link-types');
   return { ex, record: readResponse(t.run.contract, 'activatePaymentLink', ex) as unknown as PaymentLink };
+}
+
+/** The idTransaccion a screen payment's redirect names (undefined for any other outcome). */
+export const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
+
+/** The ids of a link record's transacciones that say approved (true) or declined (false). */
+export function listedIds(record: PaymentLink, approved: boolean): string[] {
+  return (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === approved).map((tx) => String(field(tx, 'idTransaccion')));
 }
 
 /** The configured test card, with an expiry in the future, paying to the suite's redirect receiver. */

@@ -10,14 +10,10 @@ import { clauseTest, type T } from '../harness/run/conformance.ts';
 import { approvalOf, fieldEquals, holds, paymentApproved } from '../harness/judge/checks.ts';
 import { asBool, asNumber, asString, field } from '../harness/judge/read.ts';
 import type { PaymentOutcome } from '../harness/payer/index.ts';
-import type { PaymentLink } from '../spec/types.ts';
-import { activate, buy3ds, complete3ds, createLink, lookUp, observedLinkBody, testCard, webhookFor } from './flows.ts';
+import { activate, buy3ds, complete3ds, createLink, idOf, listedIds, lookUp, observedLinkBody, testCard, webhookFor } from './flows.ts';
 
 const flow = (clauses: string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
-const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
-const approvedListed = (record: PaymentLink): string[] =>
-  (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true).map((tx) => String(field(tx, 'idTransaccion')));
 
 /**
  * What the redirect answering a replay says (6.3: the outcome) is what the service recorded: the transaction it names
@@ -60,7 +56,7 @@ describe('replays of a payment', () => {
       const told = await replayTold(t, again, firstId === undefined ? undefined : String(firstId));
       if (told) t.soft(told);
       const { ex, record } = await activate(t, link.idEnlace);
-      const approved = approvedListed(record);
+      const approved = listedIds(record, true);
       // A charge made by the replay but never counted. Which counter takes what is judged by the counting tests; a
       // refused replay counted as a failed attempt (no transaction) is a reading the spec allows: so at least, not equal.
       const listed = (record.transacciones ?? []).length;
@@ -75,7 +71,7 @@ describe('replays of a payment', () => {
       const { first } = await paidTwice(t, link.urlEnlace);
       paymentApproved(first, '7-dev-authorizes', 'the payment');
       const { ex, record } = await activate(t, link.idEnlace);
-      const approved = approvedListed(record);
+      const approved = listedIds(record, true);
       holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', 'at most 1 approved payment on a link limited to one (the same submission sent twice)', `${approved.length} approved: ${approved.join(', ')}`, ex);
     });
 

@@ -16,7 +16,7 @@ import type { Exchange } from '../harness/api/http.ts';
 import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
-import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
+import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
@@ -226,7 +226,7 @@ class Screen extends TxCommand {
   async run(w: TxWorld, r: Real): Promise<void> {
     const o = await payOnScreen(r.t, r.link.urlEnlace, { formaPago: this.formaPago, ...(this.decline ? { cvv: DECLINE_CVV } : {}) });
     paymentWentThrough(o, `${this}`);
-    const id = o.kind === 'redirect' ? o.params['idTransaccion'] : undefined;
+    const id = idOf(o);
     if (o.kind !== 'redirect' || !id) fail('transaction-model', this.decline ? '7-cvv-111-declines' : '7-dev-authorizes', `${this} is processed (a redirect carrying idTransaccion)`, `${o.kind}${o.kind === 'redirect' ? '' : ` (status ${o.status})`}`);
     await this.add(w, r, id, { kind: `screen payment (${this.formaPago === 0 ? 'card' : 'points'}${this.decline ? ', cvv 111' : ''})`, monto: r.link.monto, state: this.decline ? 'declined' : 'approved', formaPago: this.formaPago });
   }

@@ -129,7 +129,7 @@ export class Session {
     try {
       // The page answered with the outcome caught is ours (no script runs on it): it stays. Any other page leaves
       // its site first, so nothing it runs writes again what is cleared.
-      if (!(await this.#showsOutcome())) await this.#blank();
+      if (!((await this.#arrivedShown) ?? false)) await this.#blank();
       this.#cdp ??= await this.context.newCDPSession(this.page);
       for (const origin of this.#origins) await this.#cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
       this.#origins.clear();
@@ -139,11 +139,6 @@ export class Session {
     } catch {
       return false;
     }
-  }
-
-  /** Whether the page shows the answer this payer gave for the outcome caught (loaded soon after the catch). */
-  async #showsOutcome(): Promise<boolean> {
-    return (await this.#arrivedShown) ?? false;
   }
 
   /** The navigation that reached the outcome answered here, with a page of ours (no script runs on it). */
