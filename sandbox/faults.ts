@@ -120,6 +120,7 @@ export const FAULTS = [
   { id: '3ds-replay-double', area: 'replay', description: '4.3: the 3DS completion submitted twice approves the transaction again and notifies it twice (observed: the spec states nothing on replays)', silent: true },
   { id: 'token-dies-early', area: 'auth', description: '5.2/8: access tokens are refused (401) after a third of their expires_in, which still announces the full lifetime' },
   { id: 'vigencia-end-by-date', area: 'links', description: '4.1/3: vigencia.fechaFin is compared by UTC calendar day, not instant: the link stays payable until the end of that day' },
+  { id: 'vigencia-inicio-offset-dropped', area: 'links', description: '4.1/3: vigencia.fechaInicio\'s offset is dropped (its wall time read as UTC): a link starting at 10:00+05:30 starts at 10:00Z, hours late' },
   { id: 'quickpay-expires-before-stated', area: 'quick-pay', description: '4.6: the quick-pay page refuses payment after a third of the interval, well before the fechaVencimiento the response states' },
   { id: 'datos-keys-recased', area: 'response-types', description: '2.2/6.1: datosAdicionales keys re-cased by the serializer (first letter upper-cased) in responses, lookups, link records and webhooks' },
   { id: 'transacciones-page-cap', area: 'links', description: '2.1: the link record lists only the first 10 of its transacciones' },

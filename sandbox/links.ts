@@ -83,7 +83,9 @@ export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | nu
   if (!link.activo) return 'el enlace está inactivo: alcanzó el máximo de pagos fallidos';
   const ahora = clockOf(ctx, link.idAplicativo).nowMs();
   const { fechaInicio, fechaFin } = link.vigencia;
-  if (fechaInicio !== null && ahora < Date.parse(fechaInicio)) return 'el enlace aún no está vigente';
+  // Fault vigencia-inicio-offset-dropped: fechaInicio's wall time read as UTC, its offset ignored.
+  const inicio = fechaInicio === null ? null : ctx.fault('vigencia-inicio-offset-dropped') ? Date.parse(fechaInicio.replace(/(?:Z|[+-]\d{2}:\d{2})$/, 'Z')) : Date.parse(fechaInicio);
+  if (inicio !== null && ahora < inicio) return 'el enlace aún no está vigente';
   // Fault vigencia-end-by-date: fechaFin read as a calendar day (UTC), so the link lasts until that day's end.
   const fin = fechaFin === null ? null : ctx.fault('vigencia-end-by-date') ? finDelDiaUtc(Date.parse(fechaFin)) : Date.parse(fechaFin);
   if (fin !== null && ahora > fin && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;

@@ -110,18 +110,27 @@ export async function saidOrLookedUp(t: T, params: Record<string, string>, name:
   return field(tx, name);
 }
 
+/** How far the clocks' offset (onOurClock) may be off: a submission this close to the limit is not judged. */
+const CLOCK_MARGIN_MS = 1000;
+
 /**
- * Verdicts that account for the suite's own time (issue 26): a payment the payer submitted after the validity the
- * target stated (`deadline`, epoch ms on OUR clock) and that was not approved is not the target's decline — the suite
- * was late (a loaded machine, a slow browser). The test is then not judged, with the timings. Approved, or in time:
- * nothing to say, the test judges it.
+ * Verdicts that account for the suite's own time (issue 26): why a payment that was not approved may have reached the
+ * target after the validity it stated (`deadline`, epoch ms on OUR clock), or undefined when it surely came in time.
+ * The target may have received it as late as its answer came back, so that instant counts, less a margin for the
+ * clocks' offset.
  */
-export function notLate(outcome: PaymentOutcome, deadline: number, what: string): void {
+export function lateBy(outcome: PaymentOutcome, deadline: number, what: string): string | undefined {
   const { timing } = outcome;
-  const at = timing?.submittedAt ?? timing?.answeredAt;
-  if (timing === undefined || at === undefined || approvalOf(outcome) === 'true' || at <= deadline) return;
+  if (timing === undefined || approvalOf(outcome) === 'true' || timing.answeredAt + CLOCK_MARGIN_MS <= deadline) return undefined;
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  throw new NotJudged(`${what} was submitted ${s(at - deadline)} after the validity the target stated (the page opened ${s(deadline - timing.openedAt)} before that limit, submitted ${s(at - timing.openedAt)} after opening, answered ${s(timing.answeredAt - at)} later): the suite was too late, which says nothing of the target`);
+  const sent = timing.submittedAt ?? timing.answeredAt;
+  return `${what} may have reached the target after the validity it stated: the page opened ${s(deadline - timing.openedAt)} before that limit, the payment was submitted ${s(sent - timing.openedAt)} after opening and answered ${s(timing.answeredAt - sent)} later, ${s(Math.abs(timing.answeredAt - deadline))} ${timing.answeredAt > deadline ? 'after' : 'before'} the limit (clocks compared to within ${s(CLOCK_MARGIN_MS)}): the suite was too late, which says nothing of the target`;
+}
+
+/** A payment that was not approved and may have come late (lateBy) is not the target's decline: not judged. */
+export function notLate(outcome: PaymentOutcome, deadline: number, what: string): void {
+  const late = lateBy(outcome, deadline, what);
+  if (late !== undefined) throw new NotJudged(late);
 }
 
 /** A deadline on the target's clock (a stated fechaVencimiento) as an instant of ours: the clocks' offset taken now. */

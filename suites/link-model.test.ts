@@ -19,8 +19,7 @@ import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
 import { approvalOf, fail, holds, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
-import { refusalWords, type PaymentOutcome } from '../harness/payer/index.ts';
-import { parse } from 'node-html-parser';
+import { outcomeOfPage, type PaymentOutcome } from '../harness/payer/index.ts';
 import { noFormMessage } from '../harness/payer/http.ts';
 import { NoFormError } from '../harness/record/errors.ts';
 import { asBool, asNumber, asString, field, readBool, readInt } from '../harness/judge/read.ts';
@@ -249,12 +248,14 @@ class PayLate extends LinkCommand {
     const screen = await r.t.run.payer.openScreen(r.urlEnlace);
     await r.t.run.control!.advanceClock(wait);
     m.elapsed += wait;
-    // An error status, or a page saying in words that the link cannot be paid (issue 26), refuses the opening.
-    if (screen.status >= 400 || (!screen.form && refusalWords(parse(screen.html).text) !== undefined)) {
+    // Read as every opening is (outcomeOfPage): an error status, words of refusal, or — where this payer has paid a page of
+    // this target before — a page with no way to pay refuse the opening (issue 26).
+    const opened = outcomeOfPage(screen);
+    if (opened.kind === 'refused' && (opened.by !== 'no-form' || opened.payableSeen)) {
       judge(m, opening, 'refused', `${this}: opening the screen`);
       return;
     }
-    // A page without a form the payer can fill and no words of refusal is no refusal (e.g. a script-built screen and the HTTP payer).
+    // A page without a form the payer can fill, no words of refusal and no page of this target paid: one the payer cannot read.
     if (!screen.form) throw new NoFormError(noFormMessage(screen));
     const predictions = m.worlds.map((w) => predict(m, w, this.decline, 0, this.late));
     const o = await r.t.run.payer.submitScreen(screen, await testCard(r.t, this.decline ? { cvv: DECLINE_CVV } : {}));

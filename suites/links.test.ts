@@ -16,7 +16,7 @@ import { asEnum, asNumber } from '../harness/judge/read.ts';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
 import { hasClock, letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
-import { activate, createLink, notLate, observedLinkBody, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
+import { activate, createLink, notLate, observedLinkBody, onOurClock, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
 async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Partial<PaymentLinkCreateRequest> = {}): Promise<CreatedLink> {
@@ -270,7 +270,10 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       // Written with the offset -06:00 (an instant, as DateTimeOffset is): compared as an instant, not a calendar date.
       const fechaFin = withOffset((await targetNow(t)) + 45_000, -360);
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
-      paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
+      const before = await payOnScreen(t, link.urlEnlace);
+      // A payment the suite itself made after fechaFin is not the target's refusal (issue 26).
+      notLate(before, await onOurClock(t, Date.parse(fechaFin)), 'the payment meant for 45 s before vigencia.fechaFin');
+      paymentApproved(before, '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
       // On the target's clock: a test clock moves only when moved, however long the first payment took.
       await letTimePass(t, Math.ceil((Date.parse(fechaFin) + 30_000 - (await targetNow(t))) / 1000), 'a payment 30 s after vigencia.fechaFin');
       const outcome = await payOnScreen(t, link.urlEnlace);
@@ -282,13 +285,21 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
 
   clauseTest(
     { clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true, movesClock: true },
-    'a link whose vigencia.fechaInicio has come is paid',
+    'a link is not paid just before vigencia.fechaInicio and is paid once it has come',
     async (t) => {
-      // fechaInicio 20 s ahead on the target's clock; the payment 20 s after it (margins for latency and skew).
-      skipUnlessTimeCanPass(t, 40, 'a payment 20 s after a vigencia.fechaInicio 20 s ahead');
-      const fechaInicio = new Date((await targetNow(t)) + 20_000).toISOString();
+      // fechaInicio 30 s ahead on the target's clock, written with the offset +05:30 (an instant: a server that drops
+      // the offset starts the link hours off); paid at once, then 20 s after it (margins for latency and skew).
+      skipUnlessTimeCanPass(t, 50, 'a payment 20 s after a vigencia.fechaInicio 30 s ahead');
+      const inicio = (await targetNow(t)) + 30_000;
+      const fechaInicio = withOffset(inicio, 330);
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaInicio } }));
-      await letTimePass(t, 40, 'a payment 20 s after vigencia.fechaInicio');
+      const early = await payOnScreen(t, link.urlEnlace);
+      // Approved, but it may have reached the target after fechaInicio (the suite slow): that side is not judged.
+      const sent = early.timing?.submittedAt ?? early.timing?.answeredAt;
+      const surelyBefore = sent !== undefined && sent + 1000 < (await onOurClock(t, inicio));
+      if (approvalOf(early) !== 'true' || surelyBefore) paymentNotApproved(early, '3-vigencia-bounds-use', 'a payment just before vigencia.fechaInicio');
+      else t.observe('3-vigencia-bounds-use', 'the payment meant for just before vigencia.fechaInicio was submitted too close to it to judge: only the other side is judged');
+      await letTimePass(t, Math.ceil((inicio + 20_000 - (await targetNow(t))) / 1000), 'a payment 20 s after vigencia.fechaInicio');
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment 20 s after vigencia.fechaInicio');
     },
     waitingTimeoutMs(),

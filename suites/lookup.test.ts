@@ -20,7 +20,9 @@ import {
   DECLINE_CVV,
   declinedAsPremise,
   lookUp,
+  notLate,
   observedLinkBody,
+  onOurClock,
   payOnScreen,
   payQuickPay,
 } from './flows.ts';
@@ -87,8 +89,11 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
   clauseTest({ clauses: ['4.8-same-transaction', '2.2-formapago-values', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
     'a paid quick-pay, with formaPago QuickPay (4)', async (t) => {
       const { request, response } = await createQuickPay(t);
-      await payQuickPay(t, (response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR);
+      const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
+      const outcome = await payQuickPay(t, datos?.urlQR);
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      // A payment the suite itself submitted after the stated fechaVencimiento is not the target's decline (issue 26).
+      if (asBool(tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, Date.parse(String(datos?.fechaVencimiento))), 'the QR payment');
       sameTransaction(tx, { idTransaccion: response['idTransaccion'], esReal: response['esReal'], monto: request.monto, idExterno: request.idExterno, esAprobada: true }, ex);
       // a value outside 2.2 (not an enum at all) is the contract testcase's finding; a wrong member is this test's
       if (asEnum(tx['formaPago'], 'formaPago') !== undefined) fieldEquals(tx['formaPago'], FORMA_PAGO.QuickPay, 'formaPago (QuickPay=4)', '2.2-formapago-values', ex);

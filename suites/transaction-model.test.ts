@@ -16,7 +16,7 @@ import type { Exchange } from '../harness/api/http.ts';
 import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
-import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
+import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lateBy, lookUp, observedLinkBody, onOurClock, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
@@ -179,9 +179,11 @@ class PayQuickPay extends TxCommand {
     const now = (await control?.now())?.getTime() ?? Date.now();
     if (this.expired && control) await control.advanceClock(Math.ceil((m.venceMs! - now) / 1000) + 2);
     const late = this.expired && control !== undefined ? true : now > m.venceMs! + 1000 ? true : now < m.venceMs! - 5000 ? false : undefined;
-    await payQuickPay(r.t, m.urlQR!, late === false);
-    if (late === undefined) {
-      w.notes.add('a quick-pay paid within seconds of its fechaVencimiento: its outcome was not judged');
+    const outcome = await payQuickPay(r.t, m.urlQR!, late === false);
+    // Paid meaning to be in time, but not approved and answered near or past the limit: the suite was late (issue 26).
+    const tooLate = late === false && control === undefined ? lateBy(outcome, await onOurClock(r.t, m.venceMs!), 'a quick-pay meant to be paid in time') : undefined;
+    if (late === undefined || tooLate !== undefined) {
+      w.notes.add(tooLate ?? 'a quick-pay paid within seconds of its fechaVencimiento: its outcome was not judged');
       w.txs.delete(id);
       return;
     }

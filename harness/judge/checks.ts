@@ -119,6 +119,7 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
     findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}`, severity: 'fail' });
   }
   if (success && json === undefined) return findings;
+  findings.push(...fractionFindings(json));
   const asked = operationId === 'issueToken' ? audienceAsked(ex) : undefined;
   for (const v of contract.validateResponse(operationId, status, json)) {
     // 5.2's scope is the audience asked for: a scope equal to a TOKEN_AUDIENCE of the service's own follows from
@@ -158,6 +159,7 @@ export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'e
       : data;
   return [
     ...tolerated,
+    ...fractionFindings(body),
     ...contract.validateWebhook(shown).map((v): ContractFinding => {
       const value = atPointer(shown, v.path);
       if (v.keyword === 'type' && typeof value === 'string' && NUMERIC.test(value.trim())) {
@@ -167,6 +169,25 @@ export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'e
     }),
   ];
 }
+
+/**
+ * Date-times with more than 3 fractional digits (.NET writes 7): ISO 8601 allows any number, but a reader that parses
+ * milliseconds truncates or refuses them — observed once per body, under the type's description (2).
+ */
+export function fractionFindings(body: unknown): ContractFinding[] {
+  const found: { at: string; digits: number }[] = [];
+  const walk = (v: unknown, path: string): void => {
+    const long = typeof v === 'string' ? LONG_FRACTION.exec(v) : null;
+    if (long) found.push({ at: `${path || '/'} ${JSON.stringify(v)}`, digits: long[1]!.length });
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}/${k}`);
+  };
+  walk(body, '');
+  if (found.length === 0) return [];
+  const { at, digits } = found[0]!;
+  return [{ clauses: ['2-datetime-type'], expected: 'date-times a millisecond reader takes (at most 3 fractional digits)', actual: `${found.length} date-time(s) with ${digits} fractional digits, e.g. ${at} (valid ISO 8601: read at millisecond precision)`, severity: 'observe' }];
+}
+
+const LONG_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{4,})(?:Z|[+-]\d{2}:?\d{2})?$/;
 
 /** A decimal as text: what a lenient serializer writes for a number ("29.00", "-1", "1e3"). */
 const NUMERIC = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;

@@ -31,7 +31,7 @@ import type { OptionValues, Payer, PayerKind, PaymentOutcome } from './types.ts'
 export type { CardPayment, FieldName, FieldNames, OptionValues, Payer, PayerKind, PaymentOutcome, Refusal, Screen, ScreenForm, Timing } from './types.ts';
 export { defaultFieldNames } from './types.ts';
 export { chooseOption } from './fields.ts';
-export { payableOrigins, refusalWords } from './form.ts';
+export { outcomeOf as outcomeOfPage, payableOrigins, refusalWords } from './form.ts';
 
 export interface PayerOptions {
   http: Http;

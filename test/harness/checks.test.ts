@@ -32,6 +32,7 @@ import {
   rejected,
   succeeded,
   webhookFindings,
+  fractionFindings,
 } from '../../harness/judge/checks.ts';
 import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/judge/schemes.ts';
 import { loadContract } from '../../harness/api/contract.ts';
@@ -370,6 +371,14 @@ describe('contractFindings (responses) and webhookFindings', () => {
     expect(contractFindings(contract, 'createPaymentLink', answered(201, { ...good, urlEnlace: 'enlace 1' }))).toEqual([
       expect.objectContaining({ clauses: ['2.1-link-urls'], severity: 'observe' }),
     ]);
+  });
+
+  it('date-times with more than 3 fractional digits are observed once per body (2-datetime-type), 3 or fewer pass', () => {
+    const lookup = { idTransaccion: 't-1', esReal: false, esAprobada: true, monto: 1, fechaTransaccion: '2026-11-22T10:00:00.1234567-06:00' };
+    expect(fractionFindings(lookup)).toEqual([expect.objectContaining({ clauses: ['2-datetime-type'], severity: 'observe', actual: expect.stringContaining('7 fractional digits, e.g. /fechaTransaccion') })]);
+    expect(fractionFindings({ a: [{ b: '2026-11-22T10:00:00.1234Z' }], c: '2026-11-22T10:00:00.12345Z' })).toEqual([expect.objectContaining({ actual: expect.stringMatching(/^2 date-time\(s\) with 4 fractional digits, e\.g\. \/a\/0\/b/) })]);
+    expect(fractionFindings({ f: '2026-11-22T10:00:00.123Z', g: '2026-11-22T10:00:00Z', h: 'x.1234567' })).toEqual([]);
+    expect(webhookFindings(contract, { idTransaccion: 't', fechaTransaccion: '2026-11-22T10:00:00.1234567Z' })).toContainEqual(expect.objectContaining({ clauses: ['2-datetime-type'], severity: 'observe' }));
   });
 
   it('webhooks: a body that is not JSON fails; PascalCase names are read as camelCase only when asked', () => {

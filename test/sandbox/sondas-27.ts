@@ -93,6 +93,12 @@ export const SONDAS_27 = {
     const link = await p.crearEnlace(enlaceValido({ vigencia: { fechaFin } }));
     return (await p.abrir(link.urlEnlaceLargo)).statusCode === 410;
   },
+  'vigencia-inicio-offset-dropped': async (p) => {
+    // fechaInicio a minute ago, written at +05:30: its wall time read as UTC lies hours ahead.
+    const local = new Date(p.ctx.clock.nowMs() - 60_000 + 330 * 60_000).toISOString().slice(0, -1);
+    const link = await p.crearEnlace(enlaceValido({ vigencia: { fechaInicio: `${local}+05:30` } }));
+    return (await p.abrir(link.urlEnlaceLargo)).statusCode === 200;
+  },
   'quickpay-expires-before-stated': async (p) => {
     const qp = (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 1 })).json();
     await p.avanzar(300);
