@@ -601,24 +601,43 @@ export function violatesOnly(contract: Contract, entry: Pick<RuleEntry, 'operati
 }
 
 /**
- * A body whose only stated violations are JSON types a lenient server coerces (123 for the string "123", "05" for
- * the int 5) and which breaks no stated rule once so coerced: what was coerced, else undefined. Section 7 lists the
- * rules whose violations are rejected, and types are not among them, so such a body accepted is observed (WARN),
- * not failed (docs/decisions.md, "Severity"); coerced, "13" is still a month out of 1–12.
+ * The rules section 7 lists as rejected ("at least one FormaPago flag true; at least one of urlWebhook and
+ * emailsNotificacion…; monto at least 0.01… greater than 0…; mesVencimiento 1 to 12 for MPOS; idAplicativo required
+ * for MPOS…"): a value these clauses judge is judged whatever its JSON type.
+ */
+export const SECTION_7_RULES: ReadonlySet<string> = new Set([
+  '4.1-formapago-one-true', '4.1-notification-target', '4.1-monto-min', '4.6-monto-positive', '4.7-monto-positive', '4.7-mes-range', '4.7-idaplicativo-conditional',
+]);
+
+/**
+ * A body whose only stated violations are JSON types (issue 26): what a lenient server made of them, else undefined.
+ * Section 7 lists the rules whose violations are rejected, and types are not among them, so such a body accepted is
+ * observed (WARN), not failed (docs/decisions.md, "Severity"). A number and a numeric string are read as each other
+ * ("05" for the int 5), and the body so read must break no stated rule ("13" is still a month out of 1–12); any other
+ * type (true, 1.5, "" for an int) is left as sent, unless the field's value is one a rule of section 7 judges.
  */
 export function onlyCoercibleTypes(contract: Contract, operationId: OperationId, body: unknown): string | undefined {
   const stated = contract.validateRequest(operationId, body).filter((v) => v.severity === 'fail');
   if (stated.length === 0 || stated.some((v) => v.keyword !== 'type')) return undefined;
   let coerced = body as Body;
   const shown: string[] = [];
+  const asSent = new Set<string>();
   for (const v of stated) {
     const value = getAt(coerced, v.path);
-    const as = typeof value === 'number' ? String(value) : typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
-    if (as === undefined) return undefined;
-    coerced = setAt(coerced, v.path, as);
-    shown.push(`${v.path}: a ${typeof value === 'number' ? 'JSON number' : 'numeric string'} where the spec types a ${typeof as}`);
+    const wanted = /^must be (\w+)/.exec(v.message)?.[1];
+    const numeric = typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
+    const as = typeof value === 'number' && wanted === 'string' ? String(value) : numeric !== undefined && (wanted === 'number' || (wanted === 'integer' && Number.isInteger(numeric))) ? numeric : undefined;
+    if (as !== undefined) {
+      coerced = setAt(coerced, v.path, as);
+      shown.push(`${v.path}: a ${typeof value === 'number' ? 'JSON number' : 'numeric string'} where the spec types a ${typeof as}`);
+      continue;
+    }
+    if (v.clause.some((c) => SECTION_7_RULES.has(c))) return undefined;
+    asSent.add(v.path);
+    shown.push(`${v.path}: ${JSON.stringify(value)} (${v.message}), a type no rule of section 7 covers`);
   }
-  return contract.validateRequest(operationId, coerced).some((v) => v.severity === 'fail') ? undefined : shown.join(', ');
+  const left = contract.validateRequest(operationId, coerced).filter((v) => v.severity === 'fail' && !(v.keyword === 'type' && asSent.has(v.path)));
+  return left.length > 0 ? undefined : shown.join(', ');
 }
 
 /** Why `body` is not a valid body, or undefined when the contract accepts it. */

@@ -12,6 +12,7 @@ import {
   defaultContext,
   getAt,
   LINK_REF,
+  onlyCoercibleTypes,
   REQUIRED_FIELDS,
   RULE_IDS,
   setAt,
@@ -146,6 +147,30 @@ describe('violatesOnly', () => {
     expect(violatesOnly(contract, idAplicativo, mpos)).toBeUndefined();
     expect(violatesOnly(contract, idAplicativo, setAt(mpos!, '/idAplicativo', 'app-dev-1'))).toMatch(/present/);
     expect(violatesOnly(contract, idAplicativo, setAt(mpos!, '/monto', 0))).toMatch(/other rules/);
+  });
+});
+
+describe('onlyCoercibleTypes: a body breaking only JSON types (section 7 lists none) is observed when accepted', () => {
+  const sample = (op: Parameters<typeof validBody>[0], seed: number) => fc.sample(validBody(op), { numRuns: 1, seed })[0] as Record<string, unknown>;
+  const threeDs = () => sample('purchase3ds', 3);
+  const card = (body: Record<string, unknown>, patch: Record<string, unknown>) => ({ ...body, tarjetaCreditoDebido: { ...(body['tarjetaCreditoDebido'] as object), ...patch } });
+
+  it('a number for a string and a numeric string for an int are read as each other', () => {
+    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { cvv: 123 }))).toMatch(/cvv: a JSON number where the spec types a string/);
+    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { mesVencimiento: '05' }))).toMatch(/a numeric string where the spec types a number/);
+  });
+
+  it('other types (true, 1.5, "") are left as sent and named, where no rule of section 7 judges the field', () => {
+    for (const mes of [true, 1.5, '']) expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { mesVencimiento: mes }))).toMatch(/mesVencimiento: .* a type no rule of section 7 covers/);
+  });
+
+  it('is undefined for a valid body, a body breaking a rule besides its types, and a field section 7 judges (MPOS month, monto)', () => {
+    expect(onlyCoercibleTypes(contract, 'purchase3ds', threeDs())).toBeUndefined();
+    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { cvv: 123, mesVencimiento: undefined }))).toBeUndefined();
+    const mpos = sample('purchaseMposBanda', 2);
+    expect(onlyCoercibleTypes(contract, 'purchaseMposBanda', { ...mpos, mesVencimiento: true })).toBeUndefined();
+    expect(onlyCoercibleTypes(contract, 'purchaseMposBanda', { ...mpos, mesVencimiento: '13' })).toBeUndefined();
+    expect(onlyCoercibleTypes(contract, 'createPaymentLink', { ...sample('createPaymentLink', 1), monto: 'diez' })).toBeUndefined();
   });
 });
 
