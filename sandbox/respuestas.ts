@@ -69,7 +69,7 @@ export function datosRecasados(value: unknown): unknown {
 
 /** Fields some services write that the spec does not list (variant extra-fields). */
 function conCamposExtra(value: Record<string, unknown>): Record<string, unknown> {
-  return 'idTransaccion' in value ? { ...value, moneda: 'USD', canal: 'API' } : value;
+  return 'idTransaccion' in value ? { ...value, moneda: 'USD', origen: 'API' } : value;
 }
 
 /** String fields of the spec whose absence the sandbox writes as null (variant empty-strings writes ""). */

@@ -74,7 +74,7 @@ export const VARIANTS = [
   { id: 'webhook-pairs-top-level', area: 'webhook', description: '6: the purchase\'s datosAdicionales pairs travel at the top level of the webhook body (no datosAdicionales key)', composes: false },
   { id: 'webhook-no-esaprobada', area: 'webhook', description: '6: the webhook body has no esAprobada (only successes are notified)' },
   // Spec conventions: JSON names as in the examples (camelCase). PascalCase is judged only when the vendor says so.
-  { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva), as deployed services of this family send them', settings: { WEBHOOK_FIELD_CASE: 'insensitive' }, composes: false },
+  { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva), as deployed services of this family send them', settings: { WEBHOOK_FIELD_CASE: 'insensitive' } },
   { id: 'webhook-wrapped', area: 'webhook', description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}' },
   // MPOS and authentication.
   { id: 'mpos-contactless', area: 'mpos', description: '4.7: MPOS purchases answer tipoTransaccion 5 (MPosContactless) instead of 4' },

@@ -52,6 +52,10 @@ for (const x of failing) {
   console.log(`  FAIL ${x.name}  (cites ${cited.join(', ')})`);
   if (!cited.some((c) => DEVIATION_CLAUSES.has(c))) problems.push(`deviations: ${x.name} fails under ${cited.join(', ')}, a clause no deployed deviation breaks`);
 }
+// Each deviation is found: every clause a deviation breaks has its FAIL (one fault, one finding — and not none).
+for (const c of DEVIATION_CLAUSES) {
+  if (!failing.some((x) => (x.failure?.clauses ?? x.clauses ?? []).includes(c))) problems.push(`deviations: no FAIL cites ${c}, a clause a deployed deviation breaks`);
+}
 
 if (problems.length > 0) {
   console.error(`deployed: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}`);

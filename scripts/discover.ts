@@ -12,7 +12,8 @@ import { ConfigError, loadConfig, type Config } from '../harness/setup/config.ts
 import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/setup/target.ts';
 import { Interlock, PRODUCTION_MESSAGE } from '../harness/setup/interlock.ts';
 import { createTokenCache } from '../harness/api/tokens.ts';
-import { createPayer } from '../harness/payer/index.ts';
+import { chooseOption, createPayer, type FieldName, type FieldNames, type ScreenForm } from '../harness/payer/index.ts';
+import { describeOptions } from '../harness/payer/fields.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
 import { secrets } from '../harness/record/redact.ts';
 import type { Http } from '../harness/api/http.ts';
@@ -190,9 +191,23 @@ async function screenFieldMapping(t: TargetInfo, h: Http, token: string): Promis
   const missing = card.filter((f) => !mapping.found[f]);
   if (missing.length > 0) return { what, evidence: notFoundMessage(`the screen of ${String(link.urlEnlace)}`, [...missing], mapping), howToFind };
   const evidence = `on the screen of ${String(link.urlEnlace)}: ${describeMapping(mapping)}`;
-  if (!isDiscovered(mapping)) return { what, noted: true, evidence: `${evidence} (the suite's default names: nothing to set)` };
+  // The card's month and year in the page's selects: an option not matched by meaning is SCREEN_OPTION_VALUES's to map.
+  const unmatched = unmatchedOptions(screen.form, mapping.names);
+  const optionsHow = unmatched.length > 0 ? `no option of ${unmatched.join('; ')}: set SCREEN_OPTION_VALUES, e.g. {"mesVencimiento":{"1":"<the option's value for January>"}}` : undefined;
+  if (!isDiscovered(mapping)) return { what, evidence: `${evidence} (the suite's default names: nothing to set)`, ...(optionsHow ? { howToFind: optionsHow } : { noted: true }) };
   const names = Object.fromEntries(Object.entries(mapping.found).map(([field, f]) => [field, f.target]));
-  return { what, settings: { SCREEN_FIELD_NAMES: JSON.stringify(names) }, evidence };
+  return { what, settings: { SCREEN_FIELD_NAMES: JSON.stringify(names) }, evidence, ...(optionsHow ? { howToFind: optionsHow } : {}) };
+}
+
+/** The month and year selects whose options hold none meaning the suite's test card (January, three years on). */
+function unmatchedOptions(form: ScreenForm | undefined, names: FieldNames): string[] {
+  const sought: [FieldName, string][] = [['mesVencimiento', '1'], ['anioVencimiento', String(new Date().getUTCFullYear() + 3)]];
+  return sought.flatMap(([field, value]) => {
+    const values = form?.selects[names[field]];
+    if (values === undefined) return [];
+    const options = values.map((v, i) => ({ value: v, text: form!.optionTexts[names[field]]?.[i] ?? v }));
+    return chooseOption(field, value, options, config.screenOptionValues) === undefined ? [`${field} (${names[field]}) means "${value}": it offers ${describeOptions(options)}`] : [];
+  });
 }
 
 function render(all: Finding[]): string {

@@ -201,8 +201,8 @@ export function describeCandidates(candidates: Candidate[]): string {
 
 /**
  * The payment's quantity (and amount) placed by elimination on a link screen: when the payment has `cantidad`, the
- * page shows no field for it and exactly one number input is left unplaced, that input is the quantity; then the
- * same for `monto`, once the quantity is placed. `present`: whether the page has a field by that name or selector.
+ * page shows no field for it, the last number input left unplaced (type number, or a numeric inputmode) is the
+ * quantity; then `monto`, once the quantity is placed, when exactly one is left. `present`: whether the page has a field by that name or selector.
  */
 export function placeByElimination(mapping: FieldMapping, needs: FieldName[], present: (target: string) => boolean): FieldMapping {
   let result = mapping;
@@ -210,13 +210,18 @@ export function placeByElimination(mapping: FieldMapping, needs: FieldName[], pr
     if (!needs.includes(field) || present(result.names[field])) continue;
     if (field === 'monto' && needs.includes('cantidad') && !present(result.names.cantidad)) continue;
     const placed = new Set(Object.values(result.found).map((f) => f.target));
-    const left = result.candidates.filter((c) => c.tag === 'input' && c.type === 'number' && !placed.has(c.target));
-    if (left.length !== 1) continue;
-    const target = left[0]!.target;
+    const left = result.candidates.filter((c) => c.tag === 'input' && numberLike(c) && !placed.has(c.target));
+    // The quantity is the last number input left (issue 26: where it is editable, it follows the amount); the amount
+    // only when it is the one left.
+    if (left.length === 0 || (field === 'monto' && left.length !== 1)) continue;
+    const target = left[left.length - 1]!.target;
     result = { ...result, names: { ...result.names, [field]: target }, found: { ...result.found, [field]: { target, by: 'elimination' } } };
   }
   return result;
 }
+
+/** An input taking a number: type number, or a text input whose keyboard is numeric (inputmode numeric or decimal). */
+const numberLike = (c: Candidate): boolean => c.type === 'number' || (['text', 'tel', ''].includes(c.type) && ['numeric', 'decimal'].includes(c.inputmode));
 
 /** A select whose options hold none meaning the suite's value: the field, the value sought, what was offered. */
 export interface UnmatchedOption {

@@ -133,16 +133,22 @@ describe('labels and elimination', () => {
     expect(m.names).toMatchObject({ mesVencimiento: 'm', anioVencimiento: 'y' });
   });
 
-  it('places the quantity, then the amount, by elimination: only when one number input is left', () => {
+  it('places the quantity (the last number input left), then the amount (the one left), by elimination', () => {
     const html = form('<input name="n1" autocomplete="cc-number"><input name="q" type="number">');
     const present = (t: string) => ['n1', 'q'].includes(t);
     const placed = placeByElimination(discoverFields(html), ['cantidad', 'numeroTarjeta'], present);
     expect(placed.names.cantidad).toBe('q');
     expect(placed.found.cantidad).toEqual({ target: 'q', by: 'elimination' });
-    // Not when the payment has no quantity, nor when two number inputs are left.
+    // Not when the payment has no quantity.
     expect(placeByElimination(discoverFields(html), ['numeroTarjeta'], present).names.cantidad).toBe('cantidad');
+    // Two number inputs left: the last is the quantity, and the amount the one left after it.
     const two = form('<input name="q" type="number"><input name="r" type="number">');
-    expect(placeByElimination(discoverFields(two), ['cantidad'], (t) => ['q', 'r'].includes(t)).names.cantidad).toBe('cantidad');
+    expect(placeByElimination(discoverFields(two), ['cantidad', 'monto'], (t) => ['q', 'r'].includes(t)).names).toMatchObject({ cantidad: 'r', monto: 'q' });
+    // A text input with a numeric keyboard counts; three left for the amount is too many to tell.
+    const numeric = form('<input name="n" autocomplete="cc-number"><input name="a" type="number"><input name="b" inputmode="decimal"><input name="c" inputmode="decimal">');
+    const three = placeByElimination(discoverFields(numeric), ['cantidad', 'monto'], (t) => ['n', 'a', 'b', 'c'].includes(t));
+    expect(three.names.cantidad).toBe('c');
+    expect(three.names.monto).toBe('monto');
     // The amount: once the quantity is placed.
     const both = form('<label>Cantidad <input name="q" type="number"></label><input name="m" type="number">');
     expect(placeByElimination(discoverFields(both), ['cantidad', 'monto'], (t) => ['q', 'm'].includes(t)).names.monto).toBe('m');
