@@ -182,7 +182,7 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
       .map(vista)
       .filter((t) => t !== null && !(ctx.fault('transacciones-missing-declines') && !t.esAprobada))
       // Fault transacciones-page-cap: a first page passed off as the whole list.
-      .slice(0, ctx.fault('transacciones-page-cap') ? 10 : undefined),
+      .slice(0, ctx.fault('transacciones-page-cap') ? 100 : undefined),
     imagenes: urlImagenProducto === null ? [] : [{ url: urlImagenProducto, esPrincipal: true }],
     ...(ctx.fault('link-record-two-fields') ? { infoProducto: { ...link.infoProducto, urlImagenProducto: null } } : {}),
     vigencia: link.vigencia,

@@ -91,7 +91,8 @@ export function nuevaTransaccion(ctx: SandboxContext, d: DatosTransaccion): Tran
     montoOriginal: d.monto,
     resultadoTransaccion: null,
     fechaTransaccion: fechaServicio(ctx.variant, clockOf(ctx, d.business.idAplicativo).nowMs()),
-    idExterno: d.idExterno ?? null,
+    // Fault idexterno-case-folded: a collation that folds case stores the identifier in lower case.
+    idExterno: d.idExterno == null ? null : ctx.fault('idexterno-case-folded') ? d.idExterno.toLowerCase() : d.idExterno,
     datosAdicionales: d.datosAdicionales ?? null,
     idEnlace: d.idEnlace ?? null,
     notificaciones: d.notificaciones,

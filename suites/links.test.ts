@@ -416,8 +416,9 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
     holds(emailsTo(outbox, customer).length === 0, 'customer-not-emailed', '6.2-customer-email', 'no e-mail to the customer', `${emailsTo(outbox, customer).length} e-mail(s) to ${customer}`);
   });
 
-  clauseTest({ clauses: '4.1-identificador-in-webhook', endpoint: 'flow', purchase: true }, 'the webhook of a link payment carries identificadorEnlaceComercio', async (t) => {
-    const { link, request } = await createLink(t, await observedLinkBody(t));
+  clauseTest({ clauses: '4.1-identificador-in-webhook', endpoint: 'flow', purchase: true }, 'the webhook of a link payment carries identificadorEnlaceComercio, in its letter case and script', async (t) => {
+    // Upper and lower case, accents and another script: carried exactly (issue 27: serialisation).
+    const { link, request } = await createLink(t, await observedLinkBody(t, { identificadorEnlaceComercio: uniqueRef('Enlace-MAYÚS-ñandú-注文') }));
     const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-identificador-in-webhook', 'the payment');
     const webhook = await webhookFor(t, params['idTransaccion'], ['4.1-identificador-in-webhook']);
     const named = webhookField(webhook, 'identificadorEnlaceComercio', t.run.config.webhook.fieldCase);

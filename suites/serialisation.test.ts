@@ -27,8 +27,8 @@ function keysOfEveryKind(tag: string): Record<string, string> {
   };
 }
 
-/** More transactions on one link than the page sizes servers commonly use (10, and the first of 12): 12. */
-const MANY = 12;
+/** More transactions on one link than the page sizes servers commonly use (10, 20, 25, 50, 100): 101. */
+const MANY = 101;
 
 describe('2.2 / 6.1 datosAdicionales keys come back as sent', () => {
   clauseTest({ clauses: ['2.2-datos-adicionales-echo', '4.8-same-transaction'], endpoint: 'POST /TransaccionCompra/Wallet', purchase: true },
@@ -47,6 +47,18 @@ describe('2.2 / 6.1 datosAdicionales keys come back as sent', () => {
       const { response } = await buyWallet(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('claves') } });
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
       containsPairs(webhookPairs(webhook.json, sent).pairs, sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+    });
+});
+
+describe('2.2 identifiers come back exactly', () => {
+  clauseTest({ clauses: ['2.2-idexterno-echo', '4.8-same-transaction'], endpoint: 'POST /TransaccionCompra/Wallet', purchase: true },
+    'an idExterno of upper and lower case, accents and another script, in the purchase response and the lookup', async (t) => {
+      // 29 characters: within the quick-pay's 50 (8), though the wallet states no bound.
+      const idExterno = `Pedido-ÑandúÄ-注文-${Date.now().toString(36).toUpperCase()}${Math.random().toString(36).slice(2, 6)}`;
+      const { ex, response } = await buyWallet(t, { idExterno });
+      if (response['idExterno'] !== undefined) t.soft(() => fieldEquals(response['idExterno'], idExterno, 'idExterno (response)', '2.2-idexterno-echo', ex));
+      const looked = await lookUp(t, response['idTransaccion']);
+      t.soft(() => fieldEquals(looked.tx['idExterno'], idExterno, 'idExterno (lookup)', '2.2-idexterno-echo', looked.ex));
     });
 });
 

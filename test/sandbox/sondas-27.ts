@@ -5,7 +5,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import type { FaultId } from '../../sandbox/index.ts';
-import { CUENTA, NEGOCIO, type Prueba, basic, compra3dsValida, consulta, enlaceValido, formulario, ruta, tarjeta } from './helpers.ts';
+import { CUENTA, NEGOCIO, type Prueba, basic, compra3dsValida, consulta, enlaceValido, formulario, ruta, tarjeta, walletValido } from './helpers.ts';
 
 type Sonda = (p: Prueba, id: string) => Promise<boolean>;
 type Cuerpo = Record<string, unknown>;
@@ -114,10 +114,14 @@ export const SONDAS_27 = {
     const iguales = (v: unknown) => JSON.stringify(v) === JSON.stringify(datosAdicionales);
     return iguales(lookup.datosAdicionales) && iguales(registro.datosAdicionales) && iguales((registro.transacciones as Cuerpo[])[0]?.datosAdicionales) && iguales(webhook?.datosAdicionales);
   },
+  'idexterno-case-folded': async (p) => {
+    const tx = (await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ idExterno: 'Pedido-Ñ' }))).json();
+    return tx.idExterno === 'Pedido-Ñ';
+  },
   'transacciones-page-cap': async (p) => {
     const link = await p.crearEnlace();
-    for (let i = 0; i < 11; i++) await p.pagar(link.urlEnlaceLargo);
-    return (await transaccionesDe(p, link.idEnlace)).length === 11;
+    for (let i = 0; i < 101; i++) await p.pagar(link.urlEnlaceLargo);
+    return (await transaccionesDe(p, link.idEnlace)).length === 101;
   },
   'nullable-dropped': async (p) => {
     const qp = (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 1 })).json();
