@@ -218,7 +218,9 @@ export function createHttp(options: HttpOptions): Http {
       try {
         const end = pending('request', what);
         try {
+          exchange.sentAt = Date.now();
           response = await doing(what, () => send(agent, method, req.url, headers, body, budget, maxResponseBytes));
+          exchange.answeredAt = Date.now();
         } finally {
           end();
         }

@@ -29,6 +29,9 @@ export interface Exchange {
   response?: ExchangeResponse;
   attempts: number;
   durationMs: number;
+  /** The last attempt: when it was sent (past the request cap) and when its answer came (epoch ms). */
+  sentAt?: number;
+  answeredAt?: number;
   /** On recorded (redacted) copies: a curl line reproducing the request, with secrets as shell variables. */
   curl?: string;
 }
