@@ -121,6 +121,7 @@ export const FAULTS = [
   { id: 'token-dies-early', area: 'auth', description: '5.2/8: access tokens are refused (401) after a third of their expires_in, which still announces the full lifetime' },
   { id: 'vigencia-end-by-date', area: 'links', description: '4.1/3: vigencia.fechaFin is compared by UTC calendar day, not instant: the link stays payable until the end of that day' },
   { id: 'vigencia-inicio-offset-dropped', area: 'links', description: '4.1/3: vigencia.fechaInicio\'s offset is dropped (its wall time read as UTC): a link starting at 10:00+05:30 starts at 10:00Z, hours late' },
+  { id: 'screen-expires-early', area: 'links', description: '4.1: the payment screen refuses a payment after two thirds of duracionInterfazIntentoMinutos (40 s of a 1-minute screen)' },
   { id: 'quickpay-expires-before-stated', area: 'quick-pay', description: '4.6: the quick-pay page refuses payment after a third of the interval, well before the fechaVencimiento the response states' },
   { id: 'datos-keys-recased', area: 'response-types', description: '2.2/6.1: datosAdicionales keys re-cased by the serializer (first letter upper-cased) in responses, lookups, link records and webhooks' },
   { id: 'idexterno-case-folded', area: 'response-types', description: '2.2: idExterno stored and returned in lower case (a case-folding collation): "Pedido-Ñ" comes back "pedido-ñ"' },

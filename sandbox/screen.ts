@@ -82,7 +82,9 @@ function leerIntento(ctx: SandboxContext, link: Link, intento: string): 'valido'
   if (!Number.isSafeInteger(emitido) || firma !== firmaIntento(ctx, link.idEnlace, emitido, nonce)) return 'invalido';
   const minutos = link.configuracion.duracionInterfazIntentoMinutos;
   const desde = ctx.fault('screen-validity-from-link-creation') ? link.creadoMs : emitido;
-  const vencido = minutos !== null && clockOf(ctx, link.idAplicativo).nowMs() - desde > minutos * 60_000;
+  // Fault screen-expires-early: the screen lasts two thirds of its stated minutes.
+  const dura = minutos === null ? null : minutos * 60_000 * (ctx.fault('screen-expires-early') ? 2 / 3 : 1);
+  const vencido = dura !== null && clockOf(ctx, link.idAplicativo).nowMs() - desde > dura;
   return vencido && !ctx.fault('screen-duration-not-enforced') ? 'vencido' : 'valido';
 }
 

@@ -99,6 +99,12 @@ export const SONDAS_27 = {
     const link = await p.crearEnlace(enlaceValido({ vigencia: { fechaInicio: `${local}+05:30` } }));
     return (await p.abrir(link.urlEnlaceLargo)).statusCode === 200;
   },
+  'screen-expires-early': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
+    await p.avanzar(50);
+    return (await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() })).statusCode !== 410;
+  },
   'quickpay-expires-before-stated': async (p) => {
     const qp = (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 1 })).json();
     await p.avanzar(300);
