@@ -266,6 +266,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     ...(meta.seed !== undefined ? { seed: meta.seed } : {}),
     ...(meta.replay ? { replay: meta.replay } : {}),
     ...(meta.failure ? { failure: failureOf(meta.failure, meta.failures) } : {}),
+    ...(meta.failures && meta.failures.length > 1 ? { failures: meta.failures } : {}),
     ...(meta.transcript ? { transcript: meta.transcript } : {}),
     observations: meta.observations ?? [],
     ...(meta.requests !== undefined ? { requests: meta.requests } : {}),

@@ -39,8 +39,10 @@ export interface TestRecord {
   reason?: string;
   /** The kind of skip (harness/record/skips.ts), for a skipped test that names one. */
   skipKind?: SkipKind;
-  /** The check that failed (already redacted by the harness). */
+  /** The check that failed (already redacted by the harness); several independent ones: citing every clause of each. */
   failure?: CheckEvidence;
+  /** Every independent check that failed (soft checks), each with its own evidence, when more than one did. */
+  failures?: CheckEvidence[];
   /** The thrown error when there is no check evidence, or what an ERROR is about. */
   error?: string;
   /** Every step the test made, in order, the failing one marked (failed and errored tests; redacted by the harness). */
@@ -249,15 +251,20 @@ export function describeFailure(t: TestRecord): { message: string; text: string 
     const message = t.status === 'error' ? `not judged (the suite's own failure): ${firstLine(text)}` : firstLine(text);
     return { message: firstLine(message), text };
   }
-  const text = [
-    `check: ${f.check}`,
-    `clauses: ${f.clauses.join(', ')}`,
-    `expected: ${f.expected}`,
-    `actual: ${f.actual}`,
-    ...(f.exchange ? ['', 'exchange:', f.exchange] : []),
-    ...(f.curl ? ['', 'reproduce:', f.curl] : []),
-  ].join('\n');
-  return { message: firstLine(`${f.check}: expected ${f.expected}; actual ${f.actual}`), text };
+  const block = (e: CheckEvidence): string[] => [
+    `check: ${e.check}`,
+    `clauses: ${e.clauses.join(', ')}`,
+    `expected: ${e.expected}`,
+    `actual: ${e.actual}`,
+    ...(e.exchange ? ['', 'exchange:', e.exchange] : []),
+    ...(e.curl ? ['', 'reproduce:', e.curl] : []),
+  ];
+  const all = t.failures ?? [];
+  if (all.length > 1) {
+    const text = all.map((e, i) => [`(${i + 1} of ${all.length})`, ...block(e)].join('\n')).join('\n\n');
+    return { message: firstLine(`${all.length} independent checks failed (${all.map((e) => e.clauses.join(' ')).join('; ')}): ${f.check}: expected ${f.expected}; actual ${f.actual}`), text };
+  }
+  return { message: firstLine(`${f.check}: expected ${f.expected}; actual ${f.actual}`), text: block(f).join('\n') };
 }
 
 function firstLine(text: string): string {

@@ -11,7 +11,8 @@
  * It also measures localisation (one fault, one finding): per fault the number of failing tests and the clauses
  * they cite, and their distribution (median, 90th percentile, max) over the catalogue, written with every verdict
  * to reports/mutation.json (REPORT_DIR). Faults marked `prerequisite` (they remove what nearly every test needs)
- * are listed apart and not held to the bound of 10.
+ * are listed apart and not held to the bound of 10. The fault breaking two independent clauses of one test
+ * (link-record-two-fields) must have both reported by that test, or the run fails.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ interface RunResult {
   passed: number;
   /** Observations (WARN) as `test :: message`, ids and figures masked so runs compare. */
   observations: Set<string>;
+  /** The most independent failures (soft checks) one failing test reported. */
+  independent: number;
   crashed?: string;
   seconds: number;
 }
@@ -42,6 +45,7 @@ interface SummaryTest {
   status: string;
   clauses: string[];
   observations: { clause: string; message: string }[];
+  failures?: { clauses: string[] }[];
 }
 
 const work = mkdtempSync(join(tmpdir(), 'mutation-'));
@@ -82,10 +86,11 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
           clauses: [...cited].sort((a, b) => b[1] - a[1]).map(([c]) => c),
           passed: tests.filter((t) => t.status === 'pass' || t.status === 'warn').length,
           observations: new Set(tests.flatMap((t) => t.observations.map((o) => `${t.name} :: ${mask(o.message)}`))),
+          independent: Math.max(0, ...failing.map((t) => t.failures?.length ?? 1)),
           seconds,
         });
       } catch {
-        resolve({ fault: name, failed: [], errored: [], clauses: [], passed: 0, observations: new Set(), crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
+        resolve({ fault: name, failed: [], errored: [], clauses: [], passed: 0, observations: new Set(), independent: 0, crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
       }
     });
   });
@@ -113,6 +118,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 // A composite fault (several deviations at once) runs only when named.
+/** The fault breaking two independent clauses of one test (sandbox/faults.ts): both must be reported (soft checks). */
+const TWO_CLAUSE_FAULT = 'link-record-two-fields';
 const faults = FAULTS.filter((f) => (only.length === 0 && !('composite' in f)) || only.includes(f.id));
 /** The variants to run: every one and `all` (every one that composes) by default, else those named. */
 const variants: { id: string; description: string }[] = [
@@ -185,6 +192,11 @@ for (const [i, r] of results.entries()) {
   if (isPrerequisite(faults[i]!)) console.log(`prerequisite fault ${r.fault}: ${r.failed.length} failing tests (it removes what nearly every test needs)`);
 }
 
+// Soft checks (issue 28): the fault that breaks two independent clauses of one test must have both reported by it.
+const twoClauses = faults.findIndex((f) => f.id === TWO_CLAUSE_FAULT);
+const bothReported = twoClauses < 0 || results[twoClauses]!.independent >= 2;
+if (!bothReported) console.log(`\n${TWO_CLAUSE_FAULT}: no failing test reported both of the independent clauses it breaks (${results[twoClauses]!.independent} failure(s) at most)`);
+
 const reportDir = process.env['REPORT_DIR'] || 'reports';
 mkdirSync(reportDir, { recursive: true });
 writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
@@ -209,4 +221,4 @@ console.log(`\nmutation score: ${detected}/${faults.length} faults detected (${s
 console.log(`variants: ${variantResults.length - falsePositives.length}/${variantResults.length} passed${falsePositives.length > 0 ? `; FALSE POSITIVES against ${falsePositives.map((v) => v.id).join(', ')}` : ''}`);
 console.log(`written: ${join(reportDir, 'mutation.json')}`);
 rmSync(work, { recursive: true, force: true });
-process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 ? 0 : 1);
+process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 && bothReported ? 0 : 1);

@@ -15,7 +15,7 @@
  */
 import { describe } from 'vitest';
 import { clauseTest, type Need } from '../harness/run/conformance.ts';
-import { CheckFailure, holds } from '../harness/judge/checks.ts';
+import { CheckFailure, holds, type JudgedEvidence } from '../harness/judge/checks.ts';
 import { loadContract } from '../harness/api/contract.ts';
 import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/run/contract-observer.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
@@ -25,7 +25,7 @@ import { earlyRefusals } from '../harness/api/tokens.ts';
 const contract = await loadContract();
 
 /** The testcase's failure: counts per clause, then each kept exchange with its curl line. */
-function violationsOf(record: ContractRecord, what: string, clauses: string[]): CheckEvidence {
+function violationsOf(record: ContractRecord, what: string, clauses: string[]): JudgedEvidence {
   const perClause = [...record.clauses].sort((a, b) => b[1].count - a[1].count)
     .map(([clause, t]) => `  ${clause}: ${t.count} of ${record.seen} — e.g. ${t.first}`);
   const shown = record.evidence.map((e, i) => [`--- ${i + 1}: ${e.actual}`, e.exchange ?? ''].join('\n'));

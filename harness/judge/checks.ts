@@ -23,6 +23,8 @@ export const CHECKS = [
   'success', 'rejected', 'not-accepted', 'field-equals', 'json-object', 'absolute-url', 'date-after', 'hash-verifies',
   'image', 'payment-approved', 'payment-declined', 'payment-not-approved', 'flag-equals', 'field-in', 'contains-pairs',
   'echoed', 'created-nothing', 'property',
+  // the run's own: a response against the contract, a request the target never answered
+  'contract', 'answers',
   // rules the suites state with holds()
   'token-issued', 'token-type', 'expires-in', 'token-lifetime', 'no-token',
   'link-model', 'idenlace-unique', 'usable-field', 'payment-screen', 'screen-product', 'qr-readable', 'back-button',
@@ -38,9 +40,13 @@ export const CHECKS = [
   'tenant-isolation',
 ] as const;
 export type CheckName = (typeof CHECKS)[number];
+/** A check's name in evidence: a property's counterexample names the check it broke. */
+export type CheckId = CheckName | `property/${CheckName}`;
+/** Evidence made by the judge: its check is one of CHECKS. */
+export type JudgedEvidence = CheckEvidence<CheckId>;
 
 export class CheckFailure extends Error {
-  constructor(readonly evidence: CheckEvidence) {
+  constructor(readonly evidence: JudgedEvidence) {
     super(formatEvidence(evidence));
     this.name = 'CheckFailure';
   }
@@ -415,7 +421,7 @@ export function counterexampleFound(
   const inner = found.error instanceof CheckFailure ? found.error.evidence : undefined;
   const cause = inner ? inner.actual : found.error instanceof Error ? found.error.message : String(found.error);
   throw new CheckFailure({
-    check: inner ? `property/${inner.check}` : 'property',
+    check: inner ? `property/${inner.check.replace(/^property\//, '') as CheckName}` : 'property',
     clauses: list(clauses),
     expected: `${property}${inner ? ` — ${inner.expected}` : ''}`,
     actual: [

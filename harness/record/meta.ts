@@ -5,9 +5,10 @@
 import type { SkipKind } from './skips.ts';
 
 /** The evidence of a failed check: what the rule wanted, what the target did, and how to reproduce it. */
-export interface CheckEvidence {
-  /** Named check that failed, e.g. `rejected`, `contract`, `hash-verifies`. */
-  check: string;
+export interface CheckEvidence<Name extends string = string> {
+  /** Named check that failed, e.g. `rejected`, `contract`, `hash-verifies`: one of harness/judge/checks.ts `CHECKS`
+   * where the evidence is made (`JudgedEvidence`), read back as a string here (this room comes before the judge). */
+  check: Name;
   clauses: string[];
   expected: string;
   actual: string;

@@ -32,7 +32,8 @@ interface Step {
  * `toMeta()` is what the reporters get (harness/record/meta.ts), written once when the test ends.
  */
 export class Scope {
-  readonly startedAt = Date.now();
+  /** When its budget started: at its body, past its run and tenant (clauseTest sets it). */
+  startedAt = Date.now();
   /** Clause ids the test cites: its name's, then any learnt while running (`t.cite`). */
   clauses: string[] = [];
   endpoint = '';

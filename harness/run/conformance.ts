@@ -72,9 +72,10 @@ export interface T {
   cite(clauses: string[]): void;
   /**
    * Judges an independent clause without stopping the test: a failed check is recorded and the test goes on, failing
-   * once at the end with every such failure. A step the rest depends on stays a plain (throwing) check.
+   * once at the end with every such failure. A step the rest depends on stays a plain (throwing) check. Severity is
+   * chosen here: `observe` records the failed check as a WARN on its first clause instead.
    */
-  soft(check: () => void): void;
+  soft(check: () => void, severity?: 'fail' | 'observe'): void;
 }
 
 export function testName(clauses: string[], title: string): string {
@@ -97,11 +98,13 @@ export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckF
     },
     replay: (seed, command) => Object.assign(record, { seed, replay: command }),
     cite: (more) => record.cite(more),
-    soft(check) {
+    soft(check, severity = 'fail') {
       try {
         check();
       } catch (err) {
         if (!(err instanceof CheckFailure)) throw err;
+        const { clauses, expected, actual } = err.evidence;
+        if (severity === 'observe') return observe(clauses[0] ?? record.clauses[0] ?? '', `expected ${expected}; got ${actual}`);
         softs.push(err);
         record.failures.push(withPreamble(err.evidence, run));
       }
@@ -129,10 +132,18 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
   const name = testName(clauses, title);
   if (!declaredInShard()) return; // another shard's test (harness/run/suite-files.ts)
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
+    // The test's record, and its one meta write, also when a need skips it or vitest ends it (the run bound): the
+    // transcript shows how far it got.
+    const record = Object.assign(new Scope(name), { clauses, endpoint: spec.endpoint });
+    ctx.onTestFinished(({ task }) => {
+      record.closed = true;
+      if (task.result?.state === 'fail' && !record.transcript) record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end: task.result.errors?.[0]?.message ?? 'the test failed' });
+      Object.assign(ctx.task.meta, record.toMeta());
+    });
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     const needed = (need: Need): never => {
-      ctx.task.meta.skipKind = NEED_KINDS[need]; // before the test's record exists
+      record.skipKind = NEED_KINDS[need];
       return ctx.skip(NEED_REASONS[need]);
     };
     for (const need of spec.needs ?? []) if (missing(shared, need)) needed(need);
@@ -141,14 +152,8 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     const own = spec.tenant || spec.movesClock || spec.needs?.some((n) => n === 'clock' || n === 'stats');
     const run = own && shared.tenant ? await shared.tenant() : shared;
     for (const need of spec.needs ?? []) if (run !== shared && missing(run, need)) needed(need);
-    // The test's record; its budget starts now. Its tenant's creation was the first request of its chain.
-    const record = Object.assign(new Scope(name), { clauses, endpoint: spec.endpoint, madeBefore: run !== shared ? 1 : 0, expected: chainLength(run.config.reportDir, name) });
-    // The one meta write, also when vitest ends the test (the run bound): the transcript shows how far it got.
-    ctx.onTestFinished(({ task }) => {
-      record.closed = true;
-      if (task.result?.state === 'fail' && !record.transcript) record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end: task.result.errors?.[0]?.message ?? 'the test failed' });
-      Object.assign(ctx.task.meta, record.toMeta());
-    });
+    // Its budget starts now. Its tenant's creation was the first request of its chain.
+    Object.assign(record, { startedAt: Date.now(), madeBefore: run !== shared ? 1 : 0, expected: chainLength(run.config.reportDir, name) });
     const softs: CheckFailure[] = [];
     const t = testApi(ctx, run, record, softs);
     let unprocessed: number;

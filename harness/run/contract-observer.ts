@@ -17,6 +17,7 @@ import type { Contract } from '../api/contract.ts';
 import { toCurl } from '../record/curl.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence } from '../record/meta.ts';
+import type { JudgedEvidence } from '../judge/checks.ts';
 import type { ReceivedWebhook } from '../api/receiver.ts';
 
 /** The key of the webhook direction (its operationId in spec/openapi.yaml). */
@@ -39,7 +40,7 @@ export interface ContractRecord {
   successes: number;
   broken: number;
   clauses: Map<string, ClauseTally>;
-  evidence: CheckEvidence[];
+  evidence: JudgedEvidence[];
   /** Per clause of kind description: responses whose value does not look as the spec describes it (WARN only). */
   observed: Map<string, ClauseTally>;
 }

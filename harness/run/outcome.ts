@@ -5,7 +5,7 @@
  * gathered here into the one failure the test ends with.
  */
 import type { SkipKind } from '../record/skips.ts';
-import { CheckFailure, describeExchange } from '../judge/checks.ts';
+import { CheckFailure, describeExchange, type JudgedEvidence } from '../judge/checks.ts';
 import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused } from '../record/errors.ts';
 import { FieldsNotFoundError } from '../payer/discovery.ts';
 import { curlPreamble } from '../record/curl.ts';
@@ -79,7 +79,7 @@ export function withPreamble(evidence: CheckEvidence, run: Run): CheckEvidence {
  * The target took a request and did not answer it within HTTP_TIMEOUT_MS (or dropped the connection): the target's
  * failure, with its evidence. Every clause the test cites is cited: the test could not get past that request.
  */
-function noAnswer(err: HttpError, clauses: string[]): CheckEvidence {
+function noAnswer(err: HttpError, clauses: string[]): JudgedEvidence {
   return {
     check: 'answers',
     clauses,

@@ -319,7 +319,8 @@
   function failureLine(t) {
     var f = t.failure;
     if (t.status === 'error') return 'not judged (the suite\'s own failure): ' + firstLine(t.error || 'errored without a message');
-    return f ? firstLine(f.check + ': expected ' + f.expected + '; actual ' + f.actual) : firstLine(t.error || 'failed without an error message');
+    var more = t.failures && t.failures.length > 1 ? ' (and ' + (t.failures.length - 1) + ' more independent failure' + (t.failures.length > 2 ? 's' : '') + ')' : '';
+    return f ? firstLine(f.check + ': expected ' + f.expected + '; actual ' + f.actual) + more : firstLine(t.error || 'failed without an error message');
   }
 
   function testDetail(t, from) {
@@ -339,10 +340,15 @@
     if (t.status === 'expectedFailure') out.push(el('p', { class: 'muted', text: 'Listed in EXPECTED_FAILURES_FILE: a known failure, not counted as failed.' }));
     if (t.status === 'expectedFailurePassed') out.push(el('p', { class: 'muted', text: 'Listed in EXPECTED_FAILURES_FILE but passed: remove it from the list.' }));
     if (f) {
-      out.push(el('div', { class: 'label', text: 'Check: ' + f.check + ' (clauses ' + f.clauses.join(', ') + ')' }));
-      out.push(block('Expected', f.expected), block('Actual', f.actual));
-      if (f.exchange) out.push(block('Exchange (secrets redacted)', f.exchange));
-      if (f.curl) out.push(block('Reproduce with curl', f.curl, true));
+      // Several independent checks failed (soft checks): each with its own evidence.
+      var all = t.failures && t.failures.length > 1 ? t.failures : [f];
+      all.forEach(function (e, i) {
+        var n = all.length > 1 ? ' — ' + (i + 1) + ' of ' + all.length + ' independent failures' : '';
+        out.push(el('div', { class: 'label', text: 'Check: ' + e.check + ' (clauses ' + e.clauses.join(', ') + ')' + n }));
+        out.push(block('Expected', e.expected), block('Actual', e.actual));
+        if (e.exchange) out.push(block('Exchange (secrets redacted)', e.exchange));
+        if (e.curl) out.push(block('Reproduce with curl', e.curl, true));
+      });
     } else if (t.error) {
       if (t.status === 'error') out.push(el('p', { class: 'muted', text: 'ERROR: the suite\'s own failure (a timeout, a harness exception, a payer or browser crash). The target was not judged by this test; the run fails until it is fixed or run again.' }));
       out.push(block(t.status === 'error' ? 'Error' : 'What failed', t.error));

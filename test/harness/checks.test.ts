@@ -33,12 +33,12 @@ import {
   succeeded,
   webhookFindings,
   fractionFindings,
+  type JudgedEvidence,
 } from '../../harness/judge/checks.ts';
 import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/judge/schemes.ts';
 import { loadContract } from '../../harness/api/contract.ts';
 import { secrets } from '../../harness/record/redact.ts';
 import type { Exchange, ExchangeResponse } from '../../harness/record/exchange.ts';
-import type { CheckEvidence } from '../../harness/record/meta.ts';
 import type { PaymentOutcome } from '../../harness/payer/index.ts';
 
 const contract = await loadContract();
@@ -60,7 +60,7 @@ function answered(status: number, body: unknown = {}, response: Partial<Exchange
 const unanswered: Exchange = { ...answered(200), response: undefined };
 
 /** The evidence of the CheckFailure `run` throws (and that it throws one). */
-function failure(run: () => unknown): CheckEvidence {
+function failure(run: () => unknown): JudgedEvidence {
   try {
     run();
   } catch (err) {

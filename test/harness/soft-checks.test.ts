@@ -53,6 +53,13 @@ describe('soft checks', () => {
     expect(other.record.toMeta()).not.toHaveProperty('failures');
   });
 
+  it('severity is chosen at the call: an observed soft check is a WARN on its clause, never a failure', async () => {
+    const { record, softs, t } = harness();
+    await expect(runBody(record, t, softs, async () => t.soft(() => fieldEquals(1, 2, 'monto', '2.4-b'), 'observe'))).resolves.toBe(0);
+    expect(record.toMeta()).not.toHaveProperty('failure');
+    expect(record.observations).toEqual([{ clause: '2.4-b', message: expect.stringMatching(/^expected monto = 2.*; got monto = 1/) }]);
+  });
+
   it('a plain check stops the test and ends it with the soft failures before it; other errors pass through', async () => {
     const { record, softs, t } = harness();
     let after = false;
