@@ -1,7 +1,7 @@
 /**
  * A test's own time: its budget (TEST_TIMEOUT_MS, its waits for other tests not counted) and the run bound
  * (RUN_TIMEOUT_S) vitest's timeout is set to. The run's bounds are read once, by the global setup, and provided to the
- * worker (`inject('budget')`): the tests' declarations read them there.
+ * worker with its configuration (`inject('config')`): the tests' declarations read them there.
  */
 import { inject } from 'vitest';
 import type { Run } from './run.ts';
@@ -24,7 +24,7 @@ export function budgetOf(run: Run, own: number | undefined): number {
 
 /** The run's bounds as the global setup read them (harness/run/global-setup.ts). */
 export function runBudget(): Budget {
-  return inject('budget');
+  return inject('config').budget;
 }
 
 /** RUN_TIMEOUT_S in milliseconds: vitest's timeout of every test. */

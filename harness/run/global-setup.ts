@@ -1,6 +1,6 @@
 /**
  * vitest global setup of the conformance project: selects and probes the target once per run, hands it and the run's
- * bounds to the worker (`inject('target')`, `inject('budget')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
+ * bounds to the worker (`inject('target')`, `inject('config')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
  */
 import type { TestProject } from 'vitest/node';
 import { ConfigError, loadConfig, type Config } from '../setup/config.ts';
@@ -39,8 +39,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ...(abort ? { abort } : {}),
   });
   project.provide('target', target);
-  // The run's bounds, read here once: the worker declares its tests' timeouts with them (harness/run/budget.ts).
-  project.provide('budget', config.budget);
+  // The run's configuration, read here once: the worker runs with it and declares its tests' timeouts by its bounds
+  // (harness/run/budget.ts).
+  project.provide('config', config);
   return async () => {
     await embedded?.close();
   };

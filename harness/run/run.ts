@@ -5,7 +5,7 @@
  * (harness/run/contract-observer.ts); every webhook the receiver gets is contract-checked the same way.
  */
 import { inject } from 'vitest';
-import { loadConfig, type Config } from '../setup/config.ts';
+import { adoptConfig, type Config } from '../setup/config.ts';
 import { loadContract, type Contract } from '../api/contract.ts';
 import type { Exchange, Http } from '../api/http.ts';
 import { noteStep } from '../record/scope.ts';
@@ -63,7 +63,8 @@ async function createRun(): Promise<Run> {
   // The clock and the counters are only ever a tenant's (tenantRun): a test moving or reading the target-wide ones
   // would depend on every other test of the run.
   const target: TargetInfo = { ...probed, capabilities: probed.capabilities.filter((c) => c !== 'clock' && c !== 'stats') };
-  const config = withAccountAuth(loadConfig(), target.accountAuth?.accountAuth);
+  // The global setup's configuration (read once; its secrets registered here too), not a second reading of the env.
+  const config = withAccountAuth(adoptConfig(inject('config')), target.accountAuth?.accountAuth);
   const contract = await loadContract();
   const http = createRunHttp(config, target.deadline);
   secrets.add(target.business.clientSecret, 'client-secret');

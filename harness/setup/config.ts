@@ -81,7 +81,7 @@ export interface Config {
   /** The audience of every token request (spec 5.1: service_api; TOKEN_AUDIENCE for a service that uses its own). */
   tokenAudience: string;
   http: { timeoutMs: number; retries: number; maxResponseBytes: number };
-  /** The run's bounds, read once by the global setup and provided to the worker (`inject('budget')`, harness/run/budget.ts). */
+  /** The run's bounds, read once by the global setup and provided to the worker with the configuration (`inject('config')`, harness/run/budget.ts). */
   budget: Budget;
   reportDir: string;
   receiver: { host: string; port: number; publicUrl?: string };
@@ -148,7 +148,14 @@ export function loadConfig(env: Env = process.env, options: { dotenvPath?: strin
   // Settings `npm run discover` found (REPORT_DIR/discovered.env) fill only what the user left unset.
   const discovered = options.dotenvPath === null || options.discovered === false ? {} : readDiscovered(given);
   const merged = withVariantSettings({ ...discovered, ...withoutEmpty(given) });
-  const config = parseConfig(merged);
+  return adoptConfig(parseConfig(merged));
+}
+
+/**
+ * A configuration read elsewhere (the global setup's, provided to the worker: `inject('config')`) made this process's:
+ * its secrets registered for redaction, frozen. The run's settings are read once.
+ */
+export function adoptConfig(config: Config): Config {
   registerSecrets(config);
   return deepFreeze(config);
 }

@@ -3,7 +3,7 @@
  * of what the target is (reachable? test-control API? business mode?) before any test runs.
  * Runs in vitest's global setup (main process); the worker receives the result through `inject('target')`.
  */
-import { ConfigError, type Budget, type Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
 import { Recorder } from '../record/scope.ts';
@@ -72,8 +72,8 @@ export interface TargetInfo {
 declare module 'vitest' {
   interface ProvidedContext {
     target: TargetInfo;
-    /** The run's bounds (harness/run/budget.ts). */
-    budget: Budget;
+    /** The run's configuration as the global setup read it, its bounds included (harness/run/budget.ts). */
+    config: Config;
   }
 }
 
