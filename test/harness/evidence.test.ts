@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { cvvShape, SecretRegistry, maskCardRuns, redactExchange, redactUrlsIn, secrets } from '../../harness/record/redact.ts';
 import { Recorder, currentScopeExchanges, noteStep, Scope, transcriptOf, waitingFor, withScope } from '../../harness/record/scope.ts';
 import { curlPreamble, toCurl } from '../../harness/record/curl.ts';
@@ -350,17 +350,26 @@ describe('a test\'s transcript and its waits (issue 20.4, 21.3)', () => {
   });
 
   it('counts time spent waiting for what other tests hold once, overlapping waits included, and not after the test', async () => {
+    // On a fake clock: the figure is exact, whatever the machine's load.
+    vi.useFakeTimers();
+    try {
+      const scope = new Scope('t');
+      await withScope(scope, async () => {
+        const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+        const both = Promise.all([waitingFor('the request cap', pause(80)), waitingFor('a browser page', pause(80))]);
+        await vi.advanceTimersByTimeAsync(80);
+        await both;
+        expect(scope.waitingFor).toBeUndefined();
+        const pending = waitingFor('the test lock', () => pause(50));
+        expect(scope.waitingFor).toBe('the test lock');
+        await vi.advanceTimersByTimeAsync(50);
+        await pending;
+      });
+      expect(scope.waitedMs()).toBe(130);
+    } finally {
+      vi.useRealTimers();
+    }
     const scope = new Scope('t');
-    await withScope(scope, async () => {
-      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-      await Promise.all([waitingFor('the request cap', pause(80)), waitingFor('a browser page', pause(80))]);
-      expect(scope.waitingFor).toBeUndefined();
-      const pending = waitingFor('the test lock', () => pause(50));
-      expect(scope.waitingFor).toBe('the test lock');
-      await pending;
-    });
-    expect(scope.waitedMs()).toBeGreaterThanOrEqual(120);
-    expect(scope.waitedMs()).toBeLessThan(200);
     scope.closed = true;
     noteStep({ kind: 'webhook', title: 'late' }, scope);
     expect(scope.steps).toEqual([]);
