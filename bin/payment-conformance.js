@@ -59,7 +59,7 @@ const OPTIONS = {
   baseline: { variable: 'BASELINE', value: '<dir|summary.json>', help: 'an earlier run to compare with' },
   'fail-on': { variable: 'FAIL_ON', value: 'any|new', help: 'what fails the run: any failure, or only one not in the baseline' },
   payer: { variable: 'PAYER', value: 'http|browser|auto', help: 'how hosted screens are paid' },
-  shard: { variable: undefined, value: '<i/n>', help: 'run every n-th suite file from the i-th (merge the shards with `merge`)' },
+  shard: { variable: undefined, value: '<i/n>', help: 'run the i-th of n shards, split by test count (merge the shards with `merge`)' },
 };
 
 function usage() {

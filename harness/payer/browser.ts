@@ -12,6 +12,7 @@
 import type { BrowserContext, ElementHandle, Locator, Page } from 'playwright-core';
 import { NoFormError, PayerError } from '../record/errors.ts';
 import { priorityNow, waitingFor } from '../record/scope.ts';
+import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
@@ -111,9 +112,12 @@ export class BrowserPayer implements Payer {
         reject(new PayerError(`the browser did not finish with a page in ${Math.round(bound / 1000)} s (hung or crashed); its context was closed, the payment's outcome is unknown`));
       }, bound);
     });
+    // The run's summary says how long pages were being driven (where the time went).
+    const ended = pending('browser', 'a browser page');
     try {
       return await waitingFor('the browser driving a page (each step bounded by its own timeout)', () => Promise.race([fn((session) => (held = session)), stuck]));
     } finally {
+      ended();
       clearTimeout(timer);
       this.#turns.give();
     }

@@ -73,7 +73,7 @@ export function whereTheTimeWent(now = Date.now()): string {
     return ((b.totalMs + (b.count > 0 ? now - b.since : 0)) / 1000).toFixed(1);
   };
   const waited = waits === 0 ? 'no real-time waits' : `real-time waits ${seconds('wait')} s (${waits}, the longest ${longestWaitS} s)`;
-  // The browser payer reports its pages with pending('browser', …); until it does, its time is not shown.
+  // The browser payer reports the pages it drives with pending('browser', …) (harness/payer/browser.ts).
   const browser = busy.browser.totalMs > 0 || busy.browser.count > 0 ? `; browser pages ${seconds('browser')} s` : '';
   return `where the time went: ${((now - startedAt) / 1000).toFixed(1)} s in all; ${waited}; requests in flight ${seconds('request')} s${browser} (wall time with at least one pending; they overlap)`;
 }
