@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -64,6 +65,12 @@ describe('the commands the docs show', () => {
       for (const option of options) if (!text.includes(option)) problems.push(`${page}: payment-conformance ${command} takes no ${option}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('every YAML block (the CI examples) parses', () => {
+    const blocks = PAGES.flatMap((page) => [...read(page).matchAll(/^```ya?ml\n([\s\S]*?)^```/gm)].map((m) => ({ page, yaml: m[1]! })));
+    expect(blocks.length).toBeGreaterThan(3);
+    for (const { page, yaml } of blocks) expect(() => parseYaml(yaml), page).not.toThrow();
   });
 
   it('an unknown command is refused with the usage (exit 2)', async () => {
