@@ -202,7 +202,8 @@ export function describeCandidates(candidates: Candidate[]): string {
 /**
  * The payment's quantity (and amount) placed by elimination on a link screen: when the payment has `cantidad`, the
  * page shows no field for it, the last number input left unplaced (type number, or a numeric inputmode) is the
- * quantity; then `monto`, once the quantity is placed, when exactly one is left. `present`: whether the page has a field by that name or selector.
+ * quantity; then `monto`, once the quantity is placed, when exactly one is left. `present`: whether the page has a
+ * field by that name or selector.
  */
 export function placeByElimination(mapping: FieldMapping, needs: FieldName[], present: (target: string) => boolean): FieldMapping {
   let result = mapping;
