@@ -74,7 +74,7 @@ describe('the suite against a sandbox without its test-control API, with six var
     expect(observed(/the hash verifies over idTransaccion/)).toMatch(/redirect hash scheme discovered/);
     expect(observed(/the webhook signature verifies/)).toMatch(/webhook signature discovered/);
     expect(observed(/activatePaymentLink without credentials is refused/)).toMatch(/account authentication discovered: password-grant/);
-    for (const title of [/a screen is paid within duracionInterfazIntentoMinutos/, /paid until vigencia.fechaFin/, /vigencia.fechaInicio has come/]) {
+    for (const title of [/a screen is paid within duracionInterfazIntentoMinutos/, /paid until vigencia.fechaFin/, /vigencia.fechaInicio and is paid once it has come/]) {
       expect(named(title)?.status, String(title)).toMatch(/^(pass|warn)$/);
     }
   });
