@@ -73,7 +73,7 @@ export const VARIANTS = [
   { id: 'webhook-pairs-nested', area: 'webhook', description: '6: the purchase\'s datosAdicionales pairs travel inside another object, cliente: {nombre, email, …pairs}, not under datosAdicionales' },
   { id: 'webhook-pairs-top-level', area: 'webhook', description: '6: the purchase\'s datosAdicionales pairs travel at the top level of the webhook body (no datosAdicionales key)', composes: false },
   { id: 'webhook-no-esaprobada', area: 'webhook', description: '6: the webhook body has no esAprobada (only successes are notified)' },
-  // Spec conventions: JSON names as in the examples (camelCase). PascalCase is judged only when the vendor says so.
+  // Spec conventions: JSON names as in the examples (camelCase); 6.1 shows no payload, so PascalCase is read by default.
   { id: 'webhook-pascalcase', area: 'webhook', description: '6: webhook fields in PascalCase (IdTransaccion, Monto, EsProductiva), as deployed services of this family send them', settings: { WEBHOOK_FIELD_CASE: 'insensitive' } },
   { id: 'webhook-wrapped', area: 'webhook', description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}' },
   // MPOS and authentication.
