@@ -248,14 +248,14 @@ class PayLate extends LinkCommand {
     const screen = await r.t.run.payer.openScreen(r.urlEnlace);
     await r.t.run.control!.advanceClock(wait);
     m.elapsed += wait;
-    // Read as every opening is (outcomeOfPage): an error status, words of refusal, or — where this payer has paid a page of
-    // this target before — a page with no way to pay refuse the opening (issue 26).
+    // Read as every opening is (outcomeOfPage): an error status, words of refusal, or (where this payer has paid a
+    // page of this target before) a page with no way to pay refuse the opening (issue 26).
     const opened = outcomeOfPage(screen);
     if (opened.kind === 'refused' && (opened.by !== 'no-form' || opened.payableSeen)) {
       judge(m, opening, 'refused', `${this}: opening the screen`);
       return;
     }
-    // A page without a form the payer can fill, no words of refusal and no page of this target paid: one the payer cannot read.
+    // No form the payer can fill, no words of refusal, no page of this target paid yet: a page the payer cannot read.
     if (!screen.form) throw new NoFormError(noFormMessage(screen));
     const predictions = m.worlds.map((w) => predict(m, w, this.decline, 0, this.late));
     const o = await r.t.run.payer.submitScreen(screen, await testCard(r.t, this.decline ? { cvv: DECLINE_CVV } : {}));

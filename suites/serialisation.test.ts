@@ -53,7 +53,7 @@ describe('2.2 / 6.1 datosAdicionales keys come back as sent', () => {
 describe('2.2 identifiers come back exactly', () => {
   clauseTest({ clauses: ['2.2-idexterno-echo', '4.8-same-transaction'], endpoint: 'POST /TransaccionCompra/Wallet', purchase: true },
     'an idExterno of upper and lower case, accents and another script, in the purchase response and the lookup', async (t) => {
-      // 29 characters: within the quick-pay's 50 (8), though the wallet states no bound.
+      // 29 characters: within the 50 that section 8 allows a quick-pay's idExterno (the wallet's states no bound).
       const idExterno = `Pedido-ÑandúÄ-注文-${Date.now().toString(36).toUpperCase()}${Math.random().toString(36).slice(2, 6)}`;
       const { ex, response } = await buyWallet(t, { idExterno });
       if (response['idExterno'] !== undefined) t.soft(() => fieldEquals(response['idExterno'], idExterno, 'idExterno (response)', '2.2-idexterno-echo', ex));
