@@ -116,12 +116,7 @@ describe('4.2 / 2.1 activar at the same instant as payments', () => {
   clauseTest({ clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'], endpoint: 'PUT /EnlacePago/{id}/activar', purchase: true, needs: ['account'] },
     `activar sent with ${AT_ONCE} PagoQr payments of the same link: every approved payment stays listed, and none is counted that is not`, async (t) => {
       const { link } = await createLink(t, paymentLinkMinimal());
-      // activar first, the payments a moment behind it: on a target that reads the link, waits, and writes it back
-      // whole, they land in between. (Only whether a fault is seen depends on timing; the verdict never does.)
-      const racing = t.call('activatePaymentLink', { pathParams: { id: link.idEnlace }, label: 'activar (at once with the payments)' });
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const [activated, paid] = await Promise.all([racing, pagoQrAtOnce(t, link.urlEnlace)]);
-      succeeded(activated, '4.2-endpoint', 'activating the payment link while it is being paid');
+      const paid = await withActivar(t, link.idEnlace, () => pagoQrAtOnce(t, link.urlEnlace));
       const approved = await approvedByLookup(t, paid);
       if (approved.length === 0) return t.skip('nothing-to-judge', `none of ${AT_ONCE} PagoQr payments sent with activar was approved (${paid.map((p) => p.response?.status ?? 'no answer').join(', ')}): nothing to find in the link`);
       await noneLost(t, link.idEnlace, approved, []);
@@ -132,16 +127,26 @@ describe('4.2 / 2.1 activar at the same instant as payments', () => {
       const { link } = await createLink(t, await observedLinkBody(t));
       const screens = await Promise.all(Array.from({ length: AT_ONCE }, () => t.run.payer.openScreen(link.urlEnlace)));
       const [card, declining] = [await testCard(t), await testCard(t, { cvv: DECLINE_CVV })];
-      const racing = t.call('activatePaymentLink', { pathParams: { id: link.idEnlace }, label: 'activar (at once with the payments)' });
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const [activated, outcomes] = await Promise.all([racing, Promise.all(screens.map((screen, i) => t.run.payer.submitScreen(screen, i === 0 ? declining : card)))]);
-      succeeded(activated, '4.2-endpoint', 'activating the payment link while it is being paid');
+      const outcomes = await withActivar(t, link.idEnlace, () => Promise.all(screens.map((screen, i) => t.run.payer.submitScreen(screen, i === 0 ? declining : card))));
       const approved = outcomes.filter((o) => approvalOf(o) === 'true').map((o) => idOf(o) ?? '?');
       const declined = outcomes.filter((o) => approvalOf(o) === 'false').map((o) => idOf(o) ?? '?');
       if (approved.length + declined.length === 0) return t.skip('nothing-to-judge', `none of ${AT_ONCE} screen payments sent with activar was processed (${outcomes.map((o) => o.kind).join(', ')}): nothing to find in the link`);
       await noneLost(t, link.idEnlace, approved, declined);
     });
 });
+
+/**
+ * `pay` sent with activar: activar first, the payments a moment behind it, so on a target that reads the link, waits,
+ * and writes it back whole, they land in between. (Only whether a fault is seen depends on timing; the verdict never
+ * does.) activar itself must succeed: the link is the test's own.
+ */
+async function withActivar<R>(t: T, idEnlace: number, pay: () => Promise<R>): Promise<R> {
+  const racing = t.call('activatePaymentLink', { pathParams: { id: idEnlace }, label: 'activar (at once with the payments)' });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const [activated, paid] = await Promise.all([racing, pay()]);
+  succeeded(activated, '4.2-endpoint', 'activating the payment link while it is being paid');
+  return paid;
+}
 
 /**
  * After payments raced activar: each payment answered is listed, approved and declined apart, and no more successes

@@ -250,6 +250,18 @@ export async function payQuickPay(t: T, urlQR: unknown, inTime = true): Promise<
   return outcome;
 }
 
+/**
+ * Pays a quick-pay's QR meaning to be in time and looks the transaction up (4.8). Not approved, and answered near or
+ * past the fechaVencimiento it states: the suite was late (notLate), the test not judged.
+ */
+export async function paidQuickPay(t: T, response: Record<string, unknown>): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+  const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
+  const outcome = await payQuickPay(t, datos?.urlQR);
+  const looked = await lookUp(t, response['idTransaccion']);
+  if (asBool(looked.tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, Date.parse(String(datos?.fechaVencimiento))), 'the QR payment');
+  return looked;
+}
+
 /** POST /TransaccionCompra/Quick-pay (4.6) logged in as the primary business; fails the test unless it succeeds. */
 export async function createQuickPay(t: T, overrides: Partial<PurchaseQuickPayRequest> = {}): Promise<Purchase<PurchaseQuickPayRequest>> {
   const request = purchaseQuickPay(overrides);
