@@ -1,8 +1,9 @@
 /**
  * How the service writes its JSON where the spec leaves the form open: the error body and status (spec 7: "not
- * shown") and the shape of every body (field order, fields the spec does not list, "" for absent strings). The
- * sandbox's default is `{"errores":[{campo,mensaje}]}` and the bodies as the plugins build them; the variants of
- * sandbox/variants.ts change them here, for the API responses (index.ts hooks) and the webhook body (notifications.ts).
+ * shown") and the shape of every body (field order, fields the spec does not list, "" for absent strings, nulls left
+ * out). The sandbox's default is `{"errores":[{campo,mensaje}]}` and the bodies as the plugins build them; the
+ * variants of sandbox/variants.ts change them here, for the API responses (index.ts hooks) and the webhook body
+ * (notifications.ts).
  */
 import type { Variant } from './variants.ts';
 
@@ -78,15 +79,19 @@ const TEXTOS = new Set([
   'urlRetorno', 'emailsNotificacion', 'urlWebhook', 'telefonosNotificacion', 'descripcionProducto', 'urlImagenProducto',
 ]);
 
-/** A JSON body (response or webhook) in the shape the selected variants give it; `raiz` adds the top-level extras. */
+/**
+ * A JSON body (response or webhook) in the shape the selected variants give it; `raiz` adds the top-level extras.
+ * Variant nulls-omitted leaves out every key whose value is null (after empty-strings wrote its "").
+ */
 export function formaCuerpo(variant: Variant, value: unknown, raiz = true): unknown {
-  if (!variant('extra-fields') && !variant('key-order-reversed') && !variant('empty-strings')) return value;
+  if (!variant('extra-fields') && !variant('key-order-reversed') && !variant('empty-strings') && !variant('nulls-omitted')) return value;
   if (Array.isArray(value)) return value.map((v) => formaCuerpo(variant, v, false));
   if (value === null || typeof value !== 'object') return value;
   let entradas = Object.entries(value).map(([k, v]): [string, unknown] => {
     if (v === null && TEXTOS.has(k) && variant('empty-strings')) return [k, ''];
     return [k, formaCuerpo(variant, v, false)];
   });
+  if (variant('nulls-omitted')) entradas = entradas.filter(([, v]) => v !== null);
   if (variant('extra-fields')) {
     entradas = Object.entries(conCamposExtra(Object.fromEntries(entradas)));
     if (raiz) entradas.push(['codigoRespuesta', '00']);

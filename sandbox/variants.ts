@@ -50,6 +50,7 @@ export const VARIANTS = [
   { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
   { id: 'urls-deployed', area: 'links', description: '2.1/4.1: idEnlace in the millions, a short urlEnlace, and urlEnlaceLargo a long URL already carrying a query (/pago?e=<id>&h=<token>) that opens the screen' },
   { id: 'lookup-deployed-shape', area: 'shapes', description: '2.2/4.8: lookups and link records carry montoOriginal null, datosBitcoin null, mensaje "AUTORIZADO" on approvals, and datosAdicionales with keys the service adds (Apellidos, CantidadCompra, Celular)' },
+  { id: 'nulls-omitted', area: 'types', description: '2.2/2.6/2.7: response fields whose value is null are left out (a serializer ignoring nulls)' },
   { id: 'lenient-types', area: 'shapes', description: '7: request bodies are coerced both ways (a number where a string is described, a numeric string where a number is); the stated rules still apply after coercion; JSON is also read as application/json-patch+json' },
   // Redirect of the customer's browser (6.3).
   { id: 'redirect-302', area: 'redirect', description: '6.3: the hosted pages send the customer to urlRedirect with 302 instead of 303' },

@@ -4,7 +4,8 @@
  * caused it. Here each operation and direction gets one testcase, named by the type clause of its success body,
  * that fails when any of its responses broke the contract: with the number of responses per violated clause and the
  * first exchanges as evidence. It cites every clause found violated. A value that only does not look as the spec
- * describes it (a clause of kind description: a URL, an e-mail) is recorded as an observation, never a failure.
+ * describes it (a clause of kind description: a URL, an e-mail) or a nullable field left out (2-nullable-omitted) is
+ * recorded as an observation, never a failure.
  *
  * Likewise every redirect (6.3) and every webhook signature seen in the run is judged here against the scheme the
  * tests configured or discovered (harness/discovery/run-schemes.ts): a scheme that verified one must verify all.
@@ -66,7 +67,7 @@ describe('the contract of every response and webhook seen in this run', () => {
         // Only refusals (error bodies are not shown by the spec) or 429/503: the body contract was never exercised.
         return t.skip('nothing-to-judge', `no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
       }
-      // values that do not look as the spec describes them (a format of kind description): WARN, never FAIL
+      // values that do not look as the spec describes them (a format of kind description), nullable fields left out: WARN, never FAIL
       for (const [clause, { count, first }] of record.observed) t.observe(clause, `${count} of ${record.seen} ${d.what}s: ${first}`);
       if (record.broken === 0) return;
       const violated = [...record.clauses.keys()];

@@ -7,7 +7,7 @@ import type { Exchange } from '../harness/api/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
 import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import type { Credentials } from '../harness/setup/target.ts';
-import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
+import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded, unreadPage } from '../harness/judge/checks.ts';
 import { observeResponse } from '../harness/run/contract-observer.ts';
 import { targetNow } from '../harness/run/waits.ts';
 import { NotJudged } from '../harness/record/errors.ts';
@@ -77,7 +77,7 @@ export async function activate(t: T, idEnlace: number): Promise<{ ex: Exchange; 
 }
 
 /** The idTransaccion a screen payment's redirect names (undefined for any other outcome). */
-export const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : undefined);
+export const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : o.kind === 'page' ? o.settled?.idTransaccion : undefined);
 
 /** The ids of a link record's transacciones that say approved (true) or declined (false). */
 export function listedIds(record: PaymentLink, approved: boolean): string[] {
@@ -172,7 +172,9 @@ export const DECLINE_TESTCASE = '"[7-cvv-111-declines …] cvv 111 on the screen
  * naming the testcase that judges the decline, instead of failing a second time for it.
  */
 export function declinedAsPremise(t: T, outcome: PaymentOutcome, what: string): Record<string, string> {
+  unreadPage(outcome, what);
   if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
+  if (outcome.kind === 'page' && approvalOf(outcome) === 'false') return { idTransaccion: outcome.settled?.idTransaccion ?? '', esAprobada: 'false' };
   const how = outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
   return t.skip('premise-elsewhere', `${what} was not declined (${how}): the test-mode decline is judged by ${DECLINE_TESTCASE}; this test needs a declined payment`);
 }

@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { approvalOf, fail, holds, paymentWentThrough, succeeded } from '../harness/judge/checks.ts';
+import { approvalOf, fail, holds, paymentWentThrough, succeeded, unreadPage } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { outcomeOfPage, type PaymentOutcome } from '../harness/payer/index.ts';
 import { noFormMessage } from '../harness/payer/http.ts';
@@ -185,17 +185,24 @@ function record(m: LinkModel, id: string, approved: boolean): void {
   }
 }
 
-function outcomeOf(o: PaymentOutcome): Observed {
-  if (o.kind !== 'redirect') return 'refused';
+/** A page after the payment is read as every judge reads it (unreadPage): settled by the lookup, else not judged. */
+function outcomeOf(o: PaymentOutcome, what: string): Observed {
+  if (o.kind === 'refused') return 'refused';
+  if (o.kind === 'page') unreadPage(o, what);
   return approvalOf(o) === 'true' ? 'approved' : 'declined';
 }
 
 /** Judges a screen payment and, when it was processed, checks the amount charged and records it. */
 function afterScreenPayment(m: LinkModel, o: PaymentOutcome, predictions: Prediction[], what: string, cantidad: number): void {
-  const observed = outcomeOf(o);
+  const observed = outcomeOf(o, what);
   // A refusal no world allows may be the page refusing the payer's input: not a state to judge (PaymentRefused).
   if (observed === 'refused' && !predictions.some((p) => p.allowed.includes('refused'))) paymentWentThrough(o, what);
   judge(m, predictions, observed, what);
+  if (o.kind === 'page' && o.settled?.idTransaccion) {
+    m.notes.add('a payment ended on a page the lookup settled (no redirect): its amount charged was not checked');
+    record(m, o.settled.idTransaccion, observed === 'approved');
+    return;
+  }
   if (o.kind !== 'redirect') return;
   const id = o.params['idTransaccion'] ?? '';
   holds(id !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of a processed payment carries idTransaccion', 'none');

@@ -7,7 +7,7 @@
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { absoluteUrl, approvalOf, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved, paymentWentThrough } from '../harness/judge/checks.ts';
+import { absoluteUrl, approvalOf, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved, paymentWentThrough, redirectSeen } from '../harness/judge/checks.ts';
 import type { PaymentOutcome, Screen } from '../harness/payer/index.ts';
 import type { Outbox } from '../harness/api/control.ts';
 import { webhookField } from '../harness/api/receiver.ts';
@@ -339,6 +339,7 @@ describe('4.1 where the screen sends the customer', () => {
     const { link } = await linkWith(t, { urlRedirect });
     const outcome = await payOnScreen(t, link.urlEnlace);
     const params = paymentApproved(outcome, '4.1-url-redirect', 'the payment');
+    redirectSeen(outcome, 'the payment');
     holds(outcome.kind === 'redirect' && outcome.location.startsWith(`${urlRedirect}?`), 'redirect-target', '4.1-url-redirect', `the customer is sent to ${urlRedirect}`, outcome.kind === 'redirect' ? new URL(outcome.location).pathname : outcome.kind);
     holds(typeof params['idTransaccion'] === 'string' && params['idTransaccion'] !== '', 'redirect-outcome', '4.1-url-redirect', 'the redirect query carries idTransaccion', JSON.stringify(params['idTransaccion']));
   });
@@ -349,6 +350,7 @@ describe('4.1 where the screen sends the customer', () => {
     const { link } = await linkWith(t, {});
     const outcome = await payOnScreen(t, link.urlEnlace);
     paymentWentThrough(outcome, 'the payment');
+    if (outcome.kind === 'page') redirectSeen(outcome, 'the payment');
     holds(outcome.kind === 'redirect', 'redirect-outcome', '6.3-redirect-outcome', 'the customer is sent to urlRedirect with query parameters (6.3)', outcome.kind === 'redirect' ? '' : `${outcome.kind} with status ${outcome.status}`);
     const { params } = outcome;
     const missing = REDIRECT_OUTCOME_FIELDS.filter((name) => params[name] === undefined || params[name] === '');

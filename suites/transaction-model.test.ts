@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { fail, holds, paymentWentThrough } from '../harness/judge/checks.ts';
+import { fail, holds, paymentWentThrough, unreadPage } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
@@ -228,8 +228,9 @@ class Screen extends TxCommand {
   async run(w: TxWorld, r: Real): Promise<void> {
     const o = await payOnScreen(r.t, r.link.urlEnlace, { formaPago: this.formaPago, ...(this.decline ? { cvv: DECLINE_CVV } : {}) });
     paymentWentThrough(o, `${this}`);
+    unreadPage(o, `${this}`);
     const id = idOf(o);
-    if (o.kind !== 'redirect' || !id) fail('transaction-model', this.decline ? '7-cvv-111-declines' : '7-dev-authorizes', `${this} is processed (a redirect carrying idTransaccion)`, `${o.kind}${o.kind === 'redirect' ? '' : ` (status ${o.status})`}`);
+    if (!id) fail('transaction-model', this.decline ? '7-cvv-111-declines' : '7-dev-authorizes', `${this} is processed (a redirect carrying idTransaccion)`, `${o.kind}${o.kind === 'redirect' ? '' : ` (status ${o.status})`}`);
     await this.add(w, r, id, { kind: `screen payment (${this.formaPago === 0 ? 'card' : 'points'}${this.decline ? ', cvv 111' : ''})`, monto: r.link.monto, state: this.decline ? 'declined' : 'approved', formaPago: this.formaPago });
   }
   toString(): string {

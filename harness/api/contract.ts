@@ -13,6 +13,9 @@
  * Its severity follows those clauses' kinds (spec/clauses.yaml): `observe` when every one is a description or an
  * observation (a format the spec only describes), else `fail`.
  * Responses the contract marks `x-unspecified` (error bodies: the spec does not show them) accept anything.
+ * A required response field that accepts null and is left out (a serializer that ignores nulls) is not a missing
+ * field: the spec types it nullable but does not say a null is written out. Every such field of a body is one
+ * observation under NULLABLE_OMITTED (docs/decisions.md, "Null and absent"); any other missing field still fails.
  */
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -75,6 +78,9 @@ export const OPENAPI_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
 /** OpenAPI keywords and our extensions that may appear in a schema; registered so strict mode accepts them. */
 const SCHEMA_ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs', 'x-clause', 'x-spec-conflict', 'x-unspecified'];
+
+/** The clause (kind description) of a nullable response field left out, observed once per body. */
+export const NULLABLE_OMITTED = '2-nullable-omitted';
 
 const SCHEMES: Record<string, AuthKind> = { bearerToken: 'bearer', accountCredentials: 'account' };
 
@@ -205,7 +211,7 @@ export async function createContract(document?: unknown, options: { lazy?: boole
         return [{ path: '', message: `status ${status} is not a response of ${operationId}`, keyword: 'status', clause: op.meta.clauses, severity: 'fail' }];
       }
       const compiled = op.responses.get(key);
-      return compiled ? run(compiled, body) : [];
+      return compiled ? run(compiled, body, { nullableOmitted: true }) : [];
     },
     validateWebhook(body) {
       return run(webhookValidator, body);
@@ -235,9 +241,53 @@ function mediaSchema(holder: unknown): unknown {
   return isObj(media) ? media.schema : undefined;
 }
 
-function run(compiled: Compiled, data: unknown): Violation[] {
+function run(compiled: Compiled, data: unknown, read: { nullableOmitted?: boolean } = {}): Violation[] {
   if (compiled.validate(data)) return [];
-  return relevantErrors(compiled.validate.errors ?? [], compiled.schema, data).map((error) => toViolation(error, compiled, data));
+  const errors = relevantErrors(compiled.validate.errors ?? [], compiled.schema, data);
+  const omitted = read.nullableOmitted ? errors.filter((e) => e.keyword === 'required' && nullableProperty(compiled.schema, e)) : [];
+  const violations = errors.filter((e) => !omitted.includes(e)).map((error) => toViolation(error, compiled, data));
+  return omitted.length > 0 ? [...violations, nullablesOmitted(omitted, compiled)] : violations;
+}
+
+/**
+ * The required fields a body leaves out whose schema accepts null, as one observation: the first one's pointer, and
+ * every field named once (array indices folded to `*`, at most five shown).
+ */
+function nullablesOmitted(errors: ErrorObject[], compiled: Compiled): Violation {
+  const paths = errors.map((e) => `${e.instancePath}/${escapePointer(String(e.params.missingProperty))}`);
+  const fields = [...new Set(paths.map((p) => p.replace(/\/\d+(?=\/)/g, '/*')))];
+  const shown = fields.length > 5 ? `${fields.slice(0, 5).join(', ')}, …` : fields.join(', ');
+  const clause = [NULLABLE_OMITTED];
+  return {
+    path: paths[0]!,
+    message: `left out: a nullable field, read as null${paths.length > 1 ? ` (${paths.length} in this body: ${shown})` : ''}`,
+    keyword: 'required',
+    clause,
+    severity: clause.every(compiled.observed) ? 'observe' : 'fail',
+  };
+}
+
+/** The missing property of a `required` error is typed nullable where its object (or an enclosing one) declares it. */
+function nullableProperty(root: Obj, error: ErrorObject): boolean {
+  const name = String(error.params.missingProperty);
+  const segments = error.schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
+  // the object holding `required`, then each enclosing schema: a rule's allOf branch lists fields its object declares
+  for (let n = segments.length; n >= 0; n--) {
+    const owner = at(root, segments.slice(0, n).join('/'));
+    const property = isObj(owner) && isObj(owner.properties) ? owner.properties[name] : undefined;
+    if (property !== undefined) return acceptsNull(property);
+    if (isObj(owner) && owner.type !== undefined && n < segments.length) return false;
+  }
+  return false;
+}
+
+/** The schema accepts null: `null` among its types or enum values, or a branch of its anyOf/oneOf that does. */
+function acceptsNull(schema: unknown): boolean {
+  if (!isObj(schema)) return false;
+  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  if (schema.const === null) return true;
+  const branches = [...(Array.isArray(schema.anyOf) ? schema.anyOf : []), ...(Array.isArray(schema.oneOf) ? schema.oneOf : [])];
+  return branches.some(acceptsNull);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { CheckEvidence } from '../record/meta.ts';
 import type { Contract } from '../api/contract.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
 import { webhookTransaction } from '../api/receiver.ts';
-import { NoFormError, PaymentRefused } from '../record/errors.ts';
+import { NoFormError, PaymentRefused, UnreadPage } from '../record/errors.ts';
 
 /**
  * Every check's name, a closed set: evidence, reports and tests name a check by one of these, so a rename or a typo
@@ -320,6 +320,7 @@ function outcomeText(o: PaymentOutcome): string {
       ? `a redirect to the merchant without esAprobada; the lookup says esAprobada=${o.settled.esAprobada}`
       : `a redirect to the merchant with esAprobada=${o.params['esAprobada'] ?? '(absent)'}`;
   }
+  if (o.kind === 'page' && o.settled) return `a page (status ${o.status}) after the payment; the lookup of ${o.settled.idTransaccion ?? 'its transaction'} says esAprobada=${o.settled.esAprobada}`;
   if (o.kind === 'refused' && o.by === 'words') return `a page saying it refuses (status ${o.status}): "${o.text}"`;
   return `${o.kind === 'refused' ? 'a refusal' : 'a page'} (status ${o.status}${o.estado ? `, estado "${o.estado}"` : ''})`;
 }
@@ -329,6 +330,7 @@ function outcomeText(o: PaymentOutcome): string {
  * the redirect did not carry it (harness/run/run.ts settles it); undefined when no channel told.
  */
 export function approvalOf(o: PaymentOutcome): 'true' | 'false' | undefined {
+  if (o.kind === 'page') return o.settled?.esAprobada;
   if (o.kind !== 'redirect') return undefined;
   const said = o.params['esAprobada']?.trim().toLowerCase();
   if (said === 'true' || said === 'false') return said;
@@ -339,8 +341,36 @@ const esAprobada = approvalOf;
 /** A hosted-screen payment was processed and approved: the customer is sent back with esAprobada=true (spec 6.3). Returns the outcome query. */
 export function paymentApproved(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
   paymentWentThrough(o, what);
+  unreadPage(o, what);
+  if (o.kind === 'page' && esAprobada(o) === 'true') return settledParams(o);
   if (o.kind !== 'redirect' || esAprobada(o) !== 'true') fail('payment-approved', clauses, `${what} is approved (redirect with esAprobada=true)`, outcomeText(o));
   return o.params;
+}
+
+/**
+ * The one reading of a page after a submission that is neither a redirect, nor a refusal, nor a next step: what the
+ * lookup settled (harness/run/run.ts), else the payer could not read the result — never the target's FAIL
+ * (UnreadPage: not judged; the suite's own ERROR on the embedded sandbox). A page the test expects (a pending
+ * Bitcoin or quick-pay page) is read by the test itself, not here.
+ */
+export function unreadPage(o: PaymentOutcome, what: string): void {
+  if (o.kind !== 'page' || o.settled) return;
+  const heading = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(o.html)?.[1]?.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+  throw new UnreadPage(`${what}: after the submission the page (status ${o.status}${heading ? `, "${heading}"` : ''}) is neither a redirect to urlRedirect, nor a refusal, nor a step with a button to go on, and no lookup told the outcome (no idTransaccion known or shown): "${o.text || '(no text)'}"; with PAYER=browser a page that finishes by script is followed`);
+}
+
+/**
+ * A test judging the redirect itself (6.3, 4.1 urlRedirect) needs the payer to have seen one: a page after the
+ * payment (even one the lookup settled) may move on by script the HTTP payer does not run — not judged (UnreadPage).
+ */
+export function redirectSeen(o: PaymentOutcome, what: string): asserts o is PaymentOutcome & { kind: 'redirect' } {
+  unreadPage(o, what);
+  if (o.kind === 'page') throw new UnreadPage(`${what} ended on a page (status ${o.status}), not a redirect the payer saw (the lookup says esAprobada=${o.settled?.esAprobada}): the redirect is judged where one is seen; with PAYER=browser a redirect by script is followed`);
+}
+
+/** The query a settled page stands for: the transaction and its approval as the lookup told them (no redirect came). */
+function settledParams(o: PaymentOutcome & { kind: 'page' }): Record<string, string> {
+  return { ...(o.settled?.idTransaccion ? { idTransaccion: o.settled.idTransaccion } : {}), esAprobada: o.settled!.esAprobada };
 }
 
 /**
@@ -362,6 +392,8 @@ export function paymentWentThrough(o: PaymentOutcome, what: string): void {
 
 /** A hosted-screen payment was processed and declined: the customer is sent back with esAprobada=false (spec 6.3, 7). */
 export function paymentDeclined(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
+  unreadPage(o, what);
+  if (o.kind === 'page' && esAprobada(o) === 'false') return settledParams(o);
   if (o.kind !== 'redirect' || esAprobada(o) !== 'false') fail('payment-declined', clauses, `${what} is declined (redirect with esAprobada=false)`, outcomeText(o));
   return o.params;
 }
@@ -375,6 +407,7 @@ export function paymentNotApproved(o: PaymentOutcome, clauses: Clauses, what: st
   if (o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
     throw new NoFormError(`${what}: the page (status ${o.status}) shows no form and no words of refusal, and no page of this target was paid in this run to tell it from a page the suite cannot read: "${o.text || '(no text)'}"`);
   }
+  unreadPage(o, what);
   if (esAprobada(o) === 'true') fail('payment-not-approved', clauses, `${what} is not processed (no approved payment)`, outcomeText(o));
 }
 

@@ -93,10 +93,15 @@ export function candidatesOf(html: string): Candidate[] {
   const labelFor = new Map<string, string>();
   for (const label of root.querySelectorAll('label[for]')) labelFor.set(label.getAttribute('for')!, label.text);
   const out: Candidate[] = [];
+  const groups = new Map<string, Candidate>();
   for (const el of root.querySelectorAll('input, select, textarea')) {
     const tag = el.tagName.toLowerCase();
     const type = (el.getAttribute('type') ?? (tag === 'input' ? 'text' : tag)).toLowerCase();
-    if (['hidden', 'submit', 'button', 'reset', 'image', 'file', 'checkbox', 'radio'].includes(type) || el.hasAttribute('disabled')) continue;
+    if (type === 'radio' && !el.hasAttribute('disabled')) {
+      radioOption(el, labelFor, groups, out);
+      continue;
+    }
+    if (['hidden', 'submit', 'button', 'reset', 'image', 'file', 'checkbox'].includes(type) || el.hasAttribute('disabled')) continue;
     const name = el.getAttribute('name');
     const id = el.getAttribute('id');
     const target = name && isInputName(name) ? name : id ? `#${id}` : undefined;
@@ -108,6 +113,31 @@ export function candidatesOf(html: string): Candidate[] {
     out.push({ target, tag, type, autocomplete: fold(el.getAttribute('autocomplete') ?? ''), inputmode: fold(el.getAttribute('inputmode') ?? ''), label, options });
   }
   return out;
+}
+
+/**
+ * A radio button: an option of its group, and the group one candidate read as a select (its options the buttons'
+ * values and labels; its label the group's legend or aria-label), so it is placed by meaning as a select is.
+ */
+function radioOption(el: HTMLElement, labelFor: Map<string, string>, groups: Map<string, Candidate>, out: Candidate[]): void {
+  const name = el.getAttribute('name');
+  if (!name || !isInputName(name)) return;
+  const id = el.getAttribute('id');
+  const text = (id ? labelFor.get(id) : undefined) ?? wrappingLabel(el) ?? el.getAttribute('aria-label') ?? el.nextSibling?.text ?? '';
+  let group = groups.get(name);
+  if (!group) {
+    let legend: string | undefined;
+    for (let p = el.parentNode; p && legend === undefined; p = p.parentNode) {
+      const tag = p.tagName?.toLowerCase();
+      if (tag === 'fieldset') legend = p.querySelector('legend')?.text;
+      else if (p.getAttribute?.('role') === 'radiogroup') legend = p.getAttribute('aria-label') ?? undefined;
+      if (tag === 'form' || tag === 'body') break;
+    }
+    group = { target: name, tag: 'select', type: 'radio', autocomplete: '', inputmode: '', label: (legend ?? '').replace(/\s+/g, ' ').trim(), options: [] };
+    groups.set(name, group);
+    out.push(group);
+  }
+  group.options.push(el.getAttribute('value') ?? 'on', text.replace(/\s+/g, ' ').trim());
 }
 
 function wrappingLabel(el: HTMLElement): string | undefined {

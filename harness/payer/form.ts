@@ -6,6 +6,7 @@
 import { parse, type HTMLElement } from 'node-html-parser';
 import { secrets } from '../record/redact.ts';
 import type { Exchange } from '../api/http.ts';
+import { sameForm } from './steps.ts';
 import type { FieldNames, PaymentOutcome, Screen, ScreenForm, Timing } from './types.ts';
 
 /**
@@ -18,7 +19,7 @@ export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'f
   const base = { status: screen.status, html: screen.html, text: pageText(screen.html), ...(screen.estado === undefined ? {} : { estado: screen.estado }) };
   const answered = submitted ? 'submission' : 'opening';
   if (screen.status >= 400) return { kind: 'refused', ...base, answered, by: 'status' };
-  if (submitted && screen.form && bare(screen.form.action) === bare(submitted.action)) return { kind: 'refused', ...base, answered, by: 'form-again', formAgain: true };
+  if (submitted && screen.form && sameForm(screen.form, submitted)) return { kind: 'refused', ...base, answered, by: 'form-again', formAgain: true };
   if (!screen.form && refusalWords(fullText(screen.html)) !== undefined) return { kind: 'refused', ...base, answered, by: 'words' };
   if (!screen.form && !submitted) return { kind: 'refused', ...base, answered, by: 'no-form', payableSeen: payableOrigins.has(screen.url) };
   return { kind: 'page', ...base };
@@ -127,35 +128,81 @@ export function readHtml(status: number, url: string, html: string, names: Field
   };
 }
 
-/** The form as a browser would submit it untouched (the first submit button counts as clicked). */
+/**
+ * The form as a browser would submit it untouched (the first submit button counts as pressed); a radio group is
+ * read as a select whose options are its buttons, each named by its label.
+ */
 function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
   const fields: Record<string, string> = {};
   const selects: Record<string, string[]> = {};
   const optionTexts: Record<string, string[]> = {};
+  const radios = new Set<string>();
+  const visible = new Set<string>();
+  const buttons: NonNullable<ScreenForm['buttons']> = [];
+  const root = form.parentNode ? rootOf(form) : form;
   let clicked = false;
   for (const el of form.querySelectorAll('input, select, textarea, button')) {
     const name = el.getAttribute('name');
-    if (!name || el.hasAttribute('disabled')) continue;
     const tag = el.tagName.toLowerCase();
     const type = (el.getAttribute('type') ?? (tag === 'button' ? 'submit' : 'text')).toLowerCase();
+    if (el.hasAttribute('disabled')) continue;
+    if (type === 'submit' || type === 'image') {
+      const text = (tag === 'button' ? el.text : el.getAttribute('value') ?? el.getAttribute('alt') ?? '') || el.getAttribute('aria-label') || el.getAttribute('title') || '';
+      buttons.push({ ...(name ? { name } : {}), value: el.getAttribute('value') ?? '', text: text.replace(/\s+/g, ' ').trim() });
+    }
+    if (!name) continue;
     if (tag === 'select') {
       const options = el.querySelectorAll('option');
       selects[name] = options.map((o) => o.getAttribute('value') ?? o.text.trim());
       optionTexts[name] = options.map((o) => o.text.replace(/\s+/g, ' ').trim());
       const chosen = options.find((o) => o.hasAttribute('selected')) ?? options[0];
       if (chosen) fields[name] = chosen.getAttribute('value') ?? chosen.text.trim();
+      visible.add(name);
     } else if (tag === 'textarea') {
       fields[name] = el.text;
+      visible.add(name);
     } else if (type === 'submit' || type === 'image') {
       if (!clicked) fields[name] = el.getAttribute('value') ?? '';
       clicked = true;
-    } else if (type === 'checkbox' || type === 'radio') {
+    } else if (type === 'radio') {
+      radios.add(name);
+      visible.add(name);
+      (selects[name] ??= []).push(el.getAttribute('value') ?? 'on');
+      (optionTexts[name] ??= []).push(labelOf(el, root));
       if (el.hasAttribute('checked')) fields[name] = el.getAttribute('value') ?? 'on';
+    } else if (type === 'checkbox') {
+      if (el.hasAttribute('checked')) fields[name] = el.getAttribute('value') ?? 'on';
+      visible.add(name);
     } else if (type !== 'button' && type !== 'reset' && type !== 'file') {
       fields[name] = el.getAttribute('value') ?? '';
+      if (type !== 'hidden') visible.add(name);
     }
   }
   const method = (form.getAttribute('method') ?? 'get').toUpperCase() === 'POST' ? 'POST' : 'GET';
-  return { action: new URL(form.getAttribute('action') || pageUrl, pageUrl).href, method, fields, selects, optionTexts };
+  return {
+    action: new URL(form.getAttribute('action') || pageUrl, pageUrl).href,
+    method,
+    fields,
+    selects,
+    optionTexts,
+    ...(radios.size > 0 ? { radios: [...radios] } : {}),
+    visible: [...visible],
+    buttons,
+  };
 }
 
+function rootOf(el: HTMLElement): HTMLElement {
+  let node = el;
+  while (node.parentNode) node = node.parentNode;
+  return node;
+}
+
+/** What a radio button says: its label (for=, wrapping), else the text right after it, else its value. */
+function labelOf(el: HTMLElement, root: HTMLElement): string {
+  const id = el.getAttribute('id');
+  const byFor = id ? root.querySelector(`label[for="${id}"]`)?.text : undefined;
+  let wrapping: string | undefined;
+  for (let p = el.parentNode; p && !wrapping; p = p.parentNode) if (p.tagName?.toLowerCase() === 'label') wrapping = p.text;
+  const next = el.nextSibling?.text;
+  return (byFor ?? wrapping ?? (next && next.trim() !== '' ? next : undefined) ?? el.getAttribute('aria-label') ?? el.getAttribute('value') ?? '').replace(/\s+/g, ' ').trim();
+}

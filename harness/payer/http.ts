@@ -4,8 +4,10 @@
  * by name (SCREEN_FIELD_NAMES; a CSS selector is resolved to the name of the input it matches), select options
  * picked by meaning (chooseOption). A page that refuses (an error status, words of refusal, no form) is a refused
  * outcome; every outcome carries its timing. Every request goes through the harness http, so it is recorded and redacted. A form submission is sent
- * once and never re-sent, whatever its method (not even on a 307/308): it is a payment. A 3DS or quick-pay page gets
- * the card where it shows the card's fields.
+ * once and never re-sent by the payer: a 307/308 the target answers is followed as a browser follows it (the target
+ * asked for it), a meta refresh too. A 3DS or quick-pay page gets the card where it shows the card's fields. A
+ * checkout with steps is finished as a person would (steps.ts): a review page or an issuer's challenge after a
+ * submission is filled with what it asks that the payment has, and its go-on button pressed, up to MAX_STEPS pages.
  */
 import { NoFormError, PayerError } from '../record/errors.ts';
 import { noteStep } from '../record/scope.ts';
@@ -16,11 +18,14 @@ import { CookieJar } from './cookies.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
+import { goOnButton, headingOf, MAX_STEPS, metaRefresh, shownCode } from './steps.ts';
 import type { CardPayment, FieldName, FieldNames, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
 
 type Stop = (url: string) => boolean;
+/** What a checkout's pages are filled with: a link payment, or the card (and challenge) a 3DS or quick-pay page may ask. */
+type StepInput = { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind };
 type Navigation = { ex: Exchange; url: string } | { redirect: PaymentOutcome & { kind: 'redirect' } };
 
 /** Where a payment ends: the receiver's prefix, or what the caller's stopWhen accepts. */
@@ -76,14 +81,15 @@ export class HttpPayer implements Payer {
     for (;;) {
       const res = ex.response!;
       const location = header(res, 'location');
-      if (res.status < 300 || res.status > 399 || location === undefined) return { ex, url: current };
-      const next = new URL(location, current).href;
+      const redirected = res.status >= 300 && res.status <= 399 && location !== undefined;
+      // A page that sends the browser on by itself (meta refresh) is followed as a redirect is.
+      const refresh = !redirected && res.status < 300 && /html/i.test(res.contentType) ? metaRefresh(res.bodyText, current) : undefined;
+      if (!redirected && refresh === undefined) return { ex, url: current };
+      const next = refresh ?? new URL(location!, current).href;
+      const how = refresh === undefined ? String(res.status) : 'meta refresh';
       if (stop?.(next)) {
-        noteStep({ kind: 'redirect', title: `redirect caught by the payer (not followed): ${res.status} to ${next}` });
+        noteStep({ kind: 'redirect', title: `redirect caught by the payer (not followed): ${how} to ${next}` });
         return { redirect: { kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) } };
-      }
-      if ((res.status === 307 || res.status === 308) && ex.request.method === 'POST') {
-        throw new PayerError(`${bare(current)} answered ${res.status} to the payment POST, asking to send it again to ${bare(next)}; a payment is never re-sent`);
       }
       if (visited.length > maxRedirects) {
         const loop = visited.includes(next) ? `a redirect loop (${bare(next)} repeats)` : `more than ${maxRedirects} redirects`;
@@ -91,7 +97,12 @@ export class HttpPayer implements Payer {
       }
       visited.push(next);
       current = next;
-      ex = await this.#send(jar, 'GET', next, undefined, `${label} (redirect)`, false);
+      // A 307/308 keeps the method and body, as a browser does: the target asked for it (not a retry of the payer's).
+      const keep = refresh === undefined && (res.status === 307 || res.status === 308) && ex.request.method !== 'GET';
+      if (keep) noteStep({ kind: 'page', title: `the target answered ${res.status} to the submission: sent on to ${bare(next)} as a browser does` });
+      ex = keep
+        ? await this.#send(jar, 'POST', next, form, `${label} (${res.status} to ${bare(next)})`, submission)
+        : await this.#send(jar, 'GET', next, undefined, `${label} (${how === 'meta refresh' ? 'meta refresh' : 'redirect'})`, false);
     }
   }
 
@@ -111,11 +122,46 @@ export class HttpPayer implements Payer {
 
   /**
    * Submits a screen's form (once: it is a payment) and turns the answer into an outcome, timed from `openedAt`. An
-   * answer other than a refusal marks the screen's origin as one whose pages this payer drives (payableOrigins).
+   * answer that is the checkout's next step (a form that is not the same one again, with a button that goes on) is
+   * filled with what it asks that the payment has and submitted in turn, up to MAX_STEPS pages; each step is noted
+   * in the transcript. An answer other than a refusal marks the screen's origin as one whose pages this payer drives.
    */
-  async #submit(jar: CookieJar, screen: Screen & { form: ScreenForm }, fields: Record<string, string>, stop: Stop, label: string, openedAt: number): Promise<PaymentOutcome> {
-    const { form } = screen;
+  async #submit(jar: CookieJar, screen: Screen & { form: ScreenForm }, fields: Record<string, string>, stop: Stop, label: string, openedAt: number, input: StepInput): Promise<PaymentOutcome> {
     const submittedAt = Date.now();
+    let current: Screen & { form: ScreenForm } = screen;
+    let sent = fields;
+    for (let step = 1; ; step++) {
+      this.#remember(jar, screen, current.form, sent);
+      const url = current.form.method === 'POST' ? current.form.action : withQuery(current.form.action, sent);
+      const result = await this.#navigate(jar, current.form.method, url, current.form.method === 'POST' ? sent : undefined, stop, step === 1 ? label : `${label}: step ${step}`, true);
+      if ('redirect' in result) {
+        payableOrigins.add(screen.url);
+        return timed(result.redirect, openedAt, submittedAt);
+      }
+      const answer = this.#read(result.ex, result.url);
+      const outcome = outcomeOf(answer, current.form);
+      if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
+      if (outcome.kind !== 'page') return timed(outcome, openedAt, submittedAt);
+      const next = answer.form ? this.#nextStep(answer as Screen & { form: ScreenForm }, input) : undefined;
+      if (next === undefined) {
+        // A result page whose link back to the merchant carries the outcome: a person follows it.
+        const back = linkTo(answer.html, answer.url, stop);
+        if (back === undefined) return timed(outcome, openedAt, submittedAt);
+        noteStep({ kind: 'redirect', title: `the page after the payment links to the merchant with the outcome: followed as a person would (not fetched): ${back}` });
+        return timed({ kind: 'redirect', location: back, params: Object.fromEntries(new URL(back).searchParams) }, openedAt, submittedAt);
+      }
+      if (step >= MAX_STEPS) {
+        noteStep({ kind: 'page', title: `checkout step ${step + 1} not taken: more than ${MAX_STEPS} pages after the first (a loop, or pages the payer misreads)` });
+        return timed(outcome, openedAt, submittedAt);
+      }
+      noteStep({ kind: 'page', title: `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ${next.filled.length > 0 ? `filled ${next.filled.join(', ')}` : 'nothing to fill'}; pressed "${next.pressed}"` });
+      current = answer as Screen & { form: ScreenForm };
+      sent = next.fields;
+    }
+  }
+
+  /** What a submission sent, kept for resubmitScreen (the last step's: pressing confirm again is what a double click does). */
+  #remember(jar: CookieJar, screen: Screen, form: ScreenForm, fields: Record<string, string>): void {
     const url = form.method === 'POST' ? form.action : withQuery(form.action, fields);
     const cookie = jar.header(url);
     submissions.set(screen, {
@@ -124,13 +170,22 @@ export class HttpPayer implements Payer {
       ...(form.method === 'POST' ? { body: new URLSearchParams(fields).toString() } : {}),
       headers: { ...(form.method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(cookie ? { cookie } : {}) },
     });
-    const result =
-      form.method === 'POST'
-        ? await this.#navigate(jar, 'POST', form.action, fields, stop, label, true)
-        : await this.#navigate(jar, 'GET', withQuery(form.action, fields), undefined, stop, label, true);
-    const outcome = timed('redirect' in result ? result.redirect : outcomeOf(this.#read(result.ex, result.url), form), openedAt, submittedAt);
-    if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
-    return outcome;
+  }
+
+  /**
+   * The next step of a checkout, when `page` is one: its form filled with what it asks that the payment has (the
+   * card, the payment form, a code the page shows) and the button that goes on pressed. Undefined when the page
+   * has no button a person would press to go on (a result page the payer cannot read).
+   */
+  #nextStep(page: Screen & { form: ScreenForm }, input: StepInput): { fields: Record<string, string>; filled: string[]; pressed: string } | undefined {
+    const button = goOnButton(page.form);
+    if (button === undefined) return undefined;
+    const { fields, filled } = this.#fillPresent(page, input, 'payment' in input ? 'link screen' : input.kind);
+    const pressed = page.form.buttons![button]!;
+    // The button pressed is the one submitted (readForm counted the first one as pressed).
+    for (const b of page.form.buttons ?? []) if (b.name) delete fields[b.name];
+    if (pressed.name) fields[pressed.name] = pressed.value;
+    return { fields, filled, pressed: pressed.text || pressed.value || '(a button without words)' };
   }
 
   /**
@@ -151,15 +206,17 @@ export class HttpPayer implements Payer {
     const { form } = screen;
     const fields = { ...form.fields };
     const values = paymentValues(payment);
-    const mapping = placeByElimination(mapPage(screen.html, this.#configured, 'link screen'), values.map(([field]) => field), (name) => name in fields);
+    // A radio group none of whose buttons is checked is a field too (it submits nothing until one is).
+    const present = (name: string): boolean => name in fields || name in form.selects;
+    const mapping = placeByElimination(mapPage(screen.html, this.#configured, 'link screen'), values.map(([field]) => field), present);
     const names = mapping.names;
     // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
-    const missing = values.filter(([field]) => !(names[field] in fields)).map(([field]) => field);
+    const missing = values.filter(([field]) => !present(names[field])).map(([field]) => field);
     const unmatched: UnmatchedOption[] = [];
     const chosen: [string, string][] = [];
     for (const [field, value] of values) {
       const name = names[field];
-      if (!(name in fields)) continue;
+      if (!present(name)) continue;
       const options = optionsOf(form, name);
       const pick = options ? chooseOption(field, value, options, this.#optionValues) : value;
       if (pick === undefined) unmatched.push({ field, target: name, value, offered: describeOptions(options!) });
@@ -171,22 +228,40 @@ export class HttpPayer implements Payer {
     return fields;
   }
 
-  /** A 3DS or quick-pay page's fields with the card entered where the page asks for it (the spec does not say what it asks). */
-  #filledPage(screen: Screen & { form: ScreenForm }, card: PageInput | undefined, kind: PageKind): Record<string, string> {
-    const names = mapPage(screen.html, this.#configured, kind).names;
+  /**
+   * A page's fields with what it asks that the payment has, each where the page shows its field (the spec does not
+   * say what a 3DS, quick-pay or review page asks): the card, the payment's choices, and a challenge's code — the
+   * one configured (SCREEN_CHALLENGE_CODE), else the one the page shows (shownCode), typed into the code field or,
+   * where none is named so, the one empty input left. Never a code the page does not show.
+   */
+  #fillPresent(screen: Screen & { form: ScreenForm }, input: StepInput, kind: PageKind): { fields: Record<string, string>; filled: string[] } {
+    const mapping = mapPage(screen.html, this.#configured, kind);
+    const names = mapping.names;
     const fields = { ...screen.form.fields };
-    for (const [field, value] of pageValues(card)) {
-      if (!(names[field] in fields)) continue;
+    const present = (name: string): boolean => name in fields || name in screen.form.selects;
+    const filled: string[] = [];
+    const values = 'payment' in input ? paymentValues(input.payment) : pageValues(input.card);
+    for (const [field, value] of values) {
+      if (!present(names[field])) continue;
       const options = optionsOf(screen.form, names[field]);
-      fields[names[field]] = (options && chooseOption(field, value, options, this.#optionValues)) ?? value;
+      const pick = options ? chooseOption(field, value, options, this.#optionValues) : value;
+      if (options && pick === undefined) continue;
+      fields[names[field]] = pick ?? value;
+      filled.push(field);
     }
-    const challenge = card?.codigoDesafio;
-    if (challenge && names.codigoDesafio in fields) {
-      // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
-      const code = 'code' in challenge ? challenge.code : shownText(screen.html, challenge.shownIn);
-      if (code !== undefined) fields[names.codigoDesafio] = code;
+    const challenge = 'payment' in input ? undefined : input.card?.codigoDesafio;
+    const placed = new Set(filled.map((f) => names[f as FieldName]));
+    const emptyInputs = (screen.form.visible ?? []).filter((n) => !placed.has(n) && fields[n] === '' && !(n in screen.form.selects));
+    const codeField = present(names.codigoDesafio) ? names.codigoDesafio : emptyInputs.length === 1 ? emptyInputs[0] : undefined;
+    if (codeField !== undefined) {
+      // A selector that matches nothing leaves the field as the page has it.
+      const code = challenge ? ('code' in challenge ? challenge.code : shownText(screen.html, challenge.shownIn)) : shownCode(screen.html)?.code;
+      if (code !== undefined) {
+        fields[codeField] = code;
+        filled.push(`${codeField} (the code ${challenge ? 'configured' : 'the page shows'})`);
+      }
     }
-    return fields;
+    return { fields, filled };
   }
 
   async fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
@@ -202,7 +277,7 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlEnlace, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen, this.#filled(opened.screen, payment), stop, 'pay link', opened.screen.openedAt);
+    return this.#submit(jar, opened.screen, this.#filled(opened.screen, payment), stop, 'pay link', opened.screen.openedAt, { payment });
   }
 
   /** A screen opened earlier: an error status or words of refusal are its outcome; a page with no form at all cannot be submitted (NoFormError). */
@@ -214,7 +289,7 @@ export class HttpPayer implements Payer {
       throw new NoFormError(noFormMessage(screen));
     }
     const withForm = screen as Screen & { form: ScreenForm };
-    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)', openedAt);
+    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)', openedAt, { payment });
   }
 
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
@@ -249,7 +324,8 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen, this.#filledPage(opened.screen, card, '3DS page'), stop, 'complete 3DS', opened.screen.openedAt);
+    const input: StepInput = { card, kind: '3DS page' };
+    return this.#submit(jar, opened.screen, this.#fillPresent(opened.screen, input, '3DS page').fields, stop, 'complete 3DS', opened.screen.openedAt, input);
   }
 
   async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
@@ -258,7 +334,8 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, page, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen, this.#filledPage(opened.screen, options.card, 'quick-pay page'), stop, 'pay quick-pay', opened.screen.openedAt);
+    const input: StepInput = { card: options.card, kind: 'quick-pay page' };
+    return this.#submit(jar, opened.screen, this.#fillPresent(opened.screen, input, 'quick-pay page').fields, stop, 'pay quick-pay', opened.screen.openedAt, input);
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */
@@ -271,6 +348,21 @@ export class HttpPayer implements Payer {
     if (qr.text === undefined) throw new PayerError(`the quick-pay QR at ${urlQR} could not be read: ${qr.reason}`);
     return new URL(qr.text, urlQR).href;
   }
+}
+
+/**
+ * The first link of a page that ends the payment (`stop`: the merchant's urlRedirect) and carries an outcome in its
+ * query (idTransaccion or esAprobada, any case), resolved; a plain link back to the merchant is not an outcome.
+ */
+function linkTo(html: string, pageUrl: string, stop: Stop): string | undefined {
+  for (const a of parse(html).querySelectorAll('a[href]')) {
+    const href = a.getAttribute('href')!;
+    if (!URL.canParse(href, pageUrl)) continue;
+    const url = new URL(href, pageUrl);
+    const keys = [...url.searchParams.keys()].map((k) => k.toLowerCase());
+    if (stop(url.href) && (keys.includes('idtransaccion') || keys.includes('esaprobada'))) return url.href;
+  }
+  return undefined;
 }
 
 /** The text of the element a selector names (a challenge code the page shows), trimmed; undefined when none. */

@@ -6,7 +6,7 @@
 export type PaymentOutcome =
   | { kind: 'redirect'; location: string; params: Record<string, string>; settled?: Settled; timing?: Timing }
   | Refusal
-  | { kind: 'page'; status: number; estado?: string; html: string; text: string; timing?: Timing };
+  | { kind: 'page'; status: number; estado?: string; html: string; text: string; settled?: Settled; timing?: Timing };
 
 /**
  * The outcome of a redirect that does not say it (no esAprobada: a deviation of 6.3 judged once, by its own test),
@@ -15,6 +15,8 @@ export type PaymentOutcome =
 export interface Settled {
   esAprobada: 'true' | 'false';
   from: 'lookup';
+  /** The transaction looked up (a page's outcome: the purchase the page paid, or the id the page shows). */
+  idTransaccion?: string;
 }
 
 /**
@@ -62,6 +64,12 @@ export interface ScreenForm {
   selects: Record<string, string[]>;
   /** Option texts of each select, parallel to selects (an option matched by what it says: chooseOption). */
   optionTexts: Record<string, string[]>;
+  /** Radio groups among `selects` (a choice entered by checking one, not by a value typed). */
+  radios?: string[];
+  /** Names of the inputs a customer fills (not hidden, not buttons): tells the same form shown again from a next step. */
+  visible?: string[];
+  /** The form's submit buttons in page order: what each says, and what it submits when pressed. */
+  buttons?: { name?: string; value: string; text: string }[];
 }
 
 export interface Screen {

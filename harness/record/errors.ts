@@ -76,6 +76,15 @@ export class NotJudged extends Error {
 }
 
 /**
+ * After a payment was submitted, a page that is neither a redirect, nor a refusal, nor a next step, and whose outcome
+ * no lookup settled: the payer could not read the result. Never the target's FAIL: not judged on a vendor's target,
+ * the suite's own ERROR on the embedded sandbox (whose pages the suite must read).
+ */
+export class UnreadPage extends NotJudged {
+  override name = 'UnreadPage';
+}
+
+/**
  * The target refused (401) a token still inside its expires_in, confirmed by a second request with it: 5.2's finding,
  * judged once for the run (suites/contract.test.ts); the non-idempotent request that met it is never re-sent, so
  * its test is not judged.

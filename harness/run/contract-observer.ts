@@ -41,7 +41,7 @@ export interface ContractRecord {
   broken: number;
   clauses: Map<string, ClauseTally>;
   evidence: JudgedEvidence[];
-  /** Per clause of kind description: responses whose value does not look as the spec describes it (WARN only). */
+  /** Per clause of kind description: responses whose value does not look as the spec describes it, or that leave a nullable field out (WARN only). */
   observed: Map<string, ClauseTally>;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { SkipKind } from '../record/skips.ts';
 import { CheckFailure, describeExchange, type JudgedEvidence } from '../judge/checks.ts';
-import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused } from '../record/errors.ts';
+import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused, UnreadPage } from '../record/errors.ts';
 import { FieldsNotFoundError } from '../payer/discovery.ts';
 import { curlPreamble } from '../record/curl.ts';
 import type { Exchange } from '../api/http.ts';
@@ -35,6 +35,8 @@ export function withSoftFailures(thrown: unknown, softs: readonly CheckFailure[]
 export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reason: string } | undefined {
   // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
   if (err instanceof PaymentRefused) return { kind: 'refused-by-target', reason: `not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)` };
+  // An unread result page is the suite's own limit: on the embedded sandbox, whose pages it must read, an ERROR.
+  if (err instanceof UnreadPage) return run.target.kind === 'embedded' ? undefined : { kind: 'page-unread', reason: `not judged: ${err.message}` };
   if (err instanceof NotJudged) return { kind: 'undecidable', reason: `not judged: ${err.message}` };
   // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
   if (err instanceof FieldsNotFoundError) return { kind: 'page-not-driven', reason: `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)` };

@@ -73,6 +73,7 @@ async function createRun(): Promise<Run> {
   const interlock = new Interlock(target);
   const operations = contract.operations;
 
+  const pages = new PagedPurchases();
   const clients = new Map<string, Call>();
   const tokenCaches: TokenCache[] = [];
   function callAs(business: Credentials | undefined, account?: { user: string; password: string }, caches = tokenCaches): Call {
@@ -109,6 +110,7 @@ async function createRun(): Promise<Run> {
       if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(payingAs(operationId, options));
       const ex = await api.call(operationId, options);
       interlock.watch(ex.response?.json);
+      pages.learn(operationId, ex);
       // A contract violation is recorded for the contract testcases (suites/contract.test.ts), never thrown here:
       // the test goes on to judge its own behaviour.
       observeResponse(contract, operationId, ex);
@@ -124,7 +126,7 @@ async function createRun(): Promise<Run> {
   // (unreadPagesThrow: until the judges read `no-form` refusals themselves; see harness/payer/index.ts.)
   const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs) }));
   const primaryCall = callAs(target.business, target.account);
-  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall);
+  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall, pages);
   let receiver: Promise<Receiver> | undefined;
   const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
@@ -149,7 +151,7 @@ async function createRun(): Promise<Run> {
       target: tenantTarget,
       call,
       control: agingTokensOnClockMoves(own, caches),
-      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params), call),
+      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params), call, pages),
       receiver: async () => {
         const r = await base.receiver();
         return { ...r, webhookUrl: (tag?: string) => r.webhookUrl(`tenant:${grant.id}:${tag ?? ''}`) };
@@ -199,13 +201,58 @@ function agingTokensOnClockMoves(control: Control, caches: TokenCache[]): Contro
 }
 
 /**
+ * The pages purchases lead to (4.3 urlCompletarPago3Ds, 4.6 urlQR) and the transaction each pays, learnt from the
+ * purchases' answers: a page after paying one of them that the payer cannot read is settled by looking that
+ * transaction up.
+ */
+class PagedPurchases {
+  readonly #ids = new Map<string, string>();
+  learn(operationId: string, ex: Exchange): void {
+    const body = ex.response && ex.response.status < 300 ? ex.response.json : undefined;
+    const id = field(body, 'idTransaccion');
+    if (typeof id !== 'string' || id === '') return;
+    const url = operationId === 'purchase3ds' ? field(body, 'urlCompletarPago3Ds') : operationId === 'purchaseQuickPay' ? field(field(body, 'datosQuickPay'), 'urlQR') : undefined;
+    if (typeof url !== 'string' || url === '') return;
+    this.#ids.set(url, id);
+    if (URL.canParse(url, ex.request.url)) this.#ids.set(new URL(url, ex.request.url).href, id);
+  }
+  idOf(url: string): string | undefined {
+    return this.#ids.get(url);
+  }
+}
+
+/** The one transaction id a page shows (a UUID, as public integrations show them), if exactly one. */
+function idShownOn(o: PaymentOutcome & { kind: 'page' }): string | undefined {
+  const ids = new Set(o.html.replace(/<script[\s\S]*?<\/script>/gi, '').match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi) ?? []);
+  return ids.size === 1 ? [...ids][0] : undefined;
+}
+
+/**
  * Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. A
  * redirect that does not say whether the payment was approved (no esAprobada) is settled from the source of truth,
  * the transaction lookup (4.8), as the business that paid: the redirect's own deviation is judged once, by the 6.3
- * test, and every other test still judges its own behaviour.
+ * test, and every other test still judges its own behaviour. A page after the payment that is neither a redirect,
+ * a refusal nor a next step is settled the same way where the transaction is known (the purchase the page pays, or
+ * the one id the page shows); the judges read what is left unsettled as unread (checks.ts unreadPage). A link's
+ * record is not read for it: activar, its only reading (4.2), changes the link's state a test may be judging.
  */
-function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void, call: Call): Payer {
-  const watchOutcome = async (o: PaymentOutcome): Promise<PaymentOutcome> => {
+function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void, call: Call, pages: PagedPurchases): Payer {
+  const lookUp = async (id: string, why: string, pendingSettles = true): Promise<'true' | 'false' | undefined> => {
+    const ex = await call('getTransaction', { pathParams: { id }, auth: 'bearer', label: `outcome from the lookup (${why})` });
+    const esAprobada = ex.response && ex.response.status < 300 ? asBool(field(ex.response.json, 'esAprobada')) : undefined;
+    // For a page, a transaction still pending (not approved, no result yet) settles nothing: the page may be a step.
+    const resultado = ex.response && ex.response.status < 300 ? field(ex.response.json, 'resultadoTransaccion') : undefined;
+    if (!pendingSettles && esAprobada === false && (resultado === null || resultado === undefined)) return undefined;
+    return esAprobada === undefined ? undefined : esAprobada ? 'true' : 'false';
+  };
+  const watchOutcome = async (o: PaymentOutcome, url?: string): Promise<PaymentOutcome> => {
+    if (o.kind === 'page') {
+      const id = (url === undefined ? undefined : pages.idOf(url)) ?? idShownOn(o);
+      if (id === undefined) return o;
+      const esAprobada = await lookUp(id, 'the page after the payment does not say it', false);
+      noteStep({ kind: 'api', title: esAprobada === undefined ? `the page after the payment does not say its outcome, nor did the lookup of ${id}` : `the page after the payment does not say its outcome: the lookup of ${id} says esAprobada ${esAprobada}` });
+      return esAprobada === undefined ? o : { ...o, settled: { esAprobada, from: 'lookup', idTransaccion: id } };
+    }
     if (o.kind !== 'redirect') return o;
     const { params } = o;
     watch({ esReal: params['esReal'] === 'true' });
@@ -213,17 +260,16 @@ function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknow
     redirected(params);
     const id = params['idTransaccion'];
     if (params['esAprobada'] !== undefined || !id) return o;
-    const ex = await call('getTransaction', { pathParams: { id }, auth: 'bearer', label: 'outcome from the lookup (the redirect has no esAprobada)' });
-    const esAprobada = ex.response && ex.response.status < 300 ? asBool(field(ex.response.json, 'esAprobada')) : undefined;
+    const esAprobada = await lookUp(id, 'the redirect has no esAprobada');
     noteStep({ kind: 'api', title: esAprobada === undefined ? `the redirect has no esAprobada, nor did the lookup of ${id} say it` : `the redirect has no esAprobada: the lookup of ${id} says esAprobada ${esAprobada}` });
-    return esAprobada === undefined ? o : { ...o, settled: { esAprobada: esAprobada ? 'true' : 'false', from: 'lookup' } };
+    return esAprobada === undefined ? o : { ...o, settled: { esAprobada, from: 'lookup' } };
   };
   return {
     ...payer,
     payLink: async (...args) => (assertMayPay(), watchOutcome(await payer.payLink(...args))),
     submitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.submitScreen(...args))),
     resubmitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.resubmitScreen(...args))),
-    complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args))),
-    payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args))),
+    complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args), args[0])),
+    payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args), args[0])),
   };
 }

@@ -29,6 +29,7 @@ import {
   paymentApproved,
   paymentDeclined,
   paymentNotApproved,
+  redirectSeen,
   rejected,
   succeeded,
   webhookFindings,
@@ -38,6 +39,7 @@ import {
 import { describeRedirectScheme, redirectHashOf, type RedirectScheme } from '../../harness/judge/schemes.ts';
 import { loadContract } from '../../harness/api/contract.ts';
 import { secrets } from '../../harness/record/redact.ts';
+import { UnreadPage } from '../../harness/record/errors.ts';
 import type { Exchange, ExchangeResponse } from '../../harness/record/exchange.ts';
 import type { PaymentOutcome } from '../../harness/payer/index.ts';
 
@@ -252,7 +254,7 @@ describe('holds', () => {
 describe('payment outcomes (6.3)', () => {
   const redirect = (esAprobada?: string): PaymentOutcome => ({ kind: 'redirect', location: 'https://m.example/ok?x', params: esAprobada === undefined ? {} : { esAprobada, idTransaccion: 't' } });
   const refused: PaymentOutcome = { kind: 'refused', status: 410, estado: 'vencido', html: '<p>vencido</p>', text: 'vencido', answered: 'submission', by: 'status' };
-  const page: PaymentOutcome = { kind: 'page', status: 200, html: '<form></form>', text: '' };
+  const settled = (esAprobada: 'true' | 'false'): PaymentOutcome => ({ kind: 'page', status: 200, html: '<p>ok</p>', text: 'ok', settled: { esAprobada, from: 'lookup', idTransaccion: 't-9' } });
 
   it('paymentApproved: a redirect with esAprobada true in any case; returns the query', () => {
     expect(paymentApproved(redirect('true'), 'c', 'the payment')).toEqual({ esAprobada: 'true', idTransaccion: 't' });
@@ -262,18 +264,33 @@ describe('payment outcomes (6.3)', () => {
     ['a declined redirect', redirect('false'), 'a redirect to the merchant with esAprobada=false'],
     ['a redirect without esAprobada', redirect(), 'a redirect to the merchant with esAprobada=(absent)'],
     ['a refusal', refused, 'a refusal (status 410, estado "vencido")'],
-    ['a page', page, 'a page (status 200)'],
+    ['a page the lookup settled declined', settled('false'), 'a page (status 200) after the payment; the lookup of t-9 says esAprobada=false'],
   ])('paymentApproved fails on %s, saying how it ended', (_what, o, actual) => {
     expect(failure(() => paymentApproved(o, '7-dev-authorizes', 'the payment'))).toMatchObject({ check: 'payment-approved', expected: 'the payment is approved (redirect with esAprobada=true)', actual });
   });
 
-  it('paymentDeclined: a redirect with esAprobada false; anything else fails', () => {
-    expect(paymentDeclined(redirect('FALSE'), 'c', 'p')).toEqual({ esAprobada: 'FALSE', idTransaccion: 't' });
-    for (const o of [redirect('true'), redirect(), refused, page]) expect(failure(() => paymentDeclined(o, '7-cvv-111-declines', 'p')).check).toBe('payment-declined');
+  it('a page after the payment that no lookup settled is never judged by an outcome check: UnreadPage, with its heading and text', () => {
+    const unread: PaymentOutcome = { kind: 'page', status: 200, html: '<h1>Gracias</h1><p>Procesando</p>', text: 'Gracias Procesando' };
+    for (const judge of [paymentApproved, paymentDeclined, paymentNotApproved]) {
+      expect(() => judge(unread, 'c', 'the payment')).toThrow(UnreadPage);
+      expect(() => judge(unread, 'c', 'the payment')).toThrow(/"Gracias".*"Gracias Procesando"/);
+    }
   });
 
-  it('paymentNotApproved: a refusal, a page, a decline or no esAprobada all pass; only an approval fails', () => {
-    for (const o of [refused, page, redirect('false'), redirect()]) expect(() => paymentNotApproved(o, 'c', 'p')).not.toThrow();
+  it('a page the lookup settled is judged by what the lookup said', () => {
+    expect(paymentApproved(settled('true'), 'c', 'p')).toEqual({ idTransaccion: 't-9', esAprobada: 'true' });
+    expect(paymentDeclined(settled('false'), 'c', 'p')).toEqual({ idTransaccion: 't-9', esAprobada: 'false' });
+    expect(failure(() => paymentNotApproved(settled('true'), 'c', 'p')).check).toBe('payment-not-approved');
+    expect(() => redirectSeen(settled('true'), 'p')).toThrow(UnreadPage);
+  });
+
+  it('paymentDeclined: a redirect with esAprobada false; anything else fails', () => {
+    expect(paymentDeclined(redirect('FALSE'), 'c', 'p')).toEqual({ esAprobada: 'FALSE', idTransaccion: 't' });
+    for (const o of [redirect('true'), redirect(), refused, settled('true')]) expect(failure(() => paymentDeclined(o, '7-cvv-111-declines', 'p')).check).toBe('payment-declined');
+  });
+
+  it('paymentNotApproved: a refusal, a settled decline, a decline or no esAprobada all pass; only an approval fails', () => {
+    for (const o of [refused, settled('false'), redirect('false'), redirect()]) expect(() => paymentNotApproved(o, 'c', 'p')).not.toThrow();
     expect(failure(() => paymentNotApproved(redirect('TRUE'), '3-inactive-no-payments', 'a payment on an inactive link'))).toMatchObject({
       check: 'payment-not-approved', expected: 'a payment on an inactive link is not processed (no approved payment)',
     });

@@ -53,6 +53,19 @@ describe('contract observer', () => {
     expect(r.evidence.flatMap((e) => e.clauses)).toEqual(['4.1-response-fields']);
   });
 
+  it('nullable fields left out are observed once per response under 2-nullable-omitted; a non-nullable one still breaks', () => {
+    const looked = (body: unknown): Exchange => ({ ...created(body), label: 'getTransaction' });
+    const tx = { idTransaccion: 't', esReal: false, esAprobada: false, formaPago: 0, monto: 1, fechaTransaccion: '2026-11-22T10:00:00.000Z' };
+    expect(observeResponse(contract, 'getTransaction', looked(tx))).toEqual([expect.objectContaining({ clauses: ['2-nullable-omitted'], severity: 'observe' })]);
+    observeResponse(contract, 'getTransaction', looked({ ...tx, montoOriginal: null }));
+    observeResponse(contract, 'getTransaction', looked({ ...tx, montoOriginal: null, resultadoTransaccion: null }));
+    observeResponse(contract, 'getTransaction', looked({ ...tx, esAprobada: undefined }));
+    const r = contractRecord('getTransaction')!;
+    expect(r).toMatchObject({ seen: 4, broken: 1 });
+    expect([...r.clauses.keys()]).toEqual(['2.2-transaction-types']);
+    expect(r.observed.get('2-nullable-omitted')).toEqual({ count: 3, first: '/montoOriginal left out: a nullable field, read as null (2 in this body: /montoOriginal, /resultadoTransaccion)' });
+  });
+
   it('a later clause gets its own evidence even after three exchanges were kept', () => {
     for (let i = 0; i < 3; i++) observeResponse(contract, 'createPaymentLink', created({ ...good, idEnlace: '1' }));
     observeResponse(contract, 'createPaymentLink', created(good, 'text/plain', true));

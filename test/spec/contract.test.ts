@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadContract, type Contract, type Violation } from '../../harness/api/contract.ts';
+import { createContract, loadContract, NULLABLE_OMITTED, type Contract, type Violation } from '../../harness/api/contract.ts';
 import { loadClauses } from '../../spec/clauses.ts';
 
 let contract: Contract;
@@ -158,7 +158,7 @@ describe('responses: what breaks the contract, where, and which clause', () => {
   });
 });
 
-describe('responses: conditional fields may be null or absent; nullable ones null, not absent', () => {
+describe('responses: conditional fields may be null or absent; nullable ones null, or observed when left out', () => {
   const conditional: [string, string[]][] = [
     ['getTransaction', ['codigoAutorizacion', 'mensaje', 'idExterno', 'datosAdicionales', 'datosBitcoin']],
     ['purchaseWallet', ['mensaje', 'idExterno', 'datosAdicionales', 'resultadoTransaccion']],
@@ -183,19 +183,76 @@ describe('responses: conditional fields may be null or absent; nullable ones nul
     }
   });
 
-  // docs/decisions.md "Null and absent": a field the spec marks nullable is there, its value may be null.
+  // docs/decisions.md "Null and absent": a field the spec types nullable may be null; left out, it is observed (the
+  // spec does not say a null is written out), never failed.
   const nullable: [string, string[]][] = [
     ['getTransaction', ['montoOriginal', 'resultadoTransaccion']],
     ['purchaseQuickPay', ['formaPago']],
     ['purchaseMposBanda', ['fechaTransaccion']],
     ['deleteAccount', ['nit', 'razonSocial']],
   ];
-  it.each(nullable)('%s: nullable %j may be null, not absent', (operationId, fields) => {
+  it.each(nullable)('%s: nullable %j may be null; left out, observed under 2-nullable-omitted', (operationId, fields) => {
     for (const field of fields) {
       const { asNull, absent } = nullAndAbsent(operationId, field);
       expect(asNull, `${field}: null`).toEqual([]);
-      expect(absent.map((v) => v.keyword), `${field}: absent`).toEqual(['required']);
+      expect(absent, `${field}: absent`).toEqual([
+        { path: `/${field}`, message: 'left out: a nullable field, read as null', keyword: 'required', clause: [NULLABLE_OMITTED], severity: 'observe' },
+      ]);
     }
+  });
+
+  it('2-nullable-omitted is a description clause quoting the spec\'s nullable types', () => {
+    expect(loadClauses().find((c) => c.id === NULLABLE_OMITTED)).toMatchObject({ section: '2', kind: 'description', text: expect.stringContaining('decimal (nullable)') });
+  });
+
+  it('every nullable field a body leaves out, nested ones too, is one observation', () => {
+    const tx = example('getTransaction', 'response');
+    delete tx.montoOriginal;
+    delete tx.resultadoTransaccion;
+    expect(only(contract.validateResponse('getTransaction', 200, tx))).toEqual({
+      path: '/montoOriginal', message: 'left out: a nullable field, read as null (2 in this body: /montoOriginal, /resultadoTransaccion)',
+      keyword: 'required', clause: [NULLABLE_OMITTED], severity: 'observe',
+    });
+    const account = example('deleteAccount', 'response');
+    delete account.nit;
+    const aplicativos = account.aplicativos as Obj[];
+    aplicativos.push(clone(aplicativos[0]!));
+    for (const aplicativo of aplicativos) delete aplicativo.tapOnPhone;
+    expect(only(contract.validateResponse('deleteAccount', 200, account))).toMatchObject({
+      path: '/nit', message: 'left out: a nullable field, read as null (3 in this body: /nit, /aplicativos/*/tapOnPhone)', severity: 'observe',
+    });
+    const link = example('activatePaymentLink', 'response');
+    for (const t of link.transacciones as Obj[]) delete t.resultadoTransaccion;
+    delete (link.transaccionCompra as Obj).montoOriginal;
+    expect(only(contract.validateResponse('activatePaymentLink', 200, link))).toMatchObject({ path: '/transaccionCompra/montoOriginal', clause: [NULLABLE_OMITTED], severity: 'observe' });
+  });
+
+  it('a non-nullable field left out beside a nullable one still fails under its type clause', () => {
+    const tx = example('getTransaction', 'response');
+    delete tx.montoOriginal;
+    delete tx.esAprobada;
+    expect(contract.validateResponse('getTransaction', 200, tx)).toEqual([
+      expect.objectContaining({ path: '/esAprobada', keyword: 'required', clause: ['2.2-transaction-types'], severity: 'fail' }),
+      expect.objectContaining({ path: '/montoOriginal', clause: [NULLABLE_OMITTED], severity: 'observe' }),
+    ]);
+    const account = example('deleteAccount', 'response');
+    delete (account.aplicativos as Obj[])[0]!.urlLogo;
+    expect(only(contract.validateResponse('deleteAccount', 200, account))).toMatchObject({ path: '/aplicativos/0/urlLogo', keyword: 'required', severity: 'fail' });
+  });
+
+  it('only responses are read this way: a required nullable field left out of a request or a webhook fails', async () => {
+    const body = { 'x-clause': '2.2-transaction-types', type: 'object', required: ['a'], properties: { a: { type: ['string', 'null'] } } };
+    const media = { content: { 'application/json': { schema: body } } };
+    const tiny = await createContract({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/x': { post: { operationId: 'x', security: [], requestBody: media, responses: { '2XX': { description: 'ok', ...media } } } } },
+      webhooks: { w: { post: { operationId: 'w', requestBody: media, responses: { '2XX': { description: 'ok' } } } } },
+    });
+    expect(only(tiny.validateResponse('x', 200, {}))).toMatchObject({ path: '/a', clause: [NULLABLE_OMITTED], severity: 'observe' });
+    expect(tiny.validateResponse('x', 200, { a: null })).toEqual([]);
+    expect(only(tiny.validateRequest('x', {}))).toMatchObject({ path: '/a', keyword: 'required', clause: ['2.2-transaction-types'], severity: 'fail' });
+    expect(only(tiny.validateWebhook({}))).toMatchObject({ path: '/a', keyword: 'required', severity: 'fail' });
   });
 
   it('a required field is not nullable', () => {

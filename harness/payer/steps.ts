@@ -1,0 +1,99 @@
+/**
+ * Checkouts with steps, read as a person reads them (both payers): which answer to a submission is the checkout's
+ * next step, which button means going on, and a one-time code a test issuer page shows. A person finishes a review
+ * page or an issuer's test challenge without being told how; the payer does the same, up to MAX_STEPS pages.
+ */
+import { parse, type HTMLElement } from 'node-html-parser';
+import type { ScreenForm } from './types.ts';
+
+/** Pages a checkout may take after the first one before the payer gives up (a loop, or a page it misreads). */
+export const MAX_STEPS = 6;
+
+const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s\u00a0]+/g, ' ').trim();
+
+/**
+ * Words of a button that goes on with the payment, by stem (Spanish, English, Portuguese): pay, confirm, continue,
+ * next, accept, submit, send, proceed, finish, complete, verify, authorise, validate, buy.
+ */
+const GO_ON = /(^|[^a-z])(pag(ar|a|o|ue)|pay|confirm|continu|siguiente|seguir|sigue|next|proxim|acept|accept|submit|envi|send|proce[ds]|finaliz|finish|conclu|complet|verific|verify|autoriz|authori[sz]|valid|compra|buy|checkout|ok)/;
+/** Words of a control that leaves the payment: back, cancel, edit, close. Checked first ("Cancelar pago" does not pay). */
+const LEAVES = /(^|[^a-z])(volver|regres|atras|cancel|back|return|retorn|anular|salir|exit|cerrar|close|modific|editar|edit|cambiar|change|voltar)/;
+
+/** Whether a control's words mean going on with the payment (and not leaving it). */
+export function meansGoOn(words: string): boolean {
+  const text = fold(words);
+  return text !== '' && !LEAVES.test(text) && GO_ON.test(text);
+}
+
+/** Whether a control's words mean leaving the payment screen (back, return, cancel). */
+export function meansLeave(words: string): boolean {
+  return LEAVES.test(fold(words));
+}
+
+/**
+ * The button to press on a form: the first whose words mean going on; else, when the form has a single button that
+ * does not mean leaving, that one (a bare arrow, an icon). Undefined when there is none a person would press.
+ */
+export function goOnButton(form: Pick<ScreenForm, 'buttons'>): number | undefined {
+  const buttons = form.buttons ?? [];
+  const i = buttons.findIndex((b) => meansGoOn(b.text));
+  if (i >= 0) return i;
+  const staying = buttons.filter((b) => !meansLeave(b.text));
+  return buttons.length === 1 && staying.length === 1 ? 0 : undefined;
+}
+
+/**
+ * Whether `answer` shows the same form that was submitted (the page refusing what was entered) rather than a next
+ * step: the same action and the same inputs a customer fills. A review page posting to the same URL is a next step.
+ */
+export function sameForm(answer: ScreenForm, submitted: ScreenForm): boolean {
+  if (bareUrl(answer.action) !== bareUrl(submitted.action)) return false;
+  if (answer.visible === undefined || submitted.visible === undefined) return true;
+  const a = new Set(answer.visible);
+  return a.size === submitted.visible.length && submitted.visible.every((n) => a.has(n));
+}
+
+const bareUrl = (url: string): string => url.replace(/[?#].*$/, '');
+
+/** The page's heading, for the transcript: its h1, else h2, else title. */
+export function headingOf(html: string): string {
+  const root = parse(html);
+  const el = root.querySelector('h1') ?? root.querySelector('h2') ?? root.querySelector('title');
+  return (el?.text ?? '').replace(/\s+/g, ' ').trim().slice(0, 120);
+}
+
+/**
+ * A code the page shows for the customer to type (an issuer's test page: "Código de prueba: 123456"): 4 to 8
+ * digits after words naming a code, else the one element on the page whose whole text is such a number. Never a
+ * number the page does not show; undefined when there is none, or more than one candidate element.
+ */
+export function shownCode(html: string): { code: string; selector?: string } | undefined {
+  const root = parse(html);
+  root.querySelectorAll('script, style, noscript, template, input, select, textarea, option').forEach((el) => el.remove());
+  const text = fold((root.querySelector('body') ?? root).text);
+  const said = /(codigo|code|otp|clave|token|pin)(?! postal)(?!.{0,12}postal)[^0-9]{0,40}?(?<![\d*•x])(\d{4,8})(?![\d*•x])/.exec(text);
+  const alone = root.querySelectorAll('*').filter((el) => el.childNodes.every((n) => n.nodeType === 3) && /^\s*\d{4,8}\s*$/.test(el.text));
+  const element = alone.length === 1 ? alone[0]! : undefined;
+  if (said) {
+    const code = said[2]!;
+    const holder = alone.find((el) => el.text.trim() === code);
+    return { code, ...(holder ? withSelector(holder) : {}) };
+  }
+  return element ? { code: element.text.trim(), ...withSelector(element) } : undefined;
+}
+
+function withSelector(el: HTMLElement): { selector?: string } {
+  const id = el.getAttribute('id');
+  return id && /^[A-Za-z][\w-]*$/.test(id) ? { selector: `#${id}` } : {};
+}
+
+/**
+ * The URL a meta refresh sends the page to (`<meta http-equiv="refresh" content="0; url=…">`), resolved against
+ * the page's; undefined when the page has none.
+ */
+export function metaRefresh(html: string, pageUrl: string): string | undefined {
+  const meta = parse(html).querySelectorAll('meta').find((m) => (m.getAttribute('http-equiv') ?? '').toLowerCase() === 'refresh');
+  const content = meta?.getAttribute('content');
+  const url = content ? /url\s*=\s*['"]?([^'"]+)['"]?/i.exec(content)?.[1]?.trim() : undefined;
+  return url && URL.canParse(url, pageUrl) ? new URL(url, pageUrl).href : undefined;
+}
