@@ -1,17 +1,48 @@
 /**
- * `npm run conformance [-- vitest args]`: checks the configuration first (one clear line on a mistake, exit 2),
- * prints it (secrets as [set]), then runs the conformance project with the reporters, bounded by RUN_TIMEOUT_S.
- * Exit 0 iff nothing failed (FAIL_ON=any, vitest's own exit code); with FAIL_ON=new and a BASELINE, exit 0 iff no
- * test failed that did not fail in the baseline and there was no ERROR — decided here, from this run's summary.json.
+ * `npm run conformance [-- suite files… -t <pattern> --shard=i/n]`: checks the arguments, the settings' names and the
+ * configuration first, then proves the set-up with the preflight (harness/setup/preflight.ts): a mistake is one line,
+ * exit 2, before anything runs. Then prints the configuration (secrets as [set]) and runs the conformance project with
+ * the reporters, bounded by RUN_TIMEOUT_S. Exit codes (harness/setup/exit-codes.ts): 0 conformant, 1 the target
+ * failed, 2 the set-up, 3 the suite's own error — read from this run's summary.json (FAIL_ON=new: only a failure not
+ * in the BASELINE counts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { verdict } from '../reporters/compare.ts';
+import { parse as parseDotenv } from 'dotenv';
 import type { Summary } from '../reporters/records.ts';
-import { conformanceArgs, vitestCli } from './vitest-cli.ts';
+import { conformanceArgs, PACKAGE_ROOT, vitestCli } from './vitest-cli.ts';
 import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/setup/config.ts';
+import { preflight, settingSlips } from '../harness/setup/preflight.ts';
+import { EXIT, EXIT_CODES_HELP, exitCodeOf } from '../harness/setup/exit-codes.ts';
 import { FAULTS } from '../sandbox/faults.ts';
+
+// The installed command names itself (bin/payment-conformance.js sets PAYMENT_CONFORMANCE_COMMAND).
+const INSTALLED = process.env.PAYMENT_CONFORMANCE_COMMAND?.trim();
+const RUN = INSTALLED ? `${INSTALLED} run` : 'npm run conformance --';
+const USAGE = [
+  `usage: ${RUN} [suite files…] [-t <test name pattern>] [--shard=i/n]`,
+  '  suite files        run only these suites/*.test.ts (a part of the name is enough: links, auth)',
+  '  -t <pattern>       run only the tests whose name matches (e.g. -t 4.1-monto-min)',
+  '  --shard=i/n        run the i-th of n shards (merge their reports with npm run reports:merge)',
+  ...EXIT_CODES_HELP,
+].join('\n');
+
+/** A mistake on the command line: one line, exit 2. */
+class UsageError extends Error {}
+
+let selection: ReturnType<typeof suiteSelection>;
+try {
+  selection = suiteSelection(process.argv.slice(2));
+} catch (err) {
+  if (!(err instanceof UsageError)) throw err;
+  console.error(`${INSTALLED ?? 'conformance'}: ${err.message} (${RUN} --help)`);
+  process.exit(EXIT.setup);
+}
+
+// Names that look like a setting but are none (ACOUNT_USER): said first, since they explain what follows.
+const dotenvNames = existsSync('.env') ? Object.keys(parseDotenv(readFileSync('.env'))) : [];
+for (const line of settingSlips([...Object.keys(process.env), ...dotenvNames], new Set(dotenvNames))) console.error(line);
 
 let config: Config;
 try {
@@ -23,16 +54,26 @@ try {
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
-    process.exit(2);
+    process.exit(EXIT.setup);
   }
   throw err;
 }
 
-console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  ')}\n`);
+// A set-up the run cannot work with is no verdict: one line, nothing run, no report written.
+const checked = await preflight(config);
+if (checked.problem) {
+  console.error(checked.problem);
+  process.exit(EXIT.setup);
+}
 
-const { args, env } = suiteSelection(process.argv.slice(2));
+console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  ')}\n`);
+for (const line of checked.warnings) console.error(line);
+
+const { args, env } = selection;
+// The global setup takes the preflight's findings instead of probing again.
+const preflightDone = JSON.stringify({ ...(checked.accountRefused ? { accountRefused: checked.accountRefused } : {}) });
 const started = Date.now();
-const child = spawn(process.execPath, [vitestCli, ...conformanceArgs, ...args], { stdio: 'inherit', env: { CONFORMANCE_PROGRESS: process.stderr.isTTY ? 'live' : 'lines', ...process.env, ...env } });
+const child = spawn(process.execPath, [vitestCli, ...conformanceArgs, ...args], { stdio: 'inherit', env: { CONFORMANCE_PROGRESS: process.stderr.isTTY ? 'live' : 'lines', ...process.env, ...env, CONFORMANCE_PREFLIGHT: preflightDone } });
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.
 const hardLimitMs = (config.budget.runTimeoutS + 60) * 1000;
@@ -48,7 +89,8 @@ child.on('exit', (code, signal) => process.exit(exitCode(code ?? (signal ? 1 : 0
 
 /**
  * The conformance project is one test file declaring every suite's tests (suites/all.conformance.ts), so the suite
- * files named on the command line and `--shard=i/n` select within it: CONFORMANCE_FILES and CONFORMANCE_SHARD.
+ * files named on the command line and `--shard=i/n` select within it: CONFORMANCE_FILES and CONFORMANCE_SHARD. Only
+ * what the run takes is accepted: anything else is a UsageError here, before anything runs, not vitest's stack.
  */
 function suiteSelection(argv: string[]): { args: string[]; env: Record<string, string> } {
   const args: string[] = [];
@@ -56,37 +98,52 @@ function suiteSelection(argv: string[]): { args: string[]; env: Record<string, s
   let shard: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if ((arg === '-t' || arg === '--testNamePattern') && argv[i + 1] !== undefined) args.push(arg, argv[++i]!);
+    if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(EXIT.conformant);
+    }
+    if (arg === '-t' || arg === '--testNamePattern') {
+      const pattern = argv[++i];
+      if (pattern === undefined || pattern === '') throw new UsageError(`${arg} needs a test name pattern, e.g. ${arg} 4.1-monto-min`);
+      args.push(arg, pattern);
+    } else if (/^(-t|--testNamePattern)=./.test(arg)) args.push(arg);
     else if (arg.startsWith('--shard=')) shard = arg.slice('--shard='.length);
-    else if (arg === '--shard' && argv[i + 1] !== undefined) shard = argv[++i];
-    else if (/\.test\.ts$/.test(arg) && !arg.startsWith('-')) files.push(arg);
-    else args.push(arg);
+    else if (arg === '--shard') {
+      shard = argv[++i];
+      if (shard === undefined) throw new UsageError('--shard needs i/n, e.g. --shard=1/3');
+    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}: the run takes suite files, -t <test name pattern> and --shard=i/n`);
+    else files.push(arg);
   }
-  // A shard declares only its share of the tests (harness/run/suite-files.ts), which can leave a describe block empty.
-  if (shard !== undefined) args.push('--passWithNoTests');
+  if (shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(shard.trim());
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard ${shard} is not a shard: give i/n with 1 ≤ i ≤ n, e.g. --shard=1/3`);
+    // A shard declares only its share of the tests (harness/run/suite-files.ts), which can leave a describe block empty.
+    args.push('--passWithNoTests');
+  }
+  const suites = readdirSync(join(PACKAGE_ROOT, 'suites')).filter((f) => f.endsWith('.test.ts')).map((f) => `suites/${f}`);
+  for (const file of files) {
+    // The same match as harness/run/suite-files.ts's selectSuites: a part of the path.
+    if (!suites.some((s) => s.includes(file.replace(/^\.\//, '')))) throw new UsageError(`${file} names no suite file; the suite files are suites/{${suites.map((s) => s.slice('suites/'.length, -'.test.ts'.length)).join(',')}}.test.ts`);
+  }
   return {
     args,
     env: {
       ...(files.length > 0 ? { CONFORMANCE_FILES: files.join(',') } : {}),
-      ...(shard !== undefined ? { CONFORMANCE_SHARD: shard } : {}),
+      ...(shard !== undefined ? { CONFORMANCE_SHARD: shard.trim() } : {}),
     },
   };
 }
 
-/** vitest's code, unless FAIL_ON=new and this run's summary (written after `started`) says otherwise. */
+/** The run's exit code from this run's summary.json (one written before `started` is another run's). */
 function exitCode(vitestCode: number): number {
-  if (config.reports.failOn !== 'new' || (vitestCode !== 0 && vitestCode !== 1)) return vitestCode;
   const file = join(config.reportDir, 'summary.json');
-  if (!existsSync(file) || statSync(file).mtimeMs < started) {
-    console.error(`FAIL_ON=new: ${file} was not written by this run, so the exit code is vitest's (${vitestCode})`);
-    return vitestCode;
-  }
-  try {
-    const summary = JSON.parse(readFileSync(file, 'utf8')) as Summary;
-    if (!summary.comparison) return vitestCode;
-    return verdict(summary).failed ? 1 : 0;
-  } catch (err) {
-    console.error(`FAIL_ON=new: ${file} cannot be read (${(err as Error).message}), so the exit code is vitest's (${vitestCode})`);
-    return vitestCode;
-  }
+  let summary: Summary | undefined;
+  if (existsSync(file) && statSync(file).mtimeMs >= started) {
+    try {
+      summary = JSON.parse(readFileSync(file, 'utf8')) as Summary;
+    } catch (err) {
+      console.error(`${file} cannot be read (${(err as Error).message}): the suite's own error`);
+    }
+  } else if (vitestCode !== 0) console.error(`the run ended (vitest exit code ${vitestCode}) without writing ${file}: the suite's own error`);
+  return exitCodeOf(summary, vitestCode);
 }

@@ -38,7 +38,7 @@ import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record
 import { chainLength } from './chains.ts';
 import { budgetOf, runBoundMs, withinBudget } from './budget.ts';
 import { isExpectedFailure } from './expected-failures.ts';
-import { missing, NEED_KINDS, NEED_REASONS, type Need } from './needs.ts';
+import { missing, NEED_KINDS, needReason, type Need } from './needs.ts';
 import { declaredInShard } from './suite-files.ts';
 import type { SkipKind } from '../record/skips.ts';
 import { CheckFailures, evidenceOf, judged, notJudgedReason, observeServerErrors, UNPROCESSED, withPreamble, withSoftFailures } from './outcome.ts';
@@ -144,7 +144,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     const needed = (need: Need): never => {
       record.skipKind = NEED_KINDS[need];
-      return ctx.skip(NEED_REASONS[need]);
+      return ctx.skip(needReason(shared, need));
     };
     for (const need of spec.needs ?? []) if (missing(shared, need)) needed(need);
     if (spec.purchase) shared.interlock.assertMayPay();

@@ -31,6 +31,11 @@ export const NEED_REASONS: Record<Need, string> = {
   hash: 'the redirect hash is only observed (REDIRECT_HASH=off): set REDIRECT_HASH=auto to discover its scheme, or the scheme (e.g. hmac-sha256, see .env.example) to verify it',
 };
 
+/** Why a test that needs `need` is skipped: the account's credentials refused at start say so, not "no credentials". */
+export function needReason(run: Run, need: Need): string {
+  return need === 'account' && run.target.accountRefused ? run.target.accountRefused : NEED_REASONS[need];
+}
+
 /** Whether `run` lacks `need`. */
 export function missing(run: Run, need: Need): boolean {
   switch (need) {

@@ -67,6 +67,8 @@ export interface TargetInfo {
   accountAuth?: { accountAuth: 'basic' | 'password-grant'; found: boolean; evidence: string };
   /** Set when the target cannot be used at all: every test fails with this one line. */
   unreachable?: string;
+  /** The preflight saw the account's credentials refused (then `account` is unset): the tests that need it skip with this. */
+  accountRefused?: string;
 }
 
 declare module 'vitest' {
