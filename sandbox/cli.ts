@@ -1,21 +1,24 @@
 /**
- * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js] [--no-control]`
+ * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control]`
  * --no-control: without the test-control API (/__sandbox), as a vendor's deployed service (the suite then waits in real
  * time where it would move the clock).
- * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and the seeded demo credentials of this local sandbox;
- * SIGINT/SIGTERM close it.
+ * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and,
+ * as a .env to paste, the seeded demo credentials of this local sandbox; --pid-file PATH writes its pid there.
+ * SIGINT/SIGTERM close it, as does the end of the npm process that started it (`npm run sandbox &`, `npx … &`).
  */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type Mode, createSandbox } from './index.ts';
+import { command } from '../harness/record/command.ts';
+import { type Mode, PANTALLAS, type Pantalla, createSandbox } from './index.ts';
 
-const USO = 'usage: npm run sandbox -- [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js] [--no-control]';
+const USO = `usage: ${command('sandbox', '[--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]')}`;
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
   process.exit(2);
 }
 
-let values: { port?: string; host?: string; mode?: string; fault?: string; variant?: string; screen?: string; 'no-control'?: boolean; help?: boolean };
+let values: { port?: string; host?: string; mode?: string; fault?: string; variant?: string; screen?: string; 'no-control'?: boolean; 'pid-file'?: string; help?: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -26,6 +29,7 @@ try {
       variant: { type: 'string' },
       screen: { type: 'string' },
       'no-control': { type: 'boolean' },
+      'pid-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -40,8 +44,9 @@ const port = Number(values.port ?? '4010');
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer 0..65535 (got "${values.port}"); example: --port 4010`);
 const mode = values.mode ?? 'development';
 if (mode !== 'development' && mode !== 'production') fail(`--mode must be development or production (got "${mode}")`);
-const screen = values.screen ?? (process.env.SANDBOX_SCREEN || 'html');
-if (screen !== 'html' && screen !== 'js') fail(`--screen must be html or js (got "${screen}")`);
+// Unset: the sandbox serves html, or the screen its variant or fault is about.
+const screen = values.screen ?? (process.env.SANDBOX_SCREEN || undefined);
+if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen)) fail(`--screen must be one of ${PANTALLAS.join(', ')} (got "${screen}")`);
 
 let sandbox;
 try {
@@ -51,7 +56,7 @@ try {
     mode: mode as Mode,
     fault: values.fault ?? process.env.SANDBOX_FAULT,
     variant: values.variant ?? process.env.SANDBOX_VARIANT,
-    screen,
+    ...(screen === undefined ? {} : { screen: screen as Pantalla }),
     control: values['no-control'] !== true,
   });
 } catch (err) {
@@ -60,21 +65,85 @@ try {
 const { credentials: c } = sandbox;
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
 const variant = values.variant ?? process.env.SANDBOX_VARIANT;
-console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${screen === 'js' ? ', screens built by JavaScript' : ''}${sandbox.controlUrl ? '' : ', no test-control API'}) listening
+console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${sandbox.app.sandbox.options.screen === 'html' ? '' : `, screen ${sandbox.app.sandbox.options.screen}`}${sandbox.controlUrl ? '' : ', no test-control API'}) listening
   base URL     ${sandbox.baseUrl}
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
   control URL  ${sandbox.controlUrl ?? '(none: --no-control)'}
-seeded credentials (local demo values)
-  account              ${c.account.user} / ${c.account.password}
-  business             ${c.business.idAplicativo}: client ${c.business.clientId} / ${c.business.clientSecret}
-  business (no MPOS)   ${c.businessNoMpos.idAplicativo}: client ${c.businessNoMpos.clientId} / ${c.businessNoMpos.clientSecret}
-  disposable account   ${c.disposableAccount.user} / ${c.disposableAccount.password}
-  disposable business  ${c.disposableBusiness.idAplicativo}: client ${c.disposableBusiness.clientId} / ${c.disposableBusiness.clientSecret}
-  other account        ${c.otherAccount.user} / ${c.otherAccount.password}   (a second merchant: OTHER_ACCOUNT_USER / OTHER_ACCOUNT_PASSWORD)
-  other business       ${c.otherBusiness.idAplicativo}: client ${c.otherBusiness.clientId} / ${c.otherBusiness.clientSecret}   (OTHER_CLIENT_ID / OTHER_CLIENT_SECRET)`);
+# .env for this sandbox: paste it into .env where you run the suite (seeded demo values, not secrets)
+API_BASE_URL=${sandbox.baseUrl}
+AUTH_URL=${sandbox.authUrl}
+# business ${c.business.idAplicativo} of the account
+CLIENT_ID=${c.business.clientId}
+CLIENT_SECRET=${c.business.clientSecret}
+ACCOUNT_USER=${c.account.user}
+ACCOUNT_PASSWORD=${c.account.password}
+# business ${c.businessNoMpos.idAplicativo} of the same account, without the MPOS permission
+SECOND_CLIENT_ID=${c.businessNoMpos.clientId}
+SECOND_CLIENT_SECRET=${c.businessNoMpos.clientSecret}
+# a second merchant, for the tenant-isolation checks (its business ${c.otherBusiness.idAplicativo})
+OTHER_ACCOUNT_USER=${c.otherAccount.user}
+OTHER_ACCOUNT_PASSWORD=${c.otherAccount.password}
+OTHER_CLIENT_ID=${c.otherBusiness.clientId}
+OTHER_CLIENT_SECRET=${c.otherBusiness.clientSecret}
+# a disposable account (its business ${c.disposableBusiness.idAplicativo}: ${c.disposableBusiness.clientId} / ${c.disposableBusiness.clientSecret}), deleted only with ALLOW_DESTRUCTIVE=account-deletion
+DELETION_ACCOUNT_USER=${c.disposableAccount.user}
+DELETION_ACCOUNT_PASSWORD=${c.disposableAccount.password}`);
 
+const pidFile = values['pid-file'];
+if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
+
+let stopping = false;
 const stop = (): void => {
+  if (stopping) return;
+  stopping = true;
+  // Only our own pid file: another sandbox may have taken the path since.
+  if (pidFile && readPid(pidFile) === process.pid) rmSync(pidFile, { force: true });
   void sandbox.close().then(() => process.exit(0));
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+stopWithNpm(stop);
+
+function readPid(file: string): number | undefined {
+  try {
+    return Number(readFileSync(file, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `npm run sandbox &` then `kill $!` signals npm, which passes it to the `sh -c` running the script; sh exits without
+ * passing it on, so this process would keep listening. Where /proc shows the npm process that started it, its end
+ * stops the sandbox too.
+ */
+function stopWithNpm(then: () => void): void {
+  console.error('DEBUG npm_command', process.env['npm_command']);
+  if (!process.env['npm_command']) return;
+  let pid = process.ppid;
+  for (let depth = 0; depth < 5 && pid > 1; depth++) {
+    let stat: string;
+    try {
+      console.error("DEBUG cmd", JSON.stringify(readFileSync(`/proc/${pid}/cmdline`, "utf8")));
+      if (/^npm( |\0|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) break;
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return;
+    }
+    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+  if (!(pid > 1)) return;
+  console.error("DEBUG npm pid", pid);
+  const npm = pid;
+  const timer = setInterval(() => {
+    try {
+      process.kill(npm, 0);
+      require('node:fs').appendFileSync('/tmp/poll.txt', `alive ${npm} ${require('node:fs').readFileSync(`/proc/${npm}/stat`,'utf8').slice(0,60)}\n`);
+    } catch (e) {
+      require('node:fs').appendFileSync('/tmp/poll.txt', `dead ${npm} ${e}\n`);
+      clearInterval(timer);
+      then();
+    }
+  }, 250);
+  timer.unref();
+}

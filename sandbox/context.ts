@@ -8,6 +8,14 @@ import type { Fault } from './faults.ts';
 import type { Variant } from './variants.ts';
 import type { Account, Business, Link, Mode, Store, Transaction } from './store.ts';
 
+/**
+ * The kinds of hosted screens: html = plain forms; js = the same forms built by inline JavaScript; steps = the link
+ * screen in two steps (card, then a confirmation); challenge = the 3DS page as an issuer test page asking for a code;
+ * frame = the link screen as a script shell with the card in an iframe of another origin.
+ */
+export const PANTALLAS = ['html', 'js', 'steps', 'challenge', 'frame'] as const;
+export type Pantalla = (typeof PANTALLAS)[number];
+
 /** Notifications of processed payments (notifications.ts implements it; declared here so the context imports no plugin). */
 export interface Notifier {
   /** Called for every processed payment; only approved ones are notified. */
@@ -24,8 +32,8 @@ export interface ResolvedOptions {
   fault: string | undefined;
   /** SANDBOX_VARIANT as given (`id[,id…]` or `all`). */
   variant: string | undefined;
-  /** How hosted screens carry their forms: html = plain forms, js = built by inline JavaScript. */
-  screen: 'html' | 'js';
+  /** How hosted screens are served (PANTALLAS). */
+  screen: Pantalla;
 }
 
 export interface SandboxContext {

@@ -132,6 +132,9 @@ export const FAULTS = [
   { id: 'secret-case-blind', area: 'auth', description: '5.1: the token endpoint compares client_secret case-insensitively' },
   // Issue 28 — one fault breaking two independent clauses of one test: both are reported (soft checks).
   { id: 'link-record-two-fields', area: 'links', description: '2.4/2.5: the link record loses infoProducto.urlImagenProducto and configuracion.urlRetorno (two independent fields of one record)' },
+  // Mistakes only the other kinds of hosted screens can make (sandbox option screen); each comes with the screen it needs.
+  { id: 'steps-confirm-amount-differs', area: 'screen', description: '4.1: on the two-step screen the confirmation charges the default quantity × monto, not the quantity chosen on step 1 (which step 2 showed)', settings: { SANDBOX_SCREEN: 'steps' } },
+  { id: 'steps-confirm-twice-charges-twice', area: 'replay', description: '4.1/2.1: on the two-step screen the same confirmation posted twice creates a second approved transaction (observed: the spec states nothing on replays)', silent: true, settings: { SANDBOX_SCREEN: 'steps' } },
   // Out of npm run mutation's per-fault loop (scripts/mutation.ts): it fails by design under many clauses at once.
   { id: 'deployed', area: 'composite', description: 'every deviation the deployed service shows at once: token-audience-own, telefono-digits-only, link-redirect-four-fields, webhook-monto-string, webhook-bom, enum-names', composite: true, settings: { TOKEN_AUDIENCE: 'pasarela_api' } },
 ] as const satisfies readonly FaultEntry[];

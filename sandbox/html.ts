@@ -4,6 +4,8 @@
  * The form contract of docs/decisions.md is kept (field names, `<p id="estado">`, one form per page). With the
  * `js` screen option the form is built by inline JavaScript (same fields), so only a browser can pay it.
  */
+import type { Pantalla } from './context.ts';
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function esc(value: string | number): string {
@@ -45,6 +47,10 @@ h2{font-size:1.1rem;margin:0 0 .75rem}
 .campo .ayuda{font-weight:400;color:#4a5568}
 input,select{width:100%;max-width:100%;font:inherit;padding:.6rem .7rem;border:1px solid #a0aec0;border-radius:8px;background:#fff;color:inherit}
 input:focus,select:focus{outline:3px solid #fca31166;border-color:#14213d}
+.opciones{border:0;padding:0;margin:0 0 .9rem;min-width:0}
+.opciones legend{font-weight:600;font-size:.9rem;margin-bottom:.3rem;padding:0}
+.opciones label{display:flex;gap:.6rem;align-items:center;padding:.45rem .7rem;border:1px solid #cbd5e0;border-radius:8px;margin-bottom:.4rem;cursor:pointer}
+.opciones input{width:auto;margin:0}
 .fila{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.75rem}
 button{width:100%;font:inherit;font-weight:700;font-size:1.05rem;padding:.8rem 1rem;border:0;border-radius:8px;background:#14213d;color:#fff;cursor:pointer}
 button:hover{background:#23396b}
@@ -137,11 +143,12 @@ export function campo(id: string, etiqueta: string, control: string, ayuda = '')
 }
 
 /**
- * The page's form as served: plain HTML, or (`js`) a script that builds the same form when the page loads, with a
- * notice for browsers without JavaScript. Nothing is fetched either way.
+ * The page's form as served: plain HTML, or (`js`, and `frame` whose 3DS and quick-pay pages are `js` ones) a script
+ * that builds the same form when the page loads, with a notice for browsers without JavaScript. Nothing is fetched
+ * either way.
  */
-export function formularioHosted(pantalla: 'html' | 'js', form: string): string {
-  if (pantalla === 'html') return form;
+export function formularioHosted(pantalla: Pantalla, form: string): string {
+  if (pantalla !== 'js' && pantalla !== 'frame') return form;
   const literal = JSON.stringify(form).replace(/</g, '\\u003c').replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
   return `<div id="formulario-js"><p class="detalle">Cargando el formulario de pago…</p></div>
 <noscript><p class="mensaje">Esta pantalla de pago necesita JavaScript: actívelo para pagar.</p></noscript>

@@ -16,10 +16,10 @@ import Fastify, {
 import { accountsApi } from './accounts.ts';
 import { authApi } from './auth.ts';
 import { createClock } from './clock.ts';
-import { type ResolvedOptions, type SandboxContext, nuevaClaveIntento } from './context.ts';
+import { PANTALLAS, type Pantalla, type ResolvedOptions, type SandboxContext, nuevaClaveIntento } from './context.ts';
 import { controlApi } from './control.ts';
-import { selectFault } from './faults.ts';
-import { selectVariants, variantIds } from './variants.ts';
+import { faultSettings, selectFault } from './faults.ts';
+import { selectVariants, variantIds, variantSettings } from './variants.ts';
 import { datosRecasados, formaCuerpo, respuestaError } from './respuestas.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
@@ -29,12 +29,14 @@ import { quickPayApi, quickPayPages } from './purchases/quickpay.ts';
 import { threeDsApi, threeDsPages } from './purchases/threeds.ts';
 import { walletApi } from './purchases/wallet.ts';
 import { screenPages } from './screen.ts';
+import { stepsPages } from './screen-steps.ts';
 import { type Mode, SEED, createStore } from './store.ts';
 import { transactionsApi } from './transactions.ts';
 
 export { FAULTS, type FaultId, faultSettings } from './faults.ts';
 export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
+export { PANTALLAS, type Pantalla } from './context.ts';
 
 export interface SandboxOptions {
   port?: number;
@@ -48,10 +50,13 @@ export interface SandboxOptions {
   /** Variants of sandbox/variants.ts: `id[,id…]` or `all`; unknown ids throw. */
   variant?: string;
   /**
-   * `js`: the payment, 3DS and quick-pay pages build their forms with inline JavaScript (same fields, no network),
-   * so only a browser can pay them. Default `html`: plain forms.
+   * How the hosted pages are served (PANTALLAS). Default `html`: plain forms. `js`: the payment, 3DS and quick-pay
+   * pages build their forms with inline JavaScript (same fields, no network), so only a browser can pay them.
+   * `steps`: the link screen in two steps (card, then "Confirmar y pagar"). `challenge`: the 3DS page asks for the
+   * test code it shows. `frame`: the link screen is a script shell, the card in an iframe of another origin.
+   * Without it, the screen a selected variant or fault names (its SANDBOX_SCREEN setting) is served.
    */
-  screen?: 'html' | 'js';
+  screen?: Pantalla;
   /** Base of the sandbox clock (the test-control API adds its offset). */
   now?: () => Date;
   /**
@@ -129,15 +134,24 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
     webhookRetryDelaysMs: delays,
     fault: options.fault === '' ? undefined : options.fault,
     variant: options.variant?.trim() || undefined,
-    screen: pantalla(options.screen),
+    screen: pantalla(options.screen, options.variant, options.fault),
   };
 }
 
-function pantalla(screen: string | undefined): 'html' | 'js' {
-  if (screen !== undefined && screen !== 'html' && screen !== 'js') {
-    throw new Error(`sandbox option screen must be "html" or "js" (got ${JSON.stringify(screen)})`);
+/**
+ * The screen served: the option, else the one the selected variant or fault is about (its SANDBOX_SCREEN setting,
+ * as the harness would pass it), else html. An option contradicting that setting throws: the variant or fault would
+ * otherwise be shown on a screen where it means nothing.
+ */
+function pantalla(screen: string | undefined, variant: string | undefined, fault: string | undefined): Pantalla {
+  if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen)) {
+    throw new Error(`sandbox option screen must be one of ${PANTALLAS.map((p) => `"${p}"`).join(', ')} (got ${JSON.stringify(screen)})`);
   }
-  return screen ?? 'html';
+  const propia = variantSettings(variant)['SANDBOX_SCREEN'] ?? faultSettings(fault)['SANDBOX_SCREEN'];
+  if (screen !== undefined && propia !== undefined && screen !== propia) {
+    throw new Error(`sandbox option screen "${screen}" contradicts the selected variant or fault, which is served on screen "${propia}"`);
+  }
+  return (screen ?? propia ?? 'html') as Pantalla;
 }
 
 /** Every client error becomes a 4xx with the JSON error body; only a genuine sandbox bug may answer 500. */
@@ -200,7 +214,7 @@ const api: FastifyPluginAsync = async (app) => {
 /** Hosted pages: the browser posts HTML forms here. */
 const hosted: FastifyPluginAsync = async (app) => {
   await app.register(formbody);
-  for (const plugin of [linksPages, screenPages, threeDsPages, quickPayPages]) await app.register(plugin);
+  for (const plugin of [linksPages, screenPages, stepsPages, threeDsPages, quickPayPages]) await app.register(plugin);
 };
 
 export function buildApp(options: BuildOptions = {}): FastifyInstance {

@@ -166,6 +166,26 @@ export interface Tenant {
 /** What a processed payment-screen submission answered, so a replay of it answers the same (screen.ts). */
 export type RespuestaIntento = { status: 303; location: string } | { status: 200; html: string };
 
+/** Steps screen: a step 1 validated and waiting for its confirmation (the card stays here, never in a page). */
+export interface PagoEnPasos {
+  idEnlace: number;
+  /** The intento of the step 1 shown: the screen's validity and the replay rule count from it. */
+  intento: string;
+  /** The session cookie the confirmation must come with. */
+  sesion: string;
+  /** Step 1's fields as posted (card included), read again when the payment is confirmed. */
+  campos: Record<string, string>;
+}
+
+/** Frame screen: a one-time vault token, standing for a card typed in the card iframe. */
+export interface TokenBoveda {
+  idEnlace: number;
+  tarjeta: { numeroTarjeta: string; cvv: string; mesVencimiento: number; anioVencimiento: number; nombreTitular: string | undefined };
+  /** The link's monto when the card was tokenised (fault frame-token-wrong-amount charges it). */
+  montoEnlace: number;
+  usado: boolean;
+}
+
 export interface Store {
   mode: Mode;
   accounts: Map<string, Account>;
@@ -187,6 +207,10 @@ export interface Store {
    * A showing of the screen pays at most once.
    */
   intentosUsados: Map<string, RespuestaIntento | null>;
+  /** Steps screen: validated step 1s by their CSRF token. */
+  pagosEnPasos: Map<string, PagoEnPasos>;
+  /** Frame screen: vault tokens. */
+  tokensBoveda: Map<string, TokenBoveda>;
 }
 
 /** Seeded credentials (docs/decisions.md, same values as the defaults in .env.example). */
@@ -317,5 +341,7 @@ export function createStore(mode: Mode): Store {
     tenantByBusiness: new Map(),
     nextTenant: 1,
     intentosUsados: new Map(),
+    pagosEnPasos: new Map(),
+    tokensBoveda: new Map(),
   };
 }

@@ -128,7 +128,7 @@ export interface Config {
   /** Tenant-isolation checks (category security, not spec clauses): fail the run, or only be observed (SECURITY_CHECKS). */
   securityChecks: 'fail' | 'observe';
   /** Options of the embedded sandbox (ignored by a remote target, where setting them is an error). */
-  sandbox: { mode: 'development' | 'production'; fault?: string; variant?: string; screen: 'html' | 'js' };
+  sandbox: { mode: 'development' | 'production'; fault?: string; variant?: string; screen: 'html' | 'js' | 'steps' | 'challenge' | 'frame' };
   /** How hosted screens are paid (PAYER) and the Chromium the browser payer drives (CHROMIUM_PATH). */
   payer: { kind: 'http' | 'browser' | 'auto'; chromiumPath: string };
   /** The earlier run this one is compared with (BASELINE), and what fails the run (FAIL_ON). */
@@ -496,7 +496,7 @@ function parseConfig(env: Env): Config {
   const fault = r.pattern('SANDBOX_FAULT', 'the name of a fault of the sandbox\'s fault catalogue (used by npm run mutation)', /^[A-Za-z0-9._-]+$/, '', { example: '<a fault id of sandbox/faults.ts>' });
   const variant = r.pattern('SANDBOX_VARIANT', 'spec-valid variants of the embedded sandbox (sandbox/variants.ts): ids separated by commas, or all (used by npm run mutation)', /^[A-Za-z0-9._,-]+$/, '', { example: 'all' });
   const payer = parsePayer(r);
-  const sandboxScreen = r.oneOf('SANDBOX_SCREEN', 'how the embedded sandbox serves its hosted screens: html = plain forms, js = forms built by JavaScript (to test PAYER=browser)', ['html', 'js'] as const, 'html');
+  const sandboxScreen = r.oneOf('SANDBOX_SCREEN', 'how the embedded sandbox serves its hosted screens: html = plain forms, js = forms built by JavaScript (to test PAYER=browser), steps = the payment screen in two steps, challenge = a 3DS page asking for the code it shows, frame = the card in a cross-origin iframe', ['html', 'js', 'steps', 'challenge', 'frame'] as const, 'html');
   if (remote) {
     for (const name of ['SANDBOX_MODE', 'SANDBOX_FAULT', 'SANDBOX_VARIANT', 'SANDBOX_SCREEN']) {
       if (r.isSet(name)) throw new ConfigError(`${name} only applies to the embedded sandbox, but API_BASE_URL is set; unset ${name} to test the remote target`, name);

@@ -1,7 +1,8 @@
 /**
  * 4.6 quick-pay: the API call creates a pending transaction and a QR (`urlQR`, a PNG whose content is the absolute
  * URL of the quick-pay page). Submitting that page before fechaVencimiento approves the transaction; afterwards it
- * answers 410 and nothing changes. The payment screen's formaPago 4 uses the same page.
+ * answers 410 and nothing changes. The payment screen's formaPago 4 uses the same page. On the `challenge` screen the
+ * page asks the payer to authorise the payment (radio buttons, none chosen): anything but "Sí" shows it again (422).
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
@@ -67,6 +68,15 @@ export const quickPayApi: FastifyPluginAsync = async (app) => {
   });
 };
 
+/** Challenge screen: the payer says whether they authorise the payment; nothing is chosen beforehand. */
+function autorizacion(ctx: SandboxContext): string {
+  const t = (es: string, en: string) => texto(ctx, es, en);
+  return `<fieldset class="campo opciones" id="campo-autoriza"><legend>${t('¿Autoriza este pago?', 'Do you authorise this payment?')}</legend>
+<label><input type="radio" name="autoriza" value="si"> ${t('Sí, autorizo el pago', 'Yes, I authorise the payment')}</label>
+<label><input type="radio" name="autoriza" value="no"> ${t('No', 'No')}</label>
+</fieldset>`;
+}
+
 export const quickPayPages: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body);
@@ -103,6 +113,7 @@ export const quickPayPages: FastifyPluginAsync = async (app) => {
     const form = `<form method="post" id="quickpay" action="/qp/${esc(tx.idTransaccion)}">
 ${campoSesion(ctx, reply)}
 ${ctx.variant('pages-ask-card') ? camposTarjeta(ctx, false).join('\n') : ''}
+${ctx.options.screen === 'challenge' ? autorizacion(ctx) : ''}
 <button type="submit">${t('Pagar', 'Pay')} $${tx.monto.toFixed(2)} ${t('con', 'with')} QuickPay</button>
 </form>`;
     const cuerpo = `<div class="pantalla">
@@ -136,9 +147,11 @@ ${formularioHosted(ctx.options.screen, form)}
     const estado = motivo(tx);
     if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
     if (!sesionValida(ctx, req)) return html(reply, 403, paginaEstado('QuickPay', 'sesión no válida', 'vuelva a abrir la página de pago', resumenQuickPay(tx)));
-    if (ctx.variant('pages-ask-card')) {
+    if (ctx.variant('pages-ask-card') || ctx.options.screen === 'challenge') {
       const v = new Validacion(true);
-      leerTarjeta(ctx, v.cuerpo(req.body), false);
+      const f = v.cuerpo(req.body);
+      if (ctx.variant('pages-ask-card')) leerTarjeta(ctx, f, false);
+      if (ctx.options.screen === 'challenge' && f.datos['autoriza'] !== 'si') v.error('autoriza', texto(ctx, 'confirme que autoriza el pago', 'confirm that you authorise the payment'));
       if (!v.ok) return html(reply, 422, paginaQuickPay(tx, reply, v.errores));
     }
     aprobar(ctx, tx);

@@ -2,7 +2,8 @@
  * 4.3 card purchase with 3DS: the API call creates a pending transaction and answers urlCompletarPago3Ds (absolute
  * URL of the simulated issuer challenge); submitting that page approves the transaction (cvv 111 does not decline
  * under 3DS, spec 7), fires the notifications and answers 303 to urlRedirect with the outcome and hash (6.3).
- * A second submission changes nothing and answers 410 (sandbox decision).
+ * A second submission changes nothing and answers 410 (sandbox decision). The `challenge` screen (and variant
+ * threeds-challenge-code) makes the page an issuer test page asking for the code it shows.
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
@@ -77,21 +78,35 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
   );
 };
 
-/** threeds-challenge-code: the code this transaction's challenge expects (6 digits, as issuers' test pages show). */
+/** The code this transaction's challenge expects (challenge screen, threeds-challenge-code) (6 digits, as issuers' test pages show). */
 function codigoDesafio(ctx: SandboxContext, tx: Transaction): string {
   const n = createHmac('sha256', ctx.claveIntento).update(`3ds.${tx.idTransaccion}`).digest().readUInt32BE(0) % 1_000_000;
   return String(n).padStart(6, '0');
 }
 
-/** The challenge input's name: its autofill token with pages-autofill-names, an opaque one with pages-opaque-names, else the spec-vocabulary name. */
+/** Whether the page asks for a code: the challenge screen, or variant threeds-challenge-code. */
+function pideCodigo(ctx: SandboxContext): boolean {
+  return ctx.options.screen === 'challenge' || ctx.variant('threeds-challenge-code');
+}
+
+/**
+ * The challenge input's name: its autofill token with pages-autofill-names, an opaque one with pages-opaque-names,
+ * `otp` on the challenge screen (as issuers' pages name it: only its label says what it takes), else the spec-vocabulary name.
+ */
 function nombreDesafio(ctx: SandboxContext): string {
   if (ctx.variant('pages-opaque-names')) return 'f7';
-  return ctx.variant('pages-autofill-names') ? 'one-time-code' : 'codigoDesafio';
+  if (ctx.variant('pages-autofill-names')) return 'one-time-code';
+  return ctx.options.screen === 'challenge' ? 'otp' : 'codigoDesafio';
 }
 
 /** The challenge: the test code shown (a test page shows it, a real issuer would send it) and its input. */
 function campoDesafio(ctx: SandboxContext, tx: Transaction): string {
   const t = (es: string, en: string) => texto(ctx, es, en);
+  if (ctx.options.screen === 'challenge') {
+    // An issuer's test page: the code in a sentence beside the input, no id nor autofill hint to find either by.
+    return `<p class="detalle codigo-emisor">${t('Código de prueba', 'Test code')}: <strong>${codigoDesafio(ctx, tx)}</strong></p>
+${campo('campo-otp', t('Código de verificación', 'Verification code'), `<input id="campo-otp" name="${nombreDesafio(ctx)}" type="text">`)}`;
+  }
   return `<p class="detalle">${t('Código de prueba (modo de pruebas)', 'Test code (test mode)')}: <strong id="codigo-prueba">${codigoDesafio(ctx, tx)}</strong></p>
 ${campo('campo-codigoDesafio', t('Código de verificación', 'Verification code'), `<input id="campo-codigoDesafio" name="${nombreDesafio(ctx)}" type="text"${ctx.variant('pages-opaque-names') ? '' : ' inputmode="numeric" autocomplete="one-time-code"'}>`)}`;
 }
@@ -117,12 +132,13 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
   const pagina3ds = (tx: Transaction, reply: FastifyReply, errores: { campo: string; mensaje: string }[] = []): string => {
     const comercio = ctx.store.businesses.get(tx.idAplicativo)?.nombre ?? tx.idAplicativo;
     const t = (es: string, en: string) => texto(ctx, es, en);
+    const emisor = ctx.options.screen === 'challenge';
     const form = `<form method="post" id="verificacion" action="/3ds/${esc(tx.idTransaccion)}">
-<input type="hidden" name="desafio" value="aprobado">
+${emisor ? '' : '<input type="hidden" name="desafio" value="aprobado">'}
 ${campoSesion(ctx, reply)}
 ${ctx.variant('pages-ask-card') ? camposTarjeta(ctx, false).join('\n') : ''}
-${ctx.variant('threeds-challenge-code') ? campoDesafio(ctx, tx) : ''}
-<button type="submit">${t('Confirmar el pago', 'Confirm the payment')}</button>
+${pideCodigo(ctx) ? campoDesafio(ctx, tx) : ''}
+<button type="submit">${emisor ? t('Verificar', 'Verify') : t('Confirmar el pago', 'Confirm the payment')}</button>
 </form>`;
     const cuerpo = `<div class="pantalla">
 ${resumen({ comercio, producto: t('Compra con tarjeta (3-D Secure)', 'Card purchase (3-D Secure)'), montoUnitario: tx.monto, formas: [t('Tarjeta de crédito o débito', 'Credit or debit card')] })}
@@ -150,11 +166,11 @@ ${formularioHosted(ctx.options.screen, form)}
       return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
     }
     if (!sesionValida(ctx, req)) return reply.code(403).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'sesión no válida', 'vuelva a abrir la página de verificación'));
-    if (ctx.variant('pages-ask-card') || ctx.variant('threeds-challenge-code')) {
+    if (ctx.variant('pages-ask-card') || pideCodigo(ctx)) {
       const v = new Validacion(true);
       const f = v.cuerpo(req.body);
       if (ctx.variant('pages-ask-card')) leerTarjeta(ctx, f, false);
-      if (ctx.variant('threeds-challenge-code')) {
+      if (pideCodigo(ctx)) {
         const nombre = nombreDesafio(ctx);
         const codigo = f.texto(nombre, { requerido: true });
         if (codigo !== undefined && codigo.trim() !== codigoDesafio(ctx, tx)) v.error(nombre, texto(ctx, 'el código no es el que se le mostró', 'the code is not the one shown to you'));

@@ -28,6 +28,7 @@ import {
   walletValido,
 } from './helpers.ts';
 import { SONDAS_27 } from './sondas-27.ts';
+import { SONDAS_PANTALLAS } from './sondas-pantallas.ts';
 
 const recibidos: { path: string; headers: IncomingHttpHeaders; raw: string }[] = [];
 const fallarPrimero = new Set<string>();
@@ -343,6 +344,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     return String(res.headers['content-type']).startsWith('application/json');
   },
   ...SONDAS_27,
+  ...SONDAS_PANTALLAS,
 };
 
 describe('fault catalogue', () => {

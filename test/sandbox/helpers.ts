@@ -183,3 +183,38 @@ export function decodificarQr(png: Buffer): string | undefined {
   // jsqr is CommonJS: its default import is module.exports, whose `default` is the decoder.
   return jsqr.default(new Uint8ClampedArray(img.data), img.width, img.height)?.data;
 }
+
+/** The steps screen's session cookie (`name=value`) set by an answer. */
+export function cookiePasos(res: LightMyRequestResponse): string {
+  const set = res.headers['set-cookie'];
+  const valor = (Array.isArray(set) ? set : [set ?? '']).find((c) => c.startsWith('sesion_pasos='));
+  if (valor === undefined) throw new Error(`no session cookie: ${JSON.stringify(set)}`);
+  return valor.split(';')[0]!;
+}
+
+/** A form post to a path, with a cookie. */
+export function postar(p: Prueba, url: string, campos: Record<string, string>, cookie?: string): Promise<LightMyRequestResponse> {
+  return p.app.inject({
+    method: 'POST',
+    url,
+    payload: new URLSearchParams(campos).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie === undefined ? {} : { cookie }) },
+  });
+}
+
+/**
+ * Steps screen: step 1 shown and posted with `campos`. Its answer (step 2, or step 1 again), the session cookie, the
+ * step 1 page, and `confirmar()` posting step 2's form (which it reads from the answer).
+ */
+export async function pasoUno(p: Prueba, urlEnlaceLargo: string, campos: Record<string, string> = tarjeta()) {
+  const pantalla = await p.abrir(urlEnlaceLargo);
+  if (pantalla.statusCode !== 200) throw new Error(`step 1 answered ${pantalla.statusCode}`);
+  const cookie = cookiePasos(pantalla);
+  const form = formulario(pantalla.body);
+  const res = await postar(p, form.action, { ...form.campos, ...campos }, cookie);
+  const confirmar = () => {
+    const f = formulario(res.body);
+    return postar(p, f.action, f.campos, cookie);
+  };
+  return { res, cookie, pantalla, confirmar };
+}

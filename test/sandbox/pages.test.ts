@@ -79,6 +79,6 @@ describe("screen: 'js' (SANDBOX_SCREEN=js)", () => {
   });
 
   it('refuses an unknown screen option', () => {
-    expect(() => buildApp({ screen: 'react' as 'js' })).toThrow('sandbox option screen must be "html" or "js" (got "react")');
+    expect(() => buildApp({ screen: 'react' as 'js' })).toThrow('sandbox option screen must be one of "html", "js", "steps", "challenge", "frame" (got "react")');
   });
 });
