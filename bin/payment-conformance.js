@@ -1,9 +1,11 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 /**
  * `payment-conformance <command> [options]`: the installed command (issue 29). Plain JavaScript so Node runs it from
  * any node_modules; each command is one of the project's TypeScript scripts, run by this Node with tsx (a
  * dependency), in the CURRENT folder: `.env` is read there and reports are written under `./reports` there, while
  * the suites, the spec and the sandbox come from this package's own folder. The npm scripts run the same scripts.
+ * The `--` of the first line stops Node 20 reading `--env-file` among this command's own arguments (it would stop on a
+ * missing file with its own line, exit 9): the option is this command's.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -83,6 +85,7 @@ function commandHelp(name) {
     for (const o of c.options) lines.push(`  --${o} ${OPTIONS[o].value}`.padEnd(34) + OPTIONS[o].help);
   }
   lines.push('  --help'.padEnd(34) + 'this help');
+  if (name === 'run' || name === 'merge') lines.push('', ...EXIT_CODES);
   return lines.join('\n');
 }
 
@@ -90,6 +93,21 @@ function fail(message) {
   console.error(`payment-conformance: ${message}\n${usage()}`);
   process.exit(2);
 }
+
+/** A mistake in a command's options: one line, exit 2 (the set-up's). */
+function slip(message) {
+  console.error(`payment-conformance: ${message} (payment-conformance ${name} --help)`);
+  process.exit(2);
+}
+
+/** What a run and a merge exit with (harness/setup/exit-codes.ts says the same). */
+const EXIT_CODES = [
+  'exit codes:',
+  '  0  conformant: nothing failed (FAIL_ON=new: nothing new)',
+  '  1  the target failed a test',
+  '  2  the set-up: configuration, credentials, reachability (nothing was judged)',
+  "  3  the suite's own error (an ERROR verdict, a crash): not the target's",
+];
 
 const [name, ...rest] = process.argv.slice(2);
 if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -120,12 +138,11 @@ for (let i = 0; i < rest.length; i++) {
     continue;
   }
   const value = match[2] ?? rest[++i];
-  if (value === undefined || value === '') fail(`--${option} needs a value: ${OPTIONS[option].value}`);
+  if (value === undefined || value === '') slip(`--${option} needs a value: ${OPTIONS[option].value}`);
   if (option === 'shard') passed.push(`--shard=${value}`);
   else if (option === 'env-file') {
-    // (Node 20 also reads --env-file itself, even after the script's name, into the environment: same outcome.)
     const file = resolve(value);
-    if (!existsSync(file)) fail(`--env-file ${value}: no such file`);
+    if (!existsSync(file)) slip(`--env-file ${value}: no such file (looked for ${file}); give the path of a file of settings, as .env.example`);
     // As real variables: above ./.env, below the variables the user set in the environment.
     for (const [key, v] of Object.entries(dotenv.parse(readFileSync(file)))) if (env[key] === undefined || env[key] === '') env[key] = v;
   } else env[OPTIONS[option].variable] = value;

@@ -36,7 +36,7 @@ try {
   selection = suiteSelection(process.argv.slice(2));
 } catch (err) {
   if (!(err instanceof UsageError)) throw err;
-  console.error(`${INSTALLED ?? 'conformance'}: ${err.message} (${RUN} --help)`);
+  console.error(`${INSTALLED ? 'payment-conformance' : 'conformance'}: ${err.message} (${RUN} --help)`);
   process.exit(EXIT.setup);
 }
 
