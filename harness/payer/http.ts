@@ -18,7 +18,7 @@ import { CookieJar } from './cookies.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
-import { goOnButton, headingOf, MAX_STEPS, metaRefresh, shownCode } from './steps.ts';
+import { goOnButton, headingOf, MAX_STEPS, metaRefresh, pressGoOn, shownCode } from './steps.ts';
 import type { CardPayment, FieldName, FieldNames, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
@@ -151,7 +151,7 @@ export class HttpPayer implements Payer {
         return timed({ kind: 'redirect', location: back, params: Object.fromEntries(new URL(back).searchParams) }, openedAt, submittedAt);
       }
       if (step >= MAX_STEPS) {
-        noteStep({ kind: 'page', title: `checkout step ${step + 1} not taken: more than ${MAX_STEPS} pages after the first (a loop, or pages the payer misreads)` });
+        noteStep({ kind: 'page', title: `checkout step ${step + 1} not taken: a checkout of more than ${MAX_STEPS} steps (a loop, or pages the payer misreads)` });
         return timed(outcome, openedAt, submittedAt);
       }
       noteStep({ kind: 'page', title: `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ${next.filled.length > 0 ? `filled ${next.filled.join(', ')}` : 'nothing to fill'}; pressed "${next.pressed}"` });
@@ -178,14 +178,10 @@ export class HttpPayer implements Payer {
    * has no button a person would press to go on (a result page the payer cannot read).
    */
   #nextStep(page: Screen & { form: ScreenForm }, input: StepInput): { fields: Record<string, string>; filled: string[]; pressed: string } | undefined {
-    const button = goOnButton(page.form);
-    if (button === undefined) return undefined;
+    if (goOnButton(page.form) === undefined) return undefined;
     const { fields, filled } = this.#fillPresent(page, input, 'payment' in input ? 'link screen' : input.kind);
-    const pressed = page.form.buttons![button]!;
-    // The button pressed is the one submitted (readForm counted the first one as pressed).
-    for (const b of page.form.buttons ?? []) if (b.name) delete fields[b.name];
-    if (pressed.name) fields[pressed.name] = pressed.value;
-    return { fields, filled, pressed: pressed.text || pressed.value || '(a button without words)' };
+    const pressed = pressGoOn(page.form, fields)!;
+    return { fields, filled, pressed };
   }
 
   /**
@@ -225,6 +221,7 @@ export class HttpPayer implements Payer {
     if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
     for (const [name, value] of chosen) fields[name] = value;
     for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
+    pressGoOn(form, fields);
     return fields;
   }
 
@@ -325,7 +322,9 @@ export class HttpPayer implements Payer {
     const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
     const input: StepInput = { card, kind: '3DS page' };
-    return this.#submit(jar, opened.screen, this.#fillPresent(opened.screen, input, '3DS page').fields, stop, 'complete 3DS', opened.screen.openedAt, input);
+    const { fields } = this.#fillPresent(opened.screen, input, '3DS page');
+    pressGoOn(opened.screen.form, fields);
+    return this.#submit(jar, opened.screen, fields, stop, 'complete 3DS', opened.screen.openedAt, input);
   }
 
   async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
@@ -335,7 +334,9 @@ export class HttpPayer implements Payer {
     const opened = await this.#screenWithForm(jar, page, stop);
     if ('outcome' in opened) return opened.outcome;
     const input: StepInput = { card: options.card, kind: 'quick-pay page' };
-    return this.#submit(jar, opened.screen, this.#fillPresent(opened.screen, input, 'quick-pay page').fields, stop, 'pay quick-pay', opened.screen.openedAt, input);
+    const { fields } = this.#fillPresent(opened.screen, input, 'quick-pay page');
+    pressGoOn(opened.screen.form, fields);
+    return this.#submit(jar, opened.screen, fields, stop, 'pay quick-pay', opened.screen.openedAt, input);
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */

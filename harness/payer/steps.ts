@@ -6,7 +6,7 @@
 import { parse, type HTMLElement } from 'node-html-parser';
 import type { ScreenForm } from './types.ts';
 
-/** Pages a checkout may take after the first one before the payer gives up (a loop, or a page it misreads). */
+/** Submissions a checkout may take before the payer gives up (a loop, or a page it misreads). */
 export const MAX_STEPS = 6;
 
 const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s\u00a0]+/g, ' ').trim();
@@ -15,7 +15,7 @@ const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/
  * Words of a button that goes on with the payment, by stem (Spanish, English, Portuguese): pay, confirm, continue,
  * next, accept, submit, send, proceed, finish, complete, verify, authorise, validate, buy.
  */
-const GO_ON = /(^|[^a-z])(pag(ar|a|o|ue)|pay|confirm|continu|siguiente|seguir|sigue|next|proxim|acept|accept|submit|envi|send|proce[ds]|finaliz|finish|conclu|complet|verific|verify|autoriz|authori[sz]|valid|compra|buy|checkout|ok)/;
+const GO_ON = /(^|[^a-z])(pag(ar|a|o|ue)|pay|confirm|continu|siguiente|seguir|sigue|next|proxim|acept|accept|submit|envi|send|proce[ds]|prosseg|prossig|finaliz|finish|conclu|complet|verific|verify|autoriz|authori[sz]|valid|compra|buy|checkout|ok)/;
 /** Words of a control that leaves the payment: back, cancel, edit, close. Checked first ("Cancelar pago" does not pay). */
 const LEAVES = /(^|[^a-z])(volver|regres|atras|cancel|back|return|retorn|anular|salir|exit|cerrar|close|modific|editar|edit|cambiar|change|voltar)/;
 
@@ -40,6 +40,19 @@ export function goOnButton(form: Pick<ScreenForm, 'buttons'>): number | undefine
   if (i >= 0) return i;
   const staying = buttons.filter((b) => !meansLeave(b.text));
   return buttons.length === 1 && staying.length === 1 ? 0 : undefined;
+}
+
+/**
+ * The fields with the button a person presses submitted (readForm counts the first one as pressed): the one that
+ * goes on, where the form has one; else the fields as they are. Returns the words of the button pressed.
+ */
+export function pressGoOn(form: Pick<ScreenForm, 'buttons'>, fields: Record<string, string>): string | undefined {
+  const i = goOnButton(form);
+  if (i === undefined) return undefined;
+  const pressed = form.buttons![i]!;
+  for (const b of form.buttons ?? []) if (b.name) delete fields[b.name];
+  if (pressed.name) fields[pressed.name] = pressed.value;
+  return pressed.text || pressed.value || '(a button without words)';
 }
 
 /**
