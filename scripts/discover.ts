@@ -12,7 +12,8 @@ import { ConfigError, loadConfig, type Config } from '../harness/setup/config.ts
 import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/setup/target.ts';
 import { Interlock, PRODUCTION_MESSAGE } from '../harness/setup/interlock.ts';
 import { createTokenCache } from '../harness/api/tokens.ts';
-import { chooseOption, createPayer, type FieldName, type FieldNames, type ScreenForm } from '../harness/payer/index.ts';
+import { chooseOption, createPayer, type FieldName, type FieldNames, type Payer, type ScreenForm } from '../harness/payer/index.ts';
+import { headingOf, shownCode } from '../harness/payer/steps.ts';
 import { describeOptions } from '../harness/payer/fields.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
 import { secrets } from '../harness/record/redact.ts';
@@ -70,6 +71,8 @@ if (target.mode === 'production') {
 const interlock = new Interlock(target);
 const http = createRunHttp(config, target.deadline);
 const findings: Finding[] = [audienceFinding];
+/** Set by the 3DS probe: the code its page shows, where it shows one. */
+let challengeFinding: Finding | undefined;
 let receiver: Receiver | undefined;
 try {
   findings.push(await accountAuth(target, http));
@@ -80,6 +83,7 @@ try {
   // Payments follow: only for a business the probe saw in development (the run's interlock).
   interlock.assertMayPay();
   findings.push(await redirectHash(target, http, token, receiver));
+  if (challengeFinding) findings.push(challengeFinding);
   findings.push(await webhookSignature(target, http, token, receiver));
   findings.push(await screenFieldMapping(target, http, token));
 } catch (err) {
@@ -149,13 +153,33 @@ async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver):
   {
     // A page that asks for the card again gets the purchase's own card (as the suites' complete3ds does).
     const card = { ...request.tarjetaCreditoDebido, nombreTitular: `${request.nombre} ${request.apellido}`, email: request.email, ...(config.challengeCode ? { codigoDesafio: config.challengeCode } : {}) };
-    const outcome = await payer.complete3ds(new URL(url, ex.request.url).href, { redirectPrefix: request.urlRedirect, card });
-    if (outcome.kind !== 'redirect') return { what, evidence: `the completed 3DS page ended in ${outcome.kind} (status ${outcome.status}), not a redirect`, howToFind: 'set REDIRECT_HASH and its companions from the vendor\'s documentation' };
+    const page = new URL(url, ex.request.url).href;
+    challengeFinding = await challengeCode(payer, page);
+    const outcome = await payer.complete3ds(page, { redirectPrefix: request.urlRedirect, card });
+    if (outcome.kind !== 'redirect') {
+      const heading = headingOf(outcome.html);
+      return { what, evidence: `the 3DS page could not be got through: it ended on ${outcome.kind === 'refused' ? 'a refusal' : 'a page'} (status ${outcome.status}${heading ? `, "${heading}"` : ''}): "${outcome.text}", not a redirect to urlRedirect`, howToFind: 'set SCREEN_CHALLENGE_CODE if the page asks for a code it does not show, or REDIRECT_HASH and its companions from the vendor\'s documentation' };
+    }
     const found = findRedirectScheme(outcome.params, t.business.clientSecret);
     return found.scheme
       ? { what, settings: redirectSchemeSettings(found.scheme, 'api'), evidence: `the hash of a completed 3DS payment (idTransaccion ${outcome.params['idTransaccion']}) verifies as ${describeRedirectScheme(found.scheme)}` }
       : { what, evidence: `no candidate verified the hash of idTransaccion ${outcome.params['idTransaccion']}; tried ${found.tried}`, howToFind: 'ask the vendor for the algorithm, key, encoding and fields of the hash (REDIRECT_HASH, REDIRECT_HASH_KEY, REDIRECT_HASH_ENCODING, REDIRECT_HASH_VALUES, REDIRECT_HASH_ORDER)' };
   }
+}
+
+/**
+ * SCREEN_CHALLENGE_CODE: a 3DS page that shows its test code (an issuer's test page) — where it shows it, as
+ * `shown-in:<selector>` when the element has an id; the payers read a code shown in words without a setting.
+ */
+async function challengeCode(payer: Payer, url: string): Promise<Finding | undefined> {
+  const what = 'the 3DS page\'s test code (SCREEN_CHALLENGE_CODE)';
+  if (config.challengeCode) return undefined;
+  const screen = await payer.openScreen(url).catch(() => undefined);
+  const shown = screen && shownCode(screen.html);
+  if (!screen || !shown) return undefined;
+  return shown.selector
+    ? { what, settings: { SCREEN_CHALLENGE_CODE: `shown-in:${shown.selector}` }, evidence: `the 3DS page shows a code (${shown.code.length} digits) in ${shown.selector}` }
+    : { what, noted: true, evidence: `the 3DS page shows a code (${shown.code.length} digits) in its text: the payers read and type it without a setting` };
 }
 
 /** A wallet purchase notified to the receiver: its headers and raw body against every candidate signature. */
