@@ -47,8 +47,8 @@ const COMMANDS = {
   },
   merge: {
     script: 'scripts/merge-reports.ts',
-    summary: 'merge the report folders of sharded runs into one report',
-    usage: 'payment-conformance merge [options] <shard report dir> <shard report dir> … --out <merged report dir>',
+    summary: 'merge the report folders of every shard of one run into one report (--partial: only some of them)',
+    usage: 'payment-conformance merge [options] <shard report dir> <shard report dir> … --out <merged report dir> [--partial]',
     options: ['baseline', 'fail-on'],
     npm: 'npm run reports:merge',
   },

@@ -19,6 +19,7 @@ import type {
 import '../harness/record/meta.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
 import { withBaseline } from './compare.ts';
+import { runIdOf } from './run-id.ts';
 import { isJudgedFailure, loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
 
 export interface ReporterOptions {
@@ -147,6 +148,7 @@ export abstract class ConformanceReporter implements Reporter {
       ...(ctx.stops.size > 0 && !info.abort ? { abort: [...ctx.stops].join('; ') } : {}),
       // A shard of the conformance project is chosen by suites/all.conformance.ts (CONFORMANCE_SHARD, set from --shard).
       ...(shardOf(vitest) ? { shards: [shardOf(vitest)!] } : {}),
+      ...(runIdOf(process.env) ? { runId: runIdOf(process.env)! } : {}),
       notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
     };
     return withBaseline(summarize(run, records, catalogue.clauses), setting('BASELINE'), setting('FAIL_ON'));

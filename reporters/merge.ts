@@ -16,16 +16,22 @@ export class MergeError extends Error {
   override name = 'MergeError';
 }
 
-/** `baseline` (BASELINE, already validated) compares the merged run with an earlier one, as a single run would. */
-export function mergeReports(dirs: string[], outDir: string, options: { baseline?: string; failOn?: FailOn } = {}): Summary {
+/**
+ * `baseline` (BASELINE, already validated) compares the merged run with an earlier one, as a single run would.
+ * The reports must be every shard of one run (`partial`: some of them), else a MergeError names what is wrong.
+ */
+export function mergeReports(dirs: string[], outDir: string, options: { baseline?: string; failOn?: FailOn; partial?: boolean } = {}): Summary {
   if (dirs.length === 0) throw new MergeError('no shard report directory given');
   const unique = new Set(dirs.map((d) => resolve(d)));
   if (unique.size !== dirs.length) throw new MergeError('a shard report directory is given twice: each shard must be merged once');
   const shards = dirs.map(readShard);
+  const partialNote = checkShardSet(dirs, shards, options.partial ?? false);
 
   const catalogue = new Map<string, Clause>();
   for (const s of shards) for (const c of s.clauses) if (!catalogue.has(c.id)) catalogue.set(c.id, { id: c.id, section: c.section, kind: c.kind, text: c.text });
-  const merged = summarize(mergeRunInfo(shards.map((s) => s.run)), combineContractTests(shards.flatMap((s) => s.tests)), [...catalogue.values()]);
+  const run = mergeRunInfo(shards.map((s) => s.run));
+  if (partialNote) run.notes = [...run.notes, partialNote];
+  const merged = summarize(run, combineContractTests(shards.flatMap((s) => s.tests)), [...catalogue.values()]);
   const summary = withBaseline(merged, options.baseline, options.failOn);
 
   mkdirSync(outDir, { recursive: true });
@@ -96,6 +102,43 @@ function readShard(dir: string): Summary {
     throw new MergeError(`${path} is not a conformance summary (format conformance-summary/1) written by reporters/summary.ts`);
   }
   return summary as Summary;
+}
+
+/**
+ * The reports must be the shards of one run (the same run id: reporters/run-id.ts), each once, all of them unless
+ * `partial`: a merge of some shards would pass as the whole run. Returns the note a partial merge carries.
+ */
+export function checkShardSet(dirs: string[], shards: Summary[], partial: boolean): string | undefined {
+  const byIndex = new Map<number, string>();
+  let count: { n: number; dir: string } | undefined;
+  const runs = new Map<string, string[]>();
+  shards.forEach((s, k) => {
+    const dir = dirs[k]!;
+    const labels = s.run.shards ?? [];
+    if (labels.length === 0) throw new MergeError(`${dir} is the report of an unsharded run: merge the reports of the shards of one run (--shard i/n)`);
+    for (const label of labels) {
+      const m = /^(\d+)\/(\d+)$/.exec(label);
+      if (!m) throw new MergeError(`${dir} names its shard "${label}", not i/n: is it a shard's report?`);
+      const [index, n] = [Number(m[1]), Number(m[2])];
+      if (count && count.n !== n) throw new MergeError(`${dir} is shard ${label} but ${count.dir} is one of ${count.n} shards: merge the shards of one run`);
+      count ??= { n, dir };
+      const twice = byIndex.get(index);
+      if (twice !== undefined) throw new MergeError(`shard ${label} is given twice (${twice} and ${dir}): merge each shard once`);
+      byIndex.set(index, dir);
+    }
+    const id = s.run.runId ?? '(no run id)';
+    runs.set(id, [...(runs.get(id) ?? []), dir]);
+  });
+  if (runs.size > 1) {
+    const which = [...runs].map(([id, ds]) => `${id} in ${ds.join(', ')}`).join('; ');
+    throw new MergeError(`the reports are of different runs (${which}): merge the shards of one run, which share RUN_ID or the CI run's id`);
+  }
+  const n = count!.n;
+  const missing = Array.from({ length: n }, (_, i) => i + 1).filter((i) => !byIndex.has(i)).map((i) => `${i}/${n}`);
+  if (missing.length === 0) return undefined;
+  const given = [...byIndex.keys()].sort((a, b) => a - b).map((i) => `${i}/${n}`).join(', ');
+  if (!partial) throw new MergeError(`shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing (given: ${given}): merge every shard of the run, or pass --partial to merge only these`);
+  return `partial merge (--partial): shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not merged, so their tests are not in this report`;
 }
 
 /** One run spanning the shards: the first shard's target and versions, the earliest start to the latest end. */

@@ -66,6 +66,8 @@ export interface RunInfo {
   abort?: string;
   /** `1/3` for one shard; after a merge, every shard merged. */
   shards?: string[];
+  /** What the shards of one run share (RUN_ID, or the CI run's id: reporters/run-id.ts); the merge refuses mixed runs. */
+  runId?: string;
   /** Problems of the reporting itself (catalogue missing, unreadable run info). */
   notes: string[];
 }

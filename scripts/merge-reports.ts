@@ -1,22 +1,26 @@
 /**
- * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir>`: one junit.xml + summary.json + summary.md +
- * index.html from the REPORT_DIRs of sharded runs (see docs/ci.md, "Sharding"); BASELINE and FAIL_ON (environment)
- * as for a single run. Exit 0 when nothing failed (FAIL_ON=new: nothing new failed, no ERROR), 1 when something
- * did, 2 on bad input.
+ * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir> [--partial]`: one junit.xml + summary.json +
+ * summary.md + index.html from the REPORT_DIRs of the shards of one run (see docs/ci.md, "Sharding"); BASELINE and
+ * FAIL_ON (environment) as for a single run. Every shard of the run, each once, of one run (their run id), unless
+ * --partial. Exit codes as a run's (harness/setup/exit-codes.ts): 0 nothing failed (FAIL_ON=new: nothing new), 1 a
+ * test failed, 3 an ERROR; 2 on bad input (a shard missing, twice or of another run), written nothing.
  */
-import { readReportSettings, SettingError, verdict } from '../reporters/compare.ts';
+import { readReportSettings, SettingError } from '../reporters/compare.ts';
 import { MergeError, mergeReports } from '../reporters/merge.ts';
 import { renderConsole } from '../reporters/summary.ts';
+import { EXIT, exitCodeOf } from '../harness/setup/exit-codes.ts';
 
-const USAGE = 'usage: npm run reports:merge -- <shard report dir> <shard report dir> … --out <merged report dir>';
+const USAGE = 'usage: npm run reports:merge -- <shard report dir> <shard report dir> … --out <merged report dir> [--partial]';
 
 const dirs: string[] = [];
 let out: string | undefined;
+let partial = false;
 const args = process.argv.slice(2);
 for (let i = 0; i < args.length; i++) {
   const arg = args[i] as string;
   if (arg === '--out') out = args[++i];
   else if (arg.startsWith('--out=')) out = arg.slice('--out='.length);
+  else if (arg === '--partial') partial = true;
   else if (arg.startsWith('-')) fail(`unknown option ${arg}`);
   else dirs.push(arg);
 }
@@ -25,13 +29,13 @@ if (dirs.length === 0) fail('no shard report directory given');
 
 try {
   const settings = readReportSettings((name) => process.env[name]);
-  const summary = mergeReports(dirs, out, settings);
+  const summary = mergeReports(dirs, out, { ...settings, partial });
   for (const line of renderConsole(summary, out)) console.log(line);
-  process.exitCode = verdict(summary).failed ? 1 : 0;
+  process.exitCode = exitCodeOf(summary);
 } catch (err) {
   if (err instanceof SettingError) {
     console.error(`configuration error: ${err.message}`);
-    process.exit(2);
+    process.exit(EXIT.setup);
   }
   if (err instanceof MergeError) fail(err.message);
   throw err;
@@ -39,5 +43,5 @@ try {
 
 function fail(message: string): never {
   console.error(`reports:merge: ${message}\n${USAGE}`);
-  process.exit(2);
+  process.exit(EXIT.setup);
 }
