@@ -1,16 +1,16 @@
 #!/usr/bin/env -S node --
 /**
  * `payment-conformance <command> [options]`: the installed command (issue 29). Plain JavaScript so Node runs it from
- * any node_modules; each command is one of the project's TypeScript scripts, run by this Node with tsx (a
- * dependency), in the CURRENT folder: `.env` is read there and reports are written under `./reports` there, while
+ * any node_modules; each command is one of the project's TypeScript scripts, run in this process (bin/ts-hooks.js
+ * compiles it), in the CURRENT folder: `.env` is read there and reports are written under `./reports` there, while
  * the suites, the spec and the sandbox come from this package's own folder. The npm scripts run the same scripts.
  * The `--` of the first line stops Node 20 reading `--env-file` among this command's own arguments (it would stop on a
  * missing file with its own line, exit 9): the option is this command's.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { register } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import dotenv from 'dotenv';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -34,7 +34,7 @@ const COMMANDS = {
   sandbox: {
     script: 'sandbox/cli.ts',
     summary: 'start the reference sandbox; prints its URLs and seeded credentials',
-    usage: 'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control]',
+    usage: 'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control] [--pid-file PATH]',
     options: [],
     npm: 'npm run sandbox',
   },
@@ -148,8 +148,26 @@ for (let i = 0; i < rest.length; i++) {
   } else env[OPTIONS[option].variable] = value;
 }
 
-// tsx from this package (wherever npm put it), so the TypeScript scripts run without a build step.
-const tsx = import.meta.resolve('tsx');
-const child = spawn(process.execPath, ['--import', tsx, join(ROOT, command.script), ...passed], { stdio: 'inherit', env });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+// In this process (no child to orphan), the TypeScript loaded by bin/ts-hooks.js: a signal reaches the script's own
+// handlers (the sandbox closes its port, a run stops vitest).
+register('./ts-hooks.js', import.meta.url);
+process.setSourceMapsEnabled(true);
+Object.assign(process.env, env);
+// What the scripts print names this command (harness/record/command.ts), not the clone's npm scripts.
+process.env.PAYMENT_CONFORMANCE_COMMAND ||= 'npx payment-conformance';
+if (process.env.npm_command === 'exec') stopWithParent();
+process.argv = [process.argv[0], join(ROOT, command.script), ...passed];
+await import(pathToFileURL(join(ROOT, command.script)).href);
+
+/**
+ * `npx payment-conformance sandbox &` then `kill $!` signals npm, which passes the signal to the `sh -c` it runs this
+ * command in, and sh exits without passing it on: this process is left with a new parent. Seen, it stops as if signalled.
+ */
+function stopWithParent() {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    process.kill(process.pid, 'SIGTERM');
+  }, 250).unref();
+}

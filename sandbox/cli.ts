@@ -63,6 +63,9 @@ try {
   fail((err as Error).message);
 }
 const { credentials: c } = sandbox;
+// Written before the banner: whoever reads the banner may read the file.
+const pidFile = values['pid-file'];
+if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
 const variant = values.variant ?? process.env.SANDBOX_VARIANT;
 console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${sandbox.app.sandbox.options.screen === 'html' ? '' : `, screen ${sandbox.app.sandbox.options.screen}`}${sandbox.controlUrl ? '' : ', no test-control API'}) listening
@@ -88,9 +91,6 @@ OTHER_CLIENT_SECRET=${c.otherBusiness.clientSecret}
 # a disposable account (its business ${c.disposableBusiness.idAplicativo}: ${c.disposableBusiness.clientId} / ${c.disposableBusiness.clientSecret}), deleted only with ALLOW_DESTRUCTIVE=account-deletion
 DELETION_ACCOUNT_USER=${c.disposableAccount.user}
 DELETION_ACCOUNT_PASSWORD=${c.disposableAccount.password}`);
-
-const pidFile = values['pid-file'];
-if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 
 let stopping = false;
 const stop = (): void => {
@@ -118,32 +118,30 @@ function readPid(file: string): number | undefined {
  * stops the sandbox too.
  */
 function stopWithNpm(then: () => void): void {
-  console.error('DEBUG npm_command', process.env['npm_command']);
-  if (!process.env['npm_command']) return;
-  let pid = process.ppid;
-  for (let depth = 0; depth < 5 && pid > 1; depth++) {
-    let stat: string;
-    try {
-      console.error("DEBUG cmd", JSON.stringify(readFileSync(`/proc/${pid}/cmdline`, "utf8")));
-      if (/^npm( |\0|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) break;
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return;
-    }
-    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  }
-  if (!(pid > 1)) return;
-  console.error("DEBUG npm pid", pid);
-  const npm = pid;
+  const npm = process.env['npm_command'] ? npmAncestor() : undefined;
+  if (npm === undefined) return;
   const timer = setInterval(() => {
     try {
       process.kill(npm, 0);
-      require('node:fs').appendFileSync('/tmp/poll.txt', `alive ${npm} ${require('node:fs').readFileSync(`/proc/${npm}/stat`,'utf8').slice(0,60)}\n`);
-    } catch (e) {
-      require('node:fs').appendFileSync('/tmp/poll.txt', `dead ${npm} ${e}\n`);
+    } catch {
       clearInterval(timer);
       then();
     }
   }, 250);
   timer.unref();
+}
+
+function npmAncestor(): number | undefined {
+  let pid = process.ppid;
+  for (let depth = 0; depth < 5 && pid > 1; depth++) {
+    try {
+      // npm names its process `npm run …` / `npm exec …`.
+      if (/^npm( |\0|$)/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) return pid;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }

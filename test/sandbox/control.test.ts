@@ -192,14 +192,14 @@ describe('cli', () => {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`cli did not start: ${salida}`)), 15_000);
       child.stdout.on('data', () => {
-        if (salida.includes('disposable business')) {
+        if (salida.includes('DELETION_ACCOUNT_PASSWORD=')) {
           clearTimeout(timer);
           resolve();
         }
       });
     });
     expect(salida).toContain('(production, fault webhook-missing)');
-    expect(salida).toContain('sandbox-client / sandbox-secret');
+    expect(salida).toContain('CLIENT_SECRET=sandbox-secret');
     const control = /control URL\s+(\S+)/.exec(salida)![1]!;
     const info = (await (await fetch(control)).json()) as { mode: string; fault: string };
     expect(info).toMatchObject({ mode: 'production', fault: 'webhook-missing' });
