@@ -6,7 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { ConfigError, loadConfig, type Config } from '../setup/config.ts';
 import { probeTarget, selectTarget } from '../setup/target.ts';
 import { PRODUCTION_MESSAGE } from '../setup/interlock.ts';
-import { preflight } from '../setup/preflight.ts';
+import type { Preflight } from '../setup/preflight.ts';
 import { findAccountAuth, withAccountAuth } from '../discovery/account-auth.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -24,20 +24,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw err;
   }
   const { embedded } = selected;
-  // The preflight's findings (npm run conformance ran it before vitest and stopped on a set-up problem), or its own
-  // probes when vitest was started directly: a set-up problem then stops the run, every test not run, none judged.
-  const checked = readPreflight() ?? (await preflight(config));
-  if (!process.env.CONFORMANCE_PREFLIGHT) for (const line of checked.warnings) console.error(line);
-  if (checked.problem) {
-    process.env.CONFORMANCE_RUN_INFO = JSON.stringify({ targetUrl: selected.info.baseUrl, targetKind: selected.info.kind, abort: checked.problem });
-    project.provide('target', { ...selected.info, unreachable: checked.problem });
-    project.provide('config', config);
-    return async () => {
-      await embedded?.close();
-    };
-  }
+  // What the preflight found before vitest was started (npm run conformance: it stops on a set-up problem). Run by
+  // vitest directly (npm test, the end-to-end tests), the target's probe below is the only check.
+  const checked = readPreflight();
   const { account: _refused, ...withoutAccount } = selected.info;
-  const info = checked.accountRefused ? { ...withoutAccount, accountRefused: checked.accountRefused } : selected.info;
+  const info = checked?.accountRefused ? { ...withoutAccount, accountRefused: checked.accountRefused } : selected.info;
   // ACCOUNT_AUTH=auto: found beside the probe, whose account steps (it activates a link as the account) wait for it.
   const found = config.accountAuthAuto && info.kind === 'remote' ? findAccountAuth(config, info) : Promise.resolve(undefined);
   const probed = await probeTarget(info, config, found.then((f) => (f ? { config: withAccountAuth(config, f.accountAuth), ...(f.activation ? { activation: f.activation } : {}) } : { config })));
@@ -63,12 +54,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 /** What `npm run conformance` found before it started vitest (CONFORMANCE_PREFLIGHT), when it did. */
-function readPreflight(): Awaited<ReturnType<typeof preflight>> | undefined {
+function readPreflight(): Pick<Preflight, 'accountRefused'> | undefined {
   const raw = process.env.CONFORMANCE_PREFLIGHT;
   if (!raw) return undefined;
   try {
     const { accountRefused } = JSON.parse(raw) as { accountRefused?: unknown };
-    return { warnings: [], ...(typeof accountRefused === 'string' ? { accountRefused } : {}) };
+    return typeof accountRefused === 'string' ? { accountRefused } : {};
   } catch {
     return undefined;
   }

@@ -4,6 +4,8 @@
  * given) must be taken; a wrong one is one line naming the variable, never a verdict on the target. Nothing is
  * created: the API is probed with an empty body (invalid, so rejected) and the account on link 0. The embedded
  * sandbox passes without a request. Slips in the settings' names and an unreachable webhook receiver are warnings.
+ * `npm run conformance` (scripts/conformance.ts) runs it before it starts vitest and hands its findings to the global
+ * setup (CONFORMANCE_PREFLIGHT); vitest started directly skips it, as its probes would change what a test target sees.
  *
  *   const checked = await preflight(config);
  *   if (checked.problem) { console.error(checked.problem); process.exit(2); }
@@ -94,7 +96,7 @@ async function tokenProbe(http: Http, config: Config, t: RemoteTarget): Promise<
     return { token };
   }
   if (res.status >= 200 && res.status < 300) return { problem: `set-up error: AUTH_URL=${t.authUrl}: POST ${url} answered ${answered(got.ex)} without an access_token; ${fixAuthUrl}` };
-  if (res.status >= 500) return { problem: `set-up error: the token endpoint cannot issue a token: POST ${url} answered ${answered(got.ex)}; run again when the target is up (AUTH_URL=${t.authUrl})` };
+  if (res.status >= 500 || res.status === 429) return { problem: `set-up error: the token endpoint cannot issue a token now: POST ${url} answered ${answered(got.ex)}; run again when the target is up (AUTH_URL=${t.authUrl})` };
   // The issuer may refuse another audience than its own (spec 5.1 says service_api).
   const audience = /audience|invalid_target|invalid_scope/i.test(res.bodyText) ? ` (or TOKEN_AUDIENCE=${config.tokenAudience}, if the issuer wants another audience)` : '';
   return { problem: `set-up error: the token endpoint refused CLIENT_ID/CLIENT_SECRET: POST ${url} answered ${answered(got.ex)}; check CLIENT_ID and CLIENT_SECRET${audience}: the App ID and API Secret of a development business` };
