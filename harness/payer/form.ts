@@ -139,6 +139,7 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
   const radios = new Set<string>();
   const visible = new Set<string>();
   const buttons: NonNullable<ScreenForm['buttons']> = [];
+  const checkboxes: NonNullable<ScreenForm['checkboxes']> = [];
   const root = form.parentNode ? rootOf(form) : form;
   let clicked = false;
   for (const el of form.querySelectorAll('input, select, textarea, button')) {
@@ -172,6 +173,7 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
       if (el.hasAttribute('checked')) fields[name] = el.getAttribute('value') ?? 'on';
     } else if (type === 'checkbox') {
       if (el.hasAttribute('checked')) fields[name] = el.getAttribute('value') ?? 'on';
+      else checkboxes.push({ name, value: el.getAttribute('value') ?? 'on', text: labelOf(el, root, false) });
       visible.add(name);
     } else if (type !== 'button' && type !== 'reset' && type !== 'file') {
       fields[name] = el.getAttribute('value') ?? '';
@@ -187,6 +189,7 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     optionTexts,
     ...(radios.size > 0 ? { radios: [...radios] } : {}),
     visible: [...visible],
+    ...(checkboxes.length > 0 ? { checkboxes } : {}),
     buttons,
   };
 }
@@ -197,12 +200,12 @@ function rootOf(el: HTMLElement): HTMLElement {
   return node;
 }
 
-/** What a radio button says: its label (for=, wrapping), else the text right after it, else its value. */
-function labelOf(el: HTMLElement, root: HTMLElement): string {
+/** What a radio button or checkbox says: its label (for=, wrapping), else the text right after it, else (`orValue`) its value. */
+function labelOf(el: HTMLElement, root: HTMLElement, orValue = true): string {
   const id = el.getAttribute('id');
   const byFor = id ? root.querySelector(`label[for="${id}"]`)?.text : undefined;
   let wrapping: string | undefined;
   for (let p = el.parentNode; p && !wrapping; p = p.parentNode) if (p.tagName?.toLowerCase() === 'label') wrapping = p.text;
   const next = el.nextSibling?.text;
-  return (byFor ?? wrapping ?? (next && next.trim() !== '' ? next : undefined) ?? el.getAttribute('aria-label') ?? el.getAttribute('value') ?? '').replace(/\s+/g, ' ').trim();
+  return (byFor ?? wrapping ?? (next && next.trim() !== '' ? next : undefined) ?? el.getAttribute('aria-label') ?? (orValue ? el.getAttribute('value') : undefined) ?? '').replace(/\s+/g, ' ').trim();
 }

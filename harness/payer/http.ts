@@ -18,7 +18,7 @@ import { CookieJar } from './cookies.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
-import { goOnButton, headingOf, MAX_STEPS, metaRefresh, pressGoOn, shownCode } from './steps.ts';
+import { consent, goOnButton, headingOf, MAX_STEPS, metaRefresh, pressGoOn, shownCode } from './steps.ts';
 import type { CardPayment, FieldName, FieldNames, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
@@ -221,6 +221,7 @@ export class HttpPayer implements Payer {
     if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
     for (const [name, value] of chosen) fields[name] = value;
     for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
+    consent(form, fields, new Set(chosen.map(([name]) => name)));
     pressGoOn(form, fields);
     return fields;
   }
@@ -248,6 +249,7 @@ export class HttpPayer implements Payer {
     }
     const challenge = 'payment' in input ? undefined : input.card?.codigoDesafio;
     const placed = new Set(filled.map((f) => names[f as FieldName]));
+    for (const name of consent(screen.form, fields, placed)) filled.push(`${name} (agreed)`);
     const emptyInputs = (screen.form.visible ?? []).filter((n) => !placed.has(n) && fields[n] === '' && !(n in screen.form.selects));
     const codeField = present(names.codigoDesafio) ? names.codigoDesafio : emptyInputs.length === 1 ? emptyInputs[0] : undefined;
     if (codeField !== undefined) {

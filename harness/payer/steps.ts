@@ -42,6 +42,38 @@ export function goOnButton(form: Pick<ScreenForm, 'buttons'>): number | undefine
   return buttons.length === 1 && staying.length === 1 ? 0 : undefined;
 }
 
+/** Words of an answer that agrees: yes, accept, authorise, confirm, agree (and no negation). */
+const CONSENT = /(^|[^a-z])(si|yes|sim|acept|accept|autoriz|authori[sz]|confirm|agree|de acuerdo|concord)/;
+const NEGATION = /(^|[^a-z])(no|nao|not|never|nunca|rechaz|declin|reject)($|[^a-z])/;
+
+/** Whether an option's or a checkbox's words agree to go on ("Sí, autorizo el pago", "Acepto los términos"). */
+export function meansConsent(words: string): boolean {
+  const text = fold(words);
+  return CONSENT.test(text) && !NEGATION.test(text);
+}
+
+/**
+ * What a person answers on a page's questions the payment says nothing of: a radio group left unanswered whose one
+ * agreeing option is checked, and an unticked checkbox whose label agrees is ticked (a consent the page asks for).
+ * `placed`: inputs already filled with the payment's values. Returns the names answered.
+ */
+export function consent(form: Pick<ScreenForm, 'radios' | 'selects' | 'optionTexts' | 'checkboxes'>, fields: Record<string, string>, placed: ReadonlySet<string>): string[] {
+  const answered: string[] = [];
+  for (const name of form.radios ?? []) {
+    if (placed.has(name) || name in fields) continue;
+    const agreeing = (form.optionTexts[name] ?? []).flatMap((text, i) => (meansConsent(text) ? [i] : []));
+    if (agreeing.length !== 1) continue;
+    fields[name] = form.selects[name]![agreeing[0]!]!;
+    answered.push(name);
+  }
+  for (const box of form.checkboxes ?? []) {
+    if (placed.has(box.name) || fields[box.name] === box.value || !meansConsent(box.text)) continue;
+    fields[box.name] = box.value;
+    answered.push(box.name);
+  }
+  return answered;
+}
+
 /**
  * The fields with the button a person presses submitted (readForm counts the first one as pressed): the one that
  * goes on, where the form has one; else the fields as they are. Returns the words of the button pressed.

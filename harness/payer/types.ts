@@ -68,6 +68,8 @@ export interface ScreenForm {
   radios?: string[];
   /** Names of the inputs a customer fills (not hidden, not buttons): tells the same form shown again from a next step. */
   visible?: string[];
+  /** Checkboxes not ticked: what each says (its label) and the value it submits when ticked. */
+  checkboxes?: { name: string; value: string; text: string }[];
   /** The form's submit buttons in page order: what each says, and what it submits when pressed. */
   buttons?: { name?: string; value: string; text: string }[];
 }
@@ -167,7 +169,17 @@ export interface Payer {
   /** Pays the quick-pay page a QR leads to; `card` fills the card fields it shows (if any). */
   payQuickPay(urlQR: string, options?: { redirectPrefix?: string; card?: PageInput }): Promise<PaymentOutcome>;
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }>;
+  /**
+   * Where the screen's control whose words mean `meaning` leads (the back button and urlRetorno, a cancel, a continue),
+   * as a customer pressing it finds out: pressed where a script drives it, its href read where that is all there is.
+   * `notFound`: no such control (what was looked for and what the screen shows), a test not judged, never a FAIL.
+   * Optional: a payer without it leaves such checks to what the page's HTML says.
+   */
+  follow?(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed>;
 }
+
+/** Where a control leads (`url`, the first navigation it starts, not fetched off the screen's origin; `control`: its words), or why none was found. */
+export type Followed = { url: string; control?: string } | { notFound: string };
 
 /** A payment as it was sent (kept in memory only, for resubmitScreen: it holds what the customer typed). */
 export interface Submission {

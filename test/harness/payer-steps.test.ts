@@ -9,7 +9,7 @@ import { Recorder, Scope, withScope } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';
-import { goOnButton, meansGoOn, meansLeave, metaRefresh, sameForm, shownCode } from '../../harness/payer/steps.ts';
+import { consent, goOnButton, meansConsent, meansGoOn, meansLeave, metaRefresh, sameForm, shownCode } from '../../harness/payer/steps.ts';
 import { readHtml, outcomeOf } from '../../harness/payer/form.ts';
 import { defaultFieldNames, type ScreenForm } from '../../harness/payer/types.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -173,6 +173,19 @@ describe('steps.ts: reading a checkout as a person does', () => {
     expect(shownCode('<p>Ingrese el código que le enviamos por SMS</p><input name="x" value="">')).toBeUndefined();
     expect(shownCode('<p>Código postal 01000</p>')).toBeUndefined();
     expect(shownCode('<p>Tarjeta •••• 1111, total 10.00</p>')).toBeUndefined();
+  });
+
+  it('consent: an unanswered question whose one option agrees is agreed to; a ticked or disagreeing one is left', () => {
+    const page = `<form method="post" action="/qp"><fieldset><legend>¿Autoriza este pago?</legend>
+      <label><input type="radio" name="autoriza" value="si"> Sí, autorizo el pago</label><label><input type="radio" name="autoriza" value="no"> No</label></fieldset>
+      <label><input type="checkbox" name="terminos" value="1"> Acepto los términos y condiciones</label>
+      <label><input type="checkbox" name="boletin" value="1"> Quiero recibir ofertas</label><button>Pagar</button></form>`;
+    const form = readHtml(200, 'http://x/qp', page, defaultFieldNames).form!;
+    const fields = { ...form.fields };
+    expect(consent(form, fields, new Set())).toEqual(['autoriza', 'terminos']);
+    expect(fields).toMatchObject({ autoriza: 'si', terminos: '1' });
+    expect(fields['boletin']).toBeUndefined();
+    expect(meansConsent('No autorizo')).toBe(false);
   });
 
   it('metaRefresh: the URL a refresh sends the page to', () => {
