@@ -70,17 +70,18 @@ describe('a test past its own budget', () => {
     expect(xml).toContain('<<< failing step');
   });
 
-  it('is listed under Errors in summary.md and on the console, and fails the run even with FAIL_ON=new', () => {
+  it('is listed under Errors in summary.md and on the console, and fails the run (exit 3) even with FAIL_ON=new', () => {
     const md = timedOut.files['summary.md'] ?? '';
     expect(md).toMatch(/## Errors \(ERROR: the suite's own failure — not judged, not the target's; the run fails\): \d+/);
     expect(md).not.toContain('## Failures');
     expect(md).toContain('<details><summary>Transcript:');
     expect(timedOut.output).toMatch(/\d+ ERROR: the suite's own failures/);
-    expect(timedOut.code, listing(timedOut)).toBe(1);
+    // The suite's own error: exit 3, never the target's 1.
+    expect(timedOut.code, listing(timedOut)).toBe(3);
     // The baseline has the same kind of errors: an ERROR still fails the run. Which tests outlive a 1 ms budget
     // differs from run to run on a loaded machine, so some errors may count as new; the run fails either way.
     expect(againstItself.output).toMatch(/FAIL_ON=new: \d+ new failures?, [1-9]\d* ERROR, .* → the run fails/);
-    expect(againstItself.code, listing(againstItself)).toBe(1);
+    expect(againstItself.code, listing(againstItself)).toBe(3);
   });
 
   it('is a purple ERROR in index.html, beside a red FAIL of the clause its check cites; transcripts folded until opened', async (ctx) => {
