@@ -40,8 +40,9 @@ export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reaso
   if (err instanceof NotJudged) return { kind: 'undecidable', reason: `not judged: ${err.message}` };
   // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
   if (err instanceof FieldsNotFoundError) return { kind: 'page-not-driven', reason: `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)` };
-  if (err instanceof NoFormError && run.target.kind === 'embedded' && run.config.sandbox.screen === 'js' && run.config.payer.kind !== 'browser') {
-    return { kind: 'page-not-driven', reason: `the embedded sandbox serves its hosted screens as forms built by JavaScript (SANDBOX_SCREEN=js), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})` };
+  const scripted = run.config.sandbox.screen === 'js' || run.config.sandbox.screen === 'frame';
+  if (err instanceof NoFormError && run.target.kind === 'embedded' && scripted && run.config.payer.kind !== 'browser') {
+    return { kind: 'page-not-driven', reason: `the embedded sandbox serves its hosted screens built by JavaScript (SANDBOX_SCREEN=${run.config.sandbox.screen}), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})` };
   }
   if (err instanceof PayerError && run.target.kind === 'remote') {
     return { kind: 'page-not-driven', reason: `hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)` };
