@@ -6,11 +6,12 @@
  * suite's own: not judged) are listed apart, each with its transcript, folded.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { ConformanceReporter } from './collect.ts';
 import { verdict } from './compare.ts';
 import { writeHtml } from './html.ts';
 import { LABELS, STATUSES, describeFailure, transcriptText, type Comparison, type Counts, type Status, type Summary, type TestRecord, type TestRef } from './records.ts';
+import { command } from '../harness/record/command.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
 export default class SummaryReporter extends ConformanceReporter {
@@ -29,16 +30,19 @@ export function writeSummary(summary: Summary, dir: string): void {
 
 const MAX_LISTED = 20;
 
-/** The lines printed at the end of the run; the last one is the plain `N passed, N failed, N skipped`. */
+/**
+ * The lines printed at the end of the run (a calm console: no line per passing test): the counts, each failure once
+ * with its clauses and one line of expected and actual, the skips by kind with what to set, where the reports are;
+ * the last one is the plain `N passed, N failed, N skipped`.
+ */
 export function renderConsole(summary: Summary, dir: string): string[] {
   const { run, totals, line } = summary;
   const target = run.targetUrl ? ` against ${run.targetUrl} (${[run.targetKind, run.mode].filter(Boolean).join(', ')})` : '';
-  const shard = run.shards?.length === 1 ? ` [shard ${run.shards[0]}]` : '';
+  const oneShard = run.shards?.length === 1;
+  const shard = oneShard ? ` [shard ${run.shards![0]}]` : '';
   const lines = [...consoleComparison(summary), `Conformance${target}${shard}: ${countsText(totals)}`];
   const failed = summary.tests.filter((t) => t.status === 'fail' || t.status === 'error');
-  for (const t of failed.slice(0, MAX_LISTED)) {
-    lines.push(`  ${LABELS[t.status]} ${testTitle(t)}${t.status === 'error' ? `: ${describeFailure(t).message}` : ''}`);
-  }
+  for (const t of failed.slice(0, MAX_LISTED)) lines.push(...consoleFailure(t));
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
   if (totals.error > 0) lines.push(`  ${totals.error} ERROR: the suite's own failures (a timeout, a harness exception, a payer or browser crash), not the target's: nothing was judged, and the run fails`);
   for (const t of summary.tests.filter((t) => t.status === 'expectedFailurePassed')) {
@@ -47,16 +51,67 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   // When tests were stopped, a `run stopped` ERROR above already says why.
   if (run.abort && totals.notRun === 0) lines.push(`  stopped: ${run.abort}`);
   for (const note of run.notes) lines.push(`  note: ${note}`);
-  if (summary.clauses.length > 0) {
+  lines.push(...consoleSkips(summary));
+  const observations = summary.tests.reduce((n, t) => n + t.observations.length, 0);
+  if (observations > 0) lines.push(`Observations (WARN, not failures): ${observations} in ${summary.tests.filter((t) => t.observations.length > 0).length} tests (summary.md)`);
+  // Coverage means something only for the whole suite: not for a shard, a -t filter or chosen suite files.
+  if (summary.clauses.length > 0 && !oneShard && !filtered(summary)) {
     const ids = summary.uncovered.slice(0, 10).join(', ') + (summary.uncovered.length > 10 ? ', …' : '');
     lines.push(`Uncovered rule/flow clauses: ${summary.uncovered.length}${ids ? ` (${ids})` : ''}`);
   }
-  const shown = relative(process.cwd(), dir) || '.';
-  const files = ['junit.xml', 'summary.md', 'summary.json', 'index.html'].filter((f) => f !== 'junit.xml' || existsSync(join(dir, f)));
-  lines.push(`Reports: ${files.map((f) => join(shown, f)).join(', ')}`);
+  const shown = shownPath(dir);
+  const files = ['summary.md', 'summary.json', 'junit.xml', 'configuration.txt'].filter((f) => f === 'summary.md' || f === 'summary.json' || existsSync(join(dir, f)));
+  lines.push(`Reports: ${join(shown, 'index.html')} (also ${files.join(', ')})`);
+  if (oneShard) lines.push(`One shard of ${run.shards![0]!.split('/')[1]}: merge the shards' report folders with ${command('merge', '<shard report dirs…> --out <dir>')}`);
   if (summary.comparison?.failOn === 'new') lines.push(verdict(summary).line);
   lines.push(`${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped`);
   return lines;
+}
+
+/** A FAIL or ERROR once: its title, then one line of expected and actual (the rest is in summary.md), and its replay. */
+function consoleFailure(t: TestRecord): string[] {
+  const f = t.failure;
+  // An ERROR judged nothing: its one line says why.
+  if (t.status === 'error') return [`  ${LABELS[t.status]} ${testTitle(t)}: ${clip(describeFailure(t).message, 220)}`];
+  const lines = [`  ${LABELS[t.status]} ${testTitle(t)}`];
+  const first = (text: string) => clip(text.split('\n', 1)[0] ?? '', 110);
+  if (!f) lines.push(`      ${clip(describeFailure(t).message, 220)}`);
+  else {
+    const more = (t.failures?.length ?? 1) > 1 ? ` (+${t.failures!.length - 1} more checks: summary.md)` : '';
+    const own = f.clauses.every((c) => t.clauses.includes(c)) ? '' : `[${f.clauses.join(' ')}] `;
+    lines.push(`      ${own}expected ${first(f.expected)} · actual ${first(f.actual)}${more}`);
+  }
+  if (t.replay) lines.push(`      replay: ${t.replay}`);
+  return lines;
+}
+
+/** Skips by kind, each with its count and what to set (the variables its reasons name, else the kind's advice). */
+function consoleSkips(summary: Summary): string[] {
+  const kinds = skipsByKind(summary);
+  if (kinds.size === 0) return [];
+  const lines = [`Skipped ${summary.totals.skip}, by kind (what runs them):`];
+  for (const [kind, group] of kinds) {
+    const about = summary.skipKinds?.[kind as keyof NonNullable<Summary['skipKinds']>];
+    const names = [...new Set(group.flatMap((t) => [...(t.reason ?? '').matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((m) => m[0])))];
+    const toRun = names.length > 0 && kind === 'credential-missing' ? `set ${names.join(', ')}` : (about?.toRun ?? group[0]?.reason ?? '');
+    lines.push(`  ${String(group.length).padStart(3)} ${kind || '(no kind)'}: ${clip(toRun, 150)}`);
+  }
+  return lines;
+}
+
+/** A run of part of the suite: a -t filter or chosen suite files (a shard is told by its summary). */
+function filtered(summary: Summary): boolean {
+  return Boolean(process.env['CONFORMANCE_FILES']?.trim()) || summary.tests.some((t) => t.reason === 'not selected by the test name filter (-t)');
+}
+
+/** A folder as the user would type it: relative to where they are, unless that climbs out of it. */
+function shownPath(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? dir : rel;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 export function renderMarkdown(summary: Summary): string {
@@ -80,7 +135,7 @@ export function renderMarkdown(summary: Summary): string {
   md.push('');
   for (const note of run.notes) md.push(`> Note: ${note}`, '');
   if (summary.comparison) md.push(...markdownComparison(summary, summary.comparison));
-  if (run.shards?.length === 1) md.push(`> One shard of a sharded run: coverage is partial until the shards are merged (\`npm run reports:merge\`).`, '');
+  if (run.shards?.length === 1) md.push(`> One shard of a sharded run: coverage is partial until the shards are merged (\`${command('merge')}\`).`, '');
 
   md.push('## Totals', '', countsHeader('Tests'), countsRow('all', totals), '', `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`, '');
 
@@ -88,9 +143,10 @@ export function renderMarkdown(summary: Summary): string {
   section(md, 'Errors (ERROR: the suite\'s own failure — not judged, not the target\'s; the run fails)', byStatus(summary, 'error'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), ...transcriptBlock(t), '']);
   section(md, 'Expected failures that passed (remove them from EXPECTED_FAILURES_FILE)', byStatus(summary, 'expectedFailurePassed'), (t) => [`- ${testTitle(t)}`]);
   section(md, 'Expected failures', byStatus(summary, 'expectedFailure'), (t) => [`- ${testTitle(t)}: ${describeFailure(t).message}`]);
-  section(md, 'Observations (WARN)', summary.tests.filter((t) => t.observations.length > 0), (t) =>
-    t.observations.map((o) => `- ${o.clause}: ${o.message} — ${testTitle(t)}`),
-  );
+  // Counted as listed: one bullet per observation (a test may make several).
+  const observed = summary.tests.filter((t) => t.observations.length > 0);
+  const observations = observed.flatMap((t) => t.observations.map((o) => `- ${o.clause}: ${o.message} — ${testTitle(t)}`));
+  if (observations.length > 0) md.push(`## Observations (WARN): ${observations.length} in ${observed.length} tests`, '', ...observations, '');
   // Issue 13: the tenant-isolation checks are no spec clauses (the spec states no isolation): their own heading.
   section(md, 'Security (tenant isolation, OWASP API1:2023 — not spec clauses)', summary.tests.filter((t) => t.clauses.some((c) => c.startsWith('security-'))), (t) =>
     [`- ${LABELS[t.status]} ${testTitle(t)}${t.reason ? ` (${t.reason})` : ''}`],
@@ -151,19 +207,37 @@ function section(md: string[], title: string, tests: TestRecord[], render: (t: T
   md.push(`## ${title}: ${tests.length}`, '', ...tests.flatMap(render), '');
 }
 
-/** `[clauses] file > name`; clauseTest names already start with their clause ids. */
 /** Skips grouped by kind (what to set to run them), then by reason. */
 function byKind(md: string[], summary: Summary): void {
-  const tests = byStatus(summary, 'skip');
-  if (tests.length === 0) return;
-  const kinds = new Map<string, TestRecord[]>();
-  for (const t of tests) kinds.set(t.skipKind ?? '', [...(kinds.get(t.skipKind ?? '') ?? []), t]);
-  md.push(`## Skipped: ${tests.length}`, '');
+  const kinds = skipsByKind(summary);
+  if (kinds.size === 0) return;
+  md.push(`## Skipped: ${summary.totals.skip}`, '');
   for (const [kind, group] of kinds) {
     const about = summary.skipKinds?.[kind as keyof NonNullable<Summary['skipKinds']>];
     md.push(`### ${kind || '(no kind)'}${about ? `: ${about.title}` : ''} (${group.length})`, '', ...(about ? [`To run them: ${about.toRun}.`, ''] : []));
-    byReason(md, '', group);
+    // Within a kind, reasons that differ only by an id (a transaction, a link) are one group; each test keeps its own.
+    const reasons = new Map<string, TestRecord[]>();
+    for (const t of group) reasons.set(reasonKey(t.reason), [...(reasons.get(reasonKey(t.reason)) ?? []), t]);
+    for (const [key, tests] of reasons) {
+      md.push(`**${key}** (${tests.length})`, '', ...tests.map((t) => `- ${testTitle(t)}${t.reason && t.reason !== key ? ` — ${t.reason}` : ''}`), '');
+    }
   }
+}
+
+/** Skips by kind, the largest first. */
+function skipsByKind(summary: Summary): Map<string, TestRecord[]> {
+  const kinds = new Map<string, TestRecord[]>();
+  for (const t of byStatus(summary, 'skip')) kinds.set(t.skipKind ?? '', [...(kinds.get(t.skipKind ?? '') ?? []), t]);
+  return new Map([...kinds].sort((a, b) => b[1].length - a[1].length));
+}
+
+/** A reason without the ids in it (uuids, long numbers, quoted values), to group skips that differ only by them. */
+export function reasonKey(reason: string | undefined): string {
+  return (reason ?? '')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '…')
+    .replace(/\b(?=[0-9a-f]*\d)[0-9a-f]{12,}\b/gi, '…')
+    .replace(/\b\d{4,}\b/g, '…')
+    .replace(/"[^"\n]{1,80}"/g, '"…"');
 }
 
 /** Skips and tests not run, grouped by their reason (often one reason for many tests). */
@@ -175,6 +249,7 @@ function byReason(md: string[], title: string, tests: TestRecord[]): void {
   for (const [reason, group] of groups) md.push(`**${reason}** (${group.length})`, '', ...group.map((t) => `- ${testTitle(t)}`), '');
 }
 
+/** `[clauses] file > name`; clauseTest names already start with their clause ids. */
 function testTitle(t: TestRecord): string {
   const clauses = t.clauses.length > 0 && !t.clauses.every((c) => t.name.includes(c)) ? `[${t.clauses.join(', ')}] ` : '';
   return `${clauses}${t.file ? `${t.file} > ` : ''}${t.name}`;

@@ -1,14 +1,14 @@
 /**
  * `npm run conformance [-- suite files… -t <pattern> --shard=i/n]`: checks the arguments, the settings' names and the
  * configuration first, then proves the set-up with the preflight (harness/setup/preflight.ts): a mistake is one line,
- * exit 2, before anything runs. Then prints the configuration (secrets as [set]) and runs the conformance project with
- * the reporters, bounded by RUN_TIMEOUT_S. Exit codes (harness/setup/exit-codes.ts): 0 conformant, 1 the target
- * failed, 2 the set-up, 3 the suite's own error — read from this run's summary.json (FAIL_ON=new: only a failure not
- * in the BASELINE counts).
+ * exit 2, before anything runs. Then prints the target in one line (every setting, secrets as [set], with --verbose and
+ * in REPORT_DIR/configuration.txt) and runs the conformance project with the reporters, bounded by RUN_TIMEOUT_S.
+ * Exit codes (harness/setup/exit-codes.ts): 0 conformant, 1 the target failed, 2 the set-up, 3 the suite's own error —
+ * read from this run's summary.json (FAIL_ON=new: only a failure not in the BASELINE counts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import type { Summary } from '../reporters/records.ts';
 import { conformanceArgs, PACKAGE_ROOT, vitestCli } from './vitest-cli.ts';
@@ -16,15 +16,16 @@ import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../
 import { preflight, settingSlips } from '../harness/setup/preflight.ts';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from '../harness/setup/exit-codes.ts';
 import { FAULTS } from '../sandbox/faults.ts';
+import { command, installed } from '../harness/record/command.ts';
 
-// The installed command names itself (bin/payment-conformance.js sets PAYMENT_CONFORMANCE_COMMAND).
-const INSTALLED = process.env.PAYMENT_CONFORMANCE_COMMAND?.trim();
-const RUN = INSTALLED ? `${INSTALLED} run` : 'npm run conformance --';
+// The installed command names itself (harness/record/command.ts).
+const INSTALLED = installed();
 const USAGE = [
-  `usage: ${RUN} [suite files…] [-t <test name pattern>] [--shard=i/n]`,
+  `usage: ${command('run', '[suite files…] [-t <test name pattern>] [--shard=i/n] [--verbose]')}`,
   '  suite files        run only these suites/*.test.ts (a part of the name is enough: links, auth)',
   '  -t <pattern>       run only the tests whose name matches (e.g. -t 4.1-monto-min)',
-  '  --shard=i/n        run the i-th of n shards (merge their reports with npm run reports:merge)',
+  `  --shard=i/n        run the i-th of n shards (merge their reports with ${command('merge')})`,
+  '  --verbose          print every setting before the run (they are in REPORT_DIR/configuration.txt anyway)',
   ...EXIT_CODES_HELP,
 ].join('\n');
 
@@ -36,7 +37,7 @@ try {
   selection = suiteSelection(process.argv.slice(2));
 } catch (err) {
   if (!(err instanceof UsageError)) throw err;
-  console.error(`${INSTALLED ? 'payment-conformance' : 'conformance'}: ${err.message} (${RUN} --help)`);
+  console.error(`${INSTALLED ? 'payment-conformance' : 'conformance'}: ${err.message} (${command('run', '--help')})`);
   process.exit(EXIT.setup);
 }
 
@@ -66,7 +67,14 @@ if (checked.problem) {
   process.exit(EXIT.setup);
 }
 
-console.log(`configuration:\n${redactedConfigSummary(config).replace(/^/gm, '  ')}\n`);
+// One line on the console; every setting with --verbose, and always in the report folder.
+const settings = redactedConfigSummary(config)
+  .split('\n')
+  .filter((line) => config.target.kind === 'embedded' || !line.startsWith('SANDBOX_'));
+mkdirSync(config.reportDir, { recursive: true });
+writeFileSync(join(config.reportDir, 'configuration.txt'), `${settings.join('\n')}\n`);
+if (selection.verbose) console.log(`configuration:\n${settings.map((line) => `  ${line}`).join('\n')}\n`);
+else console.log(settingsLine(settings));
 for (const line of checked.warnings) console.error(line);
 
 const { args, env } = selection;
@@ -92,10 +100,11 @@ child.on('exit', (code, signal) => process.exit(exitCode(code ?? (signal ? 1 : 0
  * files named on the command line and `--shard=i/n` select within it: CONFORMANCE_FILES and CONFORMANCE_SHARD. Only
  * what the run takes is accepted: anything else is a UsageError here, before anything runs, not vitest's stack.
  */
-function suiteSelection(argv: string[]): { args: string[]; env: Record<string, string> } {
+function suiteSelection(argv: string[]): { args: string[]; env: Record<string, string>; verbose: boolean } {
   const args: string[] = [];
   const files: string[] = [];
   let shard: string | undefined;
+  let verbose = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
@@ -111,7 +120,8 @@ function suiteSelection(argv: string[]): { args: string[]; env: Record<string, s
     else if (arg === '--shard') {
       shard = argv[++i];
       if (shard === undefined) throw new UsageError('--shard needs i/n, e.g. --shard=1/3');
-    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}: the run takes suite files, -t <test name pattern> and --shard=i/n`);
+    } else if (arg === '--verbose') verbose = true;
+    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}: the run takes suite files, -t <test name pattern>, --shard=i/n and --verbose`);
     else files.push(arg);
   }
   if (shard !== undefined) {
@@ -127,11 +137,21 @@ function suiteSelection(argv: string[]): { args: string[]; env: Record<string, s
   }
   return {
     args,
+    verbose,
     env: {
       ...(files.length > 0 ? { CONFORMANCE_FILES: files.join(',') } : {}),
       ...(shard !== undefined ? { CONFORMANCE_SHARD: shard.trim() } : {}),
     },
   };
+}
+
+/** The target and payer in one line, from the redacted settings (a URL's password is never shown). */
+function settingsLine(lines: string[]): string {
+  const value = (name: string) => lines.find((l) => l.startsWith(`${name}=`))?.slice(name.length + 1);
+  const target = config.target.kind === 'remote' ? `${value('API_BASE_URL')} (remote)` : 'the embedded sandbox';
+  const rel = relative(process.cwd(), config.reportDir);
+  const shown = rel === '' ? '.' : rel.startsWith('..') ? config.reportDir : rel;
+  return `Target: ${target} · payer ${config.payer.kind} · every setting: --verbose, or ${join(shown, 'configuration.txt')}`;
 }
 
 /** The run's exit code from this run's summary.json (one written before `started` is another run's). */

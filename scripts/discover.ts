@@ -17,6 +17,7 @@ import { headingOf, shownCode } from '../harness/payer/steps.ts';
 import { describeOptions } from '../harness/payer/fields.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
 import { secrets } from '../harness/record/redact.ts';
+import { command } from '../harness/record/command.ts';
 import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
 import { discoverAudience } from '../harness/discovery/audience.ts';
@@ -46,7 +47,7 @@ try {
   // What an earlier discovery wrote is not applied: this one finds it afresh.
   config = loadConfig(process.env, { discovered: false });
   if (config.target.kind !== 'remote') {
-    throw new ConfigError('npm run discover probes a remote target: set API_BASE_URL, AUTH_URL, CLIENT_ID and CLIENT_SECRET (and ACCOUNT_USER, ACCOUNT_PASSWORD)', 'API_BASE_URL');
+    throw new ConfigError(`${command('discover')} probes a remote target: set API_BASE_URL, AUTH_URL, CLIENT_ID and CLIENT_SECRET (and ACCOUNT_USER, ACCOUNT_PASSWORD)`, 'API_BASE_URL');
   }
 } catch (err) {
   if (err instanceof ConfigError) {
@@ -87,7 +88,7 @@ try {
   findings.push(await webhookSignature(target, http, token, receiver));
   findings.push(await screenFieldMapping(target, http, token));
 } catch (err) {
-  findings.push({ what: 'the rest', evidence: `discovery stopped: ${secrets.redactText((err as Error).message)}`, howToFind: 'fix the cause and run npm run discover again' });
+  findings.push({ what: 'the rest', evidence: `discovery stopped: ${secrets.redactText((err as Error).message)}`, howToFind: `fix the cause and run ${command('discover')} again` });
 } finally {
   await receiver?.close();
   await http.close();
@@ -97,7 +98,7 @@ const file = join(config.reportDir, 'discovered.env');
 const text = render(findings);
 mkdirSync(config.reportDir, { recursive: true });
 writeFileSync(file, text);
-console.log(`${text}\n# written to ${file}; npm run conformance uses these for what you did not set`);
+console.log(`${text}\n# written to ${file}; ${command('run')} uses these for what you did not set`);
 // A browser the payer may have started is not waited for.
 process.exit(0);
 
@@ -118,7 +119,7 @@ async function tokenAudience(t: TargetInfo): Promise<Finding> {
 
 async function accountAuth(t: TargetInfo, h: Http): Promise<Finding> {
   const what = 'account authentication (ACCOUNT_AUTH)';
-  if (!t.account) return { what, evidence: 'no account credentials given', howToFind: 'set ACCOUNT_USER and ACCOUNT_PASSWORD and run npm run discover again' };
+  if (!t.account) return { what, evidence: 'no account credentials given', howToFind: `set ACCOUNT_USER and ACCOUNT_PASSWORD and run ${command('discover')} again` };
   const found = await discoverAccountAuth({ http: h, baseUrl: t.baseUrl, authUrl: t.authUrl, business: t.business, account: t.account, audience: config.tokenAudience });
   return found.found
     ? { what, settings: { ACCOUNT_AUTH: found.accountAuth }, evidence: found.evidence }
@@ -190,7 +191,7 @@ async function webhookSignature(t: TargetInfo, h: Http, token: string, r: Receiv
   const id = (ex.response?.json as { idTransaccion?: unknown } | undefined)?.idTransaccion;
   if (id === undefined) return { what, evidence: `POST /TransaccionCompra/Wallet answered ${ex.response?.status ?? 'nothing'} without idTransaccion`, howToFind: 'set WEBHOOK_SIGNATURE, WEBHOOK_SIGNATURE_HEADER and WEBHOOK_SIGNATURE_ENCODING from the vendor\'s documentation' };
   const webhook = await r.waitForWebhook((w) => w.tag === 'discover', config.webhook.timeoutS * 1000).catch(() => undefined);
-  if (!webhook) return { what, evidence: `no webhook reached ${r.webhookUrl('discover')} within ${config.webhook.timeoutS} s`, howToFind: 'set WEBHOOK_PUBLIC_URL to a URL at which the target reaches this machine (a tunnel) and run npm run discover again' };
+  if (!webhook) return { what, evidence: `no webhook reached ${r.webhookUrl('discover')} within ${config.webhook.timeoutS} s`, howToFind: `set WEBHOOK_PUBLIC_URL to a URL at which the target reaches this machine (a tunnel) and run ${command('discover')} again` };
   const found = findWebhookSignature(webhook.headers, webhook.rawBody, t.business.clientSecret);
   return found.scheme
     ? { what, settings: webhookSignatureSettings(found.scheme), evidence: `the webhook of idTransaccion ${String(id)} verifies as ${describeWebhookSignature(found.scheme)}` }
@@ -236,8 +237,8 @@ function unmatchedOptions(form: ScreenForm | undefined, names: FieldNames): stri
 
 function render(all: Finding[]): string {
   const lines = [
-    `# Settings discovered by npm run discover at ${new Date().toISOString()} (REPORT_DIR/discovered.env).`,
-    '# npm run conformance applies them to the target below where neither the environment nor .env sets them.',
+    `# Settings discovered by ${command('discover')} at ${new Date().toISOString()} (REPORT_DIR/discovered.env).`,
+    `# ${command('run')} applies them to the target below where neither the environment nor .env sets them.`,
     `DISCOVERED_FOR=${target.baseUrl}`,
     '',
   ];

@@ -9,8 +9,9 @@ import { readReportSettings, SettingError } from '../reporters/compare.ts';
 import { MergeError, mergeReports } from '../reporters/merge.ts';
 import { renderConsole } from '../reporters/summary.ts';
 import { EXIT, exitCodeOf } from '../harness/setup/exit-codes.ts';
+import { command } from '../harness/record/command.ts';
 
-const USAGE = 'usage: npm run reports:merge -- <shard report dir> <shard report dir> … --out <merged report dir> [--partial]';
+const USAGE = `usage: ${command('merge', '<shard report dir> <shard report dir> … --out <merged report dir> [--partial]')}`;
 
 const dirs: string[] = [];
 let out: string | undefined;

@@ -12,5 +12,11 @@ export const vitestCli = join(dirname(createRequire(import.meta.url).resolve('vi
 /** The package's folder (where suites/, spec/, sandbox/ and vitest.config.ts are). */
 export const PACKAGE_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
-/** `vitest run` of the conformance project, rooted in this package whatever the working directory. */
-export const conformanceArgs: readonly string[] = ['run', '--root', PACKAGE_ROOT, '--config', join(PACKAGE_ROOT, 'vitest.config.ts'), '--project', 'conformance'];
+/**
+ * `vitest run` of the conformance project, rooted in this package whatever the working directory. Only the run's own
+ * reporters: the console gets the summary's few lines (each failure once, with its clause), not a line per test.
+ */
+export const conformanceArgs: readonly string[] = [
+  'run', '--root', PACKAGE_ROOT, '--config', join(PACKAGE_ROOT, 'vitest.config.ts'), '--project', 'conformance',
+  ...['junit', 'summary'].map((r) => `--reporter=${join(PACKAGE_ROOT, 'reporters', `${r}.ts`)}`),
+];

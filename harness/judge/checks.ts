@@ -8,6 +8,7 @@ import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from '.
 import type { Exchange } from '../api/http.ts';
 import { redactExchange } from '../record/redact.ts';
 import { toCurl } from '../record/curl.ts';
+import { spoken } from '../record/command.ts';
 import type { CheckEvidence } from '../record/meta.ts';
 import type { Contract } from '../api/contract.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
@@ -460,7 +461,7 @@ export function counterexampleFound(
     actual: [
       cause,
       `counterexample (seed ${found.seed}, path ${found.path}, shrunk ${found.shrinks} times): ${found.counterexample}`,
-      `replay: ${found.command}`,
+      `replay: ${spoken(found.command)}`,
     ].join('\n'),
     ...(inner?.exchange ? { exchange: inner.exchange } : {}),
     ...(inner?.curl ? { curl: inner.curl } : {}),

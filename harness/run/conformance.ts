@@ -41,6 +41,7 @@ import { isExpectedFailure } from './expected-failures.ts';
 import { missing, NEED_KINDS, needReason, type Need } from './needs.ts';
 import { declaredInShard } from './suite-files.ts';
 import type { SkipKind } from '../record/skips.ts';
+import { spoken } from '../record/command.ts';
 import { CheckFailures, evidenceOf, judged, notJudgedReason, observeServerErrors, UNPROCESSED, withPreamble, withSoftFailures } from './outcome.ts';
 
 export type { Need } from './needs.ts';
@@ -96,7 +97,7 @@ export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckF
       record.skipKind = kind;
       return ctx.skip(reason);
     },
-    replay: (seed, command) => Object.assign(record, { seed, replay: command }),
+    replay: (seed, command) => Object.assign(record, { seed, replay: spoken(command) }),
     cite: (more) => record.cite(more),
     soft(check, severity = 'fail') {
       try {

@@ -225,7 +225,7 @@ describe('summary', () => {
     expect(full.stdout).toContain('FAIL links.fixture.ts > [4.1-notification-target]');
     expect(full.stdout).toContain('FAIL flows.fixture.ts > [3-failure-limit-deactivates]');
     expect(full.stdout).toContain('Uncovered rule/flow clauses: 1 (4.1-cantidad-maxima-cuotas-enum)');
-    expect(full.stdout).toMatch(/Reports: .*junit\.xml, .*summary\.md, .*summary\.json/);
+    expect(full.stdout).toMatch(/Reports: .*index\.html \(also summary\.md, summary\.json, junit\.xml/);
     expect(lastLine(full)).toBe('3 passed, 2 failed, 2 skipped');
     expect(full.code).toBe(1);
   });
@@ -373,7 +373,7 @@ describe('index.html and the comparison with a baseline', () => {
     expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=|https?:\/\/(?!127\.0\.0\.1)/);
     const data = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)?.[1] ?? '';
     expect((JSON.parse(data) as Summary).tests).toEqual(summaryOf(full).tests);
-    expect(full.stdout).toMatch(/Reports: .*summary\.json, .*index\.html/);
+    expect(full.stdout).toMatch(/Reports: .*index\.html \(also summary\.md, summary\.json/);
   });
 
   it('compares a run with its baseline in summary.json, summary.md, the console and index.html', () => {
