@@ -100,7 +100,7 @@ function slip(message) {
   process.exit(2);
 }
 
-/** What a run and a merge exit with (harness/setup/exit-codes.ts says the same). */
+/** What a run and a merge exit with (reporters/exit-codes.ts says the same). */
 const EXIT_CODES = [
   'exit codes:',
   '  0  conformant: nothing failed (FAIL_ON=new: nothing new)',

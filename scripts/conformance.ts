@@ -3,7 +3,7 @@
  * configuration first, then proves the set-up with the preflight (harness/setup/preflight.ts): a mistake is one line,
  * exit 2, before anything runs. Then prints the target in one line (every setting, secrets as [set], with --verbose and
  * in REPORT_DIR/configuration.txt) and runs the conformance project with the reporters, bounded by RUN_TIMEOUT_S.
- * Exit codes (harness/setup/exit-codes.ts): 0 conformant, 1 the target failed, 2 the set-up, 3 the suite's own error —
+ * Exit codes (reporters/exit-codes.ts): 0 conformant, 1 the target failed, 2 the set-up, 3 the suite's own error —
  * read from this run's summary.json (FAIL_ON=new: only a failure not in the BASELINE counts).
  */
 import { spawn } from 'node:child_process';
@@ -14,7 +14,7 @@ import type { Summary } from '../reporters/records.ts';
 import { conformanceArgs, PACKAGE_ROOT, vitestCli } from './vitest-cli.ts';
 import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/setup/config.ts';
 import { preflight, settingSlips } from '../harness/setup/preflight.ts';
-import { EXIT, EXIT_CODES_HELP, exitCodeOf } from '../harness/setup/exit-codes.ts';
+import { EXIT, EXIT_CODES_HELP, exitCodeOf } from '../reporters/exit-codes.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 import { command, installed } from '../harness/record/command.ts';
 

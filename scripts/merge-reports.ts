@@ -2,13 +2,13 @@
  * `npm run reports:merge -- <shard dir> <shard dir> … --out <dir> [--partial]`: one junit.xml + summary.json +
  * summary.md + index.html from the REPORT_DIRs of the shards of one run (see docs/ci.md, "Sharding"); BASELINE and
  * FAIL_ON (environment) as for a single run. Every shard of the run, each once, of one run (their run id), unless
- * --partial. Exit codes as a run's (harness/setup/exit-codes.ts): 0 nothing failed (FAIL_ON=new: nothing new), 1 a
+ * --partial. Exit codes as a run's (reporters/exit-codes.ts): 0 nothing failed (FAIL_ON=new: nothing new), 1 a
  * test failed, 3 an ERROR; 2 on bad input (a shard missing, twice or of another run), written nothing.
  */
 import { readReportSettings, SettingError } from '../reporters/compare.ts';
 import { MergeError, mergeReports } from '../reporters/merge.ts';
 import { renderConsole } from '../reporters/summary.ts';
-import { EXIT, exitCodeOf } from '../harness/setup/exit-codes.ts';
+import { EXIT, exitCodeOf } from '../reporters/exit-codes.ts';
 import { command } from '../harness/record/command.ts';
 
 const USAGE = `usage: ${command('merge', '<shard report dir> <shard report dir> … --out <merged report dir> [--partial]')}`;

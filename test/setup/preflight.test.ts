@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../harness/setup/config.ts';
 import { editDistance, preflight, receiverWarning, settingSlips } from '../../harness/setup/preflight.ts';
-import { EXIT_CODES_HELP, exitCodeOf } from '../../harness/setup/exit-codes.ts';
+import { EXIT_CODES_HELP, exitCodeOf } from '../../reporters/exit-codes.ts';
 import { summarize, type RunInfo, type TestRecord } from '../../reporters/records.ts';
 import { withBaseline } from '../../reporters/compare.ts';
 import { startRemoteSandbox, type RemoteSandbox } from '../e2e/remote.ts';

@@ -4,8 +4,8 @@
  * production business: nothing judged); 3 the suite's own error (an ERROR verdict, a crash). A FAIL wins over an
  * ERROR: the target did fail that test whatever else went wrong.
  */
-import { verdict } from '../../reporters/compare.ts';
-import type { Summary } from '../../reporters/records.ts';
+import { verdict } from './compare.ts';
+import type { Summary } from './records.ts';
 
 export const EXIT = { conformant: 0, targetFailed: 1, setup: 2, suiteError: 3 } as const;
 
