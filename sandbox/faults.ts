@@ -135,6 +135,13 @@ export const FAULTS = [
   // Mistakes only the other kinds of hosted screens can make (sandbox option screen); each comes with the screen it needs.
   { id: 'steps-confirm-amount-differs', area: 'screen', description: '4.1: on the two-step screen the confirmation charges the default quantity × monto, not the quantity chosen on step 1 (which step 2 showed)', settings: { SANDBOX_SCREEN: 'steps' } },
   { id: 'steps-confirm-twice-charges-twice', area: 'replay', description: '4.1/2.1: on the two-step screen the same confirmation posted twice creates a second approved transaction (observed: the spec states nothing on replays)', silent: true, settings: { SANDBOX_SCREEN: 'steps' } },
+  // Who may call what, every door of a limit, a read after every write, money to the cent.
+  { id: 'amount-binary-float', area: 'money', description: '4.1: quantity × monto computed in binary floating point without rounding to the cent (3 × 0.10 charged and reported as 0.30000000000000004)' },
+  { id: 'lookup-stale-cache', area: 'transactions', description: '4.8: GET /TransaccionCompra/{id} answers from a cache filled by the first lookup, which a payment does not refresh (a 3DS purchase looked up while pending still reads pending after approval)' },
+  { id: 'quickpay-expired-paid-by-post', area: 'quick-pay', description: '4.6: an expired quick-pay is refused when its page is loaded, but its form posted after fechaVencimiento (from a page opened before) still pays it' },
+  { id: 'fechafin-calendar-date', area: 'links', description: '4.1/3: vigencia.fechaFin compared by its calendar date as written (the link payable to the end of that day, in its own offset), so a link whose fechaFin passed minutes ago today is still payable' },
+  { id: 'pagoqr-any-caller', area: 'auth', description: '4.5/5.5: PagoQr accepts a business bearer token, not only the account user and password' },
+  { id: 'mpos-idaplicativo-overrides-tenant', area: 'auth', description: '4.7: with a business token, the body\'s idAplicativo (of another business) decides the business charged, instead of the one the token names' },
   // Out of npm run mutation's per-fault loop (scripts/mutation.ts): it fails by design under many clauses at once.
   { id: 'deployed', area: 'composite', description: 'every deviation the deployed service shows at once: token-audience-own, telefono-digits-only, link-redirect-four-fields, webhook-monto-string, webhook-bom, enum-names', composite: true, settings: { TOKEN_AUDIENCE: 'pasarela_api' } },
 ] as const satisfies readonly FaultEntry[];

@@ -68,6 +68,11 @@ const MOTIVO_LIMITE_EXITOSOS = 'el enlace alcanzó el máximo de pagos exitosos'
 
 const DIA_MS = 86_400_000;
 const finDelDiaUtc = (ms: number): number => Math.floor(ms / DIA_MS) * DIA_MS + DIA_MS - 1;
+/** Fault fechafin-calendar-date: the last instant of the date written (its own offset), as a date-only comparison reads it. */
+const finDelDiaEscrito = (fecha: string): number => {
+  const zona = /(Z|[+-]\d{2}:?\d{2})$/i.exec(fecha)?.[1] ?? 'Z';
+  return Date.parse(`${fecha.slice(0, 10)}T23:59:59.999${zona}`);
+};
 
 /**
  * How long the race faults (race-success-limit, race-failure-counter, race-activar-overwrites) wait between reading
@@ -87,7 +92,7 @@ export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | nu
   const inicio = fechaInicio === null ? null : ctx.fault('vigencia-inicio-offset-dropped') ? Date.parse(fechaInicio.replace(/(?:Z|[+-]\d{2}:\d{2})$/, 'Z')) : Date.parse(fechaInicio);
   if (inicio !== null && ahora < inicio) return 'el enlace aún no está vigente';
   // Fault vigencia-end-by-date: fechaFin read as a calendar day (UTC), so the link lasts until that day's end.
-  const fin = fechaFin === null ? null : ctx.fault('vigencia-end-by-date') ? finDelDiaUtc(Date.parse(fechaFin)) : Date.parse(fechaFin);
+  const fin = fechaFin === null ? null : ctx.fault('vigencia-end-by-date') ? finDelDiaUtc(Date.parse(fechaFin)) : ctx.fault('fechafin-calendar-date') ? finDelDiaEscrito(fechaFin) : Date.parse(fechaFin);
   if (fin !== null && ahora > fin && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;
   const maxExitosos = link.limitesDeUso.cantidadMaximaPagosExitosos;
   const tope = maxExitosos === null ? null : maxExitosos + (ctx.fault('success-limit-one-late') ? 1 : 0);

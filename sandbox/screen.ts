@@ -285,7 +285,8 @@ export function revisar(ctx: SandboxContext, link: Link, business: Business, dat
 export async function cobrar(ctx: SandboxContext, link: Link, business: Business, c: Compra, intento: string): Promise<Resultado> {
   // Spec 4.1: amount charged = quantity × monto.
   const veces = ctx.fault('screen-cantidad-ignored') ? 1 : ctx.fault('screen-cantidad-applied-twice') ? c.cantidad * c.cantidad : c.cantidad;
-  const monto = Math.round(veces * c.montoUnitario * 100) / 100;
+  // Fault amount-binary-float: the product left as the doubles give it, never rounded to the cent.
+  const monto = ctx.fault('amount-binary-float') ? veces * c.montoUnitario : Math.round(veces * c.montoUnitario * 100) / 100;
   // A huge link monto times the quantity can leave the doubles: refuse it rather than store Infinity.
   if (!Number.isFinite(monto)) return { tipo: 'errores', errores: [{ campo: 'cantidad', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }] };
   const { formaPago } = c;

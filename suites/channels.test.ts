@@ -10,7 +10,7 @@
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
 import type { Exchange } from '../harness/api/http.ts';
-import { containsPairs, fieldEquals, paymentApproved, succeeded } from '../harness/judge/checks.ts';
+import { amountEquals, containsPairs, fieldEquals, paymentApproved, succeeded } from '../harness/judge/checks.ts';
 import { asBool, asEnum, asNumber, field, readResponse } from '../harness/judge/read.ts';
 import { webhookField, webhookPairs, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
@@ -121,9 +121,9 @@ describe('one link payment, told by every channel', () => {
       const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace, { datosAdicionales: sent }) });
       succeeded(paid, '4.5-pays-the-link', 'PagoQr of a payable link');
       const response = readResponse(t.run.contract, 'purchasePagoQr', paid);
-      t.soft(() => fieldEquals(asNumber(response['monto']), CHARGED, `monto (PagoQr answer: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', paid));
+      t.soft(() => amountEquals(response['monto'], CHARGED, `monto (PagoQr answer: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', paid));
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
-      t.soft(() => fieldEquals(asNumber(tx['monto']), CHARGED, `monto (lookup: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', ex));
+      t.soft(() => amountEquals(tx['monto'], CHARGED, `monto (lookup: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', ex));
       webhookAgrees(t, await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']), tx, sent, ex);
       const { ex: activated, record } = await activate(t, link.idEnlace);
       const listed = (record.transacciones ?? []).find((x) => String(field(x, 'idTransaccion')) === String(response['idTransaccion']));

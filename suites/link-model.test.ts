@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { approvalOf, fail, holds, paymentWentThrough, succeeded, unreadPage } from '../harness/judge/checks.ts';
+import { amountDue, amountEquals, approvalOf, fail, holds, paymentWentThrough, succeeded, unreadPage } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { outcomeOfPage, type PaymentOutcome } from '../harness/payer/index.ts';
 import { noFormMessage } from '../harness/payer/http.ts';
@@ -206,11 +206,10 @@ function afterScreenPayment(m: LinkModel, o: PaymentOutcome, predictions: Predic
   if (o.kind !== 'redirect') return;
   const id = o.params['idTransaccion'] ?? '';
   holds(id !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of a processed payment carries idTransaccion', 'none');
-  const charged = asNumber(o.params['monto']);
-  const due = Math.round(cantidad * m.p.monto * 100) / 100;
+  const due = amountDue(m.p.monto, cantidad);
   const clause = m.p.esCantidadEditable ? '4.1-cantidad-editable' : '4.1-cantidad-por-defecto';
-  if (charged === undefined) m.notes.add(`the redirect's monto ${JSON.stringify(o.params['monto'])} is not a number: the amount charged was not checked`);
-  else holds(Math.abs(charged - due) < 0.005, 'amount-charged', clause, `amount charged = quantity ${cantidad} × monto ${m.p.monto} = ${due.toFixed(2)}`, `monto=${o.params['monto']}`);
+  if (asNumber(o.params['monto']) === undefined) m.notes.add(`the redirect's monto ${JSON.stringify(o.params['monto'])} is not a number: the amount charged was not checked`);
+  else amountEquals(o.params['monto'], due, `amount charged (quantity ${cantidad} × monto ${m.p.monto})`, clause);
   record(m, id, observed === 'approved');
 }
 

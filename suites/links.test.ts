@@ -7,7 +7,7 @@
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { absoluteUrl, approvalOf, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved, paymentWentThrough, redirectSeen, unreadPage } from '../harness/judge/checks.ts';
+import { absoluteUrl, amountEquals, approvalOf, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved, paymentWentThrough, redirectSeen, unreadPage } from '../harness/judge/checks.ts';
 import type { PaymentOutcome, Screen } from '../harness/payer/index.ts';
 import type { Outbox } from '../harness/api/control.ts';
 import { webhookField } from '../harness/api/receiver.ts';
@@ -29,11 +29,10 @@ async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fiel
  * The amount a processed payment charged: the redirect's monto (6.3), else — a redirect without it is the 6.3 test's
  * finding, a page the lookup settled has none — what the lookup of its idTransaccion says (4.8).
  */
-async function charged(t: T, params: Record<string, string>, clauses: string | string[]): Promise<number> {
+async function charged(t: T, params: Record<string, string>, clauses: string | string[]): Promise<unknown> {
   const said = await saidOrLookedUp(t, params, 'monto');
-  const monto = asNumber(said);
-  holds(monto !== undefined, 'redirect-monto', clauses, 'the redirect (or the lookup) gives the monto charged', JSON.stringify(said));
-  return monto;
+  holds(asNumber(said) !== undefined, 'redirect-monto', clauses, 'the redirect (or the lookup) gives the monto charged', JSON.stringify(said));
+  return said;
 }
 
 /** Approved, by the redirect or by the lookup that settled a page; a page left unread is not judged (unreadPage). */
@@ -201,19 +200,19 @@ describe('4.1 amount and quantity charged on the screen', () => {
   clauseTest(spec('4.1-cantidad-por-defecto'), 'the amount charged is cantidadPorDefecto × monto', async (t) => {
     const { link } = await linkWith(t, { cantidadPorDefecto: 3 }, { monto: 10.5 });
     const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-cantidad-por-defecto', 'the payment');
-    fieldEquals(await charged(t, params, '4.1-cantidad-por-defecto'), 31.5, 'amount charged (3 × 10.50)', '4.1-cantidad-por-defecto');
+    amountEquals(await charged(t, params, '4.1-cantidad-por-defecto'), 31.5, 'amount charged (3 × 10.50)', '4.1-cantidad-por-defecto');
   });
 
   clauseTest(spec('4.1-cantidad-por-defecto'), 'without cantidadPorDefecto the quantity is 1: the amount charged is monto', async (t) => {
     const { link } = await linkWith(t, {}, { monto: 12.25 });
     const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-cantidad-por-defecto', 'the payment');
-    fieldEquals(await charged(t, params, '4.1-cantidad-por-defecto'), 12.25, 'amount charged (1 × 12.25)', '4.1-cantidad-por-defecto');
+    amountEquals(await charged(t, params, '4.1-cantidad-por-defecto'), 12.25, 'amount charged (1 × 12.25)', '4.1-cantidad-por-defecto');
   });
 
   clauseTest(spec('4.1-cantidad-editable'), 'with esCantidadEditable, the quantity the customer enters is charged: quantity × monto', async (t) => {
     const { link } = await linkWith(t, { esCantidadEditable: true, cantidadPorDefecto: 1 }, { monto: 10.5 });
     const params = paymentApproved(await payOnScreen(t, link.urlEnlace, { cantidad: 4 }), '4.1-cantidad-editable', 'a payment of quantity 4');
-    fieldEquals(await charged(t, params, '4.1-cantidad-editable'), 42, 'amount charged (4 × 10.50)', '4.1-cantidad-editable');
+    amountEquals(await charged(t, params, '4.1-cantidad-editable'), 42, 'amount charged (4 × 10.50)', '4.1-cantidad-editable');
   });
 
   clauseTest(spec('4.1-cantidad-editable'), 'without esCantidadEditable, a quantity forged by the customer does not change the amount', async (t) => {
@@ -221,7 +220,7 @@ describe('4.1 amount and quantity charged on the screen', () => {
     const screen = await t.run.payer.openScreen(link.urlEnlace);
     const outcome = await t.run.payer.submitScreen(screen, await testCard(t), { cantidad: '5' });
     if (approved(outcome)) {
-      fieldEquals(await charged(t, approvedParams(outcome), '4.1-cantidad-editable'), 21, 'amount charged (the default quantity 2 × 10.50, not the forged 5)', '4.1-cantidad-editable');
+      amountEquals(await charged(t, approvedParams(outcome), '4.1-cantidad-editable'), 21, 'amount charged (the default quantity 2 × 10.50, not the forged 5)', '4.1-cantidad-editable');
     } else {
       t.observe('4.1-cantidad-editable', `a payment with a forged quantity was not approved (${outcome.kind}); nothing was charged`);
     }
@@ -230,7 +229,7 @@ describe('4.1 amount and quantity charged on the screen', () => {
   clauseTest(spec('4.1-monto-editable'), 'with esMontoEditable, the amount the customer enters is charged', async (t) => {
     const { link } = await linkWith(t, { esMontoEditable: true }, { monto: 10.5 });
     const params = paymentApproved(await payOnScreen(t, link.urlEnlace, { monto: '20.00' }), '4.1-monto-editable', 'a payment of an edited amount');
-    fieldEquals(await charged(t, params, '4.1-monto-editable'), 20, 'amount charged (the customer\'s 20.00)', '4.1-monto-editable');
+    amountEquals(await charged(t, params, '4.1-monto-editable'), 20, 'amount charged (the customer\'s 20.00)', '4.1-monto-editable');
   });
 
   clauseTest(spec('4.1-monto-editable'), 'without esMontoEditable, an amount forged by the customer is not charged', async (t) => {
@@ -238,7 +237,7 @@ describe('4.1 amount and quantity charged on the screen', () => {
     const screen = await t.run.payer.openScreen(link.urlEnlace);
     const outcome = await t.run.payer.submitScreen(screen, await testCard(t), { monto: '1.00' });
     if (approved(outcome)) {
-      fieldEquals(await charged(t, approvedParams(outcome), '4.1-monto-editable'), 10.5, 'amount charged (the link\'s 10.50, not the forged 1.00)', '4.1-monto-editable');
+      amountEquals(await charged(t, approvedParams(outcome), '4.1-monto-editable'), 10.5, 'amount charged (the link\'s 10.50, not the forged 1.00)', '4.1-monto-editable');
     } else {
       t.observe('4.1-monto-editable', `a payment with a forged amount was not approved (${outcome.kind}); nothing was charged`);
     }

@@ -11,9 +11,9 @@
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { fail, holds, paymentWentThrough, unreadPage } from '../harness/judge/checks.ts';
+import { amountEquals, fail, holds, paymentWentThrough, unreadPage } from '../harness/judge/checks.ts';
 import type { Exchange } from '../harness/api/http.ts';
-import { asBool, asEnum, asNumber, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
+import { asBool, asEnum, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
 import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lateBy, lookUp, observedLinkBody, onOurClock, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
@@ -56,8 +56,7 @@ async function judgeLookup(w: TxWorld, r: Real, id: string): Promise<void> {
   const what = `${m.kind} ${id} (${m.state})`;
   const same = (ok: boolean, clauses: string | string[], expected: string, actual: unknown) => holds(ok, 'transaction-model', clauses, `lookup of the ${what}: ${expected}`, JSON.stringify(actual), ex);
   same(asString(field(tx, 'idTransaccion')) === id, '4.8-same-transaction', `idTransaccion = ${id}`, field(tx, 'idTransaccion'));
-  const monto = asNumber(field(tx, 'monto'));
-  same(monto !== undefined && Math.abs(monto - m.monto) < 0.005, '4.8-same-transaction', `monto = ${m.monto}`, field(tx, 'monto'));
+  amountEquals(field(tx, 'monto'), m.monto, `lookup of the ${what}: monto`, '4.8-same-transaction', ex);
   same(asBool(field(tx, 'esReal')) === false, '2.2-esreal-test-not-charged', 'esReal = false (a development business makes test transactions)', field(tx, 'esReal'));
   if (m.idExterno !== undefined) same(field(tx, 'idExterno') === m.idExterno, '2.2-idexterno-echo', `idExterno = ${m.idExterno} (as sent)`, field(tx, 'idExterno'));
   const formaPago = asEnum(field(tx, 'formaPago'), 'formaPago');
@@ -83,8 +82,7 @@ function judgeState(w: TxWorld, m: TxModel, tx: Record<string, unknown>, ex: Exc
 function checkBitcoin(m: TxModel, tx: Record<string, unknown>, ex: Exchange): void {
   const datos = field(tx, 'datosBitcoin');
   if (datos === null || typeof datos !== 'object') fail('transaction-model', '4.8-datos-bitcoin', 'datosBitcoin (urlQR, qrData, amounts, expiry) for a Bitcoin payment', JSON.stringify(datos ?? null), ex);
-  const dollars = asNumber(field(datos, 'ammountInDollars'));
-  holds(dollars !== undefined && Math.abs(dollars - m.monto) < 0.005, 'transaction-model', '4.8-datos-bitcoin', `datosBitcoin.ammountInDollars = ${m.monto}`, JSON.stringify(field(datos, 'ammountInDollars')), ex);
+  amountEquals(field(datos, 'ammountInDollars'), m.monto, 'datosBitcoin.ammountInDollars', '4.8-datos-bitcoin', ex);
 }
 
 abstract class TxCommand implements ModelCommand<TxWorld, Real> {

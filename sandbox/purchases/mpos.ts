@@ -45,8 +45,10 @@ export const mposApi: FastifyPluginAsync = async (app) => {
 
     // As a business, idAplicativo is taken from the credentials (4.7); as an account it names one of its businesses.
     let business = actor.business;
-    if (comoCuenta && idAplicativo !== undefined) {
-      const propio = actor.account.aplicativos.includes(idAplicativo) || fault('tenant-mpos-other-idaplicativo');
+    // Fault mpos-idaplicativo-overrides-tenant: with a business token the body's idAplicativo picks the business charged.
+    const sobrescribe = !comoCuenta && fault('mpos-idaplicativo-overrides-tenant');
+    if ((comoCuenta || sobrescribe) && idAplicativo !== undefined) {
+      const propio = sobrescribe || actor.account.aplicativos.includes(idAplicativo) || fault('tenant-mpos-other-idaplicativo');
       const elegido = propio ? ctx.store.businesses.get(idAplicativo) : undefined;
       if (elegido === undefined) v.error('idAplicativo', 'no es un aplicativo de esta cuenta');
       else business = elegido;

@@ -23,7 +23,8 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
     return id === undefined ? undefined : ctx.store.links.get(id);
   };
 
-  app.post('/TransaccionCompra/PagoQr', { onRequest: [contarSolicitudCompra, requireAuth('account')] }, async (req, reply) => {
+  // Fault pagoqr-any-caller: any authenticated caller, a business token too.
+  app.post('/TransaccionCompra/PagoQr', { onRequest: [contarSolicitudCompra, requireAuth(ctx.fault('pagoqr-any-caller') ? 'either' : 'account')] }, async (req, reply) => {
     const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);
     const urlEnlacePago = b.texto('urlEnlacePago', { requerido: true, url: true });
@@ -44,7 +45,8 @@ export const pagoQrApi: FastifyPluginAsync = async (app) => {
     if (motivo !== null) return reply.code(400).send({ errores: [{ campo: 'urlEnlacePago', mensaje: motivo }] });
     // No quantity is sent: the link's cantidadPorDefecto is the quantity (fault pagoqr-ignores-cantidad drops it).
     const cantidad = ctx.fault('pagoqr-ignores-cantidad') ? 1 : link.configuracion.cantidadPorDefecto;
-    const monto = cantidad === 1 ? link.monto : Math.round(cantidad * link.monto * 100) / 100;
+    // Fault amount-binary-float: the product left as the doubles give it, never rounded to the cent.
+    const monto = cantidad === 1 ? link.monto : ctx.fault('amount-binary-float') ? cantidad * link.monto : Math.round(cantidad * link.monto * 100) / 100;
     if (!Number.isFinite(monto)) {
       return reply.code(400).send({ errores: [{ campo: 'urlEnlacePago', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }] });
     }

@@ -145,7 +145,9 @@ ${formularioHosted(ctx.options.screen, form)}
     const tx = buscar(req.params.archivo);
     if (tx === undefined) return html(reply, 404, paginaEstado('QuickPay', 'no encontrado'));
     const estado = motivo(tx);
-    if (estado !== null) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
+    // Fault quickpay-expired-paid-by-post: the expiry is checked when the page is shown, not when its form is posted.
+    const tarde = estado === 'vencido' && ctx.fault('quickpay-expired-paid-by-post');
+    if (estado !== null && !tarde) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
     if (!sesionValida(ctx, req)) return html(reply, 403, paginaEstado('QuickPay', 'sesión no válida', 'vuelva a abrir la página de pago', resumenQuickPay(tx)));
     if (ctx.variant('pages-ask-card') || ctx.options.screen === 'challenge') {
       const v = new Validacion(true);

@@ -414,3 +414,34 @@ describe('CHECKS', () => {
     expect(new Set(CHECKS).size).toBe(CHECKS.length);
   });
 });
+
+describe('amountEquals: money to the cent, from the decimal text written', async () => {
+  const { amountDue, amountEquals, centsOf } = await import('../../harness/judge/checks.ts');
+  it('reads whole cents exactly and refuses binary noise and fractions of a cent', () => {
+    expect(centsOf('10.50')).toBe(1050n);
+    expect(centsOf('10.500')).toBe(1050n);
+    expect(centsOf('1e3')).toBe(100000n);
+    expect(centsOf('-0.01')).toBe(-1n);
+    expect(centsOf('0.30000000000000004')).toBeUndefined();
+    expect(centsOf('0.005')).toBeUndefined();
+    expect(centsOf('abc')).toBeUndefined();
+  });
+  it('passes any writing of the cents due (10.5, "10.50") and fails noise and a cent off under the clause given', () => {
+    expect(amountDue(0.1, 3).text).toBe('0.30');
+    amountEquals(0.3, amountDue(0.1, 3), 'monto', '4.1-cantidad-por-defecto');
+    amountEquals('0.30', amountDue(0.1, 3), 'monto', '4.1-cantidad-por-defecto');
+    amountEquals(31.5, amountDue(10.5, 3), 'monto', '4.1-cantidad-por-defecto');
+    const failure = (actual: unknown): CheckFailure => {
+      try {
+        amountEquals(actual, amountDue(0.1, 3), 'monto', '4.1-cantidad-por-defecto');
+      } catch (err) {
+        return err as CheckFailure;
+      }
+      throw new Error('no failure');
+    };
+    expect(failure(0.1 * 3).evidence).toMatchObject({ check: 'amount-equals', clauses: ['4.1-cantidad-por-defecto'] });
+    expect(failure(0.1 * 3).evidence.actual).toMatch(/0\.30000000000000004, not a whole number of cents/);
+    expect(failure(0.31).evidence.actual).toMatch(/1 cent\(s\) more/);
+    expect(failure(null).evidence.actual).toMatch(/not a number/);
+  });
+});

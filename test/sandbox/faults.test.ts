@@ -29,6 +29,7 @@ import {
 } from './helpers.ts';
 import { SONDAS_27 } from './sondas-27.ts';
 import { SONDAS_PANTALLAS } from './sondas-pantallas.ts';
+import { SONDAS_38 } from './sondas-38.ts';
 
 const recibidos: { path: string; headers: IncomingHttpHeaders; raw: string }[] = [];
 const fallarPrimero = new Set<string>();
@@ -345,6 +346,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   },
   ...SONDAS_27,
   ...SONDAS_PANTALLAS,
+  ...SONDAS_38,
 };
 
 describe('fault catalogue', () => {
