@@ -20,7 +20,8 @@ import '../harness/record/meta.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
 import { withBaseline } from './compare.ts';
 import { runIdOf } from './run-id.ts';
-import { isJudgedFailure, loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
+import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
+import { classify } from '../harness/record/verdict.ts';
 
 export interface ReporterOptions {
   /** Where reports go; default REPORT_DIR (environment, then .env), else `reports`. */
@@ -287,18 +288,14 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     return { ...record, status: 'skip', reason };
   }
   const error = result.errors?.[0];
-  const withError = error ? { error: errorText(error) } : {};
-  // An expected failure (EXPECTED_FAILURES_FILE) is not a failure; one that passed is reported, not failed.
-  if (meta.expected === 'failed') return { ...record, status: 'expectedFailure', ...withError };
-  if (meta.expected === 'passed') return { ...record, status: 'expectedFailurePassed' };
-  if (result.state === 'failed') {
-    const stop = error && !meta.failure ? stoppedBy(error, ctx.abort) : undefined;
-    if (stop) return notRun(stop);
-    // FAIL only when a named check failed (or an `expect` of a suite); a timeout, a harness exception, a payer or
-    // browser crash judged nothing: ERROR (docs/decisions.md, "FAIL or ERROR").
-    return { ...record, status: isJudgedFailure(meta.failure, error) ? 'fail' : 'error', ...withError };
-  }
-  return { ...record, status: record.observations.length > 0 ? 'warn' : 'pass' };
+  const withError = error && result.state === 'failed' ? { error: errorText(error) } : {};
+  // What only this process knows: the run stopped under the test (the interlock, an unusable target).
+  const stop = result.state === 'failed' && error && !meta.failure ? stoppedBy(error, ctx.abort) : undefined;
+  if (stop) return notRun(stop);
+  // The verdict the worker decided (harness/record/verdict.ts); a test declared without clauseTest gets the same
+  // classification from what vitest reports.
+  const verdict = meta.verdict ?? classify({ state: result.state === 'failed' ? 'fail' : 'pass', judged: false, ...(error?.name ? { errorName: error.name } : {}), failures: meta.failure ? [meta.failure] : [], observed: record.observations.length > 0, ...(meta.expected ? { expected: meta.expected } : {}) });
+  return { ...record, status: verdict.status, ...(verdict.status === 'expectedFailurePassed' ? {} : withError) };
 }
 
 /** A test that threw because the run was stopped (the interlock, an unusable target) checked nothing. */

@@ -7,21 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CheckEvidence, Observation, Transcript } from '../harness/record/meta.ts';
 import { SKIP_KINDS, type SkipKind } from '../harness/record/skips.ts';
+import { STATUSES, VOCABULARY, type Counts, type Status } from '../harness/record/verdict.ts';
 
-export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;
-export type Status = (typeof STATUSES)[number];
-export type Counts = Record<Status, number>;
-
-export const LABELS: Record<Status, string> = {
-  pass: 'PASS',
-  fail: 'FAIL',
-  warn: 'WARN',
-  skip: 'SKIP',
-  expectedFailure: 'expected failure',
-  expectedFailurePassed: 'expected failure passed',
-  notRun: 'not run',
-  error: 'ERROR',
-};
+// The verdict's vocabulary is the worker's (harness/record/verdict.ts): the reports only read it.
+export { LABELS, STATUSES, type Counts, type Status } from '../harness/record/verdict.ts';
 
 export interface TestRecord {
   /** Test file relative to the root (`suites/links.test.ts`); '' for problems of the run itself. */
@@ -105,6 +94,8 @@ export interface Summary {
   skipKinds?: Partial<Record<SkipKind, { title: string; toRun: string }>>;
   /** This run against an earlier one (BASELINE); absent without a baseline. Added later: readers must not need it. */
   comparison?: Comparison;
+  /** The labels of statuses and of the clause grid (harness/record/verdict.ts), for index.html. */
+  vocabulary?: typeof VOCABULARY;
 }
 
 /** A test in a comparison: its identity (the name), where it is, and its status now and in the baseline. */
@@ -195,11 +186,6 @@ export function clauseOutcomes(t: TestRecord): Map<string, Status> {
   return out;
 }
 
-/** Whether a failed test is the target's failure (FAIL) or the suite's (ERROR): see docs/decisions.md. */
-export function isJudgedFailure(failure: CheckEvidence | undefined, error: { name?: string } | undefined): boolean {
-  return failure !== undefined || error?.name === 'AssertionError';
-}
-
 export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause[]): Summary {
   const tests = [...records].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const totals = zeroCounts();
@@ -242,6 +228,7 @@ export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause
     endpoints: [...perEndpoint].sort(([a], [b]) => (a < b ? -1 : 1)).map(([endpoint, counts]) => ({ endpoint, counts })),
     tests,
     skipKinds: Object.fromEntries(tests.flatMap((t) => (t.status === 'skip' && t.skipKind ? [[t.skipKind, SKIP_KINDS[t.skipKind]]] : []))),
+    vocabulary: VOCABULARY,
   };
 }
 

@@ -3,6 +3,7 @@
  * Suites set it through `clauseTest` (harness/run/conformance.ts), written once from the test's Scope (`toMeta`); reporters read `testCase.meta()`.
  */
 import type { SkipKind } from './skips.ts';
+import type { Verdict } from './verdict.ts';
 
 /** The evidence of a failed check: what the rule wanted, what the target did, and how to reproduce it. */
 export interface CheckEvidence<Name extends string = string> {
@@ -70,6 +71,8 @@ export interface ConformanceMeta {
   skipKind?: SkipKind;
   /** Requests the test made (its tenant's creation included): the next run's order at the request cap. */
   requests?: number;
+  /** The verdict, decided where the test ran (harness/record/verdict.ts `classify`); reporters copy it. */
+  verdict?: Verdict;
 }
 
 // TaskMeta is declared in @vitest/runner; augmenting vitest's re-export does not merge.

@@ -8,6 +8,7 @@
  *   currentScopeExchanges();                            // redacted, each with a `curl` line
  */
 import type { SkipKind } from './skips.ts';
+import type { Verdict } from './verdict.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from './exchange.ts';
 import type { CheckEvidence, ConformanceMeta, Observation, Transcript, TranscriptStep } from './meta.ts';
@@ -49,6 +50,12 @@ export class Scope {
   transcript: Transcript | undefined;
   /** Why it was not judged, by kind (harness/record/skips.ts), when it skipped. */
   skipKind: SkipKind | undefined;
+  /** The reason it gave when it skipped. */
+  skipReason: string | undefined;
+  /** The failure that ended it was the target's (harness/run/outcome.ts `judged`). */
+  judged = false;
+  /** Its verdict, decided once when it ends (harness/record/verdict.ts). */
+  verdict: Verdict | undefined;
   readonly exchanges: Exchange[] = [];
   readonly steps: Step[] = [];
   /** Steps dropped from the middle to bound memory (the first and the last ones are kept). */
@@ -120,6 +127,7 @@ export class Scope {
       ...(this.observations.length > 0 ? { observations: [...this.observations] } : {}),
       ...(this.expectedOutcome ? { expected: this.expectedOutcome } : {}),
       ...(this.skipKind ? { skipKind: this.skipKind } : {}),
+      ...(this.verdict ? { verdict: this.verdict } : {}),
       requests: this.madeBefore + this.exchanges.length,
     };
   }

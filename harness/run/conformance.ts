@@ -35,6 +35,7 @@ import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from '../judge/checks.ts';
 import { fieldMappings } from '../payer/discovery.ts';
 import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/scope.ts';
+import { classify } from '../record/verdict.ts';
 import { chainLength } from './chains.ts';
 import { budgetOf, runBoundMs, withinBudget } from './budget.ts';
 import { isExpectedFailure } from './expected-failures.ts';
@@ -94,7 +95,7 @@ export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckF
     call: run.call,
     observe,
     skip: (kind, reason) => {
-      record.skipKind = kind;
+      Object.assign(record, { skipKind: kind, skipReason: reason });
       return ctx.skip(reason);
     },
     replay: (seed, command) => Object.assign(record, { seed, replay: spoken(command) }),
@@ -138,14 +139,27 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     const record = Object.assign(new Scope(name), { clauses, endpoint: spec.endpoint });
     ctx.onTestFinished(({ task }) => {
       record.closed = true;
-      if (task.result?.state === 'fail' && !record.transcript) record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end: task.result.errors?.[0]?.message ?? 'the test failed' });
+      const state = task.result?.state === 'fail' ? 'fail' : task.result?.state === 'skip' ? 'skip' : 'pass';
+      const error = task.result?.errors?.[0];
+      if (state === 'fail' && !record.transcript) record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end: error?.message ?? 'the test failed' });
+      // The verdict, once, here where the test ran: reporters copy it.
+      record.verdict = classify({
+        state,
+        judged: record.judged,
+        ...(error?.name ? { errorName: error.name } : {}),
+        ...(record.skipKind ? { skipKind: record.skipKind } : {}),
+        ...(record.skipReason ? { reason: record.skipReason } : {}),
+        failures: record.failures,
+        observed: record.observations.length > 0,
+        ...(record.expectedOutcome ? { expected: record.expectedOutcome } : {}),
+      });
       Object.assign(ctx.task.meta, record.toMeta());
     });
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     const needed = (need: Need): never => {
-      record.skipKind = NEED_KINDS[need];
-      return ctx.skip(needReason(shared, need));
+      Object.assign(record, { skipKind: NEED_KINDS[need], skipReason: needReason(shared, need) });
+      return ctx.skip(record.skipReason);
     };
     for (const need of spec.needs ?? []) if (missing(shared, need)) needed(need);
     if (spec.purchase) shared.interlock.assertMayPay();
@@ -168,8 +182,9 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
       if (evidence) record.failures.push(evidence);
       const end = `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
       record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end });
+      record.judged = judged(err);
       // Only a judged failure can be an expected one: the suite's own failure (ERROR) always counts.
-      if (isExpectedFailure(run, name) && judged(err)) return void (record.expectedOutcome = 'failed');
+      if (isExpectedFailure(run, name) && record.judged) return void (record.expectedOutcome = 'failed');
       throw err;
     }
     // A "refused" that was only a rate limiter (429) or an unavailable service (503) says nothing about the rule.

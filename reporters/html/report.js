@@ -6,23 +6,14 @@
   var s = JSON.parse(document.getElementById('report-data').textContent);
   var app = document.getElementById('app');
 
-  var LABELS = { pass: 'PASS', fail: 'FAIL', warn: 'WARN', skip: 'SKIP', expectedFailure: 'expected failure',
-    expectedFailurePassed: 'expected failure passed', notRun: 'not run', error: 'ERROR' };
+  // The verdict's vocabulary, as the run wrote it (harness/record/verdict.ts, embedded in the summary).
+  var vocabulary = s.vocabulary;
+  var LABELS = vocabulary.labels;
   var STATUSES = Object.keys(LABELS);
-  // Clause statuses (records.ts CLAUSE_ORDER, worst first) and their colour class.
-  var CLAUSE_STATUSES = ['FAIL', 'expected failure', 'ERROR', 'WARN', 'PASS', 'SKIP', 'not run', 'not covered'];
-  var CLAUSE_CLASS = { 'FAIL': 'fail', 'expected failure': 'expectedFailure', 'ERROR': 'error', 'WARN': 'warn', 'PASS': 'pass',
-    'SKIP': 'skip', 'not run': 'notRun', 'not covered': 'uncovered' };
-  var MEANING = {
-    'FAIL': 'a failing check cites it: the target broke the clause',
-    'expected failure': 'failed, listed in EXPECTED_FAILURES_FILE',
-    'ERROR': 'a test of it judged nothing: the suite\'s own failure, not the target\'s',
-    'WARN': 'passed; observed something where the spec is silent',
-    'PASS': 'the target did what the clause says',
-    'SKIP': 'could not be checked here (reason given)',
-    'not run': 'not judged: the run stopped, or its test failed on another clause first',
-    'not covered': 'no test cites it'
-  };
+  // Clause statuses, worst first, and their colour class.
+  var CLAUSE_STATUSES = vocabulary.clauseOrder;
+  var CLAUSE_CLASS = vocabulary.clauseClass;
+  var MEANING = vocabulary.clauseMeanings;
   var SPEC_KINDS = ['rule', 'flow', 'type', 'observation', 'description'];
 
   // ---- tiny DOM helpers (text only) ----

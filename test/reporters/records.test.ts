@@ -4,19 +4,28 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { clauseOutcomes, isJudgedFailure, summarize, transcriptText, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+import { clauseOutcomes, summarize, transcriptText, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+import { classify } from '../../harness/record/verdict.ts';
 import { SKIP_KINDS } from '../../harness/record/skips.ts';
 
 const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2026-01-01T00:00:00Z', durationMs: 1, outcome: 'failed', notes: [] };
 const record = (r: Partial<TestRecord>): TestRecord => ({ file: 'suites/x.test.ts', name: 'x', status: 'pass', durationMs: 1, clauses: [], endpoint: 'flow', observations: [], ...r });
 const clause = (id: string) => ({ id, section: '4.6', kind: 'rule', text: id });
 
-describe('FAIL or ERROR', () => {
-  it('is FAIL only with check evidence or an expect assertion', () => {
+describe('FAIL or ERROR, decided once (harness/record/verdict.ts classify)', () => {
+  const end = { state: 'fail' as const, judged: false, failures: [], observed: false };
+  it('is FAIL only with a judged failure, check evidence or an expect assertion; anything else is ERROR', () => {
     const evidence = { check: 'payment-approved', clauses: ['4.6-url-qr'], expected: 'true', actual: 'false' };
-    expect(isJudgedFailure(evidence, { name: 'CheckFailure' })).toBe(true);
-    expect(isJudgedFailure(undefined, { name: 'AssertionError' })).toBe(true);
-    for (const name of ['Error', 'TypeError', 'TestBudgetError', 'PayerError', 'HttpError']) expect(isJudgedFailure(undefined, { name }), name).toBe(false);
+    expect(classify({ ...end, judged: true }).status).toBe('fail');
+    expect(classify({ ...end, failures: [evidence] })).toEqual({ status: 'fail', evidence: [evidence] });
+    expect(classify({ ...end, errorName: 'AssertionError' }).status).toBe('fail');
+    for (const errorName of ['Error', 'TypeError', 'TestBudgetError', 'PayerError', 'HttpError']) expect(classify({ ...end, errorName }).status, errorName).toBe('error');
+  });
+  it('a skip keeps its kind and reason; a pass with observations is WARN; an expected failure is reported as such', () => {
+    expect(classify({ ...end, state: 'skip', skipKind: 'page-unread', reason: 'r' })).toEqual({ status: 'skip', skipKind: 'page-unread', reason: 'r', evidence: [] });
+    expect(classify({ ...end, state: 'pass', observed: true }).status).toBe('warn');
+    expect(classify({ ...end, state: 'pass', expected: 'failed' }).status).toBe('expectedFailure');
+    expect(classify({ ...end, state: 'pass', expected: 'passed' }).status).toBe('expectedFailurePassed');
   });
 });
 

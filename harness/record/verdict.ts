@@ -1,0 +1,93 @@
+/**
+ * The verdict vocabulary and the one place a test's end becomes a verdict (Playwright's worker owns a test's status;
+ * its reporters only read it). `classify` runs in the worker, where the test ran (harness/run/conformance.ts), and
+ * its result travels in the test's meta; reporters copy it and add only what the main process alone knows — a test
+ * not run, cancelled, or a hook's error. Labels and the clause grid's order are read by every report from here
+ * (index.html from the summary it embeds).
+ */
+import type { CheckEvidence } from './meta.ts';
+import { SKIP_KINDS, type SkipKind } from './skips.ts';
+
+export { SKIP_KINDS, type SkipKind };
+
+/** Every status a test can have in a report. */
+export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;
+export type Status = (typeof STATUSES)[number];
+export type Counts = Record<Status, number>;
+
+/** How each status is shown. */
+export const LABELS: Record<Status, string> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  warn: 'WARN',
+  skip: 'SKIP',
+  expectedFailure: 'expected failure',
+  expectedFailurePassed: 'expected failure passed',
+  notRun: 'not run',
+  error: 'ERROR',
+};
+
+/** A clause's status in the report's grid, worst first: the order a clause takes the worst of its tests' statuses. */
+export const CLAUSE_ORDER = ['FAIL', 'expected failure', 'ERROR', 'WARN', 'PASS', 'SKIP', 'not run', 'not covered'] as const;
+
+/** The colour class of each clause status in index.html (a status's class is its own name). */
+export const CLAUSE_CLASS: Record<(typeof CLAUSE_ORDER)[number], string> = {
+  FAIL: 'fail', 'expected failure': 'expectedFailure', ERROR: 'error', WARN: 'warn', PASS: 'pass', SKIP: 'skip', 'not run': 'notRun', 'not covered': 'uncovered',
+};
+
+/** What a clause's status in the grid means, for the legend. */
+export const CLAUSE_MEANINGS: Record<(typeof CLAUSE_ORDER)[number], string> = {
+  FAIL: 'a failing check cites it: the target broke the clause',
+  'expected failure': 'failed, listed in EXPECTED_FAILURES_FILE',
+  ERROR: 'a test of it judged nothing: the suite\'s own failure, not the target\'s',
+  WARN: 'passed; observed something where the spec is silent',
+  PASS: 'the target did what the clause says',
+  SKIP: 'could not be checked here (reason given)',
+  'not run': 'not judged: the run stopped, or its test failed on another clause first',
+  'not covered': 'no test cites it',
+};
+
+/** The vocabulary the reports show, embedded in summary.json (index.html reads its labels from there). */
+export const VOCABULARY = { labels: LABELS, clauseOrder: CLAUSE_ORDER, clauseClass: CLAUSE_CLASS, clauseMeanings: CLAUSE_MEANINGS };
+
+/** The statuses the worker decides (the others are the main process's: a test not run). */
+export type WorkerStatus = Exclude<Status, 'notRun'>;
+
+/** A test's verdict as decided where it ran: its status, why it was not judged, and the evidence of each failed check. */
+export interface Verdict {
+  status: WorkerStatus;
+  skipKind?: SkipKind;
+  reason?: string;
+  evidence: CheckEvidence[];
+}
+
+/** What a test's body ended with, as the worker saw it. */
+export interface TestEnd {
+  /** vitest's state of the test when it finished. */
+  state: 'pass' | 'fail' | 'skip';
+  /** The failure that ended it was the target's (a named check, the target not answering): harness/run/outcome.ts. */
+  judged: boolean;
+  /** The name of the error that ended it, when it failed (an `expect` of a suite throws AssertionError). */
+  errorName?: string;
+  skipKind?: SkipKind;
+  /** The skip's reason (vitest's note). */
+  reason?: string;
+  failures: readonly CheckEvidence[];
+  observed: boolean;
+  /** Listed in EXPECTED_FAILURES_FILE: how it went. */
+  expected?: 'failed' | 'passed';
+}
+
+/**
+ * The verdict (docs/decisions.md "FAIL or ERROR"): FAIL only when a named check failed, the target did not answer, or
+ * an `expect` of a suite failed; any other failure judged nothing (its own budget, a harness exception, a payer or
+ * browser crash): ERROR. A skip carries its kind and reason; a pass with observations is WARN.
+ */
+export function classify(end: TestEnd): Verdict {
+  const evidence = [...end.failures];
+  if (end.expected === 'failed') return { status: 'expectedFailure', evidence };
+  if (end.state === 'skip') return { status: 'skip', evidence, ...(end.skipKind ? { skipKind: end.skipKind } : {}), ...(end.reason ? { reason: end.reason } : {}) };
+  if (end.state === 'fail') return { status: end.judged || evidence.length > 0 || end.errorName === 'AssertionError' ? 'fail' : 'error', evidence };
+  if (end.expected === 'passed') return { status: 'expectedFailurePassed', evidence };
+  return { status: end.observed ? 'warn' : 'pass', evidence };
+}
