@@ -58,10 +58,14 @@ export class Session {
   error: string | undefined;
   status = 0;
   readonly #sent = new Set<string>();
+  /** Submissions the target asked the browser to send on (a 307/308): the browser's, not a re-send. */
+  readonly #forwarded = new Set<string>();
   /** Every site the page talked to: their storage is cleared before the page serves another screen. */
   readonly #origins = new Set<string>();
   #settle: () => void = () => {};
-  /** The last payment this page sent (a form POST), for resubmitScreen. */
+  /** The inputs the card number and cvv were typed into, in whichever frame: blanked before a screenshot. */
+  readonly secretTargets = new Set<string>();
+  /** The last payment this page sent (a form POST, a script's fetch), for resubmitScreen. */
   submission: Submission | undefined;
   /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
   #scope: Scope | undefined;
@@ -117,6 +121,7 @@ export class Session {
     this.error = undefined;
     this.status = 0;
     this.#sent.clear();
+    this.#forwarded.clear();
     this.#arrivedShown = undefined;
     this.#settle = () => {};
   }
@@ -135,6 +140,7 @@ export class Session {
       this.#origins.clear();
       await this.context.clearCookies();
       this.reset(undefined);
+      this.secretTargets.clear();
       return true;
     } catch {
       return false;
@@ -166,6 +172,12 @@ export class Session {
     }
   }
 
+  /** The payer presses the next step of a checkout: a submission of its own, not the page sending one again. */
+  nextSubmission(): void {
+    this.#sent.clear();
+    this.#forwarded.clear();
+  }
+
   /** Resolves when the outcome or an error is known (the page may load meanwhile). */
   settled(): Promise<void> {
     return new Promise((resolve) => {
@@ -190,7 +202,19 @@ export class Session {
     const req = route.request();
     // Nothing the payment does not need: images, media and fonts are not fetched (a page's layout and scripts are).
     if (SKIPPED.has(req.resourceType())) return route.abort('blockedbyclient');
-    if (!req.isNavigationRequest() || req.frame() !== this.page.mainFrame()) return route.continue();
+    // A page's own top-level navigation (a popup's too: where a control leads is caught there as well).
+    let top = false;
+    try {
+      top = req.frame().parentFrame() === null;
+    } catch {
+      top = false; // a service worker's request
+    }
+    if (req.isNavigationRequest() && !top) return this.#fetchFrame(route);
+    if (!req.isNavigationRequest()) {
+      // A script's submission (fetch): kept for a replay the test may ask for, as a form's is.
+      if (this.stop && req.method() !== 'GET' && ['fetch', 'xhr'].includes(req.resourceType()) && req.frame() === this.page.mainFrame()) await this.#keep(req);
+      return route.continue();
+    }
     const url = req.url();
     if (this.stop?.(url)) {
       this.#noted.add(req); // answered here, not by the target: the redirect caught is the step
@@ -198,12 +222,9 @@ export class Session {
       return this.#answerArrived(route);
     }
     if (req.method() !== 'GET') {
-      // What the page sends, as it sends it: kept (in memory) for a replay the test may ask for (resubmitScreen).
-      const headers = await req.allHeaders().catch(() => req.headers());
-      const kept = Object.fromEntries(Object.entries(headers).filter(([k]) => ['content-type', 'cookie'].includes(k.toLowerCase())));
-      this.submission = { method: req.method(), url, ...(req.postData() ? { body: req.postData()! } : {}), headers: kept };
+      await this.#keep(req);
       const key = `${req.method()} ${bare(url)}`;
-      if (this.#sent.has(key)) {
+      if (this.#sent.has(key) && !this.#forwarded.delete(key)) {
         this.#fail(`the page sent the payment to ${bare(url)} a second time; the browser payer blocked it (a payment is never re-sent)`);
         return route.abort('blockedbyclient');
       }
@@ -211,6 +232,27 @@ export class Session {
     }
     if (!this.stop) return route.continue();
     return this.#fetchOnce(route, url, req.method());
+  }
+
+  /** What the page sends, as it sends it: kept (in memory) for a replay the test may ask for (resubmitScreen). */
+  async #keep(req: Request): Promise<void> {
+    const headers = await req.allHeaders().catch(() => req.headers());
+    const kept = Object.fromEntries(Object.entries(headers).filter(([k]) => ['content-type', 'cookie'].includes(k.toLowerCase())));
+    this.submission = { method: req.method(), url: req.url(), ...(req.postData() ? { body: req.postData()! } : {}), headers: kept };
+  }
+
+  /**
+   * A frame's document fetched here and handed to the frame: a frame of another origin whose request is let through
+   * under a page this session answered (fetchOnce) gets an error page in Chromium instead of its document.
+   */
+  async #fetchFrame(route: Route): Promise<void> {
+    let res;
+    try {
+      res = await route.fetch({ timeout: this.timeoutMs });
+    } catch {
+      return route.abort('failed');
+    }
+    return route.fulfill({ response: res });
   }
 
   /** Sends the navigation itself (redirects not followed) to see where a redirect leads before the browser goes. */
@@ -230,9 +272,10 @@ export class Session {
         this.#arrive(next);
         return this.#answerArrived(route);
       }
-      if ((res.status() === 307 || res.status() === 308) && method === 'POST') {
-        this.#fail(`${bare(url)} answered ${res.status()} to the payment POST, asking to send it again to ${bare(next)}; a payment is never re-sent`);
-        return route.fulfill({ status: 200, contentType: 'text/html', body: '<p>payment not re-sent</p>' });
+      if ((res.status() === 307 || res.status() === 308) && method !== 'GET') {
+        // The browser sends it on, as it does for any customer: the target asked for it, the payer sends nothing again.
+        noteStep({ kind: 'page', title: `the target answered ${res.status()} to the submission: the browser sends it on to ${bare(next)}` }, this.#scope);
+        this.#forwarded.add(`${method} ${bare(next)}`);
       }
     }
     return route.fulfill({ response: res });

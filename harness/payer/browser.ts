@@ -1,27 +1,30 @@
 /**
- * PAYER=browser: pays hosted screens in headless Chromium, for screens whose form is built by JavaScript. Each
- * screen gets a browser context of its own with no cookies or storage (a new customer; a context is cleaned and
- * kept for the next screen rather than started anew). The main frame's navigations are intercepted: a request
- * to the redirect prefix (or one `stopWhen` accepts) is the outcome and is answered locally, never fetched; a
- * payment is sent once — a second submission of the same form, or a 307/308 asking to re-send it, is refused.
- * Returns the same PaymentOutcome as the HTTP payer, timed; pages are opened and submitted as soon as they can be
- * (DOMContentLoaded, then the form or words of refusal), a page opened and paid in one turn, in one call per step
- * inside the page (in-page.ts). On failure the error carries the page URL, a screenshot in REPORT_DIR/screens/ and
- * the page's text, card number and cvv removed.
+ * PAYER=browser: pays hosted screens in headless Chromium, for screens whose form is built by JavaScript or whose
+ * card fields sit in a frame of another origin. Each screen gets a browser context of its own with no cookies or
+ * storage (a new customer; a context is cleaned and kept for the next screen rather than started anew). Top-level
+ * navigations are intercepted: a request to the redirect prefix (or one `stopWhen` accepts) is the outcome and is
+ * answered locally, never fetched; a payment is pressed once and never re-sent by the payer (a page posting it again
+ * by itself is blocked; a 307/308 the target answers is followed by the browser, as for any customer). Fields are
+ * placed by meaning across the page and its frames; the control pressed is the one whose words mean paying or going
+ * on; a checkout's next steps (a review page, an issuer's challenge) are finished as a person would, up to MAX_STEPS.
+ * After a script's submission the wait ends as soon as something follows (a navigation, a message, a next step).
+ * Returns the same PaymentOutcome as the HTTP payer, timed. On failure the error carries the page URL, a screenshot
+ * in REPORT_DIR/screens/ and the page's text, card number and cvv removed from every frame.
  */
-import type { BrowserContext, ElementHandle, Locator, Page } from 'playwright-core';
+import type { BrowserContext, ElementHandle, Frame, Locator, Page } from 'playwright-core';
+import { parse } from 'node-html-parser';
 import { NoFormError, PayerError } from '../record/errors.ts';
-import { priorityNow, waitingFor } from '../record/scope.ts';
+import { noteStep, priorityNow, waitingFor } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
-import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
+import { cannotDriveMessage, fieldMappings, FieldsNotFoundError, mapPage, placeByElimination, type FieldMapping, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
-import { noFormMessage, stopOf, submissions, type HttpPayer } from './http.ts';
-import type { FieldMapping } from './discovery.ts';
-import type { CardPayment, FieldName, FieldNames, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
-import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, Session, SUBMIT, Turns, type Stop } from './browser-session.ts';
-import { addHidden, describeTargets, enterInPage, findForm, inputKind, pressSubmit, readPage, textOf, type FieldKind } from './in-page.ts';
+import { stopOf, submissions, type HttpPayer } from './http.ts';
+import { goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, shownCode } from './steps.ts';
+import type { CardPayment, FieldName, FieldNames, Followed, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, Session, Turns, type Stop } from './browser-session.ts';
+import { addHidden, controls, describeTargets, emptyInputs, enterInPage, findScope, inputKind, namesIn, readPage, textOf, watchPage, type Control, type FieldKind, type Shown } from './in-page.ts';
 
 export interface BrowserPayerOptions {
   chromiumPath: string;
@@ -71,8 +74,13 @@ export class BrowserPayer implements Payer {
       const response = await session.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#stepMs });
       session.status = response?.status() ?? session.status;
       // A script may build the form after the document was parsed (even after fetching its own settings).
-      const html = session.outcome ? '' : await this.#html(session, session.status < 400 ? Math.min(this.#options.timeoutMs, 10_000) : 0);
-      return { session, screen: { ...this.#screenOf(session, html), openedAt }, html };
+      const waitMs = session.status < 400 ? Math.min(this.#options.timeoutMs, 10_000) : 0;
+      const html = session.outcome ? '' : await this.#html(session, waitMs);
+      if (session.outcome) return { session, screen: { ...readHtml(session.status, session.page.url(), html, this.#names), openedAt }, html };
+      // A page whose fields are in no form of its own (a shell with frames): read with its frames, once they show inputs.
+      const formless = !/<form[\s>]/i.test(html);
+      const parts = formless ? await this.#parts(session, html, 'inputs', waitMs) : undefined;
+      return { session, screen: { ...(await this.#screenOf(session, html, parts)), openedAt }, html };
     } catch (err) {
       throw await this.#failure(session, 'opening', err);
     }
@@ -84,7 +92,8 @@ export class BrowserPayer implements Payer {
    * each page. A navigation under way (the page moving on by itself) is waited for, then the page read again.
    */
   async #html(session: Session, waitMs = 0): Promise<string> {
-    const shown = `form, ${cssOf(this.#names.numeroTarjeta)}`;
+    // (A frame's own fields are read once it is there: #parts.)
+    const shown = `form, iframe, ${cssOf(this.#names.numeroTarjeta)}`;
     for (let attempt = 1; ; attempt++) {
       try {
         return await session.page.evaluate(readPage, [shown, REFUSAL_WORDS.source, waitMs] as const);
@@ -150,10 +159,6 @@ export class BrowserPayer implements Payer {
     else await session.close();
   }
 
-  #screenOf(session: Session, html: string): Screen {
-    return readHtml(session.status, session.page.url(), html, mapPage(html, this.#options.fieldNames).names);
-  }
-
   /** The error to throw, with the page's evidence; the session is closed. */
   async #failure(session: Session, doing: string, err: unknown): Promise<Error> {
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
@@ -162,6 +167,7 @@ export class BrowserPayer implements Payer {
       label: `payer-${doing}-${URL.canParse(session.page.url()) ? new URL(session.page.url()).pathname : ''}`,
       cardTarget: this.#names.numeroTarjeta,
       cvvTarget: this.#names.cvv,
+      secretTargets: [...session.secretTargets],
     });
     await session.close();
     // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
@@ -170,105 +176,251 @@ export class BrowserPayer implements Payer {
   }
 
   /**
-   * The payment form: the one holding the card field, else the first; a page without one cannot be paid. Held by a
-   * handle in the page's own context when the page's DOM API finds it, else through Playwright's selectors (shadow
-   * roots, selectors only Playwright reads).
+   * Where fields are filled in a frame: its payment form (the one holding the card field, else the first), else its
+   * body (a shell whose fields are in no form). Held by a handle in the frame's own context when its DOM API finds
+   * it, else through Playwright's selectors (shadow roots, selectors only Playwright reads).
    */
-  async #form(session: Session, screen: Screen, names: FieldNames): Promise<FormRef> {
-    const page = session.page;
-    const card = cssOf(names.numeroTarjeta);
-    const found = await page.evaluate(findForm, card);
-    if (found >= 0) {
-      const handle = (await page.evaluateHandle((i) => document.querySelectorAll('form')[i]!, found)).asElement()!;
-      return { page, evaluate: evaluateOn(handle), locator: (selector) => page.locator('form').nth(found).locator(selector) };
+  async #scope(frame: Frame, card: string): Promise<Scope> {
+    const page = frame.page();
+    const found = await frame.evaluate(findScope, card);
+    if (found !== -1) {
+      const handle = (await frame.evaluateHandle((i) => (i >= 0 ? document.querySelectorAll('form')[i]! : document.body), found)).asElement()!;
+      const within = found >= 0 ? frame.locator('form').nth(found) : frame.locator('body');
+      return { page, frame, isForm: found >= 0, evaluate: evaluateOn(handle), locator: (selector) => within.locator(selector) };
     }
-    const withCard = page.locator('form').filter({ has: page.locator(card) });
-    const any = page.locator('form');
-    const form = (await withCard.count()) > 0 ? withCard.first() : (await any.count()) > 0 ? any.first() : undefined;
-    if (!form) throw new NoFormError(noFormMessage(screen));
-    return { page, evaluate: evaluateOn(form), locator: (selector) => form.locator(selector) };
+    const withCard = frame.locator('form').filter({ has: frame.locator(card) });
+    const form = (await withCard.count()) > 0 ? withCard.first() : frame.locator('form').first();
+    return { page, frame, isForm: true, evaluate: evaluateOn(form), locator: (selector) => form.locator(selector) };
+  }
+
+  /** The whole document of a frame (its controls, wherever they are). */
+  async #bodyScope(frame: Frame): Promise<Scope> {
+    const handle = (await frame.evaluateHandle(() => document.body)).asElement()!;
+    return { page: frame.page(), frame, isForm: false, evaluate: evaluateOn(handle), locator: (selector) => frame.locator('body').locator(selector) };
+  }
+
+  /**
+   * The page as a customer sees it, in parts: the top document (`html`), then each frame that shows an input, of
+   * any origin, each mapped by meaning as the HTTP payer maps a page. Frames load after their page: with `until`,
+   * they are read again (within waitMs) until a part shows the card field (`card`) or any input (`inputs`).
+   */
+  async #parts(session: Session, html: string, until: 'card' | 'inputs' | undefined, waitMs: number): Promise<Part[]> {
+    const deadline = Date.now() + waitMs;
+    for (let top = html; ; top = await this.#html(session)) {
+      const views: { frame: Frame; html: string; mapping: FieldMapping }[] = [{ frame: session.page.mainFrame(), html: top, mapping: mapPage(top, this.#options.fieldNames) }];
+      for (const frame of session.page.frames()) {
+        if (frame === session.page.mainFrame() || frame.isDetached()) continue;
+        const inner = await frame.evaluate(readPage, [FIELDS, REFUSAL_WORDS.source, 0] as const).catch(() => undefined);
+        const mapping = inner === undefined ? undefined : mapPage(inner, this.#options.fieldNames);
+        if (mapping && mapping.candidates.length > 0) views.push({ frame, html: inner!, mapping });
+      }
+      const framed = session.page.frames().length > 1;
+      const enough = until === 'card' ? views.some((v) => shows(v.html, v.mapping.names.numeroTarjeta)) : views.length > 1;
+      if (until === undefined || enough || !framed || Date.now() >= deadline) {
+        return Promise.all(views.map(async (v) => ({ ...v, scope: await this.#scope(v.frame, cssOf(v.mapping.names.numeroTarjeta)) })));
+      }
+      // A frame still loading its fields: read again shortly (the wait ends as soon as they show).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /**
+   * The screen a page stands for: its form as read, else — a page whose fields are in frames or in no form — the
+   * form its inputs and controls make (shellForm), so a screen a customer can pay is never read as one without a form.
+   */
+  async #screenOf(session: Session, html: string, parts?: Part[]): Promise<Screen> {
+    const screen = readHtml(session.status, session.page.url(), html, mapPage(html, this.#options.fieldNames).names);
+    if (screen.form || !parts) return screen;
+    const top = await session.page.mainFrame().evaluate(() => document.body ?? document.documentElement).then(async (body) => (body ? (await this.#bodyScope(session.page.mainFrame())).evaluate(controls, ['page', null, '', ''] as const) : { list: [] }));
+    const form = shellForm(screen.url, parts, top.list);
+    return form ? { ...screen, form } : screen;
+  }
+
+  /** The page read again (after a step or a script's answer), its frames included. */
+  async #reread(session: Session): Promise<{ screen: Screen; parts: Part[]; html: string }> {
+    const html = await this.#html(session);
+    const parts = await this.#parts(session, html, undefined, 0);
+    return { screen: await this.#screenOf(session, html, parts), parts, html };
+  }
+
+  /**
+   * Where each field is, across the parts: in the part whose mapping found it, else the first part showing an input
+   * by that field's name there (a frame of another origin included), else through Playwright's selectors in the top
+   * document. `mapping` names each field's input in the part it was found in (`where`).
+   */
+  async #place(parts: Part[], fields: FieldName[], mapping: FieldMapping, where: (field: FieldName) => number): Promise<Map<FieldName, Placed>> {
+    const placed = new Map<FieldName, Placed>();
+    const targetIn = (field: FieldName, i: number): string => (i === where(field) ? mapping.names[field] : parts[i]!.mapping.names[field]);
+    let left = fields;
+    for (let round = 0; round < parts.length && left.length > 0; round++) {
+      const byPart = new Map<number, FieldName[]>();
+      for (const field of left) {
+        const i = (where(field) + round) % parts.length;
+        byPart.set(i, [...(byPart.get(i) ?? []), field]);
+      }
+      for (const [i, asked] of byPart) {
+        const kinds = await parts[i]!.scope.evaluate(describeTargets, asked.map((f) => cssOf(targetIn(f, i))));
+        asked.forEach((field, j) => {
+          if (kinds[j]) placed.set(field, { part: i, target: targetIn(field, i), kind: kinds[j]!, inDom: true });
+        });
+      }
+      left = left.filter((f) => !placed.has(f));
+    }
+    for (const field of left) {
+      const i = where(field);
+      const kind = await this.#kindThroughBrowser(parts[i]!.scope, targetIn(field, i));
+      if (kind) placed.set(field, { part: i, target: targetIn(field, i), kind, inDom: false });
+    }
+    return placed;
   }
 
   /** A field's kind where only Playwright's selectors reach it (a shadow root, a selector the DOM API rejects); null when absent. */
-  async #kindThroughBrowser(form: FormRef, target: string): Promise<FieldKind | null> {
-    const input = form.locator(cssOf(target));
+  async #kindThroughBrowser(scope: Scope, target: string): Promise<FieldKind | null> {
+    const input = scope.locator(cssOf(target));
     return (await input.count()) > 0 ? input.first().evaluate(inputKind) : null;
   }
 
-  /** A 3DS or quick-pay page: the card entered where the page shows its field (the spec does not say what it asks). */
-  async #fillPresent(form: FormRef, card: PageInput | undefined, names: FieldNames): Promise<void> {
-    const challenge = card?.codigoDesafio;
-    const fields: [FieldName, string | undefined][] = [...pageValues(card), ...(challenge ? [['codigoDesafio', undefined] as [FieldName, undefined]] : [])];
-    const kinds = await form.evaluate(describeTargets, fields.map(([field]) => cssOf(names[field])));
-    const entries: Entry[] = [];
-    for (const [i, [field, given]] of fields.entries()) {
-      const kind = kinds[i] ?? (await this.#kindThroughBrowser(form, names[field]));
-      if (!kind) continue; // not asked by this page
-      // A code the page shows is read from it; a selector that matches nothing leaves the field as the page has it.
-      const value = field === 'codigoDesafio' ? await this.#challengeCode(form, challenge!) : given;
-      if (value === undefined) continue;
-      const pick = kind.options ? (chooseOption(field, value, kind.options, this.#options.optionValues) ?? value) : value;
-      entries.push(entryOf(field, names[field], pick, kind, kinds[i] !== null));
+  /** The mapping of the whole page (the first part finding each field), each field's part, each part's inputs. */
+  async #merged(parts: Part[], kind?: PageKind): Promise<{ mapping: FieldMapping; where: (field: FieldName) => number; inputs: Set<string>[] }> {
+    const inputs = (await Promise.all(parts.map((p) => p.scope.evaluate(namesIn, undefined)))).map((names) => new Set(names));
+    const found = (field: FieldName, i: number): boolean => {
+      const f = parts[i]!.mapping.found[field];
+      return f !== undefined && (!isInputName(parts[i]!.mapping.names[field]) || inputs[i]!.has(parts[i]!.mapping.names[field]));
+    };
+    const first = new Map<FieldName, number>();
+    for (const field of Object.keys(parts[0]!.mapping.names) as FieldName[]) {
+      const i = parts.findIndex((_, j) => found(field, j));
+      first.set(field, i >= 0 ? i : Math.max(0, parts.findIndex((p) => p.mapping.found[field] !== undefined)));
     }
-    await this.#enterAll(form, entries);
+    const names = { ...parts[0]!.mapping.names };
+    const byField: FieldMapping['found'] = {};
+    for (const [field, i] of first) {
+      names[field] = parts[i]!.mapping.names[field];
+      const f = parts[i]!.mapping.found[field];
+      if (f) byField[field] = f;
+    }
+    const mapping: FieldMapping = { names, found: byField, candidates: parts.flatMap((p) => p.mapping.candidates) };
+    if (kind) fieldMappings.record(kind, mapping);
+    return { mapping, where: (field) => first.get(field) ?? 0, inputs };
+  }
+
+  /**
+   * What a 3DS, quick-pay or next-step page asks that the payment has, entered where the page (or one of its frames)
+   * shows its field (the spec does not say what they ask), and a challenge's code — the one configured
+   * (SCREEN_CHALLENGE_CODE), else the one the page shows (shownCode) — typed into the code field or, where none is
+   * named so, the one empty input left. Never a code the page does not show. `step`: a page after the first, whose
+   * hidden fields are the page's own. Returns what was filled (names of fields, never values).
+   */
+  async #fillPresent(session: Session, parts: Part[], values: [FieldName, string][], challenge: PageInput['codigoDesafio'], kind: PageKind | undefined, step: boolean): Promise<string[]> {
+    const { mapping, where } = await this.#merged(parts, kind);
+    const fields = values.map(([field]) => field);
+    const placed = await this.#place(parts, [...fields, 'codigoDesafio'], mapping, where);
+    const entries: Entry[] = [];
+    const filled: string[] = [];
+    for (const [field, value] of values) {
+      const at = placed.get(field);
+      if (!at || (step && at.kind.type === 'hidden')) continue;
+      const pick = at.kind.options ? chooseOption(field, value, at.kind.options, this.#options.optionValues) : value;
+      if (pick === undefined) continue; // a choice the page offers none of: left as the page has it
+      entries.push(entryOf(field, at, pick));
+      filled.push(field);
+    }
+    const code = await this.#codeField(parts, placed, entries);
+    if (code) {
+      // A selector that matches nothing leaves the field as the page has it.
+      const value = challenge ? await this.#challengeCode(session, challenge) : (shownCode(parts[code.part]!.html) ?? shownCode(parts[0]!.html))?.code;
+      if (value !== undefined) {
+        entries.push({ field: 'codigoDesafio', part: code.part, selector: cssOf(code.target), name: code.target, value, how: 'type', inDom: code.inDom });
+        filled.push(`${code.target} (the code ${challenge ? 'configured' : 'the page shows'})`);
+      }
+    }
+    for (const [i, part] of parts.entries()) await this.#enterAll(part.scope, entries.filter((e) => e.part === i));
+    this.#secretsOf(session, placed);
+    return filled;
+  }
+
+  /** Where a challenge's code goes: the field named so, else the one empty input left on the page (in any frame). */
+  async #codeField(parts: Part[], placed: Map<FieldName, Placed>, entries: Entry[]): Promise<{ part: number; target: string; inDom: boolean } | undefined> {
+    const named = placed.get('codigoDesafio');
+    if (named && named.kind.type !== 'hidden') return { part: named.part, target: named.target, inDom: named.inDom };
+    const empty: { part: number; target: string }[] = [];
+    for (const [i, part] of parts.entries()) {
+      const taken = new Set(entries.filter((e) => e.part === i).map((e) => e.name));
+      for (const target of await part.scope.evaluate(emptyInputs, undefined)) if (!taken.has(target)) empty.push({ part: i, target });
+    }
+    return empty.length === 1 ? { ...empty[0]!, inDom: true } : undefined;
   }
 
   /** The challenge's answer: given, or read where the page shows it (undefined where nothing matches). */
-  async #challengeCode(form: FormRef, challenge: NonNullable<PageInput['codigoDesafio']>): Promise<string | undefined> {
+  async #challengeCode(session: Session, challenge: NonNullable<PageInput['codigoDesafio']>): Promise<string | undefined> {
     if ('code' in challenge) return challenge.code;
-    const text = await form.page.evaluate(textOf, challenge.shownIn);
+    const text = await session.page.evaluate(textOf, challenge.shownIn);
     if (text !== false) return text ?? undefined;
-    const shown = form.page.locator(challenge.shownIn).first();
+    const shown = session.page.locator(challenge.shownIn).first();
     return (await shown.count()) > 0 ? (await shown.innerText({ timeout: this.#stepMs })).trim() : undefined;
   }
 
-  /** Enters the payment as a customer would, then the forged fields (set or added as a customer's devtools could). */
-  async #fill(form: FormRef, where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>, discovered: FieldMapping): Promise<void> {
+  /** The inputs the card number and cvv were typed into, blanked (in every frame) before any screenshot. */
+  #secretsOf(session: Session, placed: Map<FieldName, Placed>): void {
+    for (const field of ['numeroTarjeta', 'cvv'] as const) {
+      const at = placed.get(field);
+      if (at) session.secretTargets.add(cssOf(at.target));
+    }
+  }
+
+  /**
+   * Enters the payment as a customer would, in the page and its frames, then the forged fields (set or added as a
+   * customer's devtools could). Every field the page cannot take is named at once, and nothing is entered then.
+   */
+  async #fill(session: Session, parts: Part[], where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>): Promise<void> {
     const values = paymentValues(payment);
+    const merged = await this.#merged(parts);
     // The form's own inputs (not the page's), for the quantity or amount placed by elimination.
-    const present = new Set(await form.evaluate((f) => [...(f as HTMLFormElement).elements].flatMap((el) => (el.getAttribute('name') ? [el.getAttribute('name')!] : el.id ? [`#${el.id}`] : [])), undefined));
-    const mapping = placeByElimination(discovered, values.map(([field]) => field), (target) => present.has(target) || !isInputName(target));
-    const { names } = mapping;
-    // What each field is, read at once.
-    const kinds = await form.evaluate(describeTargets, values.map(([field]) => cssOf(names[field])));
-    // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
+    const mapping = placeByElimination(merged.mapping, values.map(([field]) => field), (target) => merged.inputs.some((s) => s.has(target)) || !isInputName(target));
+    fieldMappings.record('link screen', mapping);
+    const partOf = (field: FieldName): number => (mapping.found[field]?.by === 'elimination' ? Math.max(0, merged.inputs.findIndex((s) => s.has(mapping.names[field]))) : merged.where(field));
+    const placed = await this.#place(parts, values.map(([field]) => field), mapping, partOf);
     const missing: FieldName[] = [];
     const unmatched: UnmatchedOption[] = [];
     const entries: Entry[] = [];
-    for (const [i, [field, value]] of values.entries()) {
-      const kind = kinds[i] ?? (await this.#kindThroughBrowser(form, names[field]));
-      if (!kind) {
+    for (const [field, value] of values) {
+      const at = placed.get(field);
+      if (!at) {
         missing.push(field);
         continue;
       }
-      const pick = kind.options ? chooseOption(field, value, kind.options, this.#options.optionValues) : value;
-      if (pick === undefined) unmatched.push({ field, target: names[field], value, offered: describeOptions(kind.options!) });
-      else entries.push(entryOf(field, names[field], pick, kind, kinds[i] !== null));
+      const pick = at.kind.options ? chooseOption(field, value, at.kind.options, this.#options.optionValues) : value;
+      if (pick === undefined) unmatched.push({ field, target: at.target, value, offered: describeOptions(at.kind.options!) });
+      else entries.push(entryOf(field, at, pick));
     }
     if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(where)}`, missing, unmatched, mapping));
-    await this.#enterAll(form, entries);
+    // The page's own parts first (its payment form may show other fields), then its frames.
+    for (const [i, part] of parts.entries()) await this.#enterAll(part.scope, entries.filter((e) => e.part === i));
+    this.#secretsOf(session, placed);
     for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
       if (value === undefined) continue;
-      const target = names[field];
-      if ((await form.locator(cssOf(target)).count()) > 0) await setValue(form.locator(cssOf(target)).first(), value);
-      else if (isInputName(target)) await form.evaluate(addHidden, [target, value] as const);
+      const scope = parts[partOf(field)]!.scope;
+      const target = mapping.names[field];
+      if ((await scope.locator(cssOf(target)).count()) > 0) await setValue(scope.locator(cssOf(target)).first(), value);
+      else if (isInputName(target)) await scope.evaluate(addHidden, [target, value] as const);
       else throw new PayerError(`cannot forge ${field}: the selector ${target} matches nothing on the screen`);
     }
   }
 
   /**
    * Enters the values in order, as many as the page takes at once in one call (each field focused, its value set
-   * and its input and change events fired, as typing does); a field not ready yet (hidden, disabled, an option not
-   * there yet, a shadow root) is entered through the browser's own waits, then the rest go on at once.
+   * and its input and change events fired, as typing does; a radio button clicked); a field not ready yet (hidden,
+   * disabled, an option not there yet, a shadow root) is entered through the browser's own waits, then the rest go on at once.
    */
-  async #enterAll(form: FormRef, entries: Entry[]): Promise<void> {
+  async #enterAll(scope: Scope, entries: Entry[]): Promise<void> {
     let next = 0;
     while (next < entries.length) {
-      next += await form.evaluate(enterInPage, entries.slice(next).map((e) => (e.inDom ? ([e.selector, e.how, e.value] as [string, Entry['how'], string]) : null)));
+      next += await scope.evaluate(enterInPage, entries.slice(next).map((e) => (e.inDom ? ([e.selector, e.how, e.value] as [string, Entry['how'], string]) : null)));
       if (next >= entries.length) break;
       const slow = entries[next]!;
-      const input = form.locator(slow.selector).first();
+      const input = scope.locator(slow.selector).first();
       if (slow.how === 'select') await input.selectOption(slow.value, { timeout: this.#stepMs });
+      else if (slow.how === 'check') await scope.locator(`input[type=radio][name="${slow.name.replace(/["\\]/g, '\\$&')}"][value="${slow.value.replace(/["\\]/g, '\\$&')}"]`).first().check({ timeout: this.#stepMs, force: true });
       else if (slow.how === 'set') await setValue(input, slow.value);
       else await input.fill(slow.value, { timeout: this.#stepMs });
       next++;
@@ -276,61 +428,134 @@ export class BrowserPayer implements Payer {
   }
 
   /**
-   * Presses the form's submit button once (or submits it when it has none) and waits for the outcome, timed from
-   * `openedAt`; an answer other than a refusal marks the screen's origin as one whose pages this payer drives.
+   * The control that pays or goes on: on the payment form, its button whose words mean going on (steps.ts), else
+   * its only button that does not leave, else its first submit button, else the form submitted as Enter does; on a
+   * page whose fields are in no form (a shell), the page's control whose words mean going on.
    */
-  async #submit(session: Session, form: FormRef, stop: Stop, screen: Screen, openedAt: number): Promise<PaymentOutcome> {
-    const outcome = await this.#submitted(session, form, stop, screen.form, openedAt);
+  async #control(parts: Part[]): Promise<Pressing> {
+    const scopes = parts[0]!.scope.isForm ? [parts[0]!.scope] : [await this.#bodyScope(parts[0]!.frame), ...parts.slice(1).filter((p) => p.scope.isForm).map((p) => p.scope)];
+    const seen: string[] = [];
+    for (const scope of scopes) {
+      const mode = scope.isForm ? 'form' : 'page';
+      const { list } = await scope.evaluate(controls, [mode, null, '', ''] as const);
+      const i = goOnButton({ buttons: list.map((c) => ({ value: '', text: c.text })) });
+      if (i !== undefined) return { scope, mode, index: i, text: list[i]!.text };
+      if (scope.isForm) {
+        const first = list.findIndex((c) => c.submits && !meansLeave(c.text));
+        if (first >= 0) return { scope, mode, index: first, text: list[first]!.text };
+        if (!list.some((c) => c.submits)) return { scope, mode, index: -1, text: '(the form submitted as Enter does)' };
+      }
+      seen.push(...list.map((c) => `"${c.text}"`));
+    }
+    throw new NoFormError(`no control of the page at ${bare(parts[0]!.frame.url())} means paying or going on: it shows ${seen.slice(0, 12).join(', ') || 'none'}`);
+  }
+
+  /**
+   * Presses the control once, as a customer does, when it is ready (a button the page's script enables later is
+   * waited for, within the browser's step bound). Returns what the page showed just before; undefined when the
+   * press started a navigation at once.
+   */
+  async #press(session: Session, pressing: Pressing): Promise<Shown | undefined> {
+    const until = Date.now() + session.stepMs;
+    for (;;) {
+      let before: Shown | null | undefined;
+      try {
+        before = (await pressing.scope.evaluate(controls, [pressing.mode, pressing.index, REFUSAL_WORDS.source, pressing.text] as const)).before;
+      } catch (err) {
+        // The navigation it starts may end the call's context: that is the submission going out.
+        if (MOVED_ON.test((err as Error).message)) return undefined;
+        throw err;
+      }
+      if (before) return before;
+      if (Date.now() >= until) throw new PayerError(`"${pressing.text}" was not ready to press (disabled or hidden) ${session.stepMs} ms after the page showed it`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /**
+   * Presses the control and waits for what follows, ending as soon as something does: the outcome's redirect caught
+   * (a form's, or a script's window.location), a new document, or — a script's submission — a message, words of
+   * refusal, or a next step rendered in the page. A page where nothing at all follows within the browser's bound
+   * is the suite's own error (PayerError), never the target's: the payment was sent once and is not sent again.
+   */
+  async #pressAndWait(session: Session, pressing: Pressing): Promise<string | undefined> {
+    const page = session.page;
+    const bound = session.stepMs;
+    const never = new Promise<undefined>(() => {});
+    const loaded = page.waitForEvent('domcontentloaded', { timeout: bound }).then(() => 'a new document', () => undefined);
+    const inFrame = pressing.scope.frame === page.mainFrame() ? never : pressing.scope.frame.waitForNavigation({ timeout: bound, waitUntil: 'domcontentloaded' }).then(() => 'the frame moved on', () => never);
+    const before = await this.#press(session, pressing);
+    // (A watch ended by a navigation is answered by `loaded`.)
+    const watched = before ? pressing.scope.frame.evaluate(watchPage, [before, REFUSAL_WORDS.source, bound] as const).then((what) => what || undefined, () => never) : never;
+    const what = await Promise.race([session.settled().then(() => 'the outcome'), loaded, inFrame, watched]);
+    if (session.outcome || session.error) return what;
+    if (what === undefined) {
+      session.error ??= nothingFollowed(pressing.text, bound);
+      return what;
+    }
+    if (what === 'a new document') {
+      // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.
+      // (A page showing its outcome in #estado has arrived.)
+      const final = await page.evaluate(() => document.querySelector('#estado') !== null).catch(() => false);
+      if (!final) await page.waitForLoadState('networkidle', { timeout: 1_500 }).catch(() => undefined);
+    }
+    return what;
+  }
+
+  /**
+   * Presses the control that pays (a form's submit button, a shell's pay button) and reads what follows, timed from
+   * `openedAt`. A next step (a form that is not the same again, with a button that goes on) is filled with what it
+   * asks that the payment has and its go-on button pressed, each step noted in the transcript, up to MAX_STEPS
+   * pages. An answer other than a refusal marks the screen's origin as one whose pages this payer drives.
+   */
+  async #submitted(session: Session, parts: Part[], stop: Stop, screen: Screen, openedAt: number, input: StepInput): Promise<PaymentOutcome> {
+    session.stop = stop;
+    let pressing = await this.#control(parts);
+    const submittedAt = Date.now();
+    let sent: ScreenForm = screen.form ?? { action: '', method: 'POST', fields: {}, selects: {}, optionTexts: {} };
+    for (let step = 1; ; step++) {
+      const what = await this.#pressAndWait(session, pressing);
+      if (session.error) throw new PayerError(session.error);
+      if (session.outcome) return this.#done(screen, timed(session.outcome, openedAt, submittedAt));
+      const answer = await this.#reread(session);
+      const outcome = outcomeOf(answer.screen, sent);
+      // The same form after a wait that saw no answer (only some other change) is no refusal: nothing was answered.
+      if (what === 'the page changed' && outcome.kind === 'refused' && outcome.by === 'form-again') throw new PayerError(nothingFollowed(pressing.text, session.stepMs));
+      if (outcome.kind !== 'page' || !answer.screen.form || goOnButton(answer.screen.form) === undefined) return this.#done(screen, timed(outcome, openedAt, submittedAt));
+      if (step >= MAX_STEPS) {
+        noteStep({ kind: 'page', title: `checkout step ${step + 1} not taken: more than ${MAX_STEPS} pages after the first (a loop, or pages the payer misreads)` });
+        return this.#done(screen, timed(outcome, openedAt, submittedAt));
+      }
+      const values = 'payment' in input ? paymentValues(input.payment) : pageValues(input.card);
+      const challenge = 'payment' in input ? undefined : input.card?.codigoDesafio;
+      const filled = await this.#fillPresent(session, answer.parts, values, challenge, undefined, true);
+      pressing = await this.#control(answer.parts);
+      noteStep({ kind: 'page', title: `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ${filled.length > 0 ? `filled ${filled.join(', ')}` : 'nothing to fill'}; pressed "${pressing.text}"` });
+      // Pressing the step's button is the payer's own submission, not the page sending the last one again.
+      session.nextSubmission();
+      sent = answer.screen.form;
+    }
+  }
+
+  /** An answer other than a refusal marks the screen's origin as one whose pages this payer drives. */
+  #done(screen: Screen, outcome: PaymentOutcome): PaymentOutcome {
     if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
     return outcome;
   }
 
-  async #submitted(session: Session, form: FormRef, stop: Stop, submitted: ScreenForm | undefined, openedAt: number): Promise<PaymentOutcome> {
-    session.stop = stop;
-    // The answer's document parsed is enough: its form (or #estado) is in it; a page moving on is waited for below.
-    const loaded = session.page.waitForEvent('domcontentloaded', { timeout: session.stepMs }).then(
-      () => undefined,
-      () => {
-        if (!session.outcome) session.error ??= `no outcome ${session.stepMs} ms after the payment was submitted (once: it is never re-sent)`;
-      },
-    );
-    const submittedAt = Date.now();
-    // One call: the page's input hints off (the service is under test: what the HTTP payer would send reaches the
-    // server), then its submit button pressed (its click handlers run), else the form submitted. The navigation it
-    // starts may end the call's context: that is the submission going out.
-    const pressed = await form.evaluate(pressSubmit, SUBMIT).catch((err: Error) => {
-      if (!MOVED_ON.test(err.message)) throw err;
-      return true;
-    });
-    // A button not ready yet (disabled, hidden): pressed through the browser's waits, bounded like a page load.
-    if (!pressed) await form.locator(SUBMIT).first().click({ timeout: session.stepMs });
-    await Promise.race([session.settled(), loaded]);
-    if (!session.outcome && !session.error) {
-      // A page that moves on by itself (an intermediate page): give it a moment to reach the outcome.
-      // (A page showing its outcome in #estado has arrived.)
-      const final = await session.page.evaluate(() => document.querySelector('#estado') !== null).catch(() => false);
-      if (!final) await session.page.waitForLoadState('networkidle', { timeout: 1_500 }).catch(() => undefined);
-    }
-    if (session.error) throw new PayerError(session.error);
-    if (session.outcome) return timed(session.outcome, openedAt, submittedAt);
-    const screen = this.#screenOf(session, await this.#html(session));
-    // (No form read before: nothing on the answer counts as the same form.)
-    return timed(outcomeOf(screen, submitted ?? { action: '', method: 'POST', fields: {}, selects: {}, optionTexts: {} }), openedAt, submittedAt);
-  }
-
   /**
    * Fills and submits (a payment screen: every field of the payment; a 3DS or quick-pay page: the card where it asks
-   * for it); the session is closed afterwards, its evidence kept on failure. `html`: the page as just read, when it
-   * was (else it is read now: a script may have built its form since).
+   * for it), through the checkout's steps; the session is closed afterwards, its evidence kept on failure. `html`:
+   * the page as just read, when it was (else it is read now: a script may have built its form since).
    */
-  async #pay(session: Session, screen: Screen & { openedAt: number }, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop, forged: Partial<Record<FieldName, string>> = {}, html?: string): Promise<PaymentOutcome> {
+  async #pay(session: Session, screen: Screen & { openedAt: number }, input: StepInput, stop: Stop, forged: Partial<Record<FieldName, string>> = {}, html?: string): Promise<PaymentOutcome> {
     try {
-      // The page as the customer sees it: the same discovery as the HTTP payer's.
-      const mapping = mapPage(html ?? (await this.#html(session)), this.#options.fieldNames, 'payment' in input ? 'link screen' : input.kind);
-      const form = await this.#form(session, screen, mapping.names);
-      if ('payment' in input) await this.#fill(form, screen.url, input.payment, forged, mapping);
-      else await this.#fillPresent(form, input.card, mapping.names);
-      const outcome = await this.#submit(session, form, stop, screen, screen.openedAt);
+      // The page as the customer sees it (its frames too): the same discovery as the HTTP payer's.
+      const needsCard = 'payment' in input || input.card?.numeroTarjeta !== undefined;
+      const parts = await this.#parts(session, html ?? (await this.#html(session)), needsCard ? 'card' : undefined, Math.min(this.#options.timeoutMs, 10_000));
+      if ('payment' in input) await this.#fill(session, parts, screen.url, input.payment, forged);
+      else await this.#fillPresent(session, parts, pageValues(input.card), input.card?.codigoDesafio, input.kind, false);
+      const outcome = await this.#submitted(session, parts, stop, screen, screen.openedAt, input);
       if (session.submission) submissions.set(screen, session.submission);
       await this.#release(session);
       return outcome;
@@ -343,7 +568,7 @@ export class BrowserPayer implements Payer {
    * Opens a screen and pays it, unless opening it already ended: an outcome redirect, an error status, a page with
    * no form (its words of refusal, else no form at all).
    */
-  #openAndPay(url: string, input: { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind }, stop: Stop): Promise<PaymentOutcome> {
+  #openAndPay(url: string, input: StepInput, stop: Stop): Promise<PaymentOutcome> {
     // One turn for both: a page opened is paid at once, so the pages in use stay as few as the turns.
     return this.#driven(async (hold) => {
       const { session, screen, html } = await this.#visit(url, stop, hold);
@@ -395,6 +620,47 @@ export class BrowserPayer implements Payer {
     });
   }
 
+  /**
+   * Presses the screen's control whose words mean `meaning` (back: "Volver", "Regresar", "Back"…, else a cancel; cancel:
+   * the other way round; go-on: "Pagar", "Continuar"…) and says where it leads: the first navigation it starts, caught
+   * and not fetched when it leaves the screen's origin (as the redirect is), else the page it loads. A control that
+   * runs a script is pressed as one with an href is. Not found: what was looked for and what the screen shows. The
+   * screen is used up (a customer who pressed it has left it); one not opened by this payer is opened anew.
+   */
+  async follow(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed> {
+    const owned = this.#sessions.get(screen);
+    if (owned) {
+      this.#sessions.delete(screen);
+      this.#open.splice(this.#open.indexOf(screen), 1);
+    }
+    return this.#driven(async (hold) => {
+      let session = owned;
+      if (session) hold(session);
+      else session = (await this.#visit(screen.url, undefined, hold)).session;
+      try {
+        const origin = new URL(session.page.url()).origin;
+        const body = await this.#bodyScope(session.page.mainFrame());
+        const { list } = await body.evaluate(controls, ['page', null, '', ''] as const);
+        const index = controlMeaning(list, meaning);
+        if (index === undefined) {
+          await this.#release(session);
+          return { notFound: `no control of the screen at ${bare(screen.url)} says ${MEANINGS[meaning]}: it shows ${list.filter((c) => c.ready).map((c) => `"${c.text}"`).slice(0, 12).join(', ') || 'no control'}` };
+        }
+        const text = list[index]!.text;
+        session.reset((url) => !URL.canParse(url) || new URL(url).origin !== origin);
+        const loaded = session.page.waitForEvent('domcontentloaded', { timeout: session.stepMs }).then(() => true, () => false);
+        await this.#press(session, { scope: body, mode: 'page', index, text });
+        const navigated = await Promise.race([session.settled().then(() => false), loaded]);
+        const url = session.outcome?.location ?? (navigated ? session.page.url() : undefined);
+        noteStep({ kind: 'page', title: `pressed "${text}" on the screen (${meaning}): ${url ? `it leads to ${url}` : `nothing followed within ${session.stepMs} ms`}` });
+        await this.#release(session);
+        return url ? { url, control: text } : { notFound: `pressing "${text}" (${meaning}) on the screen at ${bare(screen.url)} led nowhere within ${session.stepMs} ms` };
+      } catch (err) {
+        throw await this.#failure(session, 'following', err);
+      }
+    });
+  }
+
   /** The page's own submission sent again through the run's HTTP client (its cookies and fields as the browser sent them). */
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
     const submission = submissions.get(screen);
@@ -428,21 +694,115 @@ export class BrowserPayer implements Payer {
 /** A navigation under way ended the page's script context (or the page itself). */
 const MOVED_ON = /context was destroyed|navigat|Target (page, context or browser )?(has been )?closed/i;
 
-/** The payment form, in the page's own context or through Playwright's selectors (#form). */
-interface FormRef {
+function nothingFollowed(pressed: string, ms: number): string {
+  return `nothing the payer can read followed "${pressed}" within ${ms} ms: no navigation, no message, no next step (the payment was sent once and is not sent again)`;
+}
+
+/** What a frame shows that a customer fills. */
+const FIELDS = 'input:not([type=hidden]), select, textarea';
+
+/** What a checkout's pages are filled with: a link payment, or the card (and challenge) a 3DS or quick-pay page may ask. */
+type StepInput = { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind };
+
+/** Where fields are filled: a form of the page or of a frame, else a frame's body; in its own context or through Playwright's selectors. */
+interface Scope {
   page: Page;
-  evaluate<R, A>(fn: (form: Element, arg: A) => R, arg: A): Promise<R>;
-  /** Playwright's selectors within the form, for what must wait for the page (slow paths). */
+  frame: Frame;
+  /** A form (its submit buttons are the controls), else a document's body. */
+  isForm: boolean;
+  evaluate<R, A>(fn: (root: Element, arg: A) => R | Promise<R>, arg: A): Promise<R>;
+  /** Playwright's selectors within it, for what must wait for the page (slow paths). */
   locator(selector: string): Locator;
 }
 
-/** `evaluate` of a handle or a locator, typed for functions written against Element (Playwright's own type is generic over the element). */
-function evaluateOn(target: ElementHandle | Locator): FormRef['evaluate'] {
-  return target.evaluate.bind(target) as FormRef['evaluate'];
+/** A part of the page: the top document or a frame showing inputs, its HTML as read, its mapping, where to fill it. */
+interface Part {
+  frame: Frame;
+  html: string;
+  mapping: FieldMapping;
+  scope: Scope;
 }
 
-function entryOf(field: FieldName, target: string, value: string, kind: FieldKind, inDom: boolean): Entry {
-  return { field, selector: cssOf(target), value, how: kind.options ? 'select' : kind.type === 'hidden' ? 'set' : 'type', inDom };
+/** Where a field was found: the part, its input there, what it is, whether the page's DOM API reaches it. */
+interface Placed {
+  part: number;
+  target: string;
+  kind: FieldKind;
+  inDom: boolean;
+}
+
+/** The control to press: where, among which controls, which one and what it says. */
+interface Pressing {
+  scope: Scope;
+  mode: 'form' | 'page';
+  /** In the list `controls` makes; -1 submits the form as Enter does. */
+  index: number;
+  text: string;
+}
+
+/** `evaluate` of a handle or a locator, typed for functions written against Element (Playwright's own type is generic over the element). */
+function evaluateOn(target: ElementHandle | Locator): Scope['evaluate'] {
+  return target.evaluate.bind(target) as Scope['evaluate'];
+}
+
+function entryOf(field: FieldName, at: Placed, value: string): Entry {
+  const how = at.kind.options ? (at.kind.type === 'radio' ? 'check' : 'select') : at.kind.type === 'hidden' ? 'set' : 'type';
+  return { field, part: at.part, selector: cssOf(at.target), name: at.kind.name, value, how, inDom: at.inDom };
+}
+
+/** Whether a page's HTML has the element a field's target names (a selector it cannot read counts as shown). */
+function shows(html: string, target: string): boolean {
+  try {
+    return parse(html).querySelector(cssOf(target)) !== null;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The form a page without one stands for (a shell whose fields are in frames, or in no form): the inputs of the page
+ * and its frames, choices (selects, radio groups) with their options, and the page's controls as its buttons. None
+ * when nothing there can be filled.
+ */
+function shellForm(url: string, parts: { mapping: FieldMapping }[], shown: Control[]): ScreenForm | undefined {
+  const candidates = parts.flatMap((p) => p.mapping.candidates);
+  if (candidates.length === 0) return undefined;
+  const selects: Record<string, string[]> = {};
+  const optionTexts: Record<string, string[]> = {};
+  const radios: string[] = [];
+  for (const c of candidates.filter((c) => c.tag === 'select')) {
+    selects[c.target] = c.options.filter((_, i) => i % 2 === 0);
+    optionTexts[c.target] = c.options.filter((_, i) => i % 2 === 1);
+    if (c.type === 'radio') radios.push(c.target);
+  }
+  return {
+    action: url,
+    method: 'POST',
+    fields: {},
+    selects,
+    optionTexts,
+    ...(radios.length > 0 ? { radios } : {}),
+    visible: candidates.map((c) => c.target),
+    buttons: shown.filter((c) => c.ready).map((c) => ({ value: '', text: c.text })),
+  };
+}
+
+const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+/** Words of going back, and of cancelling: which of the controls that leave (meansLeave) a meaning asks for first. */
+const BACK = /(^|[^a-z])(volver|regres|atras|back|return|retorn|voltar)/;
+const CANCEL = /(^|[^a-z])(cancel|anular|salir|exit|cerrar|close)/;
+const MEANINGS = { back: 'going back (Volver, Regresar, Atrás, Back, Return; else Cancelar, Cancel)', cancel: 'cancelling (Cancelar, Anular, Cancel; else Volver, Back)', 'go-on': 'paying or going on (Pagar, Continuar, Confirmar, Pay, Continue…)' } as const;
+
+/** The control a customer would press for `meaning`, among those shown. */
+function controlMeaning(list: Control[], meaning: 'back' | 'cancel' | 'go-on'): number | undefined {
+  const ready = (i: number): boolean => list[i]!.ready;
+  const find = (test: (words: string) => boolean): number | undefined => {
+    const i = list.findIndex((c, j) => ready(j) && test(c.text));
+    return i >= 0 ? i : undefined;
+  };
+  if (meaning === 'go-on') return find(meansGoOn);
+  const [first, then] = meaning === 'back' ? [BACK, CANCEL] : [CANCEL, BACK];
+  return find((w) => meansLeave(w) && first.test(fold(w))) ?? find((w) => meansLeave(w) && then.test(fold(w)));
 }
 
 /** A screen opened: its session (the page still on it), what was read and when it was asked for, its HTML. */
@@ -452,12 +812,15 @@ interface Visit {
   html: string;
 }
 
-/** A value to enter: where (`inDom`: reachable by the page's querySelector), how, and what. */
+/** A value to enter: in which part, where (`inDom`: reachable by the page's querySelector), how, and what. */
 interface Entry {
   field: FieldName;
+  part: number;
   selector: string;
+  /** The input's name (a radio group's, to check one of its buttons). */
+  name: string;
   value: string;
-  how: 'select' | 'set' | 'type';
+  how: 'select' | 'set' | 'type' | 'check';
   inDom: boolean;
 }
 

@@ -2,7 +2,7 @@
  * The system's Chromium (Debian package `chromium`, or CHROMIUM_PATH) driven through playwright-core, which
  * downloads no browser. One browser per process, launched on first use with a fresh profile; playwright closes it
  * when the process exits. Also the evidence of a page the payer got stuck on: URL, screenshot and text, with the
- * card number and cvv blanked on the page before the picture and redacted from the text.
+ * card number and cvv blanked in the page and its frames before the picture and redacted from the text.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,28 +59,45 @@ export async function closeChromium(): Promise<void> {
   await Promise.all(all.map(async (b) => (await b.catch(() => undefined))?.close()));
 }
 
-/** Card number and cvv inputs: the configured targets and what autofill would recognise. */
-function sensitiveSelectors(cardTarget: string, cvvTarget: string): string {
-  return [cssOf(cardTarget), cssOf(cvvTarget), '[autocomplete=cc-number]', '[autocomplete=cc-csc]', 'input[type=password]'].join(', ');
+/** Card number and cvv inputs: the configured targets, those the payer typed them into, what autofill would recognise. */
+function sensitiveSelectors(cardTarget: string, cvvTarget: string, typed: string[]): string[] {
+  return [...new Set([cssOf(cardTarget), cssOf(cvvTarget), ...typed, '[autocomplete=cc-number]', '[autocomplete=cc-csc]', 'input[type=password]'])];
 }
 
-/** Empties the card and cvv inputs, and masks a card number the page echoes as text, so a screenshot shows neither. */
-export async function blankSecrets(page: Page, cardTarget: string, cvvTarget: string, cardNumbers: string[] = []): Promise<void> {
-  await page
-    .evaluate(
-      ([selector, cards]) => {
-        for (const el of document.querySelectorAll<HTMLInputElement>(selector)) el.value = '';
-        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          let text = node.nodeValue ?? '';
-          for (const card of cards) text = text.split(card).join('•'.repeat(card.length));
-          text = text.replace(/\d(?:[ -]?\d){12,18}/g, (run) => '•'.repeat(run.length));
-          if (text !== node.nodeValue) node.nodeValue = text;
-        }
-      },
-      [sensitiveSelectors(cardTarget, cvvTarget), cardNumbers] as const,
-    )
-    .catch(() => undefined);
+/**
+ * Empties the card and cvv inputs (and any input holding a card-like number), and masks a card number the page
+ * echoes as text, in the page and every frame of it (of any origin), so a screenshot shows neither.
+ */
+export async function blankSecrets(page: Page, cardTarget: string, cvvTarget: string, cardNumbers: string[] = [], typed: string[] = []): Promise<void> {
+  const selectors = sensitiveSelectors(cardTarget, cvvTarget, typed);
+  await Promise.all(
+    page.frames().map((frame) =>
+      frame
+        .evaluate(
+          ([list, cards]) => {
+            // One selector at a time: one the DOM API rejects spoils none of the others.
+            for (const selector of list) {
+              try {
+                for (const el of document.querySelectorAll<HTMLInputElement>(selector)) el.value = '';
+              } catch {
+                // a selector only Playwright reads
+              }
+            }
+            for (const el of document.querySelectorAll<HTMLInputElement>('input, textarea')) if (/^\d(?:[ -]?\d){12,18}$/.test(el.value.trim())) el.value = '';
+            if (!document.body) return;
+            const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              let text = node.nodeValue ?? '';
+              for (const card of cards) text = text.split(card).join('•'.repeat(card.length));
+              text = text.replace(/\d(?:[ -]?\d){12,18}/g, (run) => '•'.repeat(run.length));
+              if (text !== node.nodeValue) node.nodeValue = text;
+            }
+          },
+          [selectors, cardNumbers] as const,
+        )
+        .catch(() => undefined),
+    ),
+  );
 }
 
 let shots = 0;
@@ -89,11 +106,11 @@ let shots = 0;
  * Evidence of the page the payer is on, for a failure message: its URL (redacted), a screenshot in
  * REPORT_DIR/screens/ and its text (redacted; also written beside the screenshot).
  */
-export async function pageEvidence(page: Page, options: { reportDir: string; label: string; cardTarget: string; cvvTarget: string; cardNumbers?: string[] }): Promise<string> {
+export async function pageEvidence(page: Page, options: { reportDir: string; label: string; cardTarget: string; cvvTarget: string; cardNumbers?: string[]; secretTargets?: string[] }): Promise<string> {
   const url = redactUrl(page.url());
   const parts = [`page ${url}`];
   try {
-    await blankSecrets(page, options.cardTarget, options.cvvTarget, options.cardNumbers);
+    await blankSecrets(page, options.cardTarget, options.cvvTarget, options.cardNumbers, options.secretTargets);
     const dir = join(options.reportDir, 'screens');
     mkdirSync(dir, { recursive: true });
     // Base 36: a 13-digit timestamp can pass Luhn and be masked as a card number in the message quoting the path.

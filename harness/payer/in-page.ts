@@ -11,6 +11,8 @@ import type { Option } from './fields.ts';
 export interface FieldKind {
   tag: string;
   type: string;
+  /** Its name (a radio group's). */
+  name: string;
   options: Option[] | null;
 }
 
@@ -38,18 +40,6 @@ export async function readPage([shown, words, waitMs]: readonly [string, string,
   return `${doctype}${document.documentElement.outerHTML}`;
 }
 
-/** The index of the payment form among the page's forms (runs in the page): the one holding the card field, else the first; -1 when the DOM API finds none. */
-export function findForm(card: string): number {
-  const forms = [...document.querySelectorAll('form')];
-  try {
-    const withCard = forms.findIndex((f) => f.querySelector(card) !== null);
-    if (withCard >= 0) return withCard;
-  } catch {
-    return -1; // a selector only Playwright reads
-  }
-  return forms.length > 0 ? 0 : -1;
-}
-
 /** The trimmed text of the element a selector matches (runs in the page); null for none, false for a selector the DOM API rejects. */
 export function textOf(selector: string): string | null | false {
   try {
@@ -60,7 +50,10 @@ export function textOf(selector: string): string | null | false {
   }
 }
 
-/** What each selector's first match in the form is (runs in the page); null where the DOM API finds none. */
+/**
+ * What each selector's first match in the form is (runs in the page); null where the DOM API finds none. A radio
+ * button stands for its group: the group's buttons are its options, each named by its label.
+ */
 export function describeTargets(form: Element, selectors: string[]): (FieldKind | null)[] {
   return selectors.map((selector) => {
     let el: Element | null = null;
@@ -70,11 +63,18 @@ export function describeTargets(form: Element, selectors: string[]): (FieldKind 
       el = null; // a selector only Playwright's engine reads
     }
     if (!el) return null;
-    return {
-      tag: el.tagName.toLowerCase(),
-      type: (el as HTMLInputElement).type,
-      options: el instanceof HTMLSelectElement ? [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() })) : null,
-    };
+    const input = el as HTMLInputElement;
+    let options: Option[] | null = null;
+    if (el instanceof HTMLSelectElement) options = [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() }));
+    else if (input.type === 'radio') {
+      const group = [...form.querySelectorAll<HTMLInputElement>('input[type=radio]')].filter((r) => r.name === input.name && !r.disabled);
+      options = group.map((r) => {
+        const next = r.nextSibling?.textContent?.trim();
+        const label = r.labels?.[0]?.innerText ?? (next || r.getAttribute('aria-label') || r.value);
+        return { value: r.value, text: label.replace(/\s+/g, ' ').trim() };
+      });
+    }
+    return { tag: el.tagName.toLowerCase(), type: input.type, name: input.name ?? '', options };
   });
 }
 
@@ -83,13 +83,25 @@ export function describeTargets(form: Element, selectors: string[]): (FieldKind 
  * for a customer (not found, hidden, disabled, read-only; an option not offered). The value is set through the
  * element's own setter (frameworks that track it see the change) and the input and change events fired.
  */
-export function enterInPage(form: Element, entries: ([string, 'select' | 'set' | 'type', string] | null)[]): number {
+export function enterInPage(form: Element, entries: ([string, 'select' | 'set' | 'type' | 'check', string] | null)[]): number {
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     if (!entry) return i;
     const [selector, how, value] = entry;
     const el = form.querySelector(selector) as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null;
     if (!el) return i;
+    if (how === 'check') {
+      // The group's button with that value, clicked as a customer does (its handlers run); checked by hand if a handler refused.
+      const radio = [...form.querySelectorAll<HTMLInputElement>('input[type=radio]')].find((r) => r.name === (el as HTMLInputElement).name && r.value === value);
+      if (!radio || radio.disabled) return i;
+      radio.click();
+      if (!radio.checked) {
+        radio.checked = true;
+        radio.dispatchEvent(new Event('input', { bubbles: true }));
+        radio.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      continue;
+    }
     if (how === 'select' && (el.disabled || !(el instanceof HTMLSelectElement) || ![...el.options].some((o) => o.value === value))) return i;
     if (how === 'type') {
       const box = el.getBoundingClientRect();
@@ -107,29 +119,12 @@ export function enterInPage(form: Element, entries: ([string, 'select' | 'set' |
   return entries.length;
 }
 
-/**
- * Submits the form as its button would (runs in the page): input hints off, the button clicked, else requestSubmit;
- * false, with nothing done, when the button is not ready for a customer (disabled, not shown).
- */
-export function pressSubmit(form: Element, selector: string): boolean {
-  const f = form as HTMLFormElement;
-  f.noValidate = true;
-  const button = f.querySelector<HTMLButtonElement>(selector);
-  if (!button) {
-    f.requestSubmit();
-    return true;
-  }
-  const box = button.getBoundingClientRect();
-  if (button.disabled || box.width === 0 || box.height === 0 || getComputedStyle(button).visibility === 'hidden') return false;
-  button.click();
-  return true;
-}
-
 /** What an element is (runs in the page): a select's options with their texts. */
 export function inputKind(el: Element): FieldKind {
   return {
     tag: el.tagName.toLowerCase(),
     type: (el as HTMLInputElement).type,
+    name: (el as HTMLInputElement).name ?? '',
     options: el instanceof HTMLSelectElement ? [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() })) : null,
   };
 }
@@ -141,4 +136,117 @@ export function addHidden(form: Element, [name, value]: readonly [string, string
   input.name = name;
   input.value = value;
   form.appendChild(input);
+}
+
+/** A control a customer may press: what it says, whether it submits a form, whether it can be pressed now. */
+export interface Control {
+  text: string;
+  submits: boolean;
+  ready: boolean;
+}
+
+/** What the page shows before a control is pressed: its messages, whether it says it refuses, the inputs of its forms. */
+export interface Shown {
+  /** The body's text, folded. */
+  text: string;
+  messages: string;
+  refusal: boolean;
+  forms: string;
+}
+
+/**
+ * The controls of a form (`form`: its submit buttons, else its buttons) or of the whole page (`page`: buttons,
+ * links, anything with role=button or link), in page order (runs in the page). With `index` >= 0, presses that one
+ * (the one saying `said`, if the page re-rendered them) with the page's input hints off (the service is under
+ * test: what it would refuse reaches it) and returns what the page showed just before; -1 submits the form itself
+ * as Enter does. A control not ready (disabled, not shown) returns `before: null` and nothing is done.
+ */
+export function controls(root: Element, [mode, index, words, said]: readonly ['form' | 'page', number | null, string, string]): { list: Control[]; before?: Shown | null } {
+  const all = [...root.querySelectorAll<HTMLElement>(mode === 'form' ? 'button, input' : 'button, input, a, area, [role=button], [role=link]')].filter((el) => {
+    const tag = el.tagName.toLowerCase();
+    const type = (el.getAttribute('type') ?? (tag === 'button' ? 'submit' : tag === 'input' ? 'text' : '')).toLowerCase();
+    if (tag === 'input') return mode === 'form' ? type === 'submit' || type === 'image' : ['submit', 'image', 'button', 'reset'].includes(type);
+    return true;
+  });
+  // (No named helper: it would not reach the page.)
+  const submits = all.map((el) => ['submit', 'image'].includes((el.getAttribute('type') ?? (el.tagName === 'BUTTON' ? 'submit' : '')).toLowerCase()));
+  // A form whose buttons all run scripts (type=button) is pressed through them.
+  const els = mode === 'form' && submits.includes(true) ? all.filter((_, i) => submits[i]) : all;
+  const list = els.map((el) => {
+    const box = el.getBoundingClientRect();
+    const field = el as HTMLInputElement;
+    const text = (el.innerText || field.value || el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || '').replace(/\s+/g, ' ').trim();
+    const ready = !field.disabled && el.getAttribute('aria-disabled') !== 'true' && box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+    return { text, submits: submits[all.indexOf(el)]!, ready };
+  });
+  if (index === null) return { list };
+  // The control chosen by its words: found again by them if the page re-rendered its controls meanwhile.
+  const press = index >= 0 && list[index]?.text !== said && list.some((c) => c.text === said) ? list.findIndex((c) => c.text === said) : index;
+  const target = press >= 0 ? els[press] : undefined;
+  if (press >= 0 && (!target || !list[press]!.ready)) return { list, before: null };
+  const shown = (document.body?.innerText ?? '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ');
+  const before: Shown = {
+    text: shown,
+    messages: [...document.querySelectorAll<HTMLElement>('[role=alert], #estado, #errores, .errores, .error, .errors')].map((m) => m.innerText.trim()).join('\n'),
+    refusal: new RegExp(words).test(shown),
+    forms: [...document.forms].map((f) => [...f.elements].filter((e) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((e as HTMLInputElement).type) && (e as HTMLInputElement).name).map((e) => (e as HTMLInputElement).name).sort().join(',')).join('|'),
+  };
+  for (const f of document.forms) f.noValidate = true;
+  if (target) target.click();
+  else (root as HTMLFormElement).requestSubmit();
+  return { list, before };
+}
+
+/**
+ * Waits (runs in the page) until the page shows what follows a script-driven submission, and says what: a message
+ * (role=alert, #estado, an error list) other than before, words of refusal it did not show before, or a form asking
+ * for other inputs with a button to press (a next step). Within waitMs; then 'the page changed' when its text is
+ * not what it was, else ''. (Not role=status nor aria-live: a "processing" notice is no answer.)
+ */
+export async function watchPage([before, words, waitMs]: readonly [Shown, string, number]): Promise<string> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const messages = [...document.querySelectorAll<HTMLElement>('[role=alert], #estado, #errores, .errores, .error, .errors')].map((m) => m.innerText.trim()).join('\n');
+    if (messages !== before.messages && messages.replace(/\s+/g, '') !== '') return `a message: "${messages.replace(/\s+/g, ' ').slice(0, 120)}"`;
+    const text = (document.body?.innerText ?? '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ');
+    if (!before.refusal && new RegExp(words).test(text)) return 'words of refusal';
+    const forms = [...document.forms].map((f) => [...f.elements].filter((e) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((e as HTMLInputElement).type) && (e as HTMLInputElement).name).map((e) => (e as HTMLInputElement).name).sort().join(','));
+    const known = new Set(before.forms.split('|'));
+    const next = [...document.forms].find((f, i) => !known.has(forms[i]!) && f.querySelector('button:not([disabled]), input[type=submit]:not([disabled])') !== null);
+    if (next) return 'a next step (a form asking for other inputs)';
+    // At the bound: whether the page shows anything else at all (read, never taken for the same form refusing).
+    if (Date.now() >= until) return text !== before.text ? 'the page changed' : '';
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The inputs of a form (or a frame's body) a customer would type into that are still empty (runs in the page), as
+ * the payers name them: its name, else #id.
+ */
+export function emptyInputs(root: Element): string[] {
+  return [...root.querySelectorAll<HTMLInputElement>('input, textarea')]
+    .filter((el) => ['text', 'tel', 'number', 'password', 'textarea', ''].includes(el.type) && el.value === '' && !el.disabled && !el.readOnly)
+    .flatMap((el) => (el.name ? [el.name] : el.id ? [`#${el.id}`] : []));
+}
+
+/** The fields of a form or a frame's body (runs in the page): each name, else #id. */
+export function namesIn(root: Element): string[] {
+  return [...root.querySelectorAll('input, select, textarea')].flatMap((el) => (el.getAttribute('name') ? [el.getAttribute('name')!] : el.id ? [`#${el.id}`] : []));
+}
+
+/**
+ * The index of the payment form among the document's forms (runs in the page): the one holding the card field, else
+ * the first; -1 when the DOM API cannot read the selector, -2 when the document has no form (its body is the scope).
+ */
+export function findScope(card: string): number {
+  const forms = [...document.querySelectorAll('form')];
+  if (forms.length === 0) return -2;
+  try {
+    const withCard = forms.findIndex((f) => f.querySelector(card) !== null);
+    if (withCard >= 0) return withCard;
+  } catch {
+    return -1;
+  }
+  return 0;
 }

@@ -99,13 +99,15 @@ function plain(payer: Payer): Payer {
     complete3ds: (...a) => payer.complete3ds(...a),
     payQuickPay: (...a) => payer.payQuickPay(...a),
     fetchImage: (...a) => payer.fetchImage(...a),
+    ...(payer.follow ? { follow: (...a: Parameters<NonNullable<Payer['follow']>>) => payer.follow!(...a) } : {}),
   };
 }
 
 /**
  * PAYER=auto: the HTTP payer first; where it finds no form to fill (a page with no form and no words of refusal, or
  * fields it cannot place: NoFormError; both before any submission) the browser pays instead, so nothing is ever
- * paid twice.
+ * paid twice. A control is followed where the screen was opened; one the HTTP payer does not find (a control driven
+ * by script has no href) is pressed in the browser.
  */
 function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string): Payer {
   const orBrowser = async (first: () => Promise<PaymentOutcome>, second: () => Promise<PaymentOutcome>): Promise<PaymentOutcome> => {
@@ -136,5 +138,11 @@ function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string)
     complete3ds: (url, o) => orBrowser(() => http.complete3ds(url, o), () => browser.complete3ds(url, o)),
     payQuickPay: (url, o) => orBrowser(() => http.payQuickPay(url, o), () => browser.payQuickPay(url, o)),
     fetchImage: (url) => http.fetchImage(url),
+    async follow(screen, meaning) {
+      if (browser.owns(screen)) return browser.follow(screen, meaning);
+      const read = await (http as Payer).follow?.(screen, meaning);
+      if (read && 'url' in read) return read;
+      return chromiumAvailable(chromiumPath) ? browser.follow(screen, meaning) : (read ?? { notFound: `where the screen's controls lead needs a browser: there is ${installHint(chromiumPath)}` });
+    },
   };
 }

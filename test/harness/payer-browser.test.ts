@@ -1,7 +1,9 @@
 /**
  * The browser payer (PAYER=browser) and PAYER=auto against screens whose forms are built by JavaScript: same
- * outcomes as the HTTP payer, fields found by name or CSS selector, a payment sent once (a second submission and a
- * 307 are refused), the redirect never fetched, evidence without the card. Skipped with the reason without Chromium.
+ * outcomes as the HTTP payer, fields found by name or CSS selector, a payment sent once (a page re-posting it is
+ * blocked; a 307 is the browser's to follow), the redirect never fetched, evidence without the card; checkouts with
+ * steps, a code the page shows, radio buttons; card fields in a frame of another origin (a shell paying by script);
+ * a control driven by script pressed to see where it leads. Skipped with the reason without Chromium.
  */
 import { FieldsNotFoundError } from '../../harness/payer/discovery.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { NoFormError, PayerError } from '../../harness/record/errors.ts';
-import { Recorder } from '../../harness/record/scope.ts';
+import { Recorder, Scope, withScope } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer, payableOrigins } from '../../harness/payer/index.ts';
@@ -28,6 +30,10 @@ const unavailable = readFileSync(new URL('./fixtures/deployed/unavailable.html',
 /** The deployed screen's form built by script, its quantity unlabelled (placed by elimination). */
 const deployedForm = /<form[\s\S]*<\/form>/.exec(deployedScreen)![0].replace('<label for="unidades">Unidades</label>', '');
 
+/** The single-page checkout whose card is in a frame of another origin (fixtures/frame/): served on 127.0.0.1, the vault on localhost. */
+const shell = readFileSync(new URL('./fixtures/frame/shell.html', import.meta.url), 'utf8');
+const vault = readFileSync(new URL('./fixtures/frame/vault.html', import.meta.url), 'utf8');
+
 /** A page whose form only exists once its script ran. */
 const scripted = (form: string) =>
   `<!doctype html><html><body><h1>Pagar</h1><div id="f"></div><script>document.getElementById('f').innerHTML = ${JSON.stringify(form).replace(/</g, '\\u003c')};</script></body></html>`;
@@ -44,6 +50,18 @@ let fixture: Fixture;
 let http: Http;
 let reportDir: string;
 const posted: Record<string, string>[] = [];
+/** What the vault was given, by token (the card never reaches the shell's origin). */
+const vaulted = new Map<string, Record<string, string>>();
+
+/** A two-step checkout's pages: the card (radio buttons for the payment form, a cancel button first), then the review. */
+const stepsCard = (csrf: string) => `<!doctype html><h1>Paso 1 de 2: tu tarjeta</h1><form method="post" action="/steps/card"><input type="hidden" name="csrf" value="${csrf}">
+<fieldset><legend>Forma de pago</legend><label><input type="radio" name="medio" value="TC"> Tarjeta de crédito</label><label><input type="radio" name="medio" value="PTS"> Puntos</label></fieldset>
+<label>Número de tarjeta <input name="pan"></label><label>CVV <input name="cvv2"></label><label>Mes <input name="mm"></label><label>Año <input name="aa"></label>
+<button name="accion" value="cancelar">Cancelar</button><button name="accion" value="seguir">Continuar</button></form>`;
+const stepsReview = (csrf: string) => `<!doctype html><h1>Paso 2 de 2: confirma tu pago</h1><p>Camiseta — 10,00 BOB, tarjeta terminada en 1111</p>
+<form method="post" action="/steps/card"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="paso" value="2"><button name="accion" value="editar">Editar</button><button name="accion" value="confirmar">Confirmar y pagar</button></form>`;
+const challengePage = (error = '') => `<!doctype html><h1>Verificación de tu banco</h1>${error}<form method="post" action="/challenge"><p>Código de prueba: <b>123456</b></p><input name="otp_x"><button>Verificar</button></form>`;
+const cookieOf = (header: string | undefined, name: string) => new RegExp(`(?:^|; )${name}=([^;]*)`).exec(header ?? '')?.[1];
 
 beforeAll(async () => {
   reportDir = mkdtempSync(join(tmpdir(), 'payer-browser-'));
@@ -75,6 +93,47 @@ beforeAll(async () => {
       case 'POST /307':
         posted.push(form());
         return redirect(307, '/307-again');
+      case 'POST /307-again':
+        posted.push({ ...form(), again: 'yes' });
+        return redirect(303, `${prefix}?idTransaccion=t-307&esAprobada=true`);
+      // A checkout in two steps, its CSRF token bound to a session cookie.
+      case 'GET /steps': {
+        const sid = `s${fixture.seen.length}`;
+        res.setHeader('set-cookie', `sid=${sid}; Path=/; HttpOnly`);
+        return html(200, stepsCard(`c-${sid}`));
+      }
+      case 'POST /steps/card': {
+        const sid = cookieOf(req.headers.cookie, 'sid');
+        const f = form();
+        posted.push({ ...f, sid: sid ?? 'none' });
+        if (!sid || f['csrf'] !== `c-${sid}`) return html(403, '<p id="estado">sesión no válida</p>');
+        if (f['accion'] === 'seguir') return html(200, stepsReview(`c-${sid}`));
+        if (f['accion'] === 'confirmar') return redirect(303, `${prefix}?idTransaccion=t-steps&esAprobada=true`);
+        return html(200, '<p>cancelado</p>');
+      }
+      // An issuer's test page: a code shown beside one empty input.
+      case 'GET /challenge':
+        return html(200, challengePage());
+      case 'POST /challenge':
+        posted.push(form());
+        return form()['otp_x'] === '123456' ? redirect(303, `${prefix}?idTransaccion=t-ch&esAprobada=true`) : html(200, challengePage('<p class="error">Código incorrecto</p>'));
+      // The shell and its vault (same server; the vault reached as localhost: another origin).
+      case 'GET /shell':
+        return html(200, shell.replaceAll('{{VAULT}}', fixture.url.replace('127.0.0.1', 'localhost')));
+      case 'GET /vault':
+        return html(200, vault);
+      case 'POST /vault/tokenize': {
+        const token = `tok-${vaulted.size + 1}`;
+        vaulted.set(token, form());
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token }));
+      }
+      case 'POST /shell/pay': {
+        const sent = JSON.parse(body.toString()) as { token: string; forma: string; correo: string };
+        const card = vaulted.get(sent.token);
+        posted.push({ ...sent, ...(card ? { csc: card['csc']! } : {}) });
+        const answer = !card ? { error: 'token desconocido' } : card['csc'] === '111' ? { error: 'Pago rechazado por el emisor' } : { redirect: `${prefix}?idTransaccion=t-shell&esAprobada=true` };
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      }
       case 'GET /sin-email':
         return html(200, scripted(`<form method="post" action="/x"><input name="numeroTarjeta"><input name="cvv" type="password"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form><p>Tarjeta ${CARD}</p>`));
       case 'GET /3ds/t-3':
@@ -227,15 +286,17 @@ describe('browser payer', () => {
     expect(posted).toEqual([]);
   });
 
-  it('never sends a payment twice: a page re-posting it is blocked, a 307 is not followed', async (ctx) => {
+  it('never sends a payment twice: a page re-posting it is blocked; a 307 is followed by the browser, the payer sending nothing again', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
     await expect(browserPayer().payLink(`${fixture.url}/double`, card)).rejects.toThrow(/a second time/);
     expect(posted).toHaveLength(1);
     posted.length = 0;
-    await expect(browserPayer().payLink(`${fixture.url}/307`, card)).rejects.toThrow(/answered 307 to the payment POST/);
-    expect(posted).toHaveLength(1);
-    expect(fixture.seen).not.toContain('POST /307-again');
+    const before = fixture.seen.length;
+    expect(await browserPayer().payLink(`${fixture.url}/307`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-307' } });
+    // The target asked for the same body at another URL: sent there once, as any browser does; never to /307 again.
+    expect(fixture.seen.slice(before).filter((r) => r.startsWith('POST'))).toEqual(['POST /307', 'POST /307-again']);
+    expect(posted[1]).toMatchObject({ numeroTarjeta: CARD, again: 'yes' });
   });
 
   it('sends what the page\'s own input checks would block, so the server\'s rules are what is judged', async (ctx) => {
@@ -385,6 +446,95 @@ describe('browser payer on the deployed service\'s screens', () => {
     expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: false });
     await payer.payLink(`${fixture.url}/dep/screen`, payment);
     expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: true });
+  });
+});
+
+
+describe('browser payer: checkouts as people finish them', () => {
+  it('finishes a checkout in two steps (CSRF bound to its cookie): radio buttons checked by meaning, the button that goes on pressed, each step in the transcript', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const scope = new Scope('two steps');
+    const outcome = await withScope(scope, () => browserPayer().payLink(`${fixture.url}/steps`, { ...card, formaPago: 1 }));
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-steps', esAprobada: 'true' } });
+    // "Continuar", not the "Cancelar" before it; then "Confirmar y pagar", not "Editar"; the session's cookie kept.
+    expect(posted.map(({ accion, medio, pan, sid }) => ({ accion, medio, pan, sid }))).toEqual([
+      { accion: 'seguir', medio: 'PTS', pan: CARD, sid: expect.stringMatching(/^s\d+$/) },
+      { accion: 'confirmar', medio: undefined, pan: undefined, sid: posted[0]!['sid'] },
+    ]);
+    const titles = scope.steps.map((s) => s.title);
+    expect(titles).toContain('checkout step 2: "Paso 2 de 2: confirma tu pago" — nothing to fill; pressed "Confirmar y pagar"');
+    expect(JSON.stringify(scope.steps)).not.toContain(CARD);
+  });
+
+  it('types the code a test issuer page shows into the one empty input (never a code the page does not show)', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const scope = new Scope('challenge');
+    expect(await withScope(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-ch' } });
+    expect(posted).toEqual([{ otp_x: '123456' }]);
+  });
+
+  it('pays a shell whose card fields are in a frame of another origin: fields placed across frames, the outer pay button pressed, the script\'s redirect caught', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const before = fixture.seen.length;
+    const payer = browserPayer();
+    const outcome = await payer.payLink(`${fixture.url}/shell`, { ...card, formaPago: 1, email: 'ana@example.test' });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell', esAprobada: 'true' } });
+    expect(posted).toEqual([{ token: expect.stringMatching(/^tok-/), forma: 'PTS', correo: 'ana@example.test', csc: '987' }]);
+    expect(vaulted.get(posted[0]!['token']!)).toEqual({ cardnumber: CARD, 'exp-month': '12', 'exp-year': '2030', csc: '987' });
+    expect(fixture.seen.slice(before).filter((r) => r.startsWith('POST'))).toEqual(['POST /vault/tokenize', 'POST /shell/pay']);
+    // The shell is read as a screen a customer can pay (its inputs across frames, its controls).
+    const screen = await payer.openScreen(`${fixture.url}/shell`);
+    expect(screen.form?.visible).toEqual(expect.arrayContaining(['#correo', 'forma', 'cardnumber', 'csc']));
+  });
+
+  it('a refusal the page renders itself (role=alert) ends the wait at once: the same form with its message, a refusal of the submission', async (ctx) => {
+    needsChromium(ctx);
+    // The browser's bound (60 s) is beyond the test's own timeout: resolving at all is the proof the wait ended on the message.
+    const outcome = await browserPayer().payLink(`${fixture.url}/shell`, { ...card, cvv: '111' });
+    expect(outcome).toMatchObject({ kind: 'refused', answered: 'submission', by: 'form-again', text: 'Pago rechazado por el emisor' });
+  });
+
+  it('PAYER=auto pays the shell in the browser without being told: the HTTP payer sees no form there', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 5_000 });
+    expect(await payer.payLink(`${fixture.url}/shell`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell' } });
+    expect(posted).toHaveLength(1);
+  });
+
+  it('presses a back button driven by script and says where it leads, without fetching it; a screen without one says what was looked for', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer();
+    const screen = await payer.openScreen(`${fixture.url}/shell`);
+    expect(await payer.follow!(screen, 'back')).toEqual({ url: 'https://merchant.example/volver/shell', control: 'Volver' });
+    const plain = await payer.openScreen(`${fixture.url}/checked`);
+    const missing = await payer.follow!(plain, 'back');
+    expect(missing).toMatchObject({ notFound: expect.stringContaining('says going back') });
+    expect((missing as { notFound: string }).notFound).toContain('"Pagar"');
+  });
+
+  it('no card data in the picture: every frame\'s card and cvv inputs emptied and echoed numbers masked before the screenshot', async (ctx) => {
+    needsChromium(ctx);
+    const browser = await launchChromium(CHROMIUM);
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${fixture.url}/shell`);
+    const frame = page.frames().find((f) => f.url().includes('localhost'))!;
+    await frame.locator('[name=cardnumber]').fill(CARD);
+    await frame.locator('[name=csc]').fill('987');
+    expect(await frame.locator('#echo').innerText()).toContain(CARD);
+    // The cvv input has no autofill token: blanked because the payer typed it there.
+    const evidence = await pageEvidence(page, { reportDir, label: 'frame', cardTarget: 'numeroTarjeta', cvvTarget: 'cvv', secretTargets: ['[name="csc"]'] });
+    expect(evidence).toContain('screenshot');
+    for (const f of page.frames()) {
+      const values = await f.evaluate(() => [...document.querySelectorAll('input')].map((i) => i.value));
+      expect(values.join(' ')).not.toContain(CARD);
+      expect(values).not.toContain('987');
+      expect(await f.evaluate(() => document.body.innerText)).not.toContain(CARD);
+    }
+    await page.context().close();
   });
 });
 
