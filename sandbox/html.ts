@@ -51,6 +51,9 @@ input:focus,select:focus{outline:3px solid #fca31166;border-color:#14213d}
 .opciones legend{font-weight:600;font-size:.9rem;margin-bottom:.3rem;padding:0}
 .opciones label{display:flex;gap:.6rem;align-items:center;padding:.45rem .7rem;border:1px solid #cbd5e0;border-radius:8px;margin-bottom:.4rem;cursor:pointer}
 .opciones input{width:auto;margin:0}
+.marco{display:block;width:100%;height:330px;border:0;margin:0 0 .9rem}
+.secundario{background:#fff;color:#14213d;border:1px solid #14213d;margin-top:.75rem}
+.secundario:hover{background:#eef1f6}
 .fila{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.75rem}
 button{width:100%;font:inherit;font-weight:700;font-size:1.05rem;padding:.8rem 1rem;border:0;border-radius:8px;background:#14213d;color:#fff;cursor:pointer}
 button:hover{background:#23396b}
@@ -66,6 +69,24 @@ button:hover{background:#23396b}
 code{overflow-wrap:anywhere;background:#f1f5f9;padding:.1rem .3rem;border-radius:4px}
 footer{max-width:960px;margin:0 auto;padding:0 1rem 2rem;color:#4a5568;font-size:.8rem}
 `;
+
+/** A bare document with the pages' styles and no header (the frame screen's card iframe). */
+export function documento(titulo: string, cuerpo: string, idioma: 'es' | 'en' = 'es'): string {
+  return `<!doctype html>
+<html lang="${idioma}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(titulo)}</title>
+<style>${CSS}body{background:#fff}</style></head>
+<body>
+${cuerpo}
+</body>
+</html>
+`;
+}
+
+/** A value for an inline `<script type="application/json">` (nothing in it can close the script). */
+export function jsonEnLinea(valor: unknown): string {
+  return JSON.stringify(valor).replace(/</g, '\\u003c').replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+}
 
 /** A whole page: header bar, a title and the body; `comercio` names who is charging. */
 export function pagina(titulo: string, cuerpo: string, opciones: { comercio?: string; idioma?: 'es' | 'en' } = {}): string {

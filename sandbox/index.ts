@@ -30,6 +30,7 @@ import { threeDsApi, threeDsPages } from './purchases/threeds.ts';
 import { walletApi } from './purchases/wallet.ts';
 import { screenPages } from './screen.ts';
 import { stepsPages } from './screen-steps.ts';
+import { framePages } from './screen-frame.ts';
 import { type Mode, SEED, createStore } from './store.ts';
 import { transactionsApi } from './transactions.ts';
 
@@ -214,7 +215,7 @@ const api: FastifyPluginAsync = async (app) => {
 /** Hosted pages: the browser posts HTML forms here. */
 const hosted: FastifyPluginAsync = async (app) => {
   await app.register(formbody);
-  for (const plugin of [linksPages, screenPages, stepsPages, threeDsPages, quickPayPages]) await app.register(plugin);
+  for (const plugin of [linksPages, screenPages, stepsPages, framePages, threeDsPages, quickPayPages]) await app.register(plugin);
 };
 
 export function buildApp(options: BuildOptions = {}): FastifyInstance {

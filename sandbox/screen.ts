@@ -39,6 +39,11 @@ export function nombresCompra(ctx: SandboxContext): { formaPago: string; cuotas:
   return { formaPago: 'formaPago', cuotas: 'cuotas', cantidad: 'cantidad', monto: 'monto' };
 }
 
+/** A payment form as the screen offers it: its number, or (pages-deployed-form) its name. */
+export function valorFormaPago(ctx: SandboxContext, f: number): string {
+  return ctx.variant('pages-deployed-form') ? (VALORES_FORMA_PAGO[f] ?? String(f)) : String(f);
+}
+
 /** The posted payment form: its number, or (pages-deployed-form) its name. */
 function leerFormaPago(ctx: SandboxContext, f: Lector, nombre: string): number | undefined {
   const valor = f.datos[nombre];
@@ -130,7 +135,7 @@ export function camposCompra(ctx: SandboxContext, link: Link, business: Business
   // pages-deployed-form: the deployed screen's labels, and its payment forms offered by name.
   const desplegado = ctx.variant('pages-deployed-form');
   const etiquetaForma = (f: number) => (desplegado ? TEXTOS_FORMA_PAGO[f] : NOMBRES_FORMA_PAGO[f]) ?? String(f);
-  const valorForma = (f: number) => (desplegado ? (VALORES_FORMA_PAGO[f] ?? String(f)) : String(f));
+  const valorForma = (f: number) => valorFormaPago(ctx, f);
   const lista = (id: string, nombre: string, valores: number[], etiqueta: (n: number) => string, valor: (n: number) => string) =>
     `<select id="${id}" name="${esc(nombre)}">${valores.map((v) => `<option value="${esc(valor(v))}">${esc(etiqueta(v))}</option>`).join('')}</select>`;
   const grupo = (id: string, leyenda: string, nombre: string, valores: number[], etiqueta: (n: number) => string, valor: (n: number) => string) =>
@@ -374,8 +379,8 @@ export function indisponible(ctx: SandboxContext, link: Link): Resultado | null 
 
 export const screenPages: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
-  // The steps screen serves the link's screen itself (screen-steps.ts).
-  const propia = ctx.options.screen !== 'steps';
+  // The steps and frame screens serve the link's screen themselves (screen-steps.ts, screen-frame.ts).
+  const propia = ctx.options.screen !== 'steps' && ctx.options.screen !== 'frame';
 
   /** The screen of a link; its form posts to `accion` (default its /pagar path). */
   const mostrar = (link: Link | undefined, req: FastifyRequest, reply: FastifyReply, accion?: string): FastifyReply => {

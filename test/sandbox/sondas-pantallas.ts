@@ -4,7 +4,7 @@
  */
 import type { FaultId } from '../../sandbox/index.ts';
 import type { Pantalla } from '../../sandbox/context.ts';
-import { type Prueba, consulta, enlaceValido, pasoUno, sandbox, tarjeta } from './helpers.ts';
+import { type Prueba, consulta, enlaceValido, pagarEnMarco, pasoUno, sandbox, tarjeta } from './helpers.ts';
 
 type Sonda = (p: Prueba, id: string) => Promise<boolean>;
 
@@ -34,5 +34,9 @@ export const SONDAS_PANTALLAS = {
     await confirmar();
     await confirmar();
     return (await q.registro(link.idEnlace)).cantidadPagosExitosos === 1;
+  }),
+  'frame-token-wrong-amount': enPantalla('frame', async (q) => {
+    const link = await q.crearEnlace(enlaceValido({ monto: 10.5, configuracion: { ...configuracion, cantidadPorDefecto: 3 } }));
+    return consulta(await pagarEnMarco(q, link.urlEnlaceLargo)).monto === '31.50';
   }),
 } satisfies Partial<Record<FaultId, Sonda>>;
