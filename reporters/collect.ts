@@ -219,6 +219,14 @@ function collect(
     if (typeof path !== 'string' || files.has(path) || ran.has(path)) records.push(errorRecord('', 'unhandled error', errorText(e)));
   }
   for (const stop of ctx.stops) records.push(errorRecord('', 'run stopped', stop));
+  // A test's name is its identity (baselines, EXPECTED_FAILURES_FILE, the merge): two tests with one name fail the run.
+  const seen = new Map<string, string>();
+  for (const r of records) {
+    if (r.file === '' || r.name.startsWith('(') || r.name.endsWith('(hook)')) continue;
+    const first = seen.get(r.name);
+    if (first !== undefined) records.push(errorRecord('', 'two tests with one name', `"${r.name}" is declared in ${first} and again in ${r.file}: a test's name is its identity in baselines and EXPECTED_FAILURES_FILE; rename one`));
+    else seen.set(r.name, r.file);
+  }
   return records;
 }
 

@@ -80,6 +80,7 @@ async function expectValidJUnit(xml: string): Promise<void> {
 let full: Result, shard1: Result, shard2: Result, mergeCli: Result, aborted: Result, brokenSetup: Result, interrupted: Result, unitOnly: Result;
 let compared: Result;
 let errors: Result;
+let duplicate: Result;
 
 beforeAll(async () => {
   const marker = join(work, 'hang-started');
@@ -91,7 +92,7 @@ beforeAll(async () => {
   const whole = fixture('full');
   // The same suite again, compared with the first run: nothing changed.
   const again = whole.then((f) => fixture('compared', ['--project', 'conformance'], { BASELINE: f.dir, FAIL_ON: 'new' }));
-  [full, [shard1, shard2], mergeCli, aborted, brokenSetup, interrupted, unitOnly, compared, errors] = await Promise.all([
+  [full, [shard1, shard2], mergeCli, aborted, brokenSetup, interrupted, unitOnly, compared, errors, duplicate] = await Promise.all([
     whole,
     shards,
     merged,
@@ -104,6 +105,7 @@ beforeAll(async () => {
     fixture('unit-only', ['--project', 'unit']),
     again,
     fixture('errors', ['--project', 'conformance'], { FIXTURE_ERRORS: '1' }),
+    fixture('duplicate', ['--project', 'conformance'], { FIXTURE_DUPLICATE: '1' }),
   ]);
 }, 300_000);
 
@@ -276,6 +278,16 @@ describe('FAIL or ERROR (issue 20: the suite\'s own failures are never the targe
     expect(errors.stdout).toContain("2 ERROR: the suite's own failures");
     expect(errors.stdout).toContain('ERROR errors.fixture.ts > [2.2-transaction-types] a harness bug: not judged');
     expect(lastLine(errors)).toBe('0 passed, 3 failed, 0 skipped');
+  });
+});
+
+describe('a test\'s name is its identity', () => {
+  it('two tests with one name fail the run, naming both files', () => {
+    const s = summaryOf(duplicate);
+    const clash = s.tests.find((t) => t.name === 'two tests with one name');
+    expect(clash).toMatchObject({ status: 'error', file: '' });
+    expect(clash?.error).toContain('"[4.1-monto-min] monto 0.01 is accepted" is declared in');
+    expect(duplicate.code).not.toBe(0);
   });
 });
 
