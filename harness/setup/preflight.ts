@@ -31,6 +31,22 @@ type RemoteTarget = Extract<Config['target'], { kind: 'remote' }>;
 /** The probes of a remote target; the embedded sandbox is the suite's own and passes as it is. */
 export async function preflight(config: Config): Promise<Preflight> {
   if (config.target.kind !== 'remote') return { warnings: [] };
+  const found = await probe(config);
+  return {
+    ...found,
+    ...(found.problem ? { problem: withoutPasswords(found.problem) } : {}),
+    ...(found.accountRefused ? { accountRefused: withoutPasswords(found.accountRefused) } : {}),
+    warnings: found.warnings.map(withoutPasswords),
+  };
+}
+
+/** A password in a URL's user part (https://user:pass@host) is never printed. */
+function withoutPasswords(line: string): string {
+  return line.replace(/(\/\/[^/\s:@]+):[^@\s/]+@/g, '$1:REDACTED@');
+}
+
+async function probe(config: Config): Promise<Preflight> {
+  if (config.target.kind !== 'remote') return { warnings: [] };
   const target = config.target;
   const warnings: string[] = [];
   const receiver = await receiverWarning(config);
