@@ -73,7 +73,7 @@ function answered(ex: Exchange): string {
   return `${res.status}${body ? ` ${body.length > 160 ? `${body.slice(0, 160)}…` : body}` : ''}`;
 }
 
-/** A transport failure (refused, unresolved, no answer) as its one-line reason, or undefined when it answered. */
+/** The exchange, or a transport failure (refused, unresolved, no answer) as its one-line reason. */
 async function send(http: Http, req: Parameters<Http['request']>[0]): Promise<{ ex: Exchange } | { failed: string }> {
   try {
     return { ex: await http.request(req) };
