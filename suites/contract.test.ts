@@ -22,6 +22,7 @@ import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/run/con
 import type { CheckEvidence } from '../harness/record/meta.ts';
 import { describeRedirectScheme, describeWebhookSignature } from '../harness/judge/schemes.ts';
 import { earlyRefusals } from '../harness/api/tokens.ts';
+import { EARLY_REFUSAL_TESTCASE } from '../harness/api/client.ts';
 
 const contract = await loadContract();
 
@@ -125,7 +126,7 @@ describe('the redirect hash and webhook signature of everything seen in this run
  * the run and judged here once; the tests that met it were not judged (their POST never re-sent) or re-sent their GET.
  */
 describe('tokens of the whole run', () => {
-  clauseTest({ clauses: ['5.2-token-reuse', '8-token-lifetime'], endpoint: 'POST /connect/token' }, 'no token was refused inside its expires_in during the run', async () => {
+  clauseTest({ clauses: [...EARLY_REFUSAL_TESTCASE.clauses], endpoint: 'POST /connect/token' }, EARLY_REFUSAL_TESTCASE, async () => {
     const seen = [...earlyRefusals];
     holds(seen.length === 0, 'token-lifetime', ['5.2-token-reuse', '8-token-lifetime'], 'every token accepted until its expires_in ran out (5.2: reused until it expires)',
       `${seen.length} request(s) refused with 401 while their token was inside its lifetime, e.g. ${seen.slice(0, 3).map((r) => `${r.operationId} with a ${r.kind} ${r.ageS} s old (expires_in ${r.expiresInS})`).join('; ')}`);

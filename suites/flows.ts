@@ -11,6 +11,7 @@ import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclin
 import { observeResponse } from '../harness/run/contract-observer.ts';
 import { targetNow } from '../harness/run/waits.ts';
 import { NotJudged } from '../harness/record/errors.ts';
+import { quoted, testcase } from '../harness/record/testcase.ts';
 import { decodeQrPng } from '../harness/payer/qr.ts';
 import { asBool, asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
@@ -165,7 +166,7 @@ export async function observedLinkBody(t: T, overrides: Partial<PaymentLinkCreat
 }
 
 /** The test that judges the test-mode decline itself (spec 7); others only need declines to happen. */
-export const DECLINE_TESTCASE = '"[7-cvv-111-declines …] cvv 111 on the screen declines the payment, and no webhook says it was approved"';
+export const DECLINE_TESTCASE = testcase(['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data'], 'cvv 111 on the screen declines the payment, and no webhook says it was approved');
 
 /**
  * A decline a test needs as its premise (one fault, one finding): when cvv 111 did not decline, the test skips
@@ -176,7 +177,7 @@ export function declinedAsPremise(t: T, outcome: PaymentOutcome, what: string): 
   if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
   if (outcome.kind === 'page' && approvalOf(outcome) === 'false') return { idTransaccion: outcome.settled?.idTransaccion ?? '', esAprobada: 'false' };
   const how = outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
-  return t.skip('premise-elsewhere', `${what} was not declined (${how}): the test-mode decline is judged by ${DECLINE_TESTCASE}; this test needs a declined payment`);
+  return t.skip('premise-elsewhere', `${what} was not declined (${how}): the test-mode decline is judged by ${quoted(DECLINE_TESTCASE)}; this test needs a declined payment`);
 }
 
 /**
@@ -290,16 +291,16 @@ export async function lookUp(t: T, idTransaccion: unknown, judged = false): Prom
   const tx = readResponse(t.run.contract, 'getTransaction', ex);
   // Another transaction than the one asked for is the finding of the test that judges it; others need this one.
   if (!judged && asString(tx['idTransaccion']) !== String(idTransaccion)) {
-    t.skip('premise-elsewhere', `GET /TransaccionCompra/${String(idTransaccion)} answered the transaction ${JSON.stringify(asString(tx['idTransaccion']) ?? null)}: judged by ${LOOKUP_TESTCASE}; this test needs the transaction it asked for`);
+    t.skip('premise-elsewhere', `GET /TransaccionCompra/${String(idTransaccion)} answered the transaction ${JSON.stringify(asString(tx['idTransaccion']) ?? null)}: judged by ${quoted(LOOKUP_TESTCASE)}; this test needs the transaction it asked for`);
   }
   return { ex, tx };
 }
 
 /** The test that judges that a lookup answers the transaction asked for (4.8). */
-export const LOOKUP_TESTCASE = '"[4.8-endpoint 4.8-same-transaction …] a wallet purchase"';
+export const LOOKUP_TESTCASE = testcase(['4.8-endpoint', '4.8-same-transaction', '4.8-response-fields', '2.2-transaction-types', '2.2-idexterno-echo', '2.2-datos-adicionales-echo', '2-dictionary-type'], 'a wallet purchase');
 
 /** The test that judges webhook delivery itself (6.1); others only need a webhook to read. */
-export const WEBHOOK_TESTCASE = '"[6.1-webhook-on-success 6.1-webhook-url] a successful purchase is POSTed to the urlWebhook of its configuracion"';
+export const WEBHOOK_TESTCASE = testcase(['6.1-webhook-on-success', '6.1-webhook-url'], 'a successful purchase is POSTed to the urlWebhook of its configuracion');
 
 /**
  * The webhook of a transaction, waited for up to WEBHOOK_TIMEOUT_S. When none arrives the test fails if delivery is
@@ -311,7 +312,7 @@ export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[]
   try {
     return await receiver.waitForWebhook({ idTransaccion: String(idTransaccion), fieldCase }, timeoutS * 1000);
   } catch (err) {
-    if (!judged) return t.skip('premise-elsewhere', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ${WEBHOOK_TESTCASE}; this test needs the webhook`);
+    if (!judged) return t.skip('premise-elsewhere', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ${quoted(WEBHOOK_TESTCASE)}; this test needs the webhook`);
     return fail('webhook-received', clauses, `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`, (err as Error).message);
   }
 }

@@ -11,7 +11,7 @@ import type { PaymentOutcome } from '../harness/payer/index.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { sharedWork } from '../harness/record/scope.ts';
 import type { PaymentLink } from '../spec/types.ts';
-import { activate, createLink, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
+import { activate, createLink, DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
 
 const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
@@ -135,7 +135,7 @@ describe('2.1 counters and transactions of a link (decline, approve, decline, ap
 });
 
 describe('7 test mode on the payment screen', () => {
-  clauseTest(screenPayment(['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data']), 'cvv 111 on the screen declines the payment, and no webhook says it was approved', async (t) => {
+  clauseTest(screenPayment([...DECLINE_TESTCASE.clauses]), DECLINE_TESTCASE, async (t) => {
     const { link } = await createLink(t, await observedLinkBody(t));
     const declinedId = (await declineOnScreen(t, link.urlEnlace, 1, true))[0]?.['idTransaccion'] ?? '';
     holds(declinedId !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of the declined payment carries idTransaccion', 'none');

@@ -20,6 +20,7 @@ import {
   DECLINE_CVV,
   declinedAsPremise,
   lookUp,
+  LOOKUP_TESTCASE,
   observedLinkBody,
   paidQuickPay,
   payOnScreen,
@@ -64,8 +65,8 @@ async function paidLink(t: T, cvv?: string): Promise<Record<string, string>> {
 }
 
 describe('4.8 the looked-up transaction is the one purchased', () => {
-  clauseTest({ clauses: ['4.8-endpoint', '4.8-same-transaction', '4.8-response-fields', '2.2-transaction-types', '2.2-idexterno-echo', '2.2-datos-adicionales-echo', '2-dictionary-type'], endpoint: ENDPOINT, purchase: true },
-    'a wallet purchase', async (t) => {
+  clauseTest({ clauses: [...LOOKUP_TESTCASE.clauses], endpoint: ENDPOINT, purchase: true },
+    LOOKUP_TESTCASE, async (t) => {
       const { request, response } = await buyWallet(t, { datosAdicionales: datosAdicionales('lookup-wallet') });
       const { ex, tx } = await lookUp(t, response['idTransaccion'], true);
       sameTransaction(t, tx, {

@@ -12,7 +12,7 @@ import { clauseTest, type T } from '../harness/run/conformance.ts';
 import { containsPairs, fieldEquals, flagEquals, holds, paymentApproved } from '../harness/judge/checks.ts';
 import { asBool, asNumber } from '../harness/judge/read.ts';
 import { webhookField, webhookPairs, type ReceivedWebhook } from '../harness/api/receiver.ts';
-import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, observedLinkBody, payOnScreen, WEBHOOK_TESTCASE, webhookFor } from './flows.ts';
 
 const WALLET = 'POST /TransaccionCompra/Wallet';
 
@@ -30,8 +30,8 @@ async function notifiedWallet(t: T, tag: string, judged = false) {
 }
 
 describe('6.1 the webhook of a successful transaction', () => {
-  clauseTest({ clauses: ['6.1-webhook-on-success', '6.1-webhook-url'], endpoint: WALLET, purchase: true },
-    'a successful purchase is POSTed to the urlWebhook of its configuracion', async (t) => {
+  clauseTest({ clauses: [...WEBHOOK_TESTCASE.clauses], endpoint: WALLET, purchase: true },
+    WEBHOOK_TESTCASE, async (t) => {
       const { webhook } = await notifiedWallet(t, 'wallet-url', true);
       t.soft(() => holds(webhook.method === 'POST', 'webhook-method', '6.1-webhook-url', 'an HTTP POST', webhook.method));
       t.soft(() => holds(webhook.tag === 'wallet-url', 'webhook-target', '6.1-webhook-url', 'sent to the urlWebhook of the purchase', webhook.path));

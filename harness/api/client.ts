@@ -14,6 +14,7 @@
  * early refusal its test is not judged (TokenRefusedEarly), after an expired token's 401 it is returned as is. A request whose token expired
  * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
+import { quoted, testcase } from '../record/testcase.ts';
 import { StaleRequestError, TokenRefusedEarly } from '../record/errors.ts';
 import { noteStep } from '../record/scope.ts';
 import { secrets } from '../record/redact.ts';
@@ -21,7 +22,7 @@ import type { Exchange, Http } from './http.ts';
 import { earlyRefusals, type TokenCache } from './tokens.ts';
 
 /** The testcase that judges tokens refused inside their lifetime (suites/contract.test.ts). */
-export const EARLY_REFUSAL_TESTCASE = '"[5.2-token-reuse 8-token-lifetime] no token was refused inside its expires_in during the run"';
+export const EARLY_REFUSAL_TESTCASE = testcase(['5.2-token-reuse', '8-token-lifetime'], 'no token was refused inside its expires_in during the run');
 import type { AuthKind, OperationMeta } from './contract.ts';
 
 /** What the client needs of an operation: the first security alternative's first scheme is the default auth. */
@@ -140,7 +141,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (first.retry && idempotent) return (await send()).ex;
       // A payment or creation is never re-sent: what the refused token stopped is not judged (5.2 is, once).
       if (first.early) {
-        throw new TokenRefusedEarly(`the target refused (401) a token inside its expires_in on ${method} ${operation.path}, which is never re-sent; judged once by ${EARLY_REFUSAL_TESTCASE}`);
+        throw new TokenRefusedEarly(`the target refused (401) a token inside its expires_in on ${method} ${operation.path}, which is never re-sent; judged once by ${quoted(EARLY_REFUSAL_TESTCASE)}`);
       }
       return first.ex;
     },

@@ -36,6 +36,7 @@ import { CheckFailure } from '../judge/checks.ts';
 import { fieldMappings } from '../payer/discovery.ts';
 import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/scope.ts';
 import { classify } from '../record/verdict.ts';
+import { testcase, type Testcase } from '../record/testcase.ts';
 import { chainLength } from './chains.ts';
 import { budgetOf, runBoundMs, withinBudget } from './budget.ts';
 import { isExpectedFailure } from './expected-failures.ts';
@@ -80,9 +81,7 @@ export interface T {
   soft(check: () => void, severity?: 'fail' | 'observe'): void;
 }
 
-export function testName(clauses: string[], title: string): string {
-  return `[${clauses.join(' ')}] ${title}`;
-}
+export { testName } from '../record/testcase.ts';
 
 /** The test's handle on its run and its record (the Scope). */
 export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckFailure[]): T {
@@ -129,10 +128,16 @@ export async function runBody(record: Scope, t: T, softs: readonly CheckFailure[
   });
 }
 
-export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Promise<void>, timeoutMs?: number): void {
+/**
+ * Declares a test; returns its identity (harness/record/testcase.ts). `title` may be a Testcase other tests refer to:
+ * its clauses must be the spec's, so the name they quote is the test's.
+ */
+export function clauseTest(spec: ClauseTestSpec, title: string | Testcase, fn: (t: T) => Promise<void>, timeoutMs?: number): Testcase {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
-  const name = testName(clauses, title);
-  if (!declaredInShard()) return; // another shard's test (harness/run/suite-files.ts)
+  const declared = typeof title === 'string' ? testcase(clauses, title) : title;
+  if (declared.clauses.join(' ') !== clauses.join(' ')) throw new Error(`clauseTest: the testcase "${declared.name}" is declared with other clauses than the test's (${clauses.join(' ')})`);
+  const { name } = declared;
+  if (!declaredInShard()) return declared; // another shard's test (harness/run/suite-files.ts)
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     // The test's record, and its one meta write, also when a need skips it or vitest ends it (the run bound): the
     // transcript shows how far it got.
@@ -191,4 +196,5 @@ export function clauseTest(spec: ClauseTestSpec, title: string, fn: (t: T) => Pr
     if (unprocessed > 0) t.skip('rate-limited', `${UNPROCESSED} (${unprocessed} request(s) of this test)`);
     if (isExpectedFailure(run, name)) record.expectedOutcome = 'passed';
   });
+  return declared;
 }
