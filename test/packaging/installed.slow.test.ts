@@ -7,7 +7,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,21 +45,9 @@ async function startSandbox(command: string, args: string[], cwd: string): Promi
     child.on('exit', (code) => reject(new Error(`sandbox exited (${code}): ${out}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (!/other business/.test(out)) return;
-      const line = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(out)?.[1] ?? '';
-      const account = /^\s*account\s+(\S+) \/ (\S+)/m.exec(out)!;
-      const business = /^\s*business\s+\S+: client (\S+) \/ (\S+)/m.exec(out)!;
-      const noMpos = /^\s*business \(no MPOS\)\s+\S+: client (\S+) \/ (\S+)/m.exec(out)!;
-      resolve({
-        API_BASE_URL: line('base URL'),
-        AUTH_URL: line('auth URL'),
-        CLIENT_ID: business[1]!,
-        CLIENT_SECRET: business[2]!,
-        ACCOUNT_USER: account[1]!,
-        ACCOUNT_PASSWORD: account[2]!,
-        SECOND_CLIENT_ID: noMpos[1]!,
-        SECOND_CLIENT_SECRET: noMpos[2]!,
-      });
+      // The banner's .env block, as a person pastes it.
+      if (!/^DELETION_ACCOUNT_PASSWORD=/m.test(out)) return;
+      resolve(Object.fromEntries([...out.matchAll(/^([A-Z_]+)=(\S*)$/gm)].map((m) => [m[1]!, m[2]!])));
     });
   });
 }
@@ -72,7 +60,9 @@ function verdicts(summaryFile: string): Record<string, string> {
 
 const dotenv = (settings: Record<string, string>) => Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
 
+let install: string;
 let installed: { code: number; output: string };
+let failing: { code: number; output: string };
 let repository: { code: number; output: string };
 let settings: Record<string, string>;
 const repoReports = join(work, 'repo-reports');
@@ -81,12 +71,17 @@ beforeAll(async () => {
   await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env: cleanEnv() });
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
   await run('mkdir', ['-p', app]);
-  await run('npm', ['install', join(work, tarball), '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, env: cleanEnv(), timeout: 240_000 });
+  const out = await run('npm', ['install', join(work, tarball), '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, env: cleanEnv(), timeout: 240_000 });
+  install = `${out.stdout}${out.stderr}`;
 
   const [port, repoPort] = [await freePort(), await freePort()];
   settings = await startSandbox('npx', ['payment-conformance', 'sandbox', '--port', String(port)], app);
   writeFileSync(join(app, '.env'), dotenv(settings));
   installed = await exec('npx', ['payment-conformance', 'run'], app, cleanEnv());
+  // A failing run (the embedded sandbox with a fault a model test catches, so a replay line is printed too).
+  // In a folder of its own: no .env there, so the embedded sandbox.
+  await run('mkdir', ['-p', join(app, 'failing')]);
+  failing = await exec('npx', ['payment-conformance', 'run', 'link-model'], join(app, 'failing'), cleanEnv({ SANDBOX_FAULT: 'failure-limit-one-early' }));
 
   // The same, from the repository: its own sandbox, its own npm script.
   const repoSettings = await startSandbox(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', String(repoPort)], ROOT);
@@ -109,6 +104,40 @@ function exec(command: string, args: string[], cwd: string, env: NodeJS.ProcessE
 }
 
 describe('the packed command, installed in an empty folder', () => {
+  it('installs quietly on this Node: no engine warning, no install script to approve', () => {
+    expect(install).not.toMatch(/EBADENGINE|install-scripts|allow-scripts/);
+    expect(install).not.toMatch(/npm warn/);
+  });
+
+  it('prints a calm console on a passing run, naming every seeded variable in the sandbox .env', () => {
+    expect(Object.keys(settings)).toEqual(expect.arrayContaining(['ACCOUNT_USER', 'SECOND_CLIENT_ID', 'OTHER_CLIENT_ID', 'DELETION_ACCOUNT_USER']));
+    expect(installed.output.trim().split('\n').length, installed.output).toBeLessThanOrEqual(30);
+    expect(installed.output).not.toMatch(/✓|^configuration:/m);
+  });
+
+  it('a failing run speaks the installed command: no `npm run` on its console or in summary.md', () => {
+    expect(failing.code, failing.output.slice(-3000)).toBe(1);
+    expect(failing.output).toMatch(/^\s+replay: .*npx payment-conformance run /m);
+    for (const text of [failing.output, readFileSync(join(app, 'failing', 'reports', 'summary.md'), 'utf8')]) expect(text).not.toContain('npm run');
+  });
+
+  it('a sandbox started in the background stops with `kill $!`', async () => {
+    const script = 'npx payment-conformance sandbox --port 0 > bg.txt 2>&1 & until grep -q "^DELETION_ACCOUNT_PASSWORD=" bg.txt 2>/dev/null; do sleep 0.2; done; kill $!; sed -n "s/^API_BASE_URL=http:\\/\\/127.0.0.1:\\([0-9]*\\).*/\\1/p" bg.txt';
+    const { stdout } = await run('bash', ['-c', script], { cwd: app, env: cleanEnv(), timeout: 60_000 });
+    const port = Number(stdout.trim());
+    expect(port).toBeGreaterThan(0);
+    let listening = true;
+    for (let i = 0; i < 40 && listening; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      listening = await new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('connect', () => (socket.destroy(), resolve(true)));
+        socket.on('error', () => resolve(false));
+      });
+    }
+    expect(listening).toBe(false);
+  });
+
   it('reads the printed settings from ./.env and passes against its own sandbox', () => {
     expect(settings.API_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     expect(installed.code, installed.output.slice(-3000)).toBe(0);
