@@ -8,10 +8,12 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { command } from '../harness/record/command.ts';
 import { type Mode, PANTALLAS, type Pantalla, createSandbox } from './index.ts';
 
-const USO = `usage: ${command('sandbox', '[--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]')}`;
+// Named as the user runs it: the installed command sets PAYMENT_CONFORMANCE_COMMAND (harness/record/command.ts, which
+// the sandbox may not import).
+const INSTALLED = process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim();
+const USO = `usage: ${INSTALLED ? `${INSTALLED} sandbox` : 'npm run sandbox --'} [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]`;
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
