@@ -1,0 +1,102 @@
+/**
+ * Every door of a limit: a limit is enforced where it is checked, and a bug lives on the other paths to the same
+ * action. Here the doors the other suites do not take: the quick-pay form posted directly after its QR expired (from a
+ * page opened in time), a screen first shown long after its link was created (its window counts from when it is
+ * shown: 4.1 "after being shown"), a vigencia.fechaFin minutes in the past (no wait: an instant, not a calendar date),
+ * through the screen and through PagoQr. Time passes by the target's clock where it has one, else in real time within
+ * MAX_WAIT_S (harness/run/waits.ts).
+ */
+import { describe } from 'vitest';
+import { clauseTest, type T } from '../harness/run/conformance.ts';
+import { fail, notAccepted, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
+import type { Exchange } from '../harness/api/http.ts';
+import type { Screen, ScreenForm } from '../harness/payer/index.ts';
+import { decodeQrPng } from '../harness/payer/qr.ts';
+import { asBool, field } from '../harness/judge/read.ts';
+import { purchasePagoQr } from '../generators/bodies.ts';
+import type { ConfiguracionRequest } from '../spec/types.ts';
+import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
+import { createLink, createQuickPay, lookUp, observedLinkBody, payOnScreen } from './flows.ts';
+
+async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Parameters<typeof observedLinkBody>[1] = {}) {
+  const base = await observedLinkBody(t, fields);
+  return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
+}
+
+/** The page a quick-pay's QR leads to (4.6: urlQR is the QR), opened as the payer's browser opens it. */
+async function openQuickPayPage(t: T, response: Record<string, unknown>): Promise<Screen & { form: ScreenForm }> {
+  const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
+  const image = await t.run.payer.fetchImage(urlQR);
+  const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+  if (text === undefined || !URL.canParse(text, urlQR)) return t.skip('page-not-driven', `the quick-pay QR at ${urlQR} is not a PNG the suite decodes (status ${image.status}): its page is judged by the quick-pay tests`);
+  const screen = await t.run.payer.openScreen(new URL(text, urlQR).href);
+  if (!screen.form || screen.status >= 400) return t.skip('page-not-driven', `the quick-pay page (status ${screen.status}) shows no form to post directly`);
+  return screen as Screen & { form: ScreenForm };
+}
+
+/** The page's form posted as it was shown (its fields, its first button), straight to its action: no page load before. */
+function postForm(t: T, screen: Screen & { form: ScreenForm }, what: string): Promise<Exchange> {
+  const { form } = screen;
+  const button = form.buttons?.find((b) => b.name !== undefined);
+  const fields = { ...form.fields, ...(button?.name ? { [button.name]: button.value } : {}) };
+  return t.run.http.request({ method: form.method, url: form.action, form: fields, label: what });
+}
+
+describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
+  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true },
+    'the form of a quick-pay page opened before fechaVencimiento, posted after it, pays nothing', async (t) => {
+      // The door itself first: the page's form posted directly, in time, pays (else this payer cannot post it: not judged).
+      const control = await createQuickPay(t);
+      const posted = await postForm(t, await openQuickPayPage(t, control.response), 'the quick-pay form posted directly, in time');
+      const { tx: paid } = await lookUp(t, control.response['idTransaccion']);
+      if (asBool(field(paid, 'esAprobada')) !== true) t.skip('page-not-driven', `the quick-pay form posted directly (status ${posted.response?.status ?? 'none'}) did not pay the quick-pay (it may want a cookie, a card or a choice a browser gives): the expiry on this door is not judged`);
+
+      const { response } = await createQuickPay(t);
+      const vence = Date.parse(String((response['datosQuickPay'] as { fechaVencimiento?: unknown } | undefined)?.fechaVencimiento ?? ''));
+      if (Number.isNaN(vence)) return t.skip('premise-elsewhere', 'the quick-pay states no fechaVencimiento this suite reads: judged by the 4.6 response tests');
+      const seconds = Math.ceil((vence - (await targetNow(t))) / 1000) + 15;
+      skipUnlessTimeCanPass(t, seconds, 'a quick-pay form posted 15 s after its fechaVencimiento');
+      const page = await openQuickPayPage(t, response);
+      await letTimePass(t, seconds, 'the quick-pay form posted 15 s after its fechaVencimiento');
+      const late = await postForm(t, page, 'the quick-pay form (page opened in time) posted after fechaVencimiento');
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      if (asBool(field(tx, 'esAprobada')) === true) {
+        fail('payment-not-approved', '4.6-qr-expiry', 'a quick-pay form posted after fechaVencimiento pays nothing (the QR expired), whether or not its page was opened in time',
+          `the post answered ${late.response?.status ?? 'nothing'} and the lookup says esAprobada true`, ex);
+      }
+    }, waitingTimeoutMs());
+});
+
+describe('4.1 the screen\'s window counts from when it is shown', () => {
+  clauseTest({ clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
+    'a screen first shown more than duracionInterfazIntentoMinutos after its link was created is paid within its own window', async (t) => {
+      // 70 s after the link's creation, for a window of 1 minute: shown then, paid at once.
+      skipUnlessTimeCanPass(t, 70, 'a screen first shown 70 s after its link was created (duracionInterfazIntentoMinutos 1)');
+      const { link } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
+      await letTimePass(t, 70, 'a screen first shown 70 s after its link was created');
+      paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-duracion-intento', 'a payment made as soon as the screen was shown, 70 s after the link was created (validity 1 minute after being shown)');
+    }, waitingTimeoutMs());
+});
+
+describe('3 vigencia.fechaFin minutes in the past: no wait needed', () => {
+  clauseTest({ clauses: ['3-vigencia-bounds-use', '4.5-pays-the-link'], endpoint: 'flow', purchase: true },
+    'a link whose vigencia.fechaFin passed minutes ago today takes no payment, on its screen nor through PagoQr', async (t) => {
+      const now = await targetNow(t);
+      // Three minutes ago, on today's UTC date (just after midnight: a second after it), written in UTC.
+      const startOfDay = now - (now % 86_400_000);
+      const fechaFin = new Date(Math.max(now - 180_000, startOfDay + 1000)).toISOString();
+      const base = await observedLinkBody(t, { vigencia: { fechaFin } });
+      const created = await t.call('createPaymentLink', { json: base });
+      // Refusing a link that is already over is stricter than the spec asks, and leaves nothing to pay.
+      if (!(created.response && created.response.status >= 200 && created.response.status < 300)) {
+        t.observe('3-vigencia-bounds-use', `a link whose vigencia.fechaFin (${fechaFin}) has passed was refused at creation (status ${created.response?.status ?? 'none'})`);
+        return;
+      }
+      // The link itself made as every test makes one (its URL found the ways the spec gives).
+      const { link } = await createLink(t, { ...base, identificadorEnlaceComercio: `${base.identificadorEnlaceComercio}-b` });
+      paymentNotApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', `a payment on the screen of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`);
+      if (!t.run.target.account) return;
+      const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
+      notAccepted(paid, ['3-vigencia-bounds-use', '4.5-pays-the-link'], `PagoQr of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`);
+    });
+});
