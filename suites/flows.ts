@@ -312,6 +312,13 @@ export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[]
   try {
     return await receiver.waitForWebhook({ idTransaccion: String(idTransaccion), fieldCase }, timeoutS * 1000);
   } catch (err) {
+    // A missing webhook is judged only where the target is known to reach the receiver: the embedded sandbox, or a
+    // receiver that has had a delivery from it in this run (as a page is judged only where one was paid).
+    const reached = t.run.target.kind === 'embedded' || receiver.webhooks().length > 0;
+    if (!reached) {
+      const at = t.run.config.receiver.publicUrl ? `WEBHOOK_PUBLIC_URL (${receiver.webhookUrl()})` : `${receiver.webhookUrl()} (RECEIVER_HOST; WEBHOOK_PUBLIC_URL unset)`;
+      return t.skip('receiver-unreached', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s, and none at all has reached the suite's receiver at ${at} in this run: the target may not reach it, which says nothing of the target; set WEBHOOK_PUBLIC_URL to a URL at which it reaches this machine`);
+    }
     if (!judged) return t.skip('premise-elsewhere', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ${quoted(WEBHOOK_TESTCASE)}; this test needs the webhook`);
     return fail('webhook-received', clauses, `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`, (err as Error).message);
   }
