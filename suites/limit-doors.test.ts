@@ -3,7 +3,7 @@
  * action. Here the doors the other suites do not take: the quick-pay form posted directly after its QR expired (from a
  * page opened in time), a screen first shown long after its link was created (its window counts from when it is
  * shown: 4.1 "after being shown"), a vigencia.fechaFin minutes in the past (no wait: an instant, not a calendar date),
- * through the screen and through PagoQr. Time passes by the target's clock where it has one, else in real time within
+ * through the screen and through PagoQr, and the success and failure limits reached on the screen, tried through PagoQr. Time passes by the target's clock where it has one, else in real time within
  * MAX_WAIT_S (harness/run/waits.ts).
  */
 import { describe } from 'vitest';
@@ -16,7 +16,7 @@ import { asBool, field } from '../harness/judge/read.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
 import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
-import { createLink, createQuickPay, lookUp, observedLinkBody, payOnScreen } from './flows.ts';
+import { createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen } from './flows.ts';
 
 async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Parameters<typeof observedLinkBody>[1] = {}) {
   const base = await observedLinkBody(t, fields);
@@ -98,5 +98,23 @@ describe('3 vigencia.fechaFin minutes in the past: no wait needed', () => {
       if (!t.run.target.account) return;
       const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
       notAccepted(paid, ['3-vigencia-bounds-use', '4.5-pays-the-link'], `PagoQr of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`);
+    });
+});
+
+describe('3 the success and failure limits reached on the screen hold for PagoQr too', () => {
+  clauseTest({ clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
+    'a link paid to its cantidadMaximaPagosExitosos on its screen is not paid again through PagoQr', async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
+      paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', 'the one payment the link allows');
+      const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
+      notAccepted(paid, ['3-success-limit-bounds-use', '4.5-pays-the-link'], 'PagoQr of a link at its success limit of 1 (reached on its screen)');
+    });
+
+  clauseTest({ clauses: ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
+    'a link made inactive by cantidadMaximaPagosFallidos declines on its screen is not paid through PagoQr', async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 1 } }));
+      await declineOnScreen(t, link.urlEnlace, 1);
+      const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
+      notAccepted(paid, ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'], 'PagoQr of a link inactive after its failure limit of 1 (reached on its screen)');
     });
 });

@@ -38,7 +38,7 @@ export const CHECKS = [
   'email-sent', 'sms-sent', 'customer-emailed', 'customer-not-emailed', 'email-identificador',
   'account-record', 'account-businesses',
   // money to the cent; a read after a change; credentials the contract does not allow for an operation
-  'amount-equals', 'state-after-change', 'credential-refused', 'changed-nothing', 'tenant-field-ignored',
+  'amount-equals', 'state-after-change', 'changed-nothing', 'tenant-field-ignored',
   // category security (not spec clauses): tenant isolation
   'tenant-isolation',
 ] as const;
