@@ -132,10 +132,11 @@ export const FAULTS = [
   { id: 'secret-case-blind', area: 'auth', description: '5.1: the token endpoint compares client_secret case-insensitively' },
   // Issue 28 — one fault breaking two independent clauses of one test: both are reported (soft checks).
   { id: 'link-record-two-fields', area: 'links', description: '2.4/2.5: the link record loses infoProducto.urlImagenProducto and configuracion.urlRetorno (two independent fields of one record)' },
-  // Mistakes only the other kinds of hosted screens can make (sandbox option screen); each comes with the screen it needs.
+  // Mistakes only the other kinds of hosted screens can make (sandbox option screen); each comes with the screen it
+  // needs (and the frame's with PAYER=auto: only a browser pays it).
   { id: 'steps-confirm-amount-differs', area: 'screen', description: '4.1: on the two-step screen the confirmation charges the default quantity × monto, not the quantity chosen on step 1 (which step 2 showed)', settings: { SANDBOX_SCREEN: 'steps' } },
   { id: 'steps-confirm-twice-charges-twice', area: 'replay', description: '4.1/2.1: on the two-step screen the same confirmation posted twice creates a second approved transaction (observed: the spec states nothing on replays)', silent: true, settings: { SANDBOX_SCREEN: 'steps' } },
-  { id: 'frame-token-wrong-amount', area: 'screen', description: '4.1: on the iframe checkout the vault token charges the link\'s monto it remembered, not the quantity × monto submitted', settings: { SANDBOX_SCREEN: 'frame' } },
+  { id: 'frame-token-wrong-amount', area: 'screen', description: '4.1: on the iframe checkout the vault token charges the link\'s monto it remembered, not the quantity × monto submitted', settings: { SANDBOX_SCREEN: 'frame', PAYER: 'auto' } },
   // Who may call what, every door of a limit, a read after every write, money to the cent.
   { id: 'amount-binary-float', area: 'money', description: '4.1: quantity × monto computed in binary floating point without rounding to the cent (3 × 0.10 charged and reported as 0.30000000000000004)' },
   { id: 'lookup-stale-cache', area: 'transactions', description: '4.8: GET /TransaccionCompra/{id} answers from a cache filled by the first lookup, which a payment does not refresh (a 3DS purchase looked up while pending still reads pending after approval)' },

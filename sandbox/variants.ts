@@ -97,11 +97,11 @@ export const VARIANTS = [
     settings: { SCREEN_CHALLENGE_CODE: 'shown-in:#codigo-prueba' },
     composes: false,
   },
-  // Hosted screens of other kinds (sandbox option screen, context.ts PANTALLAS): each served with its SANDBOX_SCREEN.
-  // Out of `all`: one screen at a time.
+  // Hosted screens of other kinds (sandbox option screen, context.ts PANTALLAS): each served with its SANDBOX_SCREEN
+  // (the frame, payable only by a browser, with PAYER=auto, as its vendor would say). Out of `all`: one screen at a time.
   { id: 'screen-steps', area: 'pages', description: '4.1: the payment screen takes two steps: the card page (payment form and instalments as radio buttons, button "Continuar"), then "Paso 2 de 2: confirma tu pago" with a summary and one button "Confirmar y pagar" (a CSRF token bound to a session cookie; the card kept server-side)', settings: { SANDBOX_SCREEN: 'steps' }, composes: false },
   { id: 'screen-challenge', area: 'pages', description: '4.3/4.6: the 3DS page is an issuer test page: "Código de prueba: NNNNNN" beside one unnamed-by-meaning input (otp) and a button "Verificar"; a wrong code shows it again (422); the quick-pay page asks the payer to authorise the payment (radio buttons)', settings: { SANDBOX_SCREEN: 'challenge' }, composes: false },
-  { id: 'screen-frame', area: 'pages', description: '4.1: the payment screen is a script shell with no form: the card inside an iframe of another origin (the other loopback name), tokenised by its vault over postMessage; the shell submits JSON and follows the redirect it answers; "Volver" is a button', settings: { SANDBOX_SCREEN: 'frame' }, composes: false },
+  { id: 'screen-frame', area: 'pages', description: '4.1: the payment screen is a script shell with no form: the card inside an iframe of another origin (the other loopback name), tokenised by its vault over postMessage; the shell submits JSON and follows the redirect it answers; "Volver" is a button', settings: { SANDBOX_SCREEN: 'frame', PAYER: 'auto' }, composes: false },
   // Account authentication (5.5: "how account user-and-password authentication is performed: not shown").
   {
     id: 'account-password-grant',
