@@ -18,6 +18,7 @@ export interface FaultEntry {
 
 export const FAULTS = [
   // Response fields of the wrong type, missing or out of their enum.
+  { id: 'enlacepago-route-missing', area: 'links', description: '4.1: POST /EnlacePago is not there (404 to any request, as a base path missing a segment): no rejection of a link body may pass where no link is created' },
   { id: 'link-idenlace-string', area: 'response-types', description: '4.1 response: idEnlace is the string "1" instead of an int' },
   { id: 'link-urlenlace-missing', area: 'response-types', description: '4.1 response: urlEnlace is missing' },
   { id: 'transaction-monto-string', area: 'response-types', description: '4.8 response: monto is the string "10.00" instead of a number' },

@@ -8,7 +8,7 @@
  * choose otherwise: the counters, the `usable` flag, the order of transacciones, the size of idEnlace).
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { requireAuth } from './auth.ts';
 import type { SandboxContext } from './context.ts';
@@ -202,7 +202,11 @@ function registroEnlace(ctx: SandboxContext, link: Link) {
 export const linksApi: FastifyPluginAsync = async (app) => {
   const ctx = app.sandbox;
 
-  app.post('/EnlacePago', { onRequest: requireAuth('bearer') }, async (req, reply) => {
+  // Fault enlacepago-route-missing: the route is not there (as a base path that lacks a segment), whatever is sent.
+  const rutaAusente = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (ctx.fault('enlacepago-route-missing')) await reply.code(404).send({ errores: [{ campo: 'url', mensaje: `no existe ${req.method} en esta ruta` }] });
+  };
+  app.post('/EnlacePago', { onRequest: [rutaAusente, requireAuth('bearer')] }, async (req, reply) => {
     const { fault } = ctx;
     const v = validacionApi(ctx);
     const b = v.cuerpo(req.body);

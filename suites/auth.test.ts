@@ -11,7 +11,7 @@ import { observeResponse } from '../harness/run/contract-observer.ts';
 import { asInt, asString, field } from '../harness/judge/read.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
-import { createLink, PURCHASE_OPERATIONS } from './flows.ts';
+import { createLink, notAcceptedWhereValidAccepted, PURCHASE_OPERATIONS } from './flows.ts';
 
 /** A token request outside the token cache; its response is contract-observed (types judged by the contract testcase). */
 async function requestToken(t: T, clientSecret: string, audience = t.run.config.tokenAudience): Promise<Exchange> {
@@ -115,12 +115,12 @@ describe('5.5 bearer endpoints refuse requests without a valid token', () => {
     const spec = { clauses: ['5.5-bearer-endpoints', '5.3-bearer-header'], endpoint: ENDPOINT[op]!, purchase: PURCHASE_OPERATIONS.has(op) };
     clauseTest(spec, `${op} without an authorization header is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
-      notAccepted(ex, spec.clauses, `${op} without a token`);
+      await notAcceptedWhereValidAccepted(t, ex, op, spec.clauses, `${op} without a token`);
       observeRefusalStatus(t, ex);
     });
     clauseTest(spec, `${op} with an invalid bearer token is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: { header: 'Bearer conformance-invalid-token' } });
-      notAccepted(ex, spec.clauses, `${op} with an invalid token`);
+      await notAcceptedWhereValidAccepted(t, ex, op, spec.clauses, `${op} with an invalid token`);
       observeRefusalStatus(t, ex);
     });
   }
@@ -131,7 +131,7 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
     const spec = { clauses: '5.5-account-endpoints', endpoint: ENDPOINT[op]!, needs: ['account' as const], purchase: PURCHASE_OPERATIONS.has(op) };
     clauseTest(spec, `${op} without credentials is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
-      notAccepted(ex, '5.5-account-endpoints', `${op} without credentials`);
+      await notAcceptedWhereValidAccepted(t, ex, op, '5.5-account-endpoints', `${op} without credentials`);
       // ACCOUNT_AUTH=auto: how the account authenticates was found by the run's probe (harness/discovery/account-auth.ts).
       const found = t.run.target.accountAuth;
       if (found && op === 'activatePaymentLink') {
@@ -145,7 +145,7 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
       const wrong = t.run.callAs(business, { user: t.run.target.account!.user, password: 'conformance-wrong-password' });
       const request = await validRequest(t, op);
       try {
-        notAccepted(await wrong(op, { ...request, auth: 'account' }), '5.5-account-endpoints', `${op} with a wrong password`);
+        await notAcceptedWhereValidAccepted(t, await wrong(op, { ...request, auth: 'account' }), op, '5.5-account-endpoints', `${op} with a wrong password`);
       } catch (err) {
         // ACCOUNT_AUTH=password-grant: the token issuer refused the wrong password, so it got no access at all.
         if (!(err instanceof TokenError)) throw err;
@@ -176,7 +176,7 @@ describe('5.5 "account or business" endpoints accept both and refuse neither', (
     });
     clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase }, `${op} without credentials is refused`, async (t) => {
       const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'none') : await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
-      notAccepted(ex, '5.5-either-endpoints', `${op} without credentials`);
+      await notAcceptedWhereValidAccepted(t, ex, op, '5.5-either-endpoints', `${op} without credentials`);
     });
   }
 });

@@ -7,7 +7,7 @@ import type { Exchange } from '../harness/api/http.ts';
 import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
 import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import type { Credentials } from '../harness/setup/target.ts';
-import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, succeeded, unreadPage } from '../harness/judge/checks.ts';
+import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, notAccepted, rejected, succeeded, unreadPage } from '../harness/judge/checks.ts';
 import { observeResponse } from '../harness/run/contract-observer.ts';
 import { targetNow } from '../harness/run/waits.ts';
 import { NotJudged } from '../harness/record/errors.ts';
@@ -397,6 +397,65 @@ export function bodyTestSpec(on: { operationId: string; auth?: string }, clauses
 export async function bodyContext(t: T, withBusinessId = false): Promise<BodyContext> {
   const idAplicativo = withBusinessId ? await businessIdOf(t) : defaultContext.idAplicativo;
   return { ...defaultContext, testData: t.run.config.testData, idAplicativo, now: new Date() };
+}
+
+/**
+ * The positive control of a rejection test: "X is rejected" says something only where the same operation accepts a
+ * valid request in this run (a route that is not there rejects everything). One accepted already counts; else the
+ * operation's canonical valid request is sent, once per run. Where it is not accepted either, the test is not judged.
+ */
+export async function acceptsValid(t: T, operationId: string): Promise<void> {
+  if (t.run.accepted.has(operationId)) return;
+  const status = await t.run.accepted.control(operationId, () => sendValid(t, operationId));
+  if (status >= 200 && status < 300) return;
+  t.skip('no-positive-control', `${operationId} accepted no request in this run, and its canonical valid request answered ${status || 'nothing'}: a rejection says nothing where nothing is accepted; the operation's own tests report why (is API_BASE_URL the API's base, with its path?)`);
+}
+
+/** The canonical valid request of a body operation, sent as the test's own step (its label says why). */
+async function sendValid(t: T, operationId: string): Promise<Exchange> {
+  const label = `${operationId}: its canonical valid request (the positive control of a rejection)`;
+  const { testData } = t.run.config;
+  switch (operationId) {
+    case 'createPaymentLink':
+      return t.call(operationId, { json: paymentLinkMinimal(), label });
+    case 'purchase3ds':
+      return t.call(operationId, { json: purchase3ds((await t.run.receiver()).redirectUrl('control'), testData), label });
+    case 'purchaseWallet':
+      return t.call(operationId, { json: purchaseWallet(testData), label });
+    case 'purchaseQuickPay':
+      return t.call(operationId, { json: purchaseQuickPay(), auth: 'bearer', label });
+    case 'purchaseMposBanda':
+      return t.call(operationId, { json: purchaseMposBanda(testData), auth: 'bearer', label });
+    case 'purchasePagoQr': {
+      const link = await t.call('createPaymentLink', { json: paymentLinkMinimal(), label: 'a link for the positive control of PagoQr' });
+      const url = field(link.response?.json, 'urlEnlace');
+      return t.call(operationId, { json: { urlEnlacePago: typeof url === 'string' ? url : '' }, auth: 'account', label });
+    }
+    case 'activatePaymentLink': {
+      const link = await t.call('createPaymentLink', { json: paymentLinkMinimal(), label: 'a link for the positive control of activar' });
+      return t.call(operationId, { pathParams: { id: String(field(link.response?.json, 'idEnlace') ?? '') }, label });
+    }
+    case 'getTransaction': {
+      const wallet = await t.call('purchaseWallet', { json: purchaseWallet(testData), label: 'a purchase for the positive control of the lookup' });
+      return t.call(operationId, { pathParams: { id: String(field(wallet.response?.json, 'idTransaccion') ?? '') }, auth: 'bearer', label });
+    }
+    default:
+      throw new Error(`no canonical valid request for ${operationId}`);
+  }
+}
+
+/** A request the rule says is rejected, judged after its positive control (acceptsValid). */
+export async function rejectedWhereValidAccepted(t: T, ex: Exchange, operationId: string, clauses: string[], rule: string): Promise<void> {
+  const status = ex.response?.status ?? 0;
+  if (status >= 400 && status <= 499) await acceptsValid(t, operationId);
+  rejected(ex, clauses, rule);
+}
+
+/** A request the spec says is not accepted (a refusal: no token, a wrong password…), judged after its positive control. */
+export async function notAcceptedWhereValidAccepted(t: T, ex: Exchange, operationId: string, clauses: string | string[], what: string): Promise<void> {
+  const status = ex.response?.status ?? 0;
+  if (status < 200 || status > 299) await acceptsValid(t, operationId);
+  notAccepted(ex, clauses, what);
 }
 
 /** POSTs a body as the business (bearer), or as the account where the endpoint (4.5) or the rule (4.7 idAplicativo) wants it. */

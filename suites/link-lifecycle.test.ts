@@ -11,7 +11,7 @@ import type { PaymentOutcome } from '../harness/payer/index.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { sharedWork } from '../harness/record/scope.ts';
 import type { PaymentLink } from '../spec/types.ts';
-import { activate, createLink, DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
+import { notAcceptedWhereValidAccepted, activate, createLink, DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
 
 const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
@@ -47,7 +47,7 @@ describe('3 failure limit and 4.2 activation', () => {
 
   clauseTest({ clauses: '4.2-endpoint', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'activar of an unknown idEnlace is refused', async (t) => {
     const ex = await t.call('activatePaymentLink', { pathParams: { id: 999_999_999 } });
-    notAccepted(ex, '4.2-endpoint', 'activar of a link that does not exist');
+    await notAcceptedWhereValidAccepted(t, ex, 'activatePaymentLink', '4.2-endpoint', 'activar of a link that does not exist');
     t.observe('7-error-format-not-shown', `activar of an unknown id answered ${ex.response?.status ?? 'nothing'}`);
   });
 });

@@ -8,7 +8,7 @@ import { clauseTest, type T } from '../harness/run/conformance.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { asBool, asEnum, asNumber, FORMA_PAGO, readResponse, readString } from '../harness/judge/read.ts';
 import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, succeeded } from '../harness/judge/checks.ts';
-import {
+import { notAcceptedWhereValidAccepted,
   activate,
   buy3ds,
   buyMpos,
@@ -174,7 +174,7 @@ describe('7 a failed payment is reported in the transaction', () => {
 describe('4.8 an unknown id', () => {
   clauseTest({ clauses: '4.8-endpoint', endpoint: ENDPOINT }, 'is not found', async (t) => {
     const ex = await t.call('getTransaction', { pathParams: { id: '00000000-0000-4000-8000-000000000000' }, auth: 'bearer' });
-    notAccepted(ex, '4.8-endpoint', 'a lookup of an id that names no transaction');
+    await notAcceptedWhereValidAccepted(t, ex, 'getTransaction', '4.8-endpoint', 'a lookup of an id that names no transaction');
     const status = ex.response?.status ?? 0;
     if (status < 400 || status > 499) t.observe('7-error-format-not-shown', `an unknown id answered ${status} (a 4xx such as 404 would be usual)`);
   });

@@ -19,7 +19,7 @@ import { redactValue } from '../harness/record/redact.ts';
 import { checkAhead } from '../harness/judge/property-cases.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { catalogue, onlyCoercibleTypes, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
-import { bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
+import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
 
 const FILE = 'suites/properties.test.ts';
 
@@ -135,6 +135,8 @@ describe('a body that violates exactly one stated rule is rejected (4xx)', () =>
       // and creates nothing: read from its own tenant's test-control stats around the whole property, where the
       // target has tenants (elsewhere validation.test.ts's "creates nothing" tests skip, saying why)
       const stats = t.run.tenantId !== undefined ? t.run.control : undefined;
+      // Its positive control first (rejections say nothing where the operation accepts nothing), before the counters.
+      await acceptsValid(t, e.operationId);
       const before = await stats?.stats();
       const name = testName(clauses, title);
       let last: Exchange | undefined;

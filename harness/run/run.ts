@@ -49,6 +49,33 @@ export interface Run {
   tenant?(): Promise<Run>;
   /** Set on a tenant's run: the id of the tenant it acts as. */
   tenantId?: string;
+  /** The operations that accepted a request (2xx) in this run, any tenant's: the positive control of rejection tests. */
+  accepted: AcceptedOperations;
+}
+
+/**
+ * Which operations accepted a request in this run, and the one positive control per operation a rejection test may
+ * need (its canonical valid request, sent once per run however many tests ask).
+ */
+export class AcceptedOperations {
+  readonly #seen = new Set<string>();
+  readonly #controls = new Map<string, Promise<number>>();
+  note(operationId: string, ex: Exchange): void {
+    const status = ex.response?.status ?? 0;
+    if (status >= 200 && status < 300) this.#seen.add(operationId);
+  }
+  has(operationId: string): boolean {
+    return this.#seen.has(operationId);
+  }
+  /** The status the operation's canonical valid request answered (sent once per run). */
+  control(operationId: string, send: () => Promise<Exchange>): Promise<number> {
+    let pending = this.#controls.get(operationId);
+    if (!pending) {
+      pending = send().then((ex) => ex.response?.status ?? 0, () => 0);
+      this.#controls.set(operationId, pending);
+    }
+    return pending;
+  }
 }
 
 let current: Promise<Run> | undefined;
@@ -74,6 +101,7 @@ async function createRun(): Promise<Run> {
   const operations = contract.operations;
 
   const pages = new PagedPurchases();
+  const accepted = new AcceptedOperations();
   const clients = new Map<string, Call>();
   const tokenCaches: TokenCache[] = [];
   function callAs(business: Credentials | undefined, account?: { user: string; password: string }, caches = tokenCaches): Call {
@@ -111,6 +139,7 @@ async function createRun(): Promise<Run> {
       const ex = await api.call(operationId, options);
       interlock.watch(ex.response?.json);
       pages.learn(operationId, ex);
+      accepted.note(operationId, ex);
       // A contract violation is recorded for the contract testcases (suites/contract.test.ts), never thrown here:
       // the test goes on to judge its own behaviour.
       observeResponse(contract, operationId, ex);
@@ -170,6 +199,7 @@ async function createRun(): Promise<Run> {
     call: primaryCall,
     callAs,
     payer,
+    accepted,
     receiver: () =>
       (receiver ??= startReceiver({
         host: config.receiver.host,

@@ -90,6 +90,7 @@ async function tokenServiceApi(p: Prueba): Promise<boolean> {
 const formaPagoTodoFalso = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: false, permitePagoQuickPay: false };
 
 const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
+  'enlacepago-route-missing': async (p) => (await p.api('POST', '/EnlacePago', await p.bearer(), {})).statusCode !== 404,
   'link-idenlace-string': async (p) => typeof (await p.crearEnlace()).idEnlace === 'number',
   'link-urlenlace-missing': async (p) => 'urlEnlace' in (await p.crearEnlace()),
   'transaction-monto-string': async (p) => typeof (await obtener(p, (await wallet(p)).idTransaccion)).monto === 'number',
