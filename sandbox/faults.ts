@@ -18,7 +18,6 @@ export interface FaultEntry {
 
 export const FAULTS = [
   // Response fields of the wrong type, missing or out of their enum.
-  { id: 'enlacepago-route-missing', area: 'links', description: '4.1: POST /EnlacePago is not there (404 to any request, as a base path missing a segment): no rejection of a link body may pass where no link is created' },
   { id: 'link-idenlace-string', area: 'response-types', description: '4.1 response: idEnlace is the string "1" instead of an int' },
   { id: 'link-urlenlace-missing', area: 'response-types', description: '4.1 response: urlEnlace is missing' },
   { id: 'transaction-monto-string', area: 'response-types', description: '4.8 response: monto is the string "10.00" instead of a number' },
@@ -56,6 +55,7 @@ export const FAULTS = [
   { id: 'mpos-without-permission-allowed', area: 'auth', description: '4.7: a business without the MPOS permission can make MPOS purchases' },
   { id: 'deleted-account-still-works', area: 'accounts', description: '4.9: after DELETE /Cuenta the account and its businesses keep working' },
   // Links and the hosted screen.
+  { id: 'enlacepago-route-missing', area: 'links', description: '4.1: POST /EnlacePago is not there (404 to any request, as a base path missing a segment): no rejection of a link body may pass where no link is created' },
   { id: 'failure-limit-not-enforced', area: 'links', description: '3: reaching cantidadMaximaPagosFallidos does not make the link unusable' },
   { id: 'success-limit-not-enforced', area: 'links', description: '4.1: payments continue after cantidadMaximaPagosExitosos' },
   { id: 'activation-noop', area: 'links', description: '4.2: activar answers but leaves the link unusable' },
