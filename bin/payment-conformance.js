@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --
 /**
- * `payment-conformance <command> [options]`: the installed command (issue 29). Plain JavaScript so Node runs it from
+ * `payment-conformance <command> [options]`: the installed command. Plain JavaScript so Node runs it from
  * any node_modules; each command is one of the project's TypeScript scripts, run in this process (bin/ts-hooks.js
  * compiles it), in the CURRENT folder: `.env` is read there and reports are written under `./reports` there, while
  * the suites, the spec and the sandbox come from this package's own folder. The npm scripts run the same scripts.

@@ -610,7 +610,7 @@ export const SECTION_7_RULES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A body whose only stated violations are JSON types (issue 26): what a lenient server made of them, else undefined.
+ * A body whose only stated violations are JSON types: what a lenient server made of them, else undefined.
  * Section 7 lists the rules whose violations are rejected, and types are not among them, so such a body accepted is
  * observed (WARN), not failed (docs/decisions.md, "Severity"). A number and a numeric string are read as each other
  * ("05" for the int 5), and the body so read must break no stated rule ("13" is still a month out of 1–12); any other

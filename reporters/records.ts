@@ -172,7 +172,7 @@ const CLAUSE_ORDER: [Status[], string][] = [
 ];
 
 /**
- * The outcome of each clause a test touches (issue 20: one fault, one finding). A failed test fails only the clauses
+ * The outcome of each clause a test touches (one fault, one finding). A failed test fails only the clauses
  * its failing check cites; the others it cites it did not judge (it stopped there): `notRun` for them. Without check
  * evidence (an `expect` of a suite) every cited clause fails. An ERROR is the test's outcome for its clauses, never a
  * FAIL. Observed clauses WARN.

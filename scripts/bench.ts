@@ -25,7 +25,7 @@ const baseEnv: NodeJS.ProcessEnv = { ...embeddedOnlyEnv(process.env), REPORT_DIR
 // 1. The whole suite against the embedded sandbox, as `npm run conformance` runs it.
 const embedded = await conformanceRun(baseEnv);
 
-// 1b. The same with the browser payer on screens built by script (issue 29: at most 2× the HTTP payer's run).
+// 1b. The same with the browser payer on screens built by script (at most 2× the HTTP payer's run).
 const browserRun = chromiumAvailable() ? await conformanceRun({ ...baseEnv, PAYER: 'browser', SANDBOX_SCREEN: 'js' }) : undefined;
 
 // 2. The same suite against a sandbox started here as a remote target, counting the requests it receives.
@@ -77,7 +77,7 @@ console.log(`  wall time (s)                          ${figures.remote_0ms_wall_
 console.log(`  peak requests in flight                ${String(near.peak).padStart(12)}   ${String(far.peak).padStart(14)}`);
 console.log(`  requests                               ${String(near.requests).padStart(12)}   ${String(far.requests).padStart(14)}`);
 console.log(`  exit code                              ${String(near.code).padStart(12)}   ${String(far.code).padStart(14)}`);
-console.log(`  ratio 100 ms / 0 ms: ${figures.remote_ratio} (the older measure: a faster 0 ms run raises it; the floor below is the target since issue 21)`);
+console.log(`  ratio 100 ms / 0 ms: ${figures.remote_ratio} (the older measure: a faster 0 ms run raises it; the floor below is the target)`);
 console.log(`  floor at 100 ms: ${figures.remote_100ms_floor_s} s (${far.requests} requests × 100 ms / ${maxConcurrency} in flight); the 100 ms run is ${figures.remote_100ms_floor_ratio}× its floor (target ≤ 1.25)`);
 console.log(
   browserRun

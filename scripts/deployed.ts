@@ -1,5 +1,5 @@
 /**
- * `npm run deployed`: the suite against the service as deployed (issue 26), played by the embedded sandbox's
+ * `npm run deployed`: the suite against the service as deployed, played by the embedded sandbox's
  * `deployed` profile (SANDBOX_VARIANT=deployed: every spec-valid behaviour public client code shows) and its
  * `deployed` composite fault (SANDBOX_FAULT=deployed: every real deviation at once). What must hold:
  * - the profile: 0 FAIL, 0 ERROR, and no test skipped for a page, a field or an option it could not drive;

@@ -1,5 +1,5 @@
 /**
- * `npm run discover`: learns a remote target's conventions from the credentials given (issue 22) and writes them to
+ * `npm run discover`: learns a remote target's conventions from the credentials given and writes them to
  * REPORT_DIR/discovered.env, which `npm run conformance` reads below the environment and .env for what the user did
  * not set (harness/setup/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
  * its evidence as a comment; each one not found, with how to find it. It creates only development links and payments:

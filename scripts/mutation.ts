@@ -192,7 +192,7 @@ for (const [i, r] of results.entries()) {
   if (isPrerequisite(faults[i]!)) console.log(`prerequisite fault ${r.fault}: ${r.failed.length} failing tests (it removes what nearly every test needs)`);
 }
 
-// Soft checks (issue 28): the fault that breaks two independent clauses of one test must have both reported by it.
+// Soft checks: the fault that breaks two independent clauses of one test must have both reported by it.
 const twoClauses = faults.findIndex((f) => f.id === TWO_CLAUSE_FAULT);
 const bothReported = twoClauses < 0 || results[twoClauses]!.independent >= 2;
 if (!bothReported) console.log(`\n${TWO_CLAUSE_FAULT}: no failing test reported both of the independent clauses it breaks (${results[twoClauses]!.independent} failure(s) at most)`);

@@ -2,7 +2,7 @@
  * `npm run soak`: flakiness check of the concurrent conformance run (not part of `npm test`). Runs the whole suite
  * 20 times against the embedded sandbox and 5 times against a sandbox 100 ms away behind the loopback latency proxy
  * (bench/latency-proxy.ts), one run at a time, and prints pass/fail per run (failures with their test names).
- * With `--parallel N`: N whole embedded runs at once instead (issue 21: a machine under load must not turn the
+ * With `--parallel N`: N whole embedded runs at once instead (a machine under load must not turn the
  * suite's own waiting into verdicts), each run's FAIL and ERROR counts printed; `--payer browser` pays the
  * script-built screens (SANDBOX_SCREEN=js) in Chromium. Exit 0 iff every run passed.
  *

@@ -1,5 +1,5 @@
 /**
- * The same transaction told by several channels (issue 27): for each way to buy, the webhook (6.1: "the transaction
+ * The same transaction told by several channels: for each way to buy, the webhook (6.1: "the transaction
  * data"), the link's transacciones (2.1), the purchase's own answer and the lookup (4.8) agree on the amount charged
  * (4.1: quantity × monto), the payment form, the result and datosAdicionales. The redirect (6.3) against the lookup is
  * suites/lookup.test.ts's (`sameAsRedirect`, for a screen payment and a 3DS completion), judged once there.

@@ -115,7 +115,7 @@ export async function saidOrLookedUp(t: T, params: Record<string, string>, name:
 const CLOCK_MARGIN_MS = 1000;
 
 /**
- * Verdicts that account for the suite's own time (issue 26): why a payment that was not approved may have reached the
+ * Verdicts that account for the suite's own time: why a payment that was not approved may have reached the
  * target after the validity it stated (`deadline`, epoch ms on OUR clock), or undefined when it surely came in time.
  * The target may have received it as late as its answer came back, so that instant counts, less a margin for the
  * clocks' offset.

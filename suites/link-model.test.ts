@@ -255,7 +255,7 @@ class PayLate extends LinkCommand {
     await r.t.run.control!.advanceClock(wait);
     m.elapsed += wait;
     // Read as every opening is (outcomeOfPage): an error status, words of refusal, or (where this payer has paid a
-    // page of this target before) a page with no way to pay refuse the opening (issue 26).
+    // page of this target before) a page with no way to pay refuse the opening.
     const opened = outcomeOfPage(screen);
     if (opened.kind === 'refused' && (opened.by !== 'no-form' || opened.payableSeen)) {
       judge(m, opening, 'refused', `${this}: opening the screen`);

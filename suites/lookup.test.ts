@@ -91,7 +91,7 @@ describe('4.8 the looked-up transaction is the one purchased', () => {
   clauseTest({ clauses: ['4.8-same-transaction', '2.2-formapago-values', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
     'a paid quick-pay, with formaPago QuickPay (4)', async (t) => {
       const { request, response } = await createQuickPay(t);
-      // A payment the suite itself made after the stated fechaVencimiento is not the target's decline (issue 26).
+      // A payment the suite itself made after the stated fechaVencimiento is not the target's decline.
       const { ex, tx } = await paidQuickPay(t, response);
       sameTransaction(t, tx, { idTransaccion: response['idTransaccion'], esReal: response['esReal'], monto: request.monto, idExterno: request.idExterno, esAprobada: true }, ex);
       // a value outside 2.2 (not an enum at all) is the contract testcase's finding; a wrong member is this test's

@@ -1,5 +1,5 @@
 /**
- * Replays (issue 27): the same payment sent twice, as a double click, a browser's resend or a retrying proxy does.
+ * Replays: the same payment sent twice, as a double click, a browser's resend or a retrying proxy does.
  * The spec states nothing on replays, so a replay that charges again is observed (WARN) — except where it breaks a
  * rule the spec does state: the link's counters still count what its transactions say (2.1), a link limited to one
  * success never takes two (3), and the redirect answering a replay tells what was recorded (6.3). The harness never re-sends a payment by itself (principle 5): each replay here

@@ -1,5 +1,5 @@
 /**
- * Serialisation breadth (issue 27): what a serializer or a page size changes without anyone deciding it.
+ * Serialisation breadth: what a serializer or a page size changes without anyone deciding it.
  * datosAdicionales keys of every case and script come back exactly (a dictionary's keys are data, 2: "string keys
  * to string values"); a link lists every one of its transactions, more than any page size a server might use (2.1:
  * "All transactions made with the link"); a client secret is compared exactly (5.1).

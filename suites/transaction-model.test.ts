@@ -178,7 +178,7 @@ class PayQuickPay extends TxCommand {
     if (this.expired && control) await control.advanceClock(Math.ceil((m.venceMs! - now) / 1000) + 2);
     const late = this.expired && control !== undefined ? true : now > m.venceMs! + 1000 ? true : now < m.venceMs! - 5000 ? false : undefined;
     const outcome = await payQuickPay(r.t, m.urlQR!, late === false);
-    // Paid meaning to be in time, but not approved and answered near or past the limit: the suite was late (issue 26).
+    // Paid meaning to be in time, but not approved and answered near or past the limit: the suite was late.
     const tooLate = late === false && control === undefined ? lateBy(outcome, await onOurClock(r.t, m.venceMs!), 'a quick-pay meant to be paid in time') : undefined;
     if (late === undefined || tooLate !== undefined) {
       w.notes.add(tooLate ?? 'a quick-pay paid within seconds of its fechaVencimiento: its outcome was not judged');

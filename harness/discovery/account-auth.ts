@@ -1,5 +1,5 @@
 /**
- * ACCOUNT_AUTH=auto (issue 22): how the target takes account user and password (spec 5.5 does not show it). Tried on
+ * ACCOUNT_AUTH=auto: how the target takes account user and password (spec 5.5 does not show it). Tried on
  * a link the business creates (a link is no purchase): activar with HTTP Basic, then with a token of an OAuth2
  * password grant at AUTH_URL. The first that is accepted is the run's; when neither is, Basic stays, with the reason.
  */

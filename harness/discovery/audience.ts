@@ -1,5 +1,5 @@
 /**
- * TOKEN_AUDIENCE discovery (issue 26): spec 5.1 says the audience is "always service_api", but a deployed service
+ * TOKEN_AUDIENCE discovery: spec 5.1 says the audience is "always service_api", but a deployed service
  * may issue tokens only for an audience of its own name. When the configured audience is refused, the audiences
  * the issuer itself publishes are tried: its OpenID discovery document (`{auth_url}/.well-known/openid-configuration`,
  * `scopes_supported`, as IdentityServer publishes its API scopes), then names read off the hosts. Only token requests

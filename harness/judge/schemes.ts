@@ -1,5 +1,5 @@
 /**
- * Pure discovery of a target's digest conventions (issue 22): which scheme makes the redirect hash (6.3) or a webhook
+ * Pure discovery of a target's digest conventions: which scheme makes the redirect hash (6.3) or a webhook
  * signature header (6.1) verify, tried over candidate algorithms, keys, encodings, value spellings and field orders.
  * No I/O here: the callers (harness/discovery/run-schemes.ts, scripts/discover.ts) hand in what was received.
  *

@@ -1,5 +1,5 @@
 /**
- * Progress of a run (issue 29.5). While a test waits in real time, one line says what it waits for and how long is
+ * Progress of a run. While a test waits in real time, one line says what it waits for and how long is
  * left: a live line on a terminal (CONFORMANCE_PROGRESS=live, set by scripts/conformance.ts when its stderr is one),
  * else a line when the waiting starts and every 30 s. At the end, where the time went: the wall time during which a
  * real-time wait, a request, a browser page was pending (they overlap, so they need not add up to the run's time).

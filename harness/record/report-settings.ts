@@ -1,5 +1,5 @@
 /**
- * BASELINE and FAIL_ON (issue 15): which earlier run this one is compared with, and what fails the run. Validated
+ * BASELINE and FAIL_ON: which earlier run this one is compared with, and what fails the run. Validated
  * here, at start-up with the rest of the configuration (harness/setup/config.ts), and by the reporters and the shard merge
  * (reporters/compare.ts), which read the baseline's summary.json in full.
  */

@@ -9,7 +9,7 @@ import type { Scope } from '../record/scope.ts';
 import { TEST_TIMEOUT_MS_DEFAULT, type Budget } from '../setup/config.ts';
 
 /**
- * A test's own budget (issue 21): the time its own work may take — from the start of its work (its tenant, if any,
+ * A test's own budget: the time its own work may take — from the start of its work (its tenant, if any,
  * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
  * test started: see `waitingFor` in harness/record/scope.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
  * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.

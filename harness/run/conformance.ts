@@ -20,7 +20,7 @@
  * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
  * run bound.
  *
- * Independence (issue 21). The tests of a run overlap. A test that moves time or counts what its requests created gets
+ * Independence. The tests of a run overlap. A test that moves time or counts what its requests created gets
  * its own test-control tenant (`tenant: true`, implied by `needs: ['clock']`, `needs: ['stats']` and `movesClock`): a
  * fresh account and business with their own clock, counters and outbox, so its `t.run` / `t.call` act as that tenant
  * and `t.run.control` moves only its clock and reads only its counters and outbox — no other test can disturb it or be

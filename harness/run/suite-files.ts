@@ -65,7 +65,7 @@ export function declareSuites(dir: string, names: string[], load: (name: string)
       await load(file.slice(dir.length + 1));
     });
   }
-  // The run's last line of its own (stderr, beside the reporters' summary): where the time went (issue 29.5).
+  // The run's last line of its own (stderr, beside the reporters' summary): where the time went.
   afterAll(() => {
     if (process.env['CONFORMANCE_PROGRESS'] !== 'off') process.stderr.write(`${whereTheTimeWent()}\n`);
   });

@@ -1,5 +1,5 @@
 /**
- * Letting the target's time pass (issue 22): its clock is moved where it has clock control (the sandbox's test-control
+ * Letting the target's time pass: its clock is moved where it has clock control (the sandbox's test-control
  * API); elsewhere the test waits in real time, up to MAX_WAIT_S, or skips with the reason. A wait is an `await` inside
  * a concurrent test (suites/all.conformance.ts): the other tests go on meanwhile and waits overlap, so a run lasts about its
  * longest wait, not their sum. A test that may wait declares `movesClock: true` (the clock mode where there is a

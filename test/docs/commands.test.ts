@@ -1,5 +1,5 @@
 /**
- * Copy-paste must work (issue 29): every command the docs show names something that exists — each `npm run X` a
+ * Copy-paste must work: every command the docs show names something that exists — each `npm run X` a
  * script of package.json, each `payment-conformance X` a command of bin/payment-conformance.js taking the options
  * shown — every installed command answers --help, and the sandbox's curl walkthrough runs as shown against a sandbox.
  */

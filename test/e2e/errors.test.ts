@@ -1,5 +1,5 @@
 /**
- * The suite's own failures are never the target's (issue 20.6), through `npm run conformance`: tests forced past
+ * The suite's own failures are never the target's, through `npm run conformance`: tests forced past
  * their own budget (TEST_TIMEOUT_MS=1) are ERROR — `<error>` in JUnit, never `<failure>`; an "Errors" section of
  * summary.md with the transcript; purple ERROR badges in index.html, no clause red — and fail the run, with
  * FAIL_ON=new against a baseline that has the same errors too. A sandbox fault in the same rule is a FAIL, red only

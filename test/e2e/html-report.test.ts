@@ -1,5 +1,5 @@
 /**
- * The reports of issue 15 as people and CI meet them, through `npm run conformance`: a clean run, the same suite with
+ * The reports as people and CI meet them, through `npm run conformance`: a clean run, the same suite with
  * a sandbox fault compared with it (BASELINE, FAIL_ON=new), and again against a baseline that already has the fault.
  * - The ratchet: FAIL_ON=new exits 1 when the fault is new, 0 when the baseline already has it; a bad BASELINE or
  *   FAIL_ON=new without one is a configuration error (exit 2) before anything runs.
@@ -197,7 +197,7 @@ describe('index.html in a browser', () => {
     const run = { specVersion: '1', suiteVersion: '1', startedAt: new Date().toISOString(), durationMs: 1, outcome: 'failed' as const, notes: [] };
     const summary: Summary = summarize(run, [{ file: 'suites/x.test.ts', name: `[1-x] ${evil}`, status: 'fail', durationMs: 1, clauses: ['1-x'], endpoint: evil, error: evil, observations: [] }], [
       { id: '1-x', section: '1', kind: 'rule', text: evil },
-      // issue 13's checks outside the spec: a group of their own, not a section.
+      // the tenant-isolation checks, outside the spec: a group of their own, not a section.
       { id: 'sec-tenant-isolation', section: '', kind: 'security', text: 'a business never sees another business\'s links' },
     ]);
     const file = join(work, 'hostile.html');

@@ -42,7 +42,7 @@ beforeAll(async () => {
   const tests = run.summary?.tests ?? [];
   const skips = new Map<string, number>();
   for (const t of tests.filter((t) => t.status === 'skip')) skips.set(t.reason ?? '', (skips.get(t.reason ?? '') ?? 0) + 1);
-  // The figures of issue 22 (deliverable 5), in the test's output.
+  // The figures of a run without clock control, in the test's output.
   console.log([
     `no-control run: ${run.summary?.totals ? JSON.stringify(run.summary.totals) : 'no summary'} in ${Math.round(run.durationMs / 1000)} s`,
     ...[...skips].map(([reason, n]) => `  ${n} skipped: ${reason}`),

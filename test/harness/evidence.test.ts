@@ -317,7 +317,7 @@ describe('Recorder', () => {
   });
 });
 
-describe('a test\'s transcript and its waits (issue 20.4, 21.3)', () => {
+describe('a test\'s transcript and its waits', () => {
   it('lists every step in order, redacted, the failing check\'s exchange marked, and how the test ended', async () => {
     const recorder = new Recorder({ registry: registry() });
     const scope = new Scope('t');

@@ -1,5 +1,5 @@
 /**
- * Tripwire (issue 21): the tests of a conformance run overlap. Runs vitest with the conformance project's scheduling
+ * Tripwire: the tests of a conformance run overlap. Runs vitest with the conformance project's scheduling
  * (vitest.config.ts `conformanceScheduling`, harness/run/suite-files.ts) over tiny suites whose tests each wait 400 ms,
  * and fails when their time intervals stop overlapping — a vitest release or a config change that runs the tests or
  * files one after another — or when the last-declared block (the contract testcases' place) starts before the

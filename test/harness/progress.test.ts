@@ -1,5 +1,5 @@
 /**
- * Progress of a run (issue 29.5, harness/record/progress.ts): what a real-time wait shows while it lasts, in CI (a
+ * Progress of a run: what a real-time wait shows while it lasts, in CI (a
  * line at once, then every 30 s) and on a terminal (one live line, cleared at the end), and where the time went.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

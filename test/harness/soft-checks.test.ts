@@ -1,5 +1,5 @@
 /**
- * Soft checks (issue 28): independent clauses of one test are each judged. A body with two failing soft checks ends
+ * Soft checks: independent clauses of one test are each judged. A body with two failing soft checks ends
  * failing once with both, each recorded on the test's Scope and in its meta (`failure` the first, `failures` all);
  * a plain check still stops the test, ending it together with the soft failures before it.
  */

@@ -1,5 +1,5 @@
 /**
- * The harness's http and payer against each hostile behaviour, in-process (issue 8): a POST goes exactly once
+ * The harness's http and payer against each hostile behaviour, in-process: a POST goes exactly once
  * whatever happens, a GET is retried only where a retry can help, failures are one line naming the behaviour,
  * a 10 MB body costs a bounded amount of memory, and a redirect loop ends.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook receiver against a hostile target (issue 8): it binds loopback unless told otherwise, bounds what it
+ * The webhook receiver against a hostile target: it binds loopback unless told otherwise, bounds what it
  * reads and keeps, and survives a storm of garbage, oversized and unknown-transaction POSTs while a test waits for
  * its own webhook. A target that sends nothing gets a message that says so.
  */

@@ -1,5 +1,5 @@
 /**
- * The installed command, verified the way a merchant gets it (issue 29): `npm pack`, the tarball installed in an empty
+ * The installed command, verified the way a merchant gets it: `npm pack`, the tarball installed in an empty
  * folder outside the repository, `npx payment-conformance sandbox --port <p>` started there and `npx
  * payment-conformance run` pointed at it by a `.env` of the printed settings. The reports must appear in that
  * folder's ./reports, and the verdicts must be those of `npm run conformance` in the repository against a sandbox of

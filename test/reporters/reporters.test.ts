@@ -233,7 +233,7 @@ describe('summary', () => {
   });
 });
 
-describe('FAIL or ERROR (issue 20: the suite\'s own failures are never the target\'s)', () => {
+describe('FAIL or ERROR (the suite\'s own failures are never the target\'s)', () => {
   it('a harness exception and a test past its timeout are ERROR; a failed check is FAIL', () => {
     const s = summaryOf(errors);
     expect(s.totals).toMatchObject({ fail: 1, error: 2 });

@@ -1,5 +1,5 @@
 /**
- * Soft checks in the reports (issue 28): a test that failed several independent checks shows the first, citing every
+ * Soft checks in the reports: a test that failed several independent checks shows the first, citing every
  * clause each cites, so the clause grid FAILs each — and leaves the ones no failed check cites not run; JUnit and
  * summary.md give every failure its own evidence.
  */

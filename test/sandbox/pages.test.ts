@@ -1,5 +1,5 @@
 /**
- * The hosted pages' content (issue 14), without a browser: what a person is told, the labels, the form contract of
+ * The hosted pages' content, without a browser: what a person is told, the labels, the form contract of
  * docs/decisions.md kept, and the script-built screen (`screen: 'js'`) that no HTML parser can fill.
  * test/e2e/pages.test.ts looks at the same pages in Chromium.
  */

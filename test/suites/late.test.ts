@@ -1,5 +1,5 @@
 /**
- * The suite's own lateness is never the target's decline (issue 26): notLate leaves a test unjudged when the payment
+ * The suite's own lateness is never the target's decline: notLate leaves a test unjudged when the payment
  * was not approved and may have reached the target after the validity it stated (its answer came later than a clock
  * margin before the limit), and says nothing otherwise.
  */
