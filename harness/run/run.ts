@@ -152,7 +152,7 @@ async function createRun(): Promise<Run> {
   // Screens pay links and purchases the primary business made (each purchase passed the interlock as itself).
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
-  // (unreadPagesThrow: until the judges read `no-form` refusals themselves; see harness/payer/index.ts.)
+  // A page without a form on an origin never paid is a page the payer cannot read, never a verdict (unreadPagesThrow).
   const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs) }));
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall, pages);
