@@ -17,7 +17,6 @@ const SKIPPED = new Set(['image', 'media', 'font']);
 export const MAX_OPEN = 16;
 /** Cleaned pages kept for the next screens. */
 export const MAX_IDLE = 8;
-export const SUBMIT = 'button[type=submit], button:not([type]), input[type=submit], input[type=image]';
 /**
  * Pages driven at once (a navigation, filling and submitting a form): more only starve each other of CPU on a small
  * machine under load, and a page that gets none times out. Waiting for a turn is not the test's own time.

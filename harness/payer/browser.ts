@@ -21,7 +21,7 @@ import { cannotDriveMessage, fieldMappings, FieldsNotFoundError, mapPage, placeB
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
 import { stopOf, submissions, type HttpPayer } from './http.ts';
-import { goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, shownCode } from './steps.ts';
+import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, shownCode } from './steps.ts';
 import type { CardPayment, FieldName, FieldNames, Followed, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, Session, Turns, type Stop } from './browser-session.ts';
 import { addHidden, controls, describeTargets, emptyInputs, enterInPage, findScope, inputKind, namesIn, readPage, textOf, watchPage, type Control, type FieldKind, type Shown } from './in-page.ts';
@@ -325,6 +325,7 @@ export class BrowserPayer implements Payer {
       entries.push(entryOf(field, at, pick));
       filled.push(field);
     }
+    filled.push(...this.#consent(parts, entries));
     const code = await this.#codeField(parts, placed, entries);
     if (code) {
       // A selector that matches nothing leaves the field as the page has it.
@@ -337,6 +338,25 @@ export class BrowserPayer implements Payer {
     for (const [i, part] of parts.entries()) await this.#enterAll(part.scope, entries.filter((e) => e.part === i));
     this.#secretsOf(session, placed);
     return filled;
+  }
+
+  /**
+   * What a person answers on each part's questions the payment says nothing of (steps.ts consent): an unanswered
+   * radio group's one agreeing option checked, an agreeing checkbox ticked. Returns what was answered.
+   */
+  #consent(parts: Part[], entries: Entry[]): string[] {
+    const answered: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      const html = part.scope.isForm ? part.html : `<form>${parse(part.html).querySelector('body')?.innerHTML ?? part.html}</form>`;
+      const form = readHtml(200, part.frame.url(), html, part.mapping.names).form;
+      if (!form) continue;
+      const fields = { ...form.fields };
+      for (const name of consent(form, fields, new Set(entries.filter((e) => e.part === i).map((e) => e.name)))) {
+        entries.push({ part: i, selector: cssOf(name), name, value: fields[name]!, how: form.radios?.includes(name) ? 'check' : 'tick', inDom: true });
+        answered.push(`${name} (agreed)`);
+      }
+    }
+    return answered;
   }
 
   /** Where a challenge's code goes: the field named so, else the one empty input left on the page (in any frame). */
@@ -394,6 +414,7 @@ export class BrowserPayer implements Payer {
       else entries.push(entryOf(field, at, pick));
     }
     if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(where)}`, missing, unmatched, mapping));
+    this.#consent(parts, entries);
     // The page's own parts first (its payment form may show other fields), then its frames.
     for (const [i, part] of parts.entries()) await this.#enterAll(part.scope, entries.filter((e) => e.part === i));
     this.#secretsOf(session, placed);
@@ -420,6 +441,7 @@ export class BrowserPayer implements Payer {
       const slow = entries[next]!;
       const input = scope.locator(slow.selector).first();
       if (slow.how === 'select') await input.selectOption(slow.value, { timeout: this.#stepMs });
+      else if (slow.how === 'tick') await scope.locator(`input[type=checkbox][name="${slow.name.replace(/["\\]/g, '\\$&')}"]`).first().check({ timeout: this.#stepMs, force: true });
       else if (slow.how === 'check') await scope.locator(`input[type=radio][name="${slow.name.replace(/["\\]/g, '\\$&')}"][value="${slow.value.replace(/["\\]/g, '\\$&')}"]`).first().check({ timeout: this.#stepMs, force: true });
       else if (slow.how === 'set') await setValue(input, slow.value);
       else await input.fill(slow.value, { timeout: this.#stepMs });
@@ -812,15 +834,15 @@ interface Visit {
   html: string;
 }
 
-/** A value to enter: in which part, where (`inDom`: reachable by the page's querySelector), how, and what. */
+/** A value to enter: in which part, where (`inDom`: reachable by the page's querySelector), how, and what (the payment's field, where it is one). */
 interface Entry {
-  field: FieldName;
+  field?: FieldName;
   part: number;
   selector: string;
   /** The input's name (a radio group's, to check one of its buttons). */
   name: string;
   value: string;
-  how: 'select' | 'set' | 'type' | 'check';
+  how: 'select' | 'set' | 'type' | 'check' | 'tick';
   inDom: boolean;
 }
 

@@ -83,13 +83,25 @@ export function describeTargets(form: Element, selectors: string[]): (FieldKind 
  * for a customer (not found, hidden, disabled, read-only; an option not offered). The value is set through the
  * element's own setter (frameworks that track it see the change) and the input and change events fired.
  */
-export function enterInPage(form: Element, entries: ([string, 'select' | 'set' | 'type' | 'check', string] | null)[]): number {
+export function enterInPage(form: Element, entries: ([string, 'select' | 'set' | 'type' | 'check' | 'tick', string] | null)[]): number {
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     if (!entry) return i;
     const [selector, how, value] = entry;
     const el = form.querySelector(selector) as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement | null;
     if (!el) return i;
+    if (how === 'tick') {
+      // A checkbox ticked as a customer does (its handlers run), the one submitting that value.
+      const box = [...form.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].find((b) => b.name === (el as HTMLInputElement).name && b.value === value);
+      if (!box || box.disabled) return i;
+      if (!box.checked) box.click();
+      if (!box.checked) {
+        box.checked = true;
+        box.dispatchEvent(new Event('input', { bubbles: true }));
+        box.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      continue;
+    }
     if (how === 'check') {
       // The group's button with that value, clicked as a customer does (its handlers run); checked by hand if a handler refused.
       const radio = [...form.querySelectorAll<HTMLInputElement>('input[type=radio]')].find((r) => r.name === (el as HTMLInputElement).name && r.value === value);

@@ -60,7 +60,8 @@ const stepsCard = (csrf: string) => `<!doctype html><h1>Paso 1 de 2: tu tarjeta<
 <button name="accion" value="cancelar">Cancelar</button><button name="accion" value="seguir">Continuar</button></form>`;
 const stepsReview = (csrf: string) => `<!doctype html><h1>Paso 2 de 2: confirma tu pago</h1><p>Camiseta — 10,00 BOB, tarjeta terminada en 1111</p>
 <form method="post" action="/steps/card"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="paso" value="2"><button name="accion" value="editar">Editar</button><button name="accion" value="confirmar">Confirmar y pagar</button></form>`;
-const challengePage = (error = '') => `<!doctype html><h1>Verificación de tu banco</h1>${error}<form method="post" action="/challenge"><p>Código de prueba: <b>123456</b></p><input name="otp_x"><button>Verificar</button></form>`;
+const challengePage = (error = '') => `<!doctype html><h1>Verificación de tu banco</h1>${error}<form method="post" action="/challenge"><p>Código de prueba: <b>123456</b></p><input name="otp_x">
+<fieldset><legend>¿Autoriza este pago?</legend><label><input type="radio" name="autoriza" value="si"> Sí, autorizo el pago</label><label><input type="radio" name="autoriza" value="no"> No</label></fieldset><button>Verificar</button></form>`;
 const cookieOf = (header: string | undefined, name: string) => new RegExp(`(?:^|; )${name}=([^;]*)`).exec(header ?? '')?.[1];
 
 beforeAll(async () => {
@@ -467,12 +468,12 @@ describe('browser payer: checkouts as people finish them', () => {
     expect(JSON.stringify(scope.steps)).not.toContain(CARD);
   });
 
-  it('types the code a test issuer page shows into the one empty input (never a code the page does not show)', async (ctx) => {
+  it('types the code a test issuer page shows into the one empty input (never a code the page does not show), and agrees where the page asks', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
     const scope = new Scope('challenge');
     expect(await withScope(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-ch' } });
-    expect(posted).toEqual([{ otp_x: '123456' }]);
+    expect(posted).toEqual([{ otp_x: '123456', autoriza: 'si' }]);
   });
 
   it('pays a shell whose card fields are in a frame of another origin: fields placed across frames, the outer pay button pressed, the script\'s redirect caught', async (ctx) => {
