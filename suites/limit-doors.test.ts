@@ -6,6 +6,7 @@
  * through the screen and through PagoQr, and the success and failure limits reached on the screen, tried through PagoQr. Time passes by the target's clock where it has one, else in real time within
  * MAX_WAIT_S (harness/run/waits.ts).
  */
+import { consent, pressGoOn } from '../harness/payer/steps.ts';
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
 import { fail, notAccepted, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
@@ -34,11 +35,15 @@ async function openQuickPayPage(t: T, response: Record<string, unknown>): Promis
   return screen as Screen & { form: ScreenForm };
 }
 
-/** The page's form posted as it was shown (its fields, its first button), straight to its action: no page load before. */
+/**
+ * The page's form posted as a person would send it (its fields, a question it asks agreed to, the button that goes
+ * on), straight to its action: no page load before.
+ */
 function postForm(t: T, screen: Screen & { form: ScreenForm }, what: string): Promise<Exchange> {
   const { form } = screen;
-  const button = form.buttons?.find((b) => b.name !== undefined);
-  const fields = { ...form.fields, ...(button?.name ? { [button.name]: button.value } : {}) };
+  const fields = { ...form.fields };
+  consent(form, fields, new Set());
+  pressGoOn(form, fields);
   return t.run.http.request({ method: form.method, url: form.action, form: fields, label: what });
 }
 
