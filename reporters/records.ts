@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CheckEvidence, Observation, Transcript } from '../harness/record/meta.ts';
 import { SKIP_KINDS, type SkipKind } from '../harness/record/skips.ts';
-import { STATUSES, VOCABULARY, type Counts, type Status } from '../harness/record/verdict.ts';
+import { VOCABULARY, type Counts, type Status } from '../harness/record/verdict.ts';
 
 // The verdict's vocabulary is the worker's (harness/record/verdict.ts): the reports only read it.
 export { LABELS, STATUSES, type Counts, type Status } from '../harness/record/verdict.ts';

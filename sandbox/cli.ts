@@ -50,7 +50,7 @@ if (mode !== 'development' && mode !== 'production') fail(`--mode must be develo
 const screen = values.screen ?? (process.env.SANDBOX_SCREEN || undefined);
 if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen)) fail(`--screen must be one of ${PANTALLAS.join(', ')} (got "${screen}")`);
 
-let sandbox;
+let sandbox: Awaited<ReturnType<typeof createSandbox>>;
 try {
   sandbox = await createSandbox({
     port,

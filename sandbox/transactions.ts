@@ -6,7 +6,6 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import { requireAuth } from './auth.ts';
 import type { Actor, SandboxContext } from './context.ts';
-import type { Fault } from './faults.ts';
 import type { Business, Link, Notificaciones, TipoTransaccion, Transaction } from './store.ts';
 import type { Lector } from './validate.ts';
 import { fechaServicio, vistaTransaccion } from './views.ts';

@@ -19,7 +19,6 @@ import { clauseTest, type Need } from '../harness/run/conformance.ts';
 import { CheckFailure, holds, type JudgedEvidence } from '../harness/judge/checks.ts';
 import { loadContract } from '../harness/api/contract.ts';
 import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/run/contract-observer.ts';
-import type { CheckEvidence } from '../harness/record/meta.ts';
 import { describeRedirectScheme, describeWebhookSignature } from '../harness/judge/schemes.ts';
 import { earlyRefusals } from '../harness/api/tokens.ts';
 import { EARLY_REFUSAL_TESTCASE } from '../harness/api/client.ts';

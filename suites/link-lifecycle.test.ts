@@ -6,7 +6,7 @@
  */
 import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { fieldEquals, holds, notAccepted, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
+import { fieldEquals, holds, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
 import type { PaymentOutcome } from '../harness/payer/index.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { sharedWork } from '../harness/record/scope.ts';

@@ -7,7 +7,7 @@ import { describe } from 'vitest';
 import { clauseTest, type T } from '../harness/run/conformance.ts';
 import type { Exchange } from '../harness/api/http.ts';
 import { asBool, asEnum, asNumber, FORMA_PAGO, readResponse, readString } from '../harness/judge/read.ts';
-import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, notAccepted, paymentApproved, succeeded } from '../harness/judge/checks.ts';
+import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, paymentApproved, succeeded } from '../harness/judge/checks.ts';
 import { notAcceptedWhereValidAccepted,
   activate,
   buy3ds,

@@ -7,7 +7,7 @@
 import { describe } from 'vitest';
 import { clauseTest } from '../harness/run/conformance.ts';
 import { containsPairs, fieldEquals, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { asBool, field, readResponse } from '../harness/judge/read.ts';
+import { field, readResponse } from '../harness/judge/read.ts';
 import { webhookPairs } from '../harness/api/receiver.ts';
 import { paymentLinkMinimal, purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import { activate, buyWallet, createLink, lookUp, requestToken, webhookFor } from './flows.ts';

@@ -268,12 +268,12 @@ function redactLooseText(text: string, registry: SecretRegistry): string {
   const value = String.raw`\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\]\s]+)`;
   return registry.redactText(
     blankSensitiveInputs(text, registry)
-      .replace(new RegExp(String.raw`"cvv"${value}`, 'gi'), '"cvv":"[REDACTED:cvv]"')
-      .replace(new RegExp(String.raw`"numeroTarjeta"${value}`, 'gi'), (_m, v: string) => {
+      .replace(new RegExp(`"cvv"${value}`, 'gi'), '"cvv":"[REDACTED:cvv]"')
+      .replace(new RegExp(`"numeroTarjeta"${value}`, 'gi'), (_m, v: string) => {
         return `"numeroTarjeta":"${maskCardNumber(v.replace(/^"|"$/g, ''))}"`;
       })
       .replace(
-        new RegExp(String.raw`"(access_token|refresh_token|id_token|client_secret|clientSecret|password)"${value}`, 'gi'),
+        new RegExp(`"(access_token|refresh_token|id_token|client_secret|clientSecret|password)"${value}`, 'gi'),
         (_m, key: string) => `"${key}":"[REDACTED:${secretFields[key.toLowerCase()]}]"`,
       ),
   );

@@ -96,7 +96,7 @@
   CLAUSE_STATUSES.forEach(function (st) { state.statuses[st] = true; });
   function selection() {
     var h;
-    try { h = decodeURIComponent(location.hash.slice(1)); } catch (e) { return {}; }
+    try { h = decodeURIComponent(location.hash.slice(1)); } catch (_e) { return {}; }
     var m = /^test=(\d+)(?:&from=(.*))?$/.exec(h);
     if (m && tests[+m[1]]) return { test: tests[+m[1]], from: m[2] };
     m = /^clause=(.*)$/.exec(h);
@@ -281,7 +281,7 @@
         ta.value = text;
         document.body.append(ta);
         ta.select();
-        try { if (document.execCommand('copy')) done(); else b.textContent = 'Select the text to copy'; } catch (e) { b.textContent = 'Select the text to copy'; }
+        try { if (document.execCommand('copy')) done(); else b.textContent = 'Select the text to copy'; } catch (_e) { b.textContent = 'Select the text to copy'; }
         ta.remove();
       }
       if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, fallback); else fallback();

@@ -70,7 +70,7 @@ describe('retries', () => {
 
   it('honours Retry-After on 429 (seconds and HTTP date)', async () => {
     let calls = 0;
-    fixture = await startFixture((req, res) => {
+    fixture = await startFixture((_req, res) => {
       calls++;
       if (calls === 1) return res.writeHead(429, { 'retry-after': '1' }).end();
       if (calls === 3) return res.writeHead(429, { 'retry-after': new Date(Date.now() + 1500).toUTCString() }).end();

@@ -265,7 +265,7 @@ describe('FAIL or ERROR (the suite\'s own failures are never the target\'s)', ()
     const failed = body('cantidadMaximaCuotas');
     expect(failed).toMatch(/<failure message="rejected: expected rejected; actual 200" type="rejected">/);
     expect(failed).toContain('Transcript (3 steps, secrets redacted; >> marks the failing step):');
-    expect(failed).toMatch(/>> +0\.01 s  api +POST \/api\/EnlacePago \(createPaymentLink\) → 200 in 5 ms   <<< failing step/);
+    expect(failed).toMatch(/>> +0\.01 s {2}api +POST \/api\/EnlacePago \(createPaymentLink\) → 200 in 5 ms {3}<<< failing step/);
     expect(failed).toContain('client_secret=[REDACTED:client-secret]');
   });
 

@@ -338,7 +338,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   'webhook-bom': async (p, id) => {
     await wallet(p, { configuracion: { urlWebhook: `${receptor}/${id}` } });
     const [entrega] = await esperarEntregas(`/${id}`, 1);
-    return entrega !== undefined && entrega.raw.startsWith('{');
+    return entrega?.raw.startsWith('{') === true;
   },
   deployed: tokenServiceApi,
   'responses-text-plain': async (p) => {
