@@ -13,13 +13,13 @@ import { NoFormError, PayerError } from '../record/errors.ts';
 import { noteStep } from '../record/scope.ts';
 import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
-import { parse } from 'node-html-parser';
+import { parse, type HTMLElement } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
 import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
-import { consent, goOnButton, headingOf, MAX_STEPS, metaRefresh, pressGoOn, shownCode } from './steps.ts';
-import type { CardPayment, FieldName, FieldNames, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, metaRefresh, pressGoOn, shownCode } from './steps.ts';
+import type { CardPayment, FieldName, FieldNames, Followed, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
 
 const maxRedirects = 10;
 
@@ -261,6 +261,26 @@ export class HttpPayer implements Payer {
       }
     }
     return { fields, filled };
+  }
+
+  /**
+   * Where the screen's control meaning `meaning` leads, read from its HTML (a link's href, a button's formaction or
+   * its form's action); a control that navigates by script (no address, `#`, `javascript:`) is one this payer cannot
+   * follow: not found, saying what the screen shows.
+   */
+  async follow(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed> {
+    const root = parse(screen.html);
+    const words = (el: HTMLElement): string => (el.text || el.getAttribute('value') || el.getAttribute('aria-label') || el.getAttribute('title') || '').replace(/\s+/g, ' ').trim();
+    const means = (w: string): boolean => (meaning === 'go-on' ? meansGoOn(w) : meaning === 'cancel' ? /cancel|anular/i.test(w) : meansLeave(w));
+    const controls = root.querySelectorAll('a, button, input[type=submit], input[type=button]').filter((el) => means(words(el)));
+    for (const el of controls) {
+      const form = el.closest('form');
+      const target = el.getAttribute('href') ?? el.getAttribute('formaction') ?? (el.tagName === 'A' ? undefined : form?.getAttribute('action') ?? undefined);
+      if (target === undefined || target === '' || target.startsWith('#') || /^javascript:/i.test(target) || !URL.canParse(target, screen.url)) continue;
+      return { url: new URL(target, screen.url).href, control: words(el) };
+    }
+    const seen = controls.map((el) => `"${words(el)}"`).join(', ');
+    return { notFound: controls.length > 0 ? `the control(s) ${seen} lead nowhere the HTML says (a script drives them): PAYER=browser presses them` : `no link or button whose words mean ${meaning} on the screen at ${bare(screen.url)}` };
   }
 
   async fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {

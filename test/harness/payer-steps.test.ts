@@ -134,6 +134,17 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   });
 });
 
+describe('the HTTP payer follows a control by what its HTML says', () => {
+  const screenOf = (html: string) => ({ status: 200, url: 'http://shop.example/pagar/1', html });
+  it('the back link leads where its href says; a button driven by script is not found, never a guess', async () => {
+    const payer = createPayer({ http });
+    expect(await payer.follow!(screenOf('<a class="x" href="/ayuda">Ayuda</a><a href="https://m.example/volver">← Regresar al comercio</a>'), 'back')).toEqual({ url: 'https://m.example/volver', control: '← Regresar al comercio' });
+    expect(await payer.follow!(screenOf('<button id="volver" type="button">Volver</button>'), 'back')).toMatchObject({ notFound: expect.stringContaining('"Volver" lead nowhere the HTML says') });
+    expect(await payer.follow!(screenOf('<a href="javascript:history.back()">Volver</a>'), 'back')).toHaveProperty('notFound');
+    expect(await payer.follow!(screenOf('<p>nada</p>'), 'back')).toMatchObject({ notFound: expect.stringContaining('no link or button whose words mean back') });
+  });
+});
+
 describe('steps.ts: reading a checkout as a person does', () => {
   it('meansGoOn: pay, confirm, continue, next, accept, submit in Spanish, English and Portuguese; never back or cancel', () => {
     for (const w of ['Pagar', 'Confirmar y pagar', 'Continuar', 'Siguiente', 'Aceptar', 'Pay now', 'Confirm', 'Continue', 'Next →', 'Submit', 'Verificar', 'Finalizar compra', 'Prosseguir']) expect(meansGoOn(w), w).toBe(true);
