@@ -6,8 +6,8 @@
  *   const r = await proxiedRun(100, env);   // { seconds, code, peak, requests, output }
  */
 import { spawn } from 'node:child_process';
-import { vitestCli } from '../scripts/vitest-cli.ts';
-import { startRemoteSandbox } from '../test/e2e/remote.ts';
+import { vitestCli } from '../harness/run/vitest-cli.ts';
+import { startRemoteSandbox } from './remote-sandbox.ts';
 import { startLatencyProxy } from './latency-proxy.ts';
 
 export interface ConformanceRun {

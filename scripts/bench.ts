@@ -10,7 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRemoteSandbox } from '../test/e2e/remote.ts';
+import { startRemoteSandbox } from '../bench/remote-sandbox.ts';
 import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
 import { conformanceRun, proxiedRun } from '../bench/remote.ts';

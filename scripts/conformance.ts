@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join, relative } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import type { Summary } from '../reporters/records.ts';
-import { conformanceArgs, PACKAGE_ROOT, vitestCli } from './vitest-cli.ts';
+import { conformanceArgs, PACKAGE_ROOT, vitestCli } from '../harness/run/vitest-cli.ts';
 import { loadConfig, ConfigError, redactedConfigSummary, type Config } from '../harness/setup/config.ts';
 import { preflight, settingSlips } from '../harness/setup/preflight.ts';
 import { EXIT, EXIT_CODES_HELP, exitCodeOf } from '../reporters/exit-codes.ts';

@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { conformanceArgs, vitestCli } from './vitest-cli.ts';
+import { conformanceArgs, vitestCli } from '../harness/run/vitest-cli.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 import { VARIANTS, variantSettings } from '../sandbox/variants.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';

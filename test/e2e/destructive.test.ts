@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../harness/setup/config.ts';
 import { listing, runConformance, type ChildRun } from '../hostile/run.ts';
-import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
+import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 
 const HOW_TO_OPT_IN = 'ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD';
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRODUCTION_MESSAGE } from '../../harness/setup/interlock.ts';
 import { failureText, listing, runConformance, type ChildRun } from '../hostile/run.ts';
-import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
+import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 
 let target: RemoteSandbox;
 let run: ChildRun;

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { loadClauses } from '../../spec/clauses.ts';
 import { runConformance, type ChildRun } from '../hostile/run.ts';
-import { startRemoteSandbox, type RemoteSandbox } from './remote.ts';
+import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, installHint } from '../../harness/payer/chromium.ts';
 
 const CARD = { TEST_CARD_NUMBER: '4000000000000002', TEST_CARD_CVV: '947' };

@@ -23,7 +23,7 @@ const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {
   suites: { may: ['harness/', 'generators/', 'spec/types.ts'], why: 'tests: the harness and the generators, never the sandbox or the reporters' },
   reporters: { may: ['harness/record/'], why: 'read what the harness records (task meta, skip kinds, report settings); never the sandbox' },
   scripts: { may: ['*'], why: 'entry points: wire any of the others together' },
-  bench: { may: ['harness/', 'sandbox/index.ts', 'scripts/', 'test/'], why: 'benchmarks of the harness against the sandbox' },
+  bench: { may: ['harness/', 'sandbox/index.ts'], why: 'benchmarks of the harness against the sandbox (a standalone sandbox of their own: bench/remote-sandbox.ts, which the tests use too)' },
   bin: { may: [], why: 'the CLI runs scripts/ as a child process' },
   test: { may: ['*'], why: 'the project\'s own tests reach what they test' },
   docs: { may: [], why: 'prose, no code' },

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, type ChildRun } from '../hostile/run.ts';
-import { startRemoteSandbox, type RemoteSandbox } from '../e2e/remote.ts';
+import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 
 const REFUSAL = 'cc-number: the card number is required';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { mergeReports } from '../../reporters/merge.ts';
 import type { Summary, TestRecord } from '../../reporters/records.ts';
-import { vitestCli } from '../../scripts/vitest-cli.ts';
+import { vitestCli } from '../../harness/run/vitest-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const fixtureConfig = 'test/reporters/fixtures/vitest.config.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRemoteSandbox, type RemoteSandbox } from '../e2e/remote.ts';
+import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/payment-conformance.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -13,7 +13,7 @@ import { editDistance, preflight, receiverWarning, settingSlips } from '../../ha
 import { EXIT_CODES_HELP, exitCodeOf } from '../../reporters/exit-codes.ts';
 import { summarize, type RunInfo, type TestRecord } from '../../reporters/records.ts';
 import { withBaseline } from '../../reporters/compare.ts';
-import { startRemoteSandbox, type RemoteSandbox } from '../e2e/remote.ts';
+import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 
 const config = (env: Record<string, string>) => loadConfig(env, { dotenvPath: null });
 let target: RemoteSandbox;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const vitestCli = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 
 /** The package's folder (where suites/, spec/, sandbox/ and vitest.config.ts are). */
-export const PACKAGE_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+export const PACKAGE_ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
 /**
  * `vitest run` of the conformance project, rooted in this package whatever the working directory. Only the run's own

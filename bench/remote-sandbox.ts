@@ -8,7 +8,7 @@
  *   target.tokens;     // every access_token the sandbox issued
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
+import { createSandbox, type Sandbox } from '../sandbox/index.ts';
 
 export interface RemoteSandbox {
   sandbox: Sandbox;
