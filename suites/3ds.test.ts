@@ -6,12 +6,9 @@
  * Every other redirect of the run is judged against that scheme by suites/contract.test.ts.
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/run/conformance.ts';
-import { fieldEquals, fieldIn, flagEquals, hashVerifies, holds } from '../harness/judge/checks.ts';
 import { futureExpiry } from '../generators/bodies.ts';
-import { describeRedirectScheme } from '../harness/judge/schemes.ts';
-import { asEnum, asNumber, readString } from '../harness/judge/read.ts';
 import { buy3ds, complete3ds, lookUp } from './flows.ts';
+import { asEnum, asNumber, clauseTest, describeRedirectScheme, fieldEquals, fieldIn, flagEquals, hashVerifies, holds, readString } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/3DS';
 

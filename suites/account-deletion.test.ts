@@ -5,26 +5,19 @@
  * The account is deleted once per run, by whichever test comes first; the others look at the result.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import type { Call } from '../harness/run/run.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import type { Credentials } from '../harness/setup/target.ts';
-import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { secrets } from '../harness/record/redact.ts';
-import { sharedWork } from '../harness/record/scope.ts';
-import { asString, field } from '../harness/judge/read.ts';
 import { requestToken } from './flows.ts';
+import { asString, bodyOf, type Call, clauseTest, type Credentials, type Exchange, field, holds, notAccepted, secrets, sharedWork, succeeded, type TestHandle } from '../harness/index.ts';
 
 const ENDPOINT = 'DELETE /Cuenta';
 
 /** The disposable account (and, on the embedded sandbox, its business) — never the account the suite runs with. */
-function disposable(t: T): Call {
+function disposable(t: TestHandle): Call {
   const d = t.run.target.deletion!;
   return t.run.callAs(d.business, { user: d.user, password: d.password });
 }
 
 /** ACCOUNT_AUTH=password-grant: a new token request for the disposable account (with the client its calls use). */
-async function passwordGrant(t: T): Promise<Exchange> {
+async function passwordGrant(t: TestHandle): Promise<Exchange> {
   const d = t.run.target.deletion!;
   const client = d.business ?? t.run.target.business;
   return t.run.http.request({
@@ -39,7 +32,7 @@ async function passwordGrant(t: T): Promise<Exchange> {
 const deletion = sharedWork<Exchange>();
 
 /** DELETE /Cuenta of the disposable account, sent once per run; fails the test unless it succeeded. */
-async function deleted(t: T): Promise<{ ex: Exchange; record: Record<string, unknown> }> {
+async function deleted(t: TestHandle): Promise<{ ex: Exchange; record: Record<string, unknown> }> {
   const ex = await deletion(() => disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' }));
   succeeded(ex, '4.9-endpoint', 'deleting the disposable account');
   const record = bodyOf(ex, '2.6-account-types');

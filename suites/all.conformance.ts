@@ -4,7 +4,7 @@
  * run showed — harness/run/suite-files.ts says how, and how CONFORMANCE_FILES / CONFORMANCE_SHARD select.
  */
 import { readdirSync } from 'node:fs';
-import { declareSuites } from '../harness/run/suite-files.ts';
+import { declareSuites } from '../harness/index.ts';
 
 const names = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.ts'));
 declareSuites('suites', names, (name) => import(/* @vite-ignore */ `./${name}`), 'contract.test.ts');

@@ -4,17 +4,12 @@
  * uses ACCOUNT_AUTH (HTTP Basic by default), and "refused" means not accepted (no 2xx), whatever the status.
  */
 import { describe } from 'vitest';
-import { clauseTest, type Need, type T } from '../harness/run/conformance.ts';
-import { TokenError } from '../harness/record/errors.ts';
-import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { observeResponse } from '../harness/run/contract-observer.ts';
-import { asInt, asString, field } from '../harness/judge/read.ts';
-import type { Exchange } from '../harness/api/http.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
 import { createLink, notAcceptedWhereValidAccepted, PURCHASE_OPERATIONS } from './flows.ts';
+import { asInt, asString, bodyOf, clauseTest, type Exchange, field, holds, type Need, notAccepted, observeResponse, succeeded, type TestHandle, TokenError } from '../harness/index.ts';
 
 /** A token request outside the token cache; its response is contract-observed (types judged by the contract testcase). */
-async function requestToken(t: T, clientSecret: string, audience = t.run.config.tokenAudience): Promise<Exchange> {
+async function requestToken(t: TestHandle, clientSecret: string, audience = t.run.config.tokenAudience): Promise<Exchange> {
   const { business } = t.run.target;
   const ex = await t.run.http.request({
     method: 'POST',
@@ -28,7 +23,7 @@ async function requestToken(t: T, clientSecret: string, audience = t.run.config.
 }
 
 /** Observes the status of a refusal: the spec shows no status codes, so anything but 4xx is only noted. */
-function observeRefusalStatus(t: T, ex: Exchange): void {
+function observeRefusalStatus(t: TestHandle, ex: Exchange): void {
   const s = ex.response?.status;
   if (s !== undefined && (s < 400 || s > 499)) t.observe('7-error-format-not-shown', `refused with status ${s} (a 4xx would be usual)`);
 }
@@ -71,7 +66,7 @@ describe('5.1 / 5.2 token issuance', () => {
 });
 
 /** A valid body for each endpoint, so that only the credentials can make the request fail. */
-async function validRequest(t: T, operationId: string): Promise<{ json?: unknown; pathParams?: Record<string, string | number> }> {
+async function validRequest(t: TestHandle, operationId: string): Promise<{ json?: unknown; pathParams?: Record<string, string | number> }> {
   const receiver = await t.run.receiver();
   switch (operationId) {
     case 'createPaymentLink':
@@ -182,7 +177,7 @@ describe('5.5 "account or business" endpoints accept both and refuse neither', (
 });
 
 /** A lookup of a transaction that exists (a wallet purchase), so that only the credentials decide the answer. */
-async function existingTransactionLookup(t: T, auth: 'bearer' | 'account' | 'none'): Promise<Exchange> {
+async function existingTransactionLookup(t: TestHandle, auth: 'bearer' | 'account' | 'none'): Promise<Exchange> {
   t.run.interlock.assertMayPay();
   const purchase = await t.call('purchaseWallet', { json: purchaseWallet(t.run.config.testData) });
   succeeded(purchase, '4.4-endpoint', 'the wallet purchase used for the lookup');
@@ -191,7 +186,7 @@ async function existingTransactionLookup(t: T, auth: 'bearer' | 'account' | 'non
 }
 
 /** The idAplicativo of the primary business, learned from a created link (spec 2.1 via activar). */
-async function businessId(t: T): Promise<string> {
+async function businessId(t: TestHandle): Promise<string> {
   const { link } = await createLink(t);
   const ex = await t.call('activatePaymentLink', { pathParams: { id: link.idEnlace } });
   succeeded(ex, '4.2-endpoint', 'reading the link record');

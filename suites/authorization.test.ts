@@ -12,16 +12,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { clauseTest, type Need, type T } from '../harness/run/conformance.ts';
-import { createdNothing, describeExchange, fail, notAccepted, type CheckName } from '../harness/judge/checks.ts';
-import { loadContract, type OperationMeta } from '../harness/api/contract.ts';
-import type { Auth, CallOptions } from '../harness/api/client.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import type { Call } from '../harness/run/run.ts';
-import { TokenError } from '../harness/record/errors.ts';
-import { asString, field, readResponse } from '../harness/judge/read.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchasePagoQr, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
 import { activate, BODY_ENDPOINTS, buyWallet, createLink, PURCHASE_OPERATIONS } from './flows.ts';
+import { asString, type Auth, type Call, type CallOptions, type CheckName, clauseTest, createdNothing, describeExchange, type Exchange, fail, field, loadContract, type Need, notAccepted, type OperationMeta, readResponse, type TestHandle, TokenError } from '../harness/index.ts';
 
 const contract = await loadContract();
 
@@ -42,7 +35,7 @@ interface Subject {
   idEnlace?: number;
 }
 
-async function subjectOf(t: T, operationId: string): Promise<Subject> {
+async function subjectOf(t: TestHandle, operationId: string): Promise<Subject> {
   const receiver = await t.run.receiver();
   const data = t.run.config.testData;
   switch (operationId) {
@@ -69,7 +62,7 @@ async function subjectOf(t: T, operationId: string): Promise<Subject> {
 }
 
 /** The ids listed in a link's record (activar, as the account): what a refused call must leave as it was. */
-async function listed(t: T, idEnlace: number): Promise<{ ids: string[]; ex: Exchange }> {
+async function listed(t: TestHandle, idEnlace: number): Promise<{ ids: string[]; ex: Exchange }> {
   const { ex, record } = await activate(t, idEnlace);
   return { ids: (record.transacciones ?? []).map((x) => String(field(x, 'idTransaccion'))), ex };
 }
@@ -96,20 +89,20 @@ function attemptsFor(op: OperationMeta): Attempt[] {
 }
 
 /** A security check (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the same evidence. */
-function securityCheck(t: T, condition: boolean, check: CheckName, clause: string, expected: string, actual: string, ex?: Exchange): void {
+function securityCheck(t: TestHandle, condition: boolean, check: CheckName, clause: string, expected: string, actual: string, ex?: Exchange): void {
   if (condition) return;
   if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
   t.observe(clause, `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ${actual}${ex ? `\n${describeExchange(ex)}` : ''}`);
 }
 
 /** The other merchant's calls (its business token; its account for account operations). */
-function other(t: T): Call | undefined {
+function other(t: TestHandle): Call | undefined {
   const o = t.run.target.other;
   return o && t.run.callAs(o.business, o.account);
 }
 
 /** Another merchant's credentials on the first merchant's object (the lookup, activar): security clauses. */
-async function otherMerchant(t: T, operationId: string, options: CallOptions): Promise<void> {
+async function otherMerchant(t: TestHandle, operationId: string, options: CallOptions): Promise<void> {
   const call = other(t);
   if (!call) return;
   const rows: [Auth, string, string][] =

@@ -8,11 +8,6 @@
  * compared (the webhook's payload is not shown: observed). Each comparison is judged on its own (`t.soft`): one channel's deviation does not hide another's.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import { amountEquals, containsPairs, fieldEquals, paymentApproved, succeeded } from '../harness/judge/checks.ts';
-import { asBool, asEnum, asNumber, field, readResponse } from '../harness/judge/read.ts';
-import { webhookField, webhookPairs, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import {
   activate,
@@ -28,6 +23,7 @@ import {
   payOnScreen,
   webhookFor,
 } from './flows.ts';
+import { amountEquals, asBool, asEnum, asNumber, clauseTest, containsPairs, type Exchange, field, fieldEquals, paymentApproved, readResponse, type ReceivedWebhook, succeeded, type TestHandle, webhookField, webhookPairs } from '../harness/index.ts';
 
 const MONTO = 10.5;
 const CANTIDAD = 3;
@@ -48,7 +44,7 @@ type Told = keyof typeof READ;
  * type (formaPago 7, a monto that is no number), is not compared: that is the contract testcases' finding, and says
  * nothing of whether the channels agree.
  */
-function agreesWithLookup(t: T, channel: string, said: (name: Told) => unknown, tx: Record<string, unknown>, names: Told[], clause: string, ex: Exchange): void {
+function agreesWithLookup(t: TestHandle, channel: string, said: (name: Told) => unknown, tx: Record<string, unknown>, names: Told[], clause: string, ex: Exchange): void {
   for (const name of names) {
     const told = READ[name](said(name));
     const looked = READ[name](field(tx, name));
@@ -58,7 +54,7 @@ function agreesWithLookup(t: T, channel: string, said: (name: Told) => unknown, 
 }
 
 /** A webhook field by the spec's name; undefined (and observed) when the webhook lacks it. */
-function fromWebhook(t: T, w: ReceivedWebhook, name: string): unknown {
+function fromWebhook(t: TestHandle, w: ReceivedWebhook, name: string): unknown {
   const raw = webhookField(w, name, t.run.config.webhook.fieldCase);
   if (raw === undefined) t.observe('6.1-webhook-payload-not-shown', `the webhook has no ${name}: not compared with the other channels`);
   return raw;
@@ -79,14 +75,14 @@ function asTold(looked: unknown, sent: Record<string, string>): Record<string, s
  * The webhook against the lookup: the fields it carries, and the pairs sent as the lookup tells them (the echo of
  * what was sent, key for key, is the datosAdicionales tests' finding; a lookup may carry more pairs than were sent).
  */
-function webhookAgrees(t: T, webhook: ReceivedWebhook, tx: Record<string, unknown>, sent: Record<string, string> | undefined, ex: Exchange): void {
+function webhookAgrees(t: TestHandle, webhook: ReceivedWebhook, tx: Record<string, unknown>, sent: Record<string, string> | undefined, ex: Exchange): void {
   agreesWithLookup(t, 'webhook', (name) => fromWebhook(t, webhook, name), tx, ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'], '6.1-webhook-transaction-data', ex);
   const told = sent && asTold(field(tx, 'datosAdicionales'), sent);
   if (told) t.soft(() => containsPairs(webhookPairs(webhook.json, told).pairs, told, 'datosAdicionales (webhook vs lookup)', '6.1-webhook-datos-adicionales', ex));
 }
 
 /** A link of monto MONTO and cantidadPorDefecto CANTIDAD whose redirect and webhook go to the receiver. */
-async function linkOfQuantity(t: T) {
+async function linkOfQuantity(t: TestHandle) {
   const base = await observedLinkBody(t, { monto: MONTO });
   return createLink(t, { ...base, configuracion: { ...base.configuracion, cantidadPorDefecto: CANTIDAD } });
 }

@@ -7,13 +7,9 @@
  * none of them is observed, not failed.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { approvalOf, fieldEquals, holds, succeeded, unreadPage } from '../harness/judge/checks.ts';
-import { asBool, asNumber, field, readResponse } from '../harness/judge/read.ts';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
-import type { Exchange } from '../harness/record/exchange.ts';
-import type { PaymentOutcome } from '../harness/payer/index.ts';
 import { activate, createLink, DECLINE_CVV, idOf, listedIds, observedLinkBody, payOnScreen, testCard } from './flows.ts';
+import { approvalOf, asBool, asNumber, clauseTest, type Exchange, field, fieldEquals, holds, type PaymentOutcome, readResponse, succeeded, type TestHandle, unreadPage } from '../harness/index.ts';
 
 /** Payments sent together: enough to overlap on any target the request cap lets through (at least 2 in flight). */
 const AT_ONCE = 3;
@@ -21,7 +17,7 @@ const AT_ONCE = 3;
 const screenPayments = (clauses: string[]) => ({ clauses, endpoint: 'flow', purchase: true, needs: ['account' as const] });
 
 /** Opens `n` screens of the link (each a customer of its own), then submits them all at the same instant. */
-async function payAtOnce(t: T, urlEnlace: string, n: number, cvv?: string): Promise<PaymentOutcome[]> {
+async function payAtOnce(t: TestHandle, urlEnlace: string, n: number, cvv?: string): Promise<PaymentOutcome[]> {
   const screens = await Promise.all(Array.from({ length: n }, () => t.run.payer.openScreen(urlEnlace)));
   const card = await testCard(t, cvv === undefined ? {} : { cvv });
   const outcomes = await Promise.all(screens.map((screen) => t.run.payer.submitScreen(screen, card)));
@@ -31,7 +27,7 @@ async function payAtOnce(t: T, urlEnlace: string, n: number, cvv?: string): Prom
 }
 
 /** `n` PagoQr payments of the link sent at the same instant. */
-function pagoQrAtOnce(t: T, urlEnlace: string, n = AT_ONCE): Promise<Exchange[]> {
+function pagoQrAtOnce(t: TestHandle, urlEnlace: string, n = AT_ONCE): Promise<Exchange[]> {
   return Promise.all(Array.from({ length: n }, (_, i) => t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlace), label: `PagoQr ${i + 1} of ${n} (at once)` })));
 }
 
@@ -40,7 +36,7 @@ function pagoQrAtOnce(t: T, urlEnlace: string, n = AT_ONCE): Promise<Exchange[]>
  * cap of 1, a target answering one at a time) the test says so — the limit was then judged as for payments one after
  * another, which the spec's counts still bound.
  */
-function saySideBySide(t: T, spans: { from?: number; to?: number }[], clause: string, what: string): void {
+function saySideBySide(t: TestHandle, spans: { from?: number; to?: number }[], clause: string, what: string): void {
   const known = spans.filter((s): s is { from: number; to: number } => s.from !== undefined && s.to !== undefined);
   const overlapped = known.some((a, i) => known.some((b, j) => i !== j && a.from < b.to && b.from < a.to));
   if (known.length >= 2 && !overlapped) t.observe(clause, `the ${what} did not overlap (each answered before the next was sent): judged as payments one after another`);
@@ -56,7 +52,7 @@ function noneTaken(paid: Exchange[]): string | undefined {
 }
 
 /** The ids of the PagoQr payments the lookup says approved (PagoQr's response does not say). */
-async function approvedByLookup(t: T, paid: Exchange[]): Promise<string[]> {
+async function approvedByLookup(t: TestHandle, paid: Exchange[]): Promise<string[]> {
   const approved: string[] = [];
   for (const ex of paid.filter((p) => (p.response?.status ?? 0) >= 200 && (p.response?.status ?? 0) < 300)) {
     const id = String(readResponse(t.run.contract, 'purchasePagoQr', ex)['idTransaccion'] ?? '');
@@ -145,7 +141,7 @@ describe('4.2 / 2.1 activar at the same instant as payments', () => {
  * and writes it back whole, they land in between. (Only whether a fault is seen depends on timing; the verdict never
  * does.) activar itself must succeed: the link is the test's own.
  */
-async function withActivar<R>(t: T, idEnlace: number, pay: () => Promise<R>): Promise<R> {
+async function withActivar<R>(t: TestHandle, idEnlace: number, pay: () => Promise<R>): Promise<R> {
   const racing = t.call('activatePaymentLink', { pathParams: { id: idEnlace }, label: 'activar (at once with the payments)' });
   await new Promise((resolve) => setTimeout(resolve, 10));
   const [activated, paid] = await Promise.all([racing, pay()]);
@@ -158,7 +154,7 @@ async function withActivar<R>(t: T, idEnlace: number, pay: () => Promise<R>): Pr
  * are counted than are listed (what activar does to the counters is not stated: only what holds either way is judged;
  * the failure counter's own count is the tests of 2.1-failed-attempts-counted's finding).
  */
-async function noneLost(t: T, idEnlace: number, approved: string[], declined: string[]): Promise<void> {
+async function noneLost(t: TestHandle, idEnlace: number, approved: string[], declined: string[]): Promise<void> {
   const { ex, record } = await activate(t, idEnlace);
   for (const [ids, ok] of [[approved, true], [declined, false]] as const) {
     const shown = listedIds(record, ok);

@@ -15,13 +15,7 @@
  * (reporters/merge.ts).
  */
 import { describe } from 'vitest';
-import { clauseTest, type Need } from '../harness/run/conformance.ts';
-import { CheckFailure, holds, type JudgedEvidence } from '../harness/judge/checks.ts';
-import { loadContract } from '../harness/api/contract.ts';
-import { contractRecord, WEBHOOK, type ContractRecord } from '../harness/run/contract-observer.ts';
-import { describeRedirectScheme, describeWebhookSignature } from '../harness/judge/schemes.ts';
-import { earlyRefusals } from '../harness/api/tokens.ts';
-import { EARLY_REFUSAL_TESTCASE } from '../harness/api/client.ts';
+import { CheckFailure, clauseTest, contractRecord, type ContractRecord, describeRedirectScheme, describeWebhookSignature, EARLY_REFUSAL_TESTCASE, earlyRefusals, holds, type JudgedEvidence, loadContract, type Need, WEBHOOK } from '../harness/index.ts';
 
 const contract = await loadContract();
 

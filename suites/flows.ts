@@ -2,18 +2,6 @@
  * The few multi-step helpers the suites share: create a link, pay it, read it back through activar.
  * Each returns the exchange it made so a check can show it; none asserts anything a test did not ask for.
  */
-import type { ClauseTestSpec, Need, T } from '../harness/run/conformance.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import type { CardPayment, PaymentOutcome } from '../harness/payer/index.ts';
-import { webhookBodyField, webhookField, type ReceivedWebhook } from '../harness/api/receiver.ts';
-import type { Credentials } from '../harness/setup/target.ts';
-import { approvalOf, bodyOf, echoed, fail, holds, paymentApproved, paymentDeclined, paymentWentThrough, notAccepted, rejected, succeeded, unreadPage } from '../harness/judge/checks.ts';
-import { observeResponse } from '../harness/run/contract-observer.ts';
-import { targetNow } from '../harness/run/waits.ts';
-import { NotJudged } from '../harness/record/errors.ts';
-import { quoted, testcase } from '../harness/record/testcase.ts';
-import { decodeQrPng } from '../harness/payer/qr.ts';
-import { asBool, asString, field, readInt, readResponse, readString } from '../harness/judge/read.ts';
 import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
 import type {
@@ -25,6 +13,7 @@ import type {
   PurchaseQuickPayRequest,
   PurchaseWalletRequest,
 } from '../spec/types.ts';
+import { approvalOf, asBool, asString, bodyOf, type CardPayment, type ClauseTestSpec, type Credentials, decodeQrPng, echoed, type Exchange, fail, field, holds, type Need, notAccepted, NotJudged, observeResponse, paymentApproved, paymentDeclined, type PaymentOutcome, paymentWentThrough, quoted, readInt, readResponse, readString, type ReceivedWebhook, rejected, succeeded, targetNow, testcase, type TestHandle, unreadPage, webhookBodyField, webhookField } from '../harness/index.ts';
 
 export interface CreatedLink {
   ex: Exchange;
@@ -39,7 +28,7 @@ export interface CreatedLink {
  * is found the other ways the spec gives (the QR image's code, then the activar record), so only the tests about
  * urlEnlace itself fail.
  */
-export async function createLink(t: T, request: PaymentLinkCreateRequest = paymentLinkMinimal()): Promise<CreatedLink> {
+export async function createLink(t: TestHandle, request: PaymentLinkCreateRequest = paymentLinkMinimal()): Promise<CreatedLink> {
   const ex = await t.call('createPaymentLink', { json: request });
   succeeded(ex, '4.1-endpoint', 'creating a payment link');
   bodyOf(ex, '4.1-response-fields');
@@ -53,7 +42,7 @@ export async function createLink(t: T, request: PaymentLinkCreateRequest = payme
 const usableUrl = (value: unknown): string | undefined => (typeof value === 'string' && URL.canParse(value) ? value : undefined);
 
 /** The URL the link's QR image encodes (4.1: the QR leads to the payment screen), when it is a readable PNG. */
-async function linkUrlFromQr(t: T, urlQr: unknown): Promise<string | undefined> {
+async function linkUrlFromQr(t: TestHandle, urlQr: unknown): Promise<string | undefined> {
   const url = usableUrl(urlQr);
   if (!url) return undefined;
   const image = await t.run.payer.fetchImage(url).catch(() => undefined);
@@ -62,7 +51,7 @@ async function linkUrlFromQr(t: T, urlQr: unknown): Promise<string | undefined> 
 }
 
 /** urlEnlace (or urlEnlaceLargo) of the link's record, read through activar (needs the account). */
-async function linkUrlFromRecord(t: T, idEnlace: number): Promise<string | undefined> {
+async function linkUrlFromRecord(t: TestHandle, idEnlace: number): Promise<string | undefined> {
   if (!t.run.target.account) return undefined;
   const ex = await t.call('activatePaymentLink', { pathParams: { id: idEnlace } });
   const record = readResponse(t.run.contract, 'activatePaymentLink', ex);
@@ -70,7 +59,7 @@ async function linkUrlFromRecord(t: T, idEnlace: number): Promise<string | undef
 }
 
 /** PUT /EnlacePago/{id}/activar: the only way the spec gives to read a link's full record (4.2), read as the contract types it. */
-export async function activate(t: T, idEnlace: number): Promise<{ ex: Exchange; record: PaymentLink }> {
+export async function activate(t: TestHandle, idEnlace: number): Promise<{ ex: Exchange; record: PaymentLink }> {
   const ex = await t.call('activatePaymentLink', { pathParams: { id: idEnlace } });
   succeeded(ex, '4.2-endpoint', 'activating the payment link');
   bodyOf(ex, '2.1-payment-link-types');
@@ -86,7 +75,7 @@ export function listedIds(record: PaymentLink, approved: boolean): string[] {
 }
 
 /** The configured test card, with an expiry in the future, paying to the suite's redirect receiver. */
-export async function testCard(t: T, overrides: Partial<CardPayment> = {}): Promise<CardPayment> {
+export async function testCard(t: TestHandle, overrides: Partial<CardPayment> = {}): Promise<CardPayment> {
   const receiver = await t.run.receiver();
   const { cardNumber, cvv } = t.run.config.testData;
   return {
@@ -105,7 +94,7 @@ export async function testCard(t: T, overrides: Partial<CardPayment> = {}): Prom
  * A field of a payment's outcome: what the redirect says (6.3), else — a redirect without it is the 6.3 test's one
  * finding — what the lookup of its idTransaccion says (4.8, the source of truth).
  */
-export async function saidOrLookedUp(t: T, params: Record<string, string>, name: string): Promise<unknown> {
+export async function saidOrLookedUp(t: TestHandle, params: Record<string, string>, name: string): Promise<unknown> {
   if (params[name] !== undefined || !params['idTransaccion']) return params[name];
   const { tx } = await lookUp(t, params['idTransaccion']);
   return field(tx, name);
@@ -135,7 +124,7 @@ export function notLate(outcome: PaymentOutcome, deadline: number, what: string)
 }
 
 /** A deadline on the target's clock (a stated fechaVencimiento) as an instant of ours: the clocks' offset taken now. */
-export async function onOurClock(t: T, targetMs: number): Promise<number> {
+export async function onOurClock(t: TestHandle, targetMs: number): Promise<number> {
   const before = Date.now();
   const theirs = await targetNow(t);
   return targetMs - (theirs - (before + Date.now()) / 2);
@@ -145,12 +134,12 @@ export async function onOurClock(t: T, targetMs: number): Promise<number> {
 export const DECLINE_CVV = '111';
 
 /** Pays a link on its hosted screen; the link must redirect to the receiver (configuracion.urlRedirect). */
-export async function payOnScreen(t: T, urlEnlace: string, overrides: Partial<CardPayment> = {}): Promise<PaymentOutcome> {
+export async function payOnScreen(t: TestHandle, urlEnlace: string, overrides: Partial<CardPayment> = {}): Promise<PaymentOutcome> {
   return t.run.payer.payLink(urlEnlace, await testCard(t, overrides));
 }
 
 /** A link body whose redirect and webhook point at the suite's receiver, so outcomes can be observed. */
-export async function observedLinkBody(t: T, overrides: Partial<PaymentLinkCreateRequest> = {}): Promise<PaymentLinkCreateRequest> {
+export async function observedLinkBody(t: TestHandle, overrides: Partial<PaymentLinkCreateRequest> = {}): Promise<PaymentLinkCreateRequest> {
   const receiver = await t.run.receiver();
   const base = paymentLinkMinimal();
   return {
@@ -172,7 +161,7 @@ export const DECLINE_TESTCASE = testcase(['7-cvv-111-declines', '6.1-webhook-on-
  * A decline a test needs as its premise (one fault, one finding): when cvv 111 did not decline, the test skips
  * naming the testcase that judges the decline, instead of failing a second time for it.
  */
-export function declinedAsPremise(t: T, outcome: PaymentOutcome, what: string): Record<string, string> {
+export function declinedAsPremise(t: TestHandle, outcome: PaymentOutcome, what: string): Record<string, string> {
   unreadPage(outcome, what);
   if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
   if (outcome.kind === 'page' && approvalOf(outcome) === 'false') return { idTransaccion: outcome.settled?.idTransaccion ?? '', esAprobada: 'false' };
@@ -184,7 +173,7 @@ export function declinedAsPremise(t: T, outcome: PaymentOutcome, what: string): 
  * Makes `n` payments with the test-mode decline cvv on the link's screen (spec 7). Each must be declined: a failure
  * when the decline is the test's subject (`judged`), else a skip naming the testcase that judges it.
  */
-export async function declineOnScreen(t: T, urlEnlace: string, n: number, judged = false): Promise<Record<string, string>[]> {
+export async function declineOnScreen(t: TestHandle, urlEnlace: string, n: number, judged = false): Promise<Record<string, string>[]> {
   const declines: Record<string, string>[] = [];
   for (let i = 1; i <= n; i++) {
     const outcome = await payOnScreen(t, urlEnlace, { cvv: DECLINE_CVV });
@@ -207,7 +196,7 @@ export function datosAdicionales(prefix: string): Record<string, string> {
 }
 
 /** POST /TransaccionCompra/Wallet (4.4) as the primary business; fails the test unless it succeeds. */
-export async function buyWallet(t: T, overrides: Partial<PurchaseWalletRequest> = {}): Promise<Purchase<PurchaseWalletRequest>> {
+export async function buyWallet(t: TestHandle, overrides: Partial<PurchaseWalletRequest> = {}): Promise<Purchase<PurchaseWalletRequest>> {
   const request = purchaseWallet(t.run.config.testData, overrides);
   const ex = await t.call('purchaseWallet', { json: request });
   succeeded(ex, '4.4-endpoint', 'the wallet purchase');
@@ -216,7 +205,7 @@ export async function buyWallet(t: T, overrides: Partial<PurchaseWalletRequest> 
 }
 
 /** POST /TransaccionCompra/3DS (4.3) whose urlRedirect is the suite's receiver; fails the test unless it succeeds. */
-export async function buy3ds(t: T, overrides: Partial<Purchase3dsRequest> = {}): Promise<Purchase<Purchase3dsRequest>> {
+export async function buy3ds(t: TestHandle, overrides: Partial<Purchase3dsRequest> = {}): Promise<Purchase<Purchase3dsRequest>> {
   const receiver = await t.run.receiver();
   const request = purchase3ds(receiver.redirectUrl('3ds'), t.run.config.testData, overrides);
   const ex = await t.call('purchase3ds', { json: request });
@@ -230,7 +219,7 @@ export async function buy3ds(t: T, overrides: Partial<Purchase3dsRequest> = {}):
  * A relative URL is resolved against the API's URL, as a browser resolves a relative link: that it is not absolute
  * is the finding of the test about urlCompletarPago3Ds, not of every 3DS test.
  */
-export async function complete3ds(t: T, purchase: Purchase<Purchase3dsRequest>, clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome']): Promise<Record<string, string>> {
+export async function complete3ds(t: TestHandle, purchase: Purchase<Purchase3dsRequest>, clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome']): Promise<Record<string, string>> {
   const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
   const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
   // A page that asks for the card again (the spec does not say what it asks) gets the purchase's own card.
@@ -246,7 +235,7 @@ export async function complete3ds(t: T, purchase: Purchase<Purchase3dsRequest>, 
  * say what it asks). `inTime`: the payment is the test's premise, so a page refusing what the payer sent ends the
  * test unjudged, naming the page's answer (PaymentRefused), rather than failing the lookup that follows.
  */
-export async function payQuickPay(t: T, urlQR: unknown, inTime = true): Promise<PaymentOutcome> {
+export async function payQuickPay(t: TestHandle, urlQR: unknown, inTime = true): Promise<PaymentOutcome> {
   const { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } = await testCard(t);
   const outcome = await t.run.payer.payQuickPay(String(urlQR), { card: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } });
   if (inTime) paymentWentThrough(outcome, 'paying the quick-pay QR');
@@ -257,7 +246,7 @@ export async function payQuickPay(t: T, urlQR: unknown, inTime = true): Promise<
  * Pays a quick-pay's QR meaning to be in time and looks the transaction up (4.8). Not approved, and answered near or
  * past the fechaVencimiento it states: the suite was late (notLate), the test not judged.
  */
-export async function paidQuickPay(t: T, response: Record<string, unknown>): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+export async function paidQuickPay(t: TestHandle, response: Record<string, unknown>): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
   const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
   const outcome = await payQuickPay(t, datos?.urlQR);
   const looked = await lookUp(t, response['idTransaccion']);
@@ -266,7 +255,7 @@ export async function paidQuickPay(t: T, response: Record<string, unknown>): Pro
 }
 
 /** POST /TransaccionCompra/Quick-pay (4.6) logged in as the primary business; fails the test unless it succeeds. */
-export async function createQuickPay(t: T, overrides: Partial<PurchaseQuickPayRequest> = {}): Promise<Purchase<PurchaseQuickPayRequest>> {
+export async function createQuickPay(t: TestHandle, overrides: Partial<PurchaseQuickPayRequest> = {}): Promise<Purchase<PurchaseQuickPayRequest>> {
   const request = purchaseQuickPay(overrides);
   const ex = await t.call('purchaseQuickPay', { json: request, auth: 'bearer' });
   succeeded(ex, '4.6-endpoint', 'the quick-pay request');
@@ -275,7 +264,7 @@ export async function createQuickPay(t: T, overrides: Partial<PurchaseQuickPayRe
 }
 
 /** POST /TransaccionCompra/Mpos/Banda (4.7) logged in as the primary business (MPOS permission); fails the test unless it succeeds. */
-export async function buyMpos(t: T, overrides: Partial<MposBandaRequest> = {}): Promise<Purchase<MposBandaRequest>> {
+export async function buyMpos(t: TestHandle, overrides: Partial<MposBandaRequest> = {}): Promise<Purchase<MposBandaRequest>> {
   const request = purchaseMposBanda(t.run.config.testData, overrides);
   const ex = await t.call('purchaseMposBanda', { json: request, auth: 'bearer' });
   succeeded(ex, ['4.7-endpoint', '4.7-permission-required'], 'the MPOS purchase of a business with the MPOS permission');
@@ -284,7 +273,7 @@ export async function buyMpos(t: T, overrides: Partial<MposBandaRequest> = {}): 
 }
 
 /** GET /TransaccionCompra/{id} (4.8) as the primary business; fails the test unless it succeeds. Read as the contract types it. */
-export async function lookUp(t: T, idTransaccion: unknown, judged = false): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+export async function lookUp(t: TestHandle, idTransaccion: unknown, judged = false): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
   const ex = await t.call('getTransaction', { pathParams: { id: String(idTransaccion) }, auth: 'bearer' });
   succeeded(ex, '4.8-endpoint', 'looking the transaction up');
   bodyOf(ex, '4.8-response-fields');
@@ -306,7 +295,7 @@ export const WEBHOOK_TESTCASE = testcase(['6.1-webhook-on-success', '6.1-webhook
  * The webhook of a transaction, waited for up to WEBHOOK_TIMEOUT_S. When none arrives the test fails if delivery is
  * its subject (`judged`), else it skips naming the testcase that judges delivery (one fault, one finding).
  */
-export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[], judged = false): Promise<ReceivedWebhook> {
+export async function webhookFor(t: TestHandle, idTransaccion: unknown, clauses: string[], judged = false): Promise<ReceivedWebhook> {
   const receiver = await t.run.receiver();
   const { timeoutS, fieldCase } = t.run.config.webhook;
   try {
@@ -330,7 +319,7 @@ export async function webhookFor(t: T, idTransaccion: unknown, clauses: string[]
  * is observed. `approvedId`, a payment of the same setup, must be notified first — the receiver is then reachable —
  * and the decline's webhooks are looked for a little later (at once in the outbox where the target shows one).
  */
-export async function declineNotNotifiedAsSuccess(t: T, declinedId: string, approvedId: string): Promise<void> {
+export async function declineNotNotifiedAsSuccess(t: TestHandle, declinedId: string, approvedId: string): Promise<void> {
   await webhookFor(t, approvedId, ['6.1-webhook-on-success']);
   const outbox = t.run.target.capabilities.includes('outbox');
   await new Promise((resolve) => setTimeout(resolve, outbox ? 200 : Math.min(t.run.config.webhook.timeoutS, 3) * 1000));
@@ -348,7 +337,7 @@ export async function declineNotNotifiedAsSuccess(t: T, declinedId: string, appr
 }
 
 /** POST {auth_url}/connect/token with a business's client credentials (5.1), outside the token cache; contract-observed. */
-export async function requestToken(t: T, business: Credentials): Promise<Exchange> {
+export async function requestToken(t: TestHandle, business: Credentials): Promise<Exchange> {
   const ex = await t.run.http.request({
     method: 'POST',
     url: `${t.run.target.authUrl}/connect/token`,
@@ -361,7 +350,7 @@ export async function requestToken(t: T, business: Credentials): Promise<Exchang
 }
 
 /** The idAplicativo of the primary business, read from a new link's record (2.1 via activar: needs the account). */
-export async function businessIdOf(t: T): Promise<string> {
+export async function businessIdOf(t: TestHandle): Promise<string> {
   const { link } = await createLink(t);
   const { ex, record } = await activate(t, link.idEnlace);
   const id = record.idAplicativo;
@@ -394,7 +383,7 @@ export function bodyTestSpec(on: { operationId: string; auth?: string }, clauses
 }
 
 /** The run's data for generated bodies (generators/requests.ts); the business id (an account names it in MPOS) only when asked. */
-export async function bodyContext(t: T, withBusinessId = false): Promise<BodyContext> {
+export async function bodyContext(t: TestHandle, withBusinessId = false): Promise<BodyContext> {
   const idAplicativo = withBusinessId ? await businessIdOf(t) : defaultContext.idAplicativo;
   return { ...defaultContext, testData: t.run.config.testData, idAplicativo, now: new Date() };
 }
@@ -404,7 +393,7 @@ export async function bodyContext(t: T, withBusinessId = false): Promise<BodyCon
  * valid request in this run (a route that is not there rejects everything). One accepted already counts; else the
  * operation's canonical valid request is sent, once per run. Where it is not accepted either, the test is not judged.
  */
-export async function acceptsValid(t: T, operationId: string): Promise<void> {
+export async function acceptsValid(t: TestHandle, operationId: string): Promise<void> {
   if (t.run.accepted.has(operationId)) return;
   const status = await t.run.accepted.control(operationId, () => sendValid(t, operationId));
   if (status >= 200 && status < 300) return;
@@ -412,7 +401,7 @@ export async function acceptsValid(t: T, operationId: string): Promise<void> {
 }
 
 /** The canonical valid request of a body operation, sent as the test's own step (its label says why). */
-async function sendValid(t: T, operationId: string): Promise<Exchange> {
+async function sendValid(t: TestHandle, operationId: string): Promise<Exchange> {
   const label = `${operationId}: its canonical valid request (the positive control of a rejection)`;
   const { testData } = t.run.config;
   switch (operationId) {
@@ -445,26 +434,26 @@ async function sendValid(t: T, operationId: string): Promise<Exchange> {
 }
 
 /** A request the rule says is rejected, judged after its positive control (acceptsValid). */
-export async function rejectedWhereValidAccepted(t: T, ex: Exchange, operationId: string, clauses: string[], rule: string): Promise<void> {
+export async function rejectedWhereValidAccepted(t: TestHandle, ex: Exchange, operationId: string, clauses: string[], rule: string): Promise<void> {
   const status = ex.response?.status ?? 0;
   if (status >= 400 && status <= 499) await acceptsValid(t, operationId);
   rejected(ex, clauses, rule);
 }
 
 /** A request the spec says is not accepted (a refusal: no token, a wrong password…), judged after its positive control. */
-export async function notAcceptedWhereValidAccepted(t: T, ex: Exchange, operationId: string, clauses: string | string[], what: string): Promise<void> {
+export async function notAcceptedWhereValidAccepted(t: TestHandle, ex: Exchange, operationId: string, clauses: string | string[], what: string): Promise<void> {
   const status = ex.response?.status ?? 0;
   if (status < 200 || status > 299) await acceptsValid(t, operationId);
   notAccepted(ex, clauses, what);
 }
 
 /** POSTs a body as the business (bearer), or as the account where the endpoint (4.5) or the rule (4.7 idAplicativo) wants it. */
-export function sendBody(t: T, operationId: string, body: unknown, auth?: 'account'): Promise<Exchange> {
+export function sendBody(t: TestHandle, operationId: string, body: unknown, auth?: 'account'): Promise<Exchange> {
   return t.call(operationId, { json: body, auth: auth ?? (operationId === 'purchasePagoQr' ? 'account' : 'bearer') });
 }
 
 /** The fields of an accepted body come back as sent, in the success response or in the link record (activar: needs the account). */
-export async function echoedBack(t: T, entry: Pick<RuleEntry, 'echo'>, sent: Body, accepted: Exchange, clauses: string[]): Promise<void> {
+export async function echoedBack(t: TestHandle, entry: Pick<RuleEntry, 'echo'>, sent: Body, accepted: Exchange, clauses: string[]): Promise<void> {
   if (!entry.echo) return;
   bodyOf(accepted, clauses);
   // read as the contract types it (the label is the operationId): an encoding is the contract testcase's finding

@@ -6,26 +6,19 @@
  * through the screen and through PagoQr, and the success and failure limits reached on the screen, tried through PagoQr. Time passes by the target's clock where it has one, else in real time within
  * MAX_WAIT_S (harness/run/waits.ts).
  */
-import { consent, pressGoOn } from '../harness/payer/steps.ts';
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { fail, notAccepted, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import type { Screen, ScreenForm } from '../harness/payer/index.ts';
-import { decodeQrPng } from '../harness/payer/qr.ts';
-import { asBool, field } from '../harness/judge/read.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
-import { letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen } from './flows.ts';
+import { asBool, clauseTest, consent, decodeQrPng, type Exchange, fail, field, letTimePass, notAccepted, paymentApproved, paymentNotApproved, pressGoOn, type Screen, type ScreenForm, skipUnlessTimeCanPass, targetNow, type TestHandle, waitingTimeoutMs } from '../harness/index.ts';
 
-async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Parameters<typeof observedLinkBody>[1] = {}) {
+async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionRequest>, fields: Parameters<typeof observedLinkBody>[1] = {}) {
   const base = await observedLinkBody(t, fields);
   return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
 }
 
 /** The page a quick-pay's QR leads to (4.6: urlQR is the QR), opened as the payer's browser opens it. */
-async function openQuickPayPage(t: T, response: Record<string, unknown>): Promise<Screen & { form: ScreenForm }> {
+async function openQuickPayPage(t: TestHandle, response: Record<string, unknown>): Promise<Screen & { form: ScreenForm }> {
   const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
   const image = await t.run.payer.fetchImage(urlQR);
   const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
@@ -39,7 +32,7 @@ async function openQuickPayPage(t: T, response: Record<string, unknown>): Promis
  * The page's form posted as a person would send it (its fields, a question it asks agreed to, the button that goes
  * on), straight to its action: no page load before.
  */
-function postForm(t: T, screen: Screen & { form: ScreenForm }, what: string): Promise<Exchange> {
+function postForm(t: TestHandle, screen: Screen & { form: ScreenForm }, what: string): Promise<Exchange> {
   const { form } = screen;
   const fields = { ...form.fields };
   consent(form, fields, new Set());

@@ -5,13 +5,9 @@
  * activation is seen through payments (refused or not), and counters are read from links that are still usable.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { fieldEquals, holds, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
-import type { PaymentOutcome } from '../harness/payer/index.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import { sharedWork } from '../harness/record/scope.ts';
 import type { PaymentLink } from '../spec/types.ts';
 import { notAcceptedWhereValidAccepted, activate, createLink, DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
+import { clauseTest, type Exchange, fieldEquals, holds, paymentApproved, paymentNotApproved, type PaymentOutcome, sharedWork, type TestHandle } from '../harness/index.ts';
 
 const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
@@ -74,7 +70,7 @@ interface History {
 const history = sharedWork<History>();
 
 /** Built once by whichever test asks first; each 2.1 test then checks one field of the same record. */
-function linkHistory(t: T): Promise<History> {
+function linkHistory(t: TestHandle): Promise<History> {
   return history(async () => {
     const request = await observedLinkBody(t);
     const { link } = await createLink(t, request);

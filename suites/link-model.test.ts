@@ -16,17 +16,11 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { amountDue, amountEquals, approvalOf, fail, holds, paymentWentThrough, succeeded, unreadPage } from '../harness/judge/checks.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import { outcomeOfPage, type PaymentOutcome } from '../harness/payer/index.ts';
-import { noFormMessage } from '../harness/payer/http.ts';
-import { NoFormError } from '../harness/record/errors.ts';
-import { asBool, asNumber, asString, field, readBool, readInt } from '../harness/judge/read.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
+import { amountDue, amountEquals, approvalOf, asBool, asNumber, asString, clauseTest, type Exchange, fail, field, holds, NoFormError, noFormMessage, outcomeOfPage, type PaymentOutcome, paymentWentThrough, readBool, readInt, succeeded, type TestHandle, testName, unreadPage } from '../harness/index.ts';
 
 const FILE = 'suites/link-model.test.ts';
 
@@ -84,7 +78,7 @@ interface LinkModel {
 }
 
 interface Real {
-  t: T;
+  t: TestHandle;
   idEnlace: number;
   urlEnlace: string;
 }
@@ -400,7 +394,7 @@ function paramsArbitrary(clock: boolean): fc.Arbitrary<LinkParams> {
     .map(({ cents, largo, ...p }) => ({ ...p, monto: cents / 100, fin: largo === null ? null : (p.inicio ?? 0) + largo }));
 }
 
-function commandArbitraries(t: T): fc.Arbitrary<LinkCommand>[] {
+function commandArbitraries(t: TestHandle): fc.Arbitrary<LinkCommand>[] {
   const clock = t.run.target.capabilities.includes('clock');
   const account = Boolean(t.run.target.account);
   // Payments and reads are what the model is about: they come up more often than the rest.
@@ -414,7 +408,7 @@ function commandArbitraries(t: T): fc.Arbitrary<LinkCommand>[] {
   ];
 }
 
-async function setup(t: T, p: LinkParams, notes: Set<string>): Promise<{ model: LinkModel; real: Real }> {
+async function setup(t: TestHandle, p: LinkParams, notes: Set<string>): Promise<{ model: LinkModel; real: Real }> {
   const clock = t.run.target.capabilities.includes('clock');
   const start = clock ? (await t.run.control!.now()).getTime() : Date.now();
   const at = (halfMinutes: number) => new Date(start + (halfMinutes * 30 + 15) * 1000).toISOString();
@@ -459,7 +453,7 @@ describe('3 / 2.1 / 4.2 a payment link under random command sequences (model-bas
   }, 120_000);
 });
 
-async function modelRun(t: T, name: string): Promise<void> {
+async function modelRun(t: TestHandle, name: string): Promise<void> {
   const notes = new Set<string>();
   await runModel(t, {
     file: FILE,
@@ -477,7 +471,7 @@ async function modelRun(t: T, name: string): Promise<void> {
 
 /** Pinned sequences: steps the random walk finds only sometimes, run through the same model every time. */
 describe('3 / 2.1 / 4.1 pinned sequences of the link model', () => {
-  const pinned = async (t: T, p: Partial<LinkParams>, commands: LinkCommand[]) => {
+  const pinned = async (t: TestHandle, p: Partial<LinkParams>, commands: LinkCommand[]) => {
     const params: LinkParams = { monto: 10.5, maxExitosos: null, maxFallidos: null, cantidadPorDefecto: null, esCantidadEditable: false, duracion: null, inicio: null, fin: null, ...p };
     const { model, real } = await setup(t, params, new Set());
     await fc.asyncModelRun(() => ({ model, real }), commands);

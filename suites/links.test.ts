@@ -6,21 +6,13 @@
  */
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { absoluteUrl, amountEquals, approvalOf, fieldEquals, holds, isImage, paymentApproved, paymentNotApproved, paymentWentThrough, redirectSeen, unreadPage } from '../harness/judge/checks.ts';
-import type { PaymentOutcome, Screen } from '../harness/payer/index.ts';
-import type { Outbox } from '../harness/api/control.ts';
-import { webhookField } from '../harness/api/receiver.ts';
-import { NoFormError, NotJudged, UnreadPage } from '../harness/record/errors.ts';
-import { decodeQrPng } from '../harness/payer/qr.ts';
-import { asEnum, asNumber } from '../harness/judge/read.ts';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
-import { hasClock, letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { activate, createLink, idOf, notLate, observedLinkBody, onOurClock, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
+import { absoluteUrl, amountEquals, approvalOf, asEnum, asNumber, clauseTest, decodeQrPng, fieldEquals, hasClock, holds, isImage, letTimePass, NoFormError, NotJudged, type Outbox, paymentApproved, paymentNotApproved, type PaymentOutcome, paymentWentThrough, redirectSeen, type Screen, skipUnlessTimeCanPass, targetNow, type TestHandle, unreadPage, UnreadPage, waitingTimeoutMs, webhookField } from '../harness/index.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
-async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fields: Partial<PaymentLinkCreateRequest> = {}): Promise<CreatedLink> {
+async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionRequest>, fields: Partial<PaymentLinkCreateRequest> = {}): Promise<CreatedLink> {
   const base = await observedLinkBody(t, fields);
   return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
 }
@@ -29,7 +21,7 @@ async function linkWith(t: T, configuracion: Partial<ConfiguracionRequest>, fiel
  * The amount a processed payment charged: the redirect's monto (6.3), else — a redirect without it is the 6.3 test's
  * finding, a page the lookup settled has none — what the lookup of its idTransaccion says (4.8).
  */
-async function charged(t: T, params: Record<string, string>, clauses: string | string[]): Promise<unknown> {
+async function charged(t: TestHandle, params: Record<string, string>, clauses: string | string[]): Promise<unknown> {
   const said = await saidOrLookedUp(t, params, 'monto');
   holds(asNumber(said) !== undefined, 'redirect-monto', clauses, 'the redirect (or the lookup) gives the monto charged', JSON.stringify(said));
   return said;
@@ -55,7 +47,7 @@ const REDIRECT_OUTCOME_FIELDS = ['idTransaccion', 'monto', 'esReal', 'formaPago'
 const screenText = (screen: Screen): string => parse(screen.html).text;
 
 /** The outbox once `ready` holds, or as it is when the webhook timeout runs out (the test's check then says what is missing). */
-async function outboxWhen(t: T, ready: (o: Outbox) => boolean): Promise<Outbox> {
+async function outboxWhen(t: TestHandle, ready: (o: Outbox) => boolean): Promise<Outbox> {
   const until = Date.now() + t.run.config.webhook.timeoutS * 1000;
   for (;;) {
     const outbox = await t.run.control!.outbox();
@@ -163,7 +155,7 @@ describe('4.1 creating a payment link', () => {
 });
 
 /** The mode the configured business is in: the embedded sandbox's mode, else a development business (CLIENT_ID). */
-function expectedProductivo(t: T): boolean {
+function expectedProductivo(t: TestHandle): boolean {
   return t.run.target.kind === 'embedded' && t.run.config.sandbox.mode === 'production';
 }
 
@@ -171,7 +163,7 @@ function expectedProductivo(t: T): boolean {
  * The screen of this product opens (4.1: "Product name shown to the customer"). How a screen takes the card is not
  * shown (a vendor's may need JavaScript), so a page without a form is only observed.
  */
-function screenOfProduct(t: T, screen: Screen, nombreProducto: string, clause: string, what: string): void {
+function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, clause: string, what: string): void {
   holds(screen.status >= 200 && screen.status < 300, 'payment-screen', clause, `${what} opens the payment screen (2xx)`, `status ${screen.status}`);
   holds(screenText(screen).includes(nombreProducto), 'screen-product', clause, `the screen shows the link's product "${nombreProducto}"`, 'the product name is not on the screen');
   if (!screen.form) t.observe(clause, `the payment screen at ${screen.url} has no <form> the suite can fill`);

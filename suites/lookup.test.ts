@@ -4,10 +4,6 @@
  * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import { asBool, asEnum, asNumber, FORMA_PAGO, readResponse, readString } from '../harness/judge/read.ts';
-import { bodyOf, containsPairs, fieldEquals, fieldIn, flagEquals, holds, paymentApproved, succeeded } from '../harness/judge/checks.ts';
 import { notAcceptedWhereValidAccepted,
   activate,
   buy3ds,
@@ -25,6 +21,7 @@ import { notAcceptedWhereValidAccepted,
   paidQuickPay,
   payOnScreen,
 } from './flows.ts';
+import { asBool, asEnum, asNumber, bodyOf, clauseTest, containsPairs, type Exchange, fieldEquals, fieldIn, flagEquals, FORMA_PAGO, holds, paymentApproved, readResponse, readString, succeeded, type TestHandle } from '../harness/index.ts';
 
 const ENDPOINT = 'GET /TransaccionCompra/{id}';
 
@@ -34,7 +31,7 @@ const ENDPOINT = 'GET /TransaccionCompra/{id}';
  * value outside 2.2 (formaPago 7) tells nothing about which transaction this is: it is the contract testcase's
  * finding, and not compared here.
  */
-function sameTransaction(t: T, tx: Record<string, unknown>, expected: Record<string, unknown>, ex: Exchange): void {
+function sameTransaction(t: TestHandle, tx: Record<string, unknown>, expected: Record<string, unknown>, ex: Exchange): void {
   if ('idTransaccion' in expected) fieldEquals(tx['idTransaccion'], expected['idTransaccion'], 'idTransaccion', '4.8-same-transaction', ex);
   for (const [name, value] of Object.entries(expected)) {
     if (name === 'idTransaccion' || (name === 'formaPago' && asEnum(tx[name], 'formaPago') === undefined)) continue;
@@ -46,7 +43,7 @@ function sameTransaction(t: T, tx: Record<string, unknown>, expected: Record<str
  * The redirect's text values (6.3) against the JSON of the lookup: each field the redirect carries (one it lacks is
  * the finding of the 6.3 test, not a disagreement), each judged on its own.
  */
-function sameAsRedirect(t: T, tx: Record<string, unknown>, params: Record<string, string>, ex: Exchange): void {
+function sameAsRedirect(t: TestHandle, tx: Record<string, unknown>, params: Record<string, string>, ex: Exchange): void {
   const has = (name: string) => params[name] !== undefined;
   sameTransaction(t, tx, {
     idTransaccion: params['idTransaccion'],
@@ -58,7 +55,7 @@ function sameAsRedirect(t: T, tx: Record<string, unknown>, params: Record<string
   if (has('codigoAutorizacion')) t.soft(() => fieldEquals(tx['codigoAutorizacion'] ?? '', params['codigoAutorizacion'], 'codigoAutorizacion', '4.8-same-transaction', ex));
 }
 
-async function paidLink(t: T, cvv?: string): Promise<Record<string, string>> {
+async function paidLink(t: TestHandle, cvv?: string): Promise<Record<string, string>> {
   const { link } = await createLink(t, await observedLinkBody(t));
   const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
   return cvv === DECLINE_CVV ? declinedAsPremise(t, outcome, 'the payment with cvv 111') : paymentApproved(outcome, '7-dev-authorizes', 'the link payment');

@@ -6,8 +6,7 @@
  * record of which commands ran, needed because shrinking drops commands that did not run).
  */
 import fc from 'fast-check';
-import type { T } from '../harness/run/conformance.ts';
-import { CheckFailure, counterexampleFound } from '../harness/judge/checks.ts';
+import { CheckFailure, counterexampleFound, type TestHandle } from '../harness/index.ts';
 
 /** One seed per run when FC_SEED is unset, so every model of the run replays with the same one. */
 const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
@@ -44,7 +43,7 @@ export interface ModelSpec<P, M extends object, R> {
 }
 
 /** The one command that reruns this model test alone, against the same target (the sandbox's fault repeated). */
-export function replayCommand(t: T, file: string, name: string, seed: number, path?: string, replayPath?: string): string {
+export function replayCommand(t: TestHandle, file: string, name: string, seed: number, path?: string, replayPath?: string): string {
   const pattern = name.replace(/[^A-Za-z0-9 .:-]/g, '.');
   const fault = t.run.target.kind === 'embedded' && t.run.config.sandbox.fault ? `SANDBOX_FAULT=${t.run.config.sandbox.fault} ` : '';
   const replay = path ? ` FC_PATH=${path}${replayPath ? ` FC_REPLAY_PATH='${replayPath}'` : ''}` : '';
@@ -56,7 +55,7 @@ export function replayCommand(t: T, file: string, name: string, seed: number, pa
  * and reported with its command sequence, seed, path and replay command; any other error (transport, interlock,
  * a screen the payer cannot drive) stops the run at once and is reported as itself.
  */
-export async function runModel<P, M extends object, R>(t: T, spec: ModelSpec<P, M, R>): Promise<void> {
+export async function runModel<P, M extends object, R>(t: TestHandle, spec: ModelSpec<P, M, R>): Promise<void> {
   const seed = t.run.config.fastCheck.seed ?? RANDOM_SEED;
   const numRuns = Math.min(t.run.config.fastCheck.numRuns, t.run.target.kind === 'embedded' ? spec.runs.embedded : spec.runs.remote);
   t.replay(seed, replayCommand(t, spec.file, spec.name, seed));

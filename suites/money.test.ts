@@ -6,16 +6,13 @@
  * written (10.5, "10.50") is the contract testcases' matter. 0.10 is the amount whose multiples doubles cannot hold.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { amountDue, amountEquals, paymentApproved, succeeded } from '../harness/judge/checks.ts';
-import { webhookField } from '../harness/api/receiver.ts';
-import { field, readResponse } from '../harness/judge/read.ts';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
 import { activate, buyWallet, createLink, lookUp, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+import { amountDue, amountEquals, clauseTest, field, paymentApproved, readResponse, succeeded, type TestHandle, webhookField } from '../harness/index.ts';
 
 /** A link of `monto` whose redirect and webhook go to the receiver, with these settings. */
-async function linkOf(t: T, monto: number, configuracion: Partial<ConfiguracionRequest>) {
+async function linkOf(t: TestHandle, monto: number, configuracion: Partial<ConfiguracionRequest>) {
   const base = await observedLinkBody(t, { monto });
   return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
 }
@@ -24,7 +21,7 @@ const MONTO = 0.1;
 const CANTIDAD = 3;
 
 /** The webhook's and the link record's amounts of one payment, each against the amount due (soft: each its own rule). */
-async function laterAmounts(t: T, id: string, idEnlace: number | undefined, due: ReturnType<typeof amountDue>, clause: string): Promise<void> {
+async function laterAmounts(t: TestHandle, id: string, idEnlace: number | undefined, due: ReturnType<typeof amountDue>, clause: string): Promise<void> {
   const webhook = await webhookFor(t, id, ['6.1-webhook-on-success']);
   t.soft(() => amountEquals(webhookField(webhook, 'monto', t.run.config.webhook.fieldCase), due, `monto (webhook of ${id})`, clause));
   if (idEnlace === undefined || !t.run.target.account) return;

@@ -5,10 +5,9 @@
  * The CLIENT_ID business's purchases need its permission (MPOS_PERMITTED=yes; need 'mposPermission').
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/run/conformance.ts';
-import { containsPairs, fieldEquals, fieldIn, notAccepted } from '../harness/judge/checks.ts';
 import { purchaseMposBanda } from '../generators/bodies.ts';
 import { buyMpos, datosAdicionales, lookUp } from './flows.ts';
+import { clauseTest, containsPairs, fieldEquals, fieldIn, notAccepted } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Mpos/Banda';
 

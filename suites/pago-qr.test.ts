@@ -6,22 +6,19 @@
  * approved payment is checked only once GET /TransaccionCompra/{id} says it was approved, and observed otherwise.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { bodyOf, fieldEquals, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { asBool, readResponse, readString } from '../harness/judge/read.ts';
-import type { Exchange } from '../harness/api/http.ts';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, declineOnScreen, observedLinkBody } from './flows.ts';
+import { asBool, bodyOf, clauseTest, type Exchange, fieldEquals, holds, notAccepted, readResponse, readString, succeeded, type TestHandle } from '../harness/index.ts';
 
 const spec = (clauses: string | string[]) => ({ clauses, endpoint: 'POST /TransaccionCompra/PagoQr', needs: ['account' as const], purchase: true });
 
-async function payQr(t: T, urlEnlacePago: string, label?: string): Promise<Exchange> {
+async function payQr(t: TestHandle, urlEnlacePago: string, label?: string): Promise<Exchange> {
   return t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlacePago), ...(label ? { label } : {}) });
 }
 
 /** Whether the PagoQr transaction is approved, looked up as the account that made it (4.8); observed when not. */
-async function approvedNow(t: T, paid: Exchange, what: string): Promise<boolean> {
+async function approvedNow(t: TestHandle, paid: Exchange, what: string): Promise<boolean> {
   bodyOf(paid, '4.5-response-fields');
   const id = readString(readResponse(t.run.contract, 'purchasePagoQr', paid), 'idTransaccion', '4.5-response-fields', paid);
   const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
@@ -33,7 +30,7 @@ async function approvedNow(t: T, paid: Exchange, what: string): Promise<boolean>
 }
 
 /** A refusal with its status observed: the spec shows no error status (7). */
-function refused(t: T, ex: Exchange, clauses: string | string[], what: string): void {
+function refused(t: TestHandle, ex: Exchange, clauses: string | string[], what: string): void {
   notAccepted(ex, clauses, what);
   t.observe('7-error-format-not-shown', `${what}: answered ${ex.response?.status ?? 'nothing'}`);
 }

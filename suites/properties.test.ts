@@ -13,13 +13,9 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { CheckFailure, counterexampleFound, createdNothing, rejected, succeeded } from '../harness/judge/checks.ts';
-import { redactValue } from '../harness/record/redact.ts';
-import { checkAhead } from '../harness/judge/property-cases.ts';
-import type { Exchange } from '../harness/api/http.ts';
 import { catalogue, onlyCoercibleTypes, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
 import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
+import { checkAhead, CheckFailure, clauseTest, counterexampleFound, createdNothing, type Exchange, redactValue, rejected, succeeded, type TestHandle, testName } from '../harness/index.ts';
 
 const FILE = 'suites/properties.test.ts';
 
@@ -40,7 +36,7 @@ const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
  * The one command that reruns this property alone (and, with a path, exactly its counterexample), against the same
  * target: the embedded sandbox's fault is repeated; a remote target's variables are the user's own (.env).
  */
-function replayCommand(t: T, seed: number, path: string | undefined, title: string): string {
+function replayCommand(t: TestHandle, seed: number, path: string | undefined, title: string): string {
   const pattern = title.replace(/[^A-Za-z0-9 .:-]/g, '.');
   const fault = t.run.target.kind === 'embedded' && t.run.config.sandbox.fault ? `SANDBOX_FAULT=${t.run.config.sandbox.fault} ` : '';
   return `${fault}FC_SEED=${seed}${path ? ` FC_PATH=${path}` : ''} npm run conformance -- ${FILE} -t '${pattern}'`;
@@ -66,7 +62,7 @@ interface Property {
  * counterexample, re-checked to still belong to the property, and the command that replays it; a transport error
  * (timeout, refused connection, interlock) stops the property at once and is reported as itself, not shrunk.
  */
-async function property(t: T, p: Property): Promise<void> {
+async function property(t: TestHandle, p: Property): Promise<void> {
   const seed = t.run.config.fastCheck.seed ?? RANDOM_SEED;
   t.replay(seed, replayCommand(t, seed, undefined, p.name));
   let broken: unknown;
@@ -103,7 +99,7 @@ async function property(t: T, p: Property): Promise<void> {
 }
 
 /** The entry rebuilt with the run's data (the MPOS business id only for the rule about it). */
-async function runEntry(t: T, entry: RuleEntry, kind: Kind): Promise<RuleEntry> {
+async function runEntry(t: TestHandle, entry: RuleEntry, kind: Kind): Promise<RuleEntry> {
   const ctx = await bodyContext(t, kind === 'boundary' && entry.rule === '4.7-idaplicativo-conditional');
   return catalogue(ctx).find((e) => e.operationId === entry.operationId && e.rule === entry.rule)!;
 }
@@ -113,7 +109,7 @@ async function runEntry(t: T, entry: RuleEntry, kind: Kind): Promise<RuleEntry> 
  * of the rule reports that, with the example), the property skips saying so; it explores beyond the canonical
  * examples only where they hold.
  */
-async function skipWhenCanonicalBroken(t: T, e: RuleEntry, kind: Kind): Promise<void> {
+async function skipWhenCanonicalBroken(t: TestHandle, e: RuleEntry, kind: Kind): Promise<void> {
   const example = e.canonical[kind][0];
   if (!example) return;
   const ex = await sendBody(t, e.operationId, withUniqueRef(example.body), e.auth);

@@ -6,13 +6,8 @@
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/run/conformance.ts';
-import { absoluteUrl, containsPairs, dateAfter, fieldEquals, isImage } from '../harness/judge/checks.ts';
-import { PayerError } from '../harness/record/errors.ts';
-import { webhookPairs } from '../harness/api/receiver.ts';
-import { hasClock, letTimePass, targetNow, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { createQuickPay, datosAdicionales, lookUp, notLate, onOurClock, paidQuickPay, payQuickPay, webhookFor } from './flows.ts';
-import { asBool } from '../harness/judge/read.ts';
+import { absoluteUrl, asBool, clauseTest, containsPairs, dateAfter, fieldEquals, hasClock, isImage, letTimePass, PayerError, targetNow, waitingTimeoutMs, webhookPairs } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
 

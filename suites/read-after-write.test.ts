@@ -5,17 +5,14 @@
  * first read says of a state the spec does not show (a purchase not yet completed) is only observed.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { fail, paymentApproved, paymentNotApproved } from '../harness/judge/checks.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import { asBool, asInt, field } from '../harness/judge/read.ts';
 import { activate, buy3ds, complete3ds, createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen, payQuickPay } from './flows.ts';
+import { asBool, asInt, clauseTest, type Exchange, fail, field, paymentApproved, paymentNotApproved, type TestHandle } from '../harness/index.ts';
 
 /** What a lookup says of the approval, for the evidence. */
 const stateOf = (tx: Record<string, unknown>): string => `esAprobada ${JSON.stringify(field(tx, 'esAprobada') ?? null)}, resultadoTransaccion ${JSON.stringify(field(tx, 'resultadoTransaccion') ?? null)}`;
 
 /** The lookup before the change: not approved yet, else observed (the spec does not show a pending transaction). */
-async function before(t: T, id: unknown, what: string): Promise<string> {
+async function before(t: TestHandle, id: unknown, what: string): Promise<string> {
   const { tx } = await lookUp(t, id);
   const state = stateOf(tx);
   if (asBool(field(tx, 'esAprobada')) === true) t.observe('3-transaction-transitions-not-shown', `${what} looked up as approved before it was paid (${state})`);
@@ -23,7 +20,7 @@ async function before(t: T, id: unknown, what: string): Promise<string> {
 }
 
 /** The lookup after the payment the customer was told was approved says approved: a stale copy is the finding. */
-async function afterApproved(t: T, id: unknown, was: string, what: string): Promise<void> {
+async function afterApproved(t: TestHandle, id: unknown, was: string, what: string): Promise<void> {
   const { ex, tx } = await lookUp(t, id);
   if (asBool(field(tx, 'esAprobada')) !== true) {
     fail('state-after-change', '4.8-same-transaction', `the lookup after ${what} says esAprobada true (read before it: ${was})`, `${stateOf(tx)}: the lookup did not change with the payment`, ex);

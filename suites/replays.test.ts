@@ -6,11 +6,8 @@
  * is an explicit step of its test, with its own evidence.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { approvalOf, fieldEquals, holds, paymentApproved } from '../harness/judge/checks.ts';
-import { asBool, asNumber, asString, field } from '../harness/judge/read.ts';
-import type { PaymentOutcome } from '../harness/payer/index.ts';
 import { activate, buy3ds, complete3ds, createLink, idOf, listedIds, lookUp, observedLinkBody, testCard, webhookFor } from './flows.ts';
+import { approvalOf, asBool, asNumber, asString, clauseTest, field, fieldEquals, holds, paymentApproved, type PaymentOutcome, type TestHandle } from '../harness/index.ts';
 
 const flow = (clauses: string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
@@ -20,7 +17,7 @@ const flow = (clauses: string[], needs: 'account'[] = []) => ({ clauses, endpoin
  * exists and has that result — whatever the service chose to do with the replay (answer the first outcome again,
  * charge again, refuse). Its lookup made here; the check returned (undefined when the redirect names none).
  */
-async function replayTold(t: T, again: PaymentOutcome, firstId: string | undefined): Promise<(() => void) | undefined> {
+async function replayTold(t: TestHandle, again: PaymentOutcome, firstId: string | undefined): Promise<(() => void) | undefined> {
   const id = idOf(again);
   if (id === undefined || id === '') return undefined;
   const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'bearer', label: 'the transaction the replay\'s redirect names' });
@@ -37,7 +34,7 @@ async function replayTold(t: T, again: PaymentOutcome, firstId: string | undefin
 }
 
 /** A screen opened, paid, and its very submission sent once more; both outcomes. */
-async function paidTwice(t: T, urlEnlace: string): Promise<{ first: PaymentOutcome; again: PaymentOutcome }> {
+async function paidTwice(t: TestHandle, urlEnlace: string): Promise<{ first: PaymentOutcome; again: PaymentOutcome }> {
   const screen = await t.run.payer.openScreen(urlEnlace);
   const card = await testCard(t);
   const first = await t.run.payer.submitScreen(screen, card);

@@ -5,12 +5,9 @@
  * "All transactions made with the link"); a client secret is compared exactly (5.1).
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/run/conformance.ts';
-import { containsPairs, fieldEquals, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { field, readResponse } from '../harness/judge/read.ts';
-import { webhookPairs } from '../harness/api/receiver.ts';
 import { paymentLinkMinimal, purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import { activate, buyWallet, createLink, lookUp, requestToken, webhookFor } from './flows.ts';
+import { clauseTest, containsPairs, field, fieldEquals, holds, notAccepted, readResponse, succeeded, webhookPairs } from '../harness/index.ts';
 
 /** Keys a serializer could re-case or re-encode: every case, accents, other scripts, separators. */
 function keysOfEveryKind(tag: string): Record<string, string> {

@@ -9,13 +9,9 @@
  * merchant's credentials work on its own objects, so a refusal is about the tenant, not about bad credentials.
  */
 import { describe } from 'vitest';
-import { clauseTest, type Need, type T } from '../harness/run/conformance.ts';
-import { describeExchange, fail, type CheckName } from '../harness/judge/checks.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import type { Call } from '../harness/run/run.ts';
-import { asString, field } from '../harness/judge/read.ts';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
 import { businessIdOf, buyWallet, createLink, lookUp } from './flows.ts';
+import { asString, type Call, type CheckName, clauseTest, describeExchange, type Exchange, fail, field, type Need, type TestHandle } from '../harness/index.ts';
 
 /** `purchase`: a leak would pay the first merchant's link or business, so its mode is checked too (the interlock). */
 const security = (clause: string, endpoint: string, needs: Need[] = [], purchase = false) =>
@@ -25,7 +21,7 @@ const security = (clause: string, endpoint: string, needs: Need[] = [], purchase
  * A security check, its severity chosen here (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the
  * same evidence. Returns whether the rule held, so a test stops after a WARN as it would after a FAIL.
  */
-function securityCheck(t: T, condition: boolean, check: CheckName, clause: string, expected: string, actual: string, ex?: Exchange): boolean {
+function securityCheck(t: TestHandle, condition: boolean, check: CheckName, clause: string, expected: string, actual: string, ex?: Exchange): boolean {
   if (condition) return true;
   if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
   t.observe(clause, `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ${actual}${ex ? `\n${describeExchange(ex)}` : ''}`);
@@ -36,13 +32,13 @@ const is2xx = (ex: Exchange): boolean => { const s = ex.response?.status; return
 const statusText = (ex: Exchange): string => (ex.response ? String(ex.response.status) : 'no response');
 
 /** The second merchant's client (its business token; its account for account operations). */
-function other(t: T): Call {
+function other(t: TestHandle): Call {
   const o = t.run.target.other!;
   return t.run.callAs(o.business, o.account);
 }
 
 /** The other merchant's business creates a link and its account activates it: both credentials work. */
-async function otherCredentialsWork(t: T, clause: string): Promise<boolean> {
+async function otherCredentialsWork(t: TestHandle, clause: string): Promise<boolean> {
   const call = other(t);
   const created = await call('createPaymentLink', { json: paymentLinkMinimal(), auth: 'bearer', label: 'createPaymentLink (other merchant)' });
   if (!securityCheck(t, is2xx(created), 'success', clause, 'the other merchant\'s business creating a link of its own (its credentials work) succeeds (2xx)', statusText(created), created)) return false;
@@ -52,7 +48,7 @@ async function otherCredentialsWork(t: T, clause: string): Promise<boolean> {
 }
 
 /** The other merchant's request on the first's object was refused (not 2xx); a 2xx is the finding. */
-function refusedAcrossTenants(t: T, ex: Exchange, clause: string, what: string): void {
+function refusedAcrossTenants(t: TestHandle, ex: Exchange, clause: string, what: string): void {
   securityCheck(t, !is2xx(ex), 'tenant-isolation', clause, `${what} is refused (not 2xx): one merchant's credentials reach no object of another (OWASP API1:2023)`, `answered ${statusText(ex)}`, ex);
 }
 

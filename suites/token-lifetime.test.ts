@@ -5,16 +5,12 @@
  * lifetime needs no expiry: a token is used as late as the run may wait.
  */
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { bodyOf, holds, notAccepted, succeeded } from '../harness/judge/checks.ts';
-import { secrets } from '../harness/record/redact.ts';
-import { asInt } from '../harness/judge/read.ts';
 import { paymentLinkMinimal } from '../generators/bodies.ts';
-import { hasClock, letTimePass, skipUnlessTimeCanPass, waitingTimeoutMs } from '../harness/run/waits.ts';
 import { requestToken } from './flows.ts';
+import { asInt, bodyOf, clauseTest, hasClock, holds, letTimePass, notAccepted, secrets, skipUnlessTimeCanPass, succeeded, type TestHandle, waitingTimeoutMs } from '../harness/index.ts';
 
 /** A token issued now, outside the run's cache, and the lifetime it announces. */
-async function freshToken(t: T): Promise<{ token: string; expiresIn: number }> {
+async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number }> {
   const ex = await requestToken(t, t.run.target.business);
   succeeded(ex, '5.1-token-request', 'the token request');
   const body = bodyOf(ex, '5.2-token-response');

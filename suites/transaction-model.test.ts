@@ -10,14 +10,11 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, testName, type T } from '../harness/run/conformance.ts';
-import { amountEquals, fail, holds, paymentWentThrough, unreadPage } from '../harness/judge/checks.ts';
-import type { Exchange } from '../harness/api/http.ts';
-import { asBool, asEnum, asString, field, FORMA_PAGO } from '../harness/judge/read.ts';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
 import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lateBy, lookUp, observedLinkBody, onOurClock, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
+import { amountEquals, asBool, asEnum, asString, clauseTest, type Exchange, fail, field, FORMA_PAGO, holds, paymentWentThrough, type TestHandle, testName, unreadPage } from '../harness/index.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
 
@@ -43,7 +40,7 @@ interface TxWorld {
 }
 
 interface Real {
-  t: T;
+  t: TestHandle;
   link: { idEnlace: number; urlEnlace: string; monto: number };
 }
 
@@ -284,7 +281,7 @@ class LookupAgain extends TxCommand {
   }
 }
 
-function commandArbitraries(t: T): fc.Arbitrary<TxCommand>[] {
+function commandArbitraries(t: TestHandle): fc.Arbitrary<TxCommand>[] {
   const account = Boolean(t.run.target.account);
   const clock = t.run.target.capabilities.includes('clock');
   return [
@@ -301,7 +298,7 @@ function commandArbitraries(t: T): fc.Arbitrary<TxCommand>[] {
   ];
 }
 
-async function setup(t: T, notes: Set<string>, cents: number): Promise<{ model: TxWorld; real: Real }> {
+async function setup(t: TestHandle, notes: Set<string>, cents: number): Promise<{ model: TxWorld; real: Real }> {
   const monto = cents / 100;
   const formaPago = { permitirTarjetaCreditoDebido: true, permitirPagoConPuntoPartner: true, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false } as const;
   const { link } = await createLink(t, await observedLinkBody(t, { monto, formaPago }));
@@ -324,7 +321,7 @@ describe('4.8 transaction lookup under random purchase sequences (model-based)',
   }, 120_000);
 });
 
-async function lookupModel(t: T, name: string): Promise<void> {
+async function lookupModel(t: TestHandle, name: string): Promise<void> {
   const notes = new Set<string>();
   await runModel(t, {
     file: FILE,

@@ -11,19 +11,16 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { createdNothing, fieldEquals, succeeded } from '../harness/judge/checks.ts';
-import type { Exchange } from '../harness/api/http.ts';
 import { catalogue, onlyCoercibleTypes, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
 import type { OperationId } from '../spec/types.ts';
-import { readInt } from '../harness/judge/read.ts';
 import { acceptsValid, activate, bodyContext, bodyTestSpec, echoedBack, rejectedWhereValidAccepted, sendBody } from './flows.ts';
+import { clauseTest, createdNothing, type Exchange, fieldEquals, readInt, succeeded, type TestHandle } from '../harness/index.ts';
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).
 const built = new Map<string, RuleEntry[]>();
 
 /** A canonical example of the catalogue, with the run's data, as sent (a link's identificador made unique). */
-async function example(t: T, entry: RuleEntry, kind: 'violating' | 'boundary' | 'nearMiss', index: number): Promise<Body> {
+async function example(t: TestHandle, entry: RuleEntry, kind: 'violating' | 'boundary' | 'nearMiss', index: number): Promise<Body> {
   const ctx = await bodyContext(t, kind === 'boundary' && entry.rule === '4.7-idaplicativo-conditional');
   if (!built.has(ctx.idAplicativo)) built.set(ctx.idAplicativo, catalogue(ctx));
   const fresh = built.get(ctx.idAplicativo)!.find((e) => e.operationId === entry.operationId && e.rule === entry.rule)!;
@@ -37,7 +34,7 @@ const is2xx = (ex: Exchange) => status(ex) >= 200 && status(ex) < 300;
  * "A rejected request creates nothing" judges only requests that were rejected: one that was accepted is the
  * finding of the rule's own testcase (one fault, one finding), and says nothing about what a rejection creates.
  */
-function skipUnlessRejected(t: T, ex: Exchange, reportedBy: string): void {
+function skipUnlessRejected(t: TestHandle, ex: Exchange, reportedBy: string): void {
   const s = status(ex);
   if (s < 400 || s > 499) t.skip('premise-elsewhere', `the request was not rejected (${s || 'no answer'}): reported by ${reportedBy}; what a rejection creates is not observable here`);
 }
@@ -68,7 +65,7 @@ describe('stated rules: the canonical violations are rejected', () => {
  * A body breaking only a JSON type (section 7 lists no type rule) that was accepted: observed, not failed, naming
  * what was coerced (onlyCoercibleTypes). True when so.
  */
-function tolerated(t: T, entry: RuleEntry, body: Body, ex: Exchange, label: string): boolean {
+function tolerated(t: TestHandle, entry: RuleEntry, body: Body, ex: Exchange, label: string): boolean {
   const coerced = is2xx(ex) ? onlyCoercibleTypes(t.run.contract, entry.operationId as OperationId, body) : undefined;
   if (coerced !== undefined) t.observe(entry.rule, `${label} was accepted (${status(ex)}): ${coerced}; section 7 lists no type rule, and a lenient server coerces`);
   return coerced !== undefined;
@@ -79,7 +76,7 @@ function tolerated(t: T, entry: RuleEntry, body: Body, ex: Exchange, label: stri
  * verdict open, such as "10.00" for a number, which ASP.NET Core reads as 10): recorded when the target does not
  * refuse them with a 4xx, never failed. A literal reading refuses them.
  */
-async function observeNearMisses(t: T, entry: RuleEntry): Promise<void> {
+async function observeNearMisses(t: TestHandle, entry: RuleEntry): Promise<void> {
   const nearMisses = entry.canonical.nearMiss ?? [];
   for (const [i, { label }] of nearMisses.entries()) {
     const ex = await sendBody(t, entry.operationId, await example(t, entry, 'nearMiss', i), entry.auth);
@@ -118,7 +115,7 @@ describe('stated rules: the boundary is accepted', () => {
 });
 
 /** Amounts with more than two decimals meet "at least 0.01" / "greater than 0"; a target may still refuse fractions of a cent. */
-async function observeOverPrecision(t: T, entry: RuleEntry, body: Body): Promise<void> {
+async function observeOverPrecision(t: TestHandle, entry: RuleEntry, body: Body): Promise<void> {
   const amounts: Partial<Record<string, number>> = { '4.1-monto-min': 0.011, '4.6-monto-positive': 0.001 };
   const monto = amounts[entry.rule];
   if (monto === undefined) return;

@@ -4,10 +4,8 @@
  * "ExitosaAprobada", 0 and "0" are all read as "approved" (how it is written is the contract testcase's finding).
  */
 import { describe } from 'vitest';
-import { clauseTest } from '../harness/run/conformance.ts';
-import { containsPairs, fieldEquals } from '../harness/judge/checks.ts';
-import { asEnum, RESULTADO } from '../harness/judge/read.ts';
 import { buyWallet, datosAdicionales, lookUp } from './flows.ts';
+import { asEnum, clauseTest, containsPairs, fieldEquals, RESULTADO } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Wallet';
 

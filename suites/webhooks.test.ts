@@ -6,23 +6,19 @@
  * with the scheme of WEBHOOK_SIGNATURE or the one discovered on the run's first webhook (auto, harness/discovery/), retries are only observed. Field names are matched per WEBHOOK_FIELD_CASE
  * (any casing by default); the datosAdicionales pairs are found wherever the body carries them (webhookPairs).
  */
-import { describeWebhookSignature, signatureHeaders } from '../harness/judge/schemes.ts';
 import { describe } from 'vitest';
-import { clauseTest, type T } from '../harness/run/conformance.ts';
-import { containsPairs, fieldEquals, flagEquals, holds, paymentApproved } from '../harness/judge/checks.ts';
-import { asBool, asNumber } from '../harness/judge/read.ts';
-import { webhookField, webhookPairs, type ReceivedWebhook } from '../harness/api/receiver.ts';
 import { buy3ds, buyWallet, complete3ds, createLink, datosAdicionales, DECLINE_CVV, declinedAsPremise, declineNotNotifiedAsSuccess, observedLinkBody, payOnScreen, WEBHOOK_TESTCASE, webhookFor } from './flows.ts';
+import { asBool, asNumber, clauseTest, containsPairs, describeWebhookSignature, fieldEquals, flagEquals, holds, paymentApproved, type ReceivedWebhook, signatureHeaders, type TestHandle, webhookField, webhookPairs } from '../harness/index.ts';
 
 const WALLET = 'POST /TransaccionCompra/Wallet';
 
 /** A field of the webhook body, by the spec's name (case per WEBHOOK_FIELD_CASE). */
-function field(t: T, w: ReceivedWebhook, name: string): unknown {
+function field(t: TestHandle, w: ReceivedWebhook, name: string): unknown {
   return webhookField(w, name, t.run.config.webhook.fieldCase);
 }
 
 /** A wallet purchase notified to the receiver under `tag`, and its webhook. */
-async function notifiedWallet(t: T, tag: string, judged = false) {
+async function notifiedWallet(t: TestHandle, tag: string, judged = false) {
   const receiver = await t.run.receiver();
   const purchase = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl(tag) }, datosAdicionales: datosAdicionales(tag) });
   const webhook = await webhookFor(t, purchase.response['idTransaccion'], ['6.1-webhook-on-success', '6.1-webhook-url'], judged);

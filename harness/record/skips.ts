@@ -1,7 +1,7 @@
 /**
  * Why a test was not judged (SKIP), as a closed set of kinds: reports group skips by kind and say, for each, what to
  * set to run them (web-platform-tests' PRECONDITION_FAILED/NOTRUN apart from PASS/FAIL, told apart by kind). Every
- * skip names its kind where it is raised (T.skip(kind, reason)); the reason text says the particulars.
+ * skip names its kind where it is raised (t.skip(kind, reason)); the reason text says the particulars.
  */
 export const SKIP_KINDS = {
   'credential-missing': { title: 'a credential is missing', toRun: 'set the credentials the reason names (docs/targets.md)' },

@@ -62,7 +62,7 @@ export interface ClauseTestSpec {
   movesClock?: boolean;
 }
 
-export interface T {
+export interface TestHandle {
   run: Run;
   call: Call;
   /** Record what was observed where the spec is silent: WARN in the reports, never a failure. */
@@ -84,7 +84,7 @@ export interface T {
 export { testName } from '../record/testcase.ts';
 
 /** The test's handle on its run and its record (the Scope). */
-export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckFailure[]): T {
+export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckFailure[]): TestHandle {
   const observe = (clause: string, message: string): void => {
     record.observations.push({ clause, message });
     void ctx.annotate(`WARN ${clause}: ${message}`, 'warning');
@@ -117,7 +117,7 @@ export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckF
  * Runs the test's body in its record's scope; with soft failures it ends failing once, with every one of them.
  * Resolves to the number of its requests the target did not process (429, 503).
  */
-export async function runBody(record: Scope, t: T, softs: readonly CheckFailure[], fn: (t: T) => Promise<void>): Promise<number> {
+export async function runBody(record: Scope, t: TestHandle, softs: readonly CheckFailure[], fn: (t: TestHandle) => Promise<void>): Promise<number> {
   return withScope(record, async () => {
     await fn(t);
     if (softs.length > 0) throw new CheckFailures(softs);
@@ -132,7 +132,7 @@ export async function runBody(record: Scope, t: T, softs: readonly CheckFailure[
  * Declares a test; returns its identity (harness/record/testcase.ts). `title` may be a Testcase other tests refer to:
  * its clauses must be the spec's, so the name they quote is the test's.
  */
-export function clauseTest(spec: ClauseTestSpec, title: string | Testcase, fn: (t: T) => Promise<void>, timeoutMs?: number): Testcase {
+export function clauseTest(spec: ClauseTestSpec, title: string | Testcase, fn: (t: TestHandle) => Promise<void>, timeoutMs?: number): Testcase {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const declared = typeof title === 'string' ? testcase(clauses, title) : title;
   if (declared.clauses.join(' ') !== clauses.join(' ')) throw new Error(`clauseTest: the testcase "${declared.name}" is declared with other clauses than the test's (${clauses.join(' ')})`);

@@ -9,7 +9,7 @@
  *     await letTimePass(t, 90, 'a payment 90 s after the screen was shown');
  *   }, waitingTimeoutMs());
  */
-import type { T } from './conformance.ts';
+import type { TestHandle } from './conformance.ts';
 import { runBudget, TEST_BUDGET_MS } from './budget.ts';
 import { doing } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
@@ -24,14 +24,14 @@ export function waitingTimeoutMs(waits = 1): number {
 }
 
 /** The target moves time when told (its clock control), so waits take no real time. */
-export const hasClock = (t: T): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
+export const hasClock = (t: TestHandle): boolean => t.run.target.capabilities.includes('clock') && t.run.control !== undefined;
 
 /**
  * Why `seconds` cannot pass on this target, or undefined when they can (moved, or waited within MAX_WAIT_S).
  * `limit`: the time limit the wait reaches (e.g. expires_in), when the wait adds a margin beyond it: a limit within
  * MAX_WAIT_S is waited for, margin included.
  */
-export function cannotPass(t: T, seconds: number, what: string, limit = seconds): string | undefined {
+export function cannotPass(t: TestHandle, seconds: number, what: string, limit = seconds): string | undefined {
   if (hasClock(t)) return undefined;
   const max = t.run.config.budget.maxWaitS;
   if (limit <= max) return undefined;
@@ -41,13 +41,13 @@ export function cannotPass(t: T, seconds: number, what: string, limit = seconds)
 }
 
 /** Skips the test now when `seconds` cannot pass (so it creates nothing it cannot judge). */
-export function skipUnlessTimeCanPass(t: T, seconds: number, what: string, limit = seconds): void {
+export function skipUnlessTimeCanPass(t: TestHandle, seconds: number, what: string, limit = seconds): void {
   const why = cannotPass(t, seconds, what, limit);
   if (why) t.skip('beyond-max-wait', why);
 }
 
 /** The target's time moves on by `seconds`: its clock is advanced, or the test waits in real time (else it skips). */
-export async function letTimePass(t: T, seconds: number, what: string, limit = seconds): Promise<void> {
+export async function letTimePass(t: TestHandle, seconds: number, what: string, limit = seconds): Promise<void> {
   if (hasClock(t)) return t.run.control!.advanceClock(seconds);
   skipUnlessTimeCanPass(t, seconds, what, limit);
   // Named, so a budget that runs out meanwhile says what the test was doing; shown as progress while it lasts.
@@ -63,7 +63,7 @@ export async function letTimePass(t: T, seconds: number, what: string, limit = s
  * The target's time now (epoch ms): its clock where it has clock control, else the Date header of a response of it
  * (to the second; our own clock when it sends none), so a vigencia a few seconds ahead is ahead on its clock too.
  */
-export async function targetNow(t: T): Promise<number> {
+export async function targetNow(t: TestHandle): Promise<number> {
   if (hasClock(t)) return (await t.run.control!.now()).getTime();
   const before = Date.now();
   const ex = await t.run.http.request({ method: 'GET', url: t.run.target.baseUrl, label: 'target clock (Date header)' }).catch(() => undefined);

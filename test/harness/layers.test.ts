@@ -20,7 +20,7 @@ const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {
   spec: { may: [], why: 'the spec and its loader stand alone' },
   harness: { may: ['spec/clauses.ts', 'spec/types.ts', 'sandbox/index.ts'], why: 'the judge\'s tools: the spec\'s clauses and types, the sandbox only through its public factory (to start it embedded)' },
   generators: { may: ['harness/', 'spec/types.ts'], why: 'request bodies from the spec\'s types; never the suites or the sandbox' },
-  suites: { may: ['harness/', 'generators/', 'spec/types.ts'], why: 'tests: the harness and the generators, never the sandbox or the reporters' },
+  suites: { may: ['harness/index.ts', 'generators/', 'spec/types.ts'], why: 'tests: the harness by its one door (harness/index.ts) and the generators, never the sandbox or the reporters' },
   reporters: { may: ['harness/record/'], why: 'read what the harness records (task meta, skip kinds, report settings); never the sandbox' },
   scripts: { may: ['*'], why: 'entry points: wire any of the others together' },
   bench: { may: ['harness/', 'sandbox/index.ts'], why: 'benchmarks of the harness against the sandbox (a standalone sandbox of their own: bench/remote-sandbox.ts, which the tests use too)' },
@@ -99,13 +99,20 @@ describe('boundaries over the whole tree', () => {
 describe('harness rooms', () => {
   const roomOf = (file: string): string => relative(harness, file).split(/[\\/]/)[0]!;
 
-  it('every file of harness/ lives in a room', () => {
-    expect(files(harness).map(roomOf).filter((r) => !ROOMS.includes(r))).toEqual([]);
+  // The front door (harness/index.ts) stands above every room: it re-exports, and no room imports it.
+  const DOOR = join(harness, 'index.ts');
+
+  it('every file of harness/ lives in a room, but its front door', () => {
+    expect(files(harness).filter((f) => f !== DOOR).map(roomOf).filter((r) => !ROOMS.includes(r))).toEqual([]);
+  });
+
+  it('no room imports the front door', () => {
+    expect(files(harness).filter((f) => f !== DOOR && importsOf(f).includes('harness/index.ts')).map((f) => relative(repo, f))).toEqual([]);
   });
 
   it('a room imports only from itself and the rooms below it', () => {
     const upward: string[] = [];
-    for (const file of files(harness)) {
+    for (const file of files(harness).filter((f) => f !== DOOR)) {
       for (const to of importsOf(file)) {
         if (topOf(to) !== 'harness') continue;
         const [from, room] = [ROOMS.indexOf(roomOf(file)), ROOMS.indexOf(roomOf(join(repo, to)))];

@@ -7,14 +7,14 @@ import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { CheckFailure, fieldEquals, holds } from '../../harness/judge/checks.ts';
 import { Scope } from '../../harness/record/scope.ts';
-import { runBody, testApi, type T } from '../../harness/run/conformance.ts';
+import { runBody, testApi, type TestHandle } from '../../harness/run/conformance.ts';
 import { CheckFailures, withSoftFailures } from '../../harness/run/outcome.ts';
 import type { Run } from '../../harness/run/run.ts';
 
 const ctx = { annotate: async () => undefined, skip: (reason: string) => { throw new Error(reason); } } as unknown as TestContext;
 const run = { call: async () => undefined, config: {}, target: {} } as unknown as Run;
 
-function harness(): { record: Scope; softs: CheckFailure[]; t: T } {
+function harness(): { record: Scope; softs: CheckFailure[]; t: TestHandle } {
   const record = Object.assign(new Scope('[2.1-a 2.4-b 2.5-c] soft'), { clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow' });
   const softs: CheckFailure[] = [];
   return { record, softs, t: testApi(ctx, run, record, softs) };
