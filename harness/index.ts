@@ -52,7 +52,7 @@ export { asBool, asEnum, asInt, asNumber, asString, field, FORMA_PAGO, readBool,
 export { webhookBodyField, webhookField, webhookPairs, type ReceivedWebhook } from './api/receiver.ts';
 
 // Waiting for the target's time, and work other tests share.
-export { hasClock, letTimePass, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from './run/waits.ts';
+export { hasClock, lateBy, letTimePass, notLate, onOurClock, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from './run/waits.ts';
 export { sharedWork } from './record/scope.ts';
 
 // Why a test ends unjudged.
@@ -74,3 +74,4 @@ export { earlyRefusals } from './api/tokens.ts';
 export { contractRecord, observeResponse, WEBHOOK, type ContractRecord } from './run/contract-observer.ts';
 export { redactValue, secrets } from './record/redact.ts';
 export type { Credentials } from './setup/target.ts';
+export { PURCHASE_OPERATIONS } from './setup/interlock.ts';

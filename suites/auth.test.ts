@@ -5,8 +5,8 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
-import { createLink, notAcceptedWhereValidAccepted, PURCHASE_OPERATIONS } from './flows.ts';
-import { asInt, asString, bodyOf, clauseTest, type Exchange, field, holds, type Need, notAccepted, observeResponse, succeeded, type TestHandle, TokenError } from '../harness/index.ts';
+import { createLink, notAcceptedWhereValidAccepted } from './flows.ts';
+import { asInt, asString, bodyOf, clauseTest, type Exchange, field, holds, type Need, notAccepted, observeResponse, PURCHASE_OPERATIONS, succeeded, type TestHandle, TokenError } from '../harness/index.ts';
 
 /** A token request outside the token cache; its response is contract-observed (types judged by the contract testcase). */
 async function requestToken(t: TestHandle, clientSecret: string, audience = t.run.config.tokenAudience): Promise<Exchange> {

@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchasePagoQr, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
-import { activate, BODY_ENDPOINTS, buyWallet, createLink, PURCHASE_OPERATIONS } from './flows.ts';
-import { asString, type Auth, type Call, type CallOptions, type CheckName, clauseTest, createdNothing, describeExchange, type Exchange, fail, field, loadContract, type Need, notAccepted, type OperationMeta, readResponse, type TestHandle, TokenError } from '../harness/index.ts';
+import { activate, BODY_ENDPOINTS, buyWallet, createLink } from './flows.ts';
+import { asString, type Auth, type Call, type CallOptions, type CheckName, clauseTest, createdNothing, describeExchange, type Exchange, fail, field, loadContract, type Need, notAccepted, type OperationMeta, PURCHASE_OPERATIONS, readResponse, type TestHandle, TokenError } from '../harness/index.ts';
 
 const contract = await loadContract();
 

@@ -13,7 +13,7 @@ import type {
   PurchaseQuickPayRequest,
   PurchaseWalletRequest,
 } from '../spec/types.ts';
-import { approvalOf, asBool, asString, bodyOf, type CardPayment, type ClauseTestSpec, type Credentials, decodeQrPng, echoed, type Exchange, fail, field, holds, type Need, notAccepted, NotJudged, observeResponse, paymentApproved, paymentDeclined, type PaymentOutcome, paymentWentThrough, quoted, readInt, readResponse, readString, type ReceivedWebhook, rejected, succeeded, targetNow, testcase, type TestHandle, unreadPage, webhookBodyField, webhookField } from '../harness/index.ts';
+import { approvalOf, asBool, asString, bodyOf, type CardPayment, type ClauseTestSpec, type Credentials, decodeQrPng, echoed, type Exchange, fail, field, holds, type Need, notAccepted, notLate, observeResponse, onOurClock, paymentApproved, paymentDeclined, type PaymentOutcome, paymentWentThrough, PURCHASE_OPERATIONS, quoted, readInt, readResponse, readString, type ReceivedWebhook, rejected, succeeded, testcase, type TestHandle, unreadPage, webhookBodyField, webhookField } from '../harness/index.ts';
 
 export interface CreatedLink {
   ex: Exchange;
@@ -98,36 +98,6 @@ export async function saidOrLookedUp(t: TestHandle, params: Record<string, strin
   if (params[name] !== undefined || !params['idTransaccion']) return params[name];
   const { tx } = await lookUp(t, params['idTransaccion']);
   return field(tx, name);
-}
-
-/** How far the clocks' offset (onOurClock) may be off: a submission this close to the limit is not judged. */
-const CLOCK_MARGIN_MS = 1000;
-
-/**
- * Verdicts that account for the suite's own time: why a payment that was not approved may have reached the
- * target after the validity it stated (`deadline`, epoch ms on OUR clock), or undefined when it surely came in time.
- * The target may have received it as late as its answer came back, so that instant counts, less a margin for the
- * clocks' offset.
- */
-export function lateBy(outcome: PaymentOutcome, deadline: number, what: string): string | undefined {
-  const { timing } = outcome;
-  if (timing === undefined || approvalOf(outcome) === 'true' || timing.answeredAt + CLOCK_MARGIN_MS <= deadline) return undefined;
-  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  const sent = timing.submittedAt ?? timing.answeredAt;
-  return `${what} may have reached the target after the validity it stated: the page opened ${s(deadline - timing.openedAt)} before that limit, the payment was submitted ${s(sent - timing.openedAt)} after opening and answered ${s(timing.answeredAt - sent)} later, ${s(Math.abs(timing.answeredAt - deadline))} ${timing.answeredAt > deadline ? 'after' : 'before'} the limit (clocks compared to within ${s(CLOCK_MARGIN_MS)}): the suite was too late, which says nothing of the target`;
-}
-
-/** A payment that was not approved and may have come late (lateBy) is not the target's decline: not judged. */
-export function notLate(outcome: PaymentOutcome, deadline: number, what: string): void {
-  const late = lateBy(outcome, deadline, what);
-  if (late !== undefined) throw new NotJudged(late);
-}
-
-/** A deadline on the target's clock (a stated fechaVencimiento) as an instant of ours: the clocks' offset taken now. */
-export async function onOurClock(t: TestHandle, targetMs: number): Promise<number> {
-  const before = Date.now();
-  const theirs = await targetNow(t);
-  return targetMs - (theirs - (before + Date.now()) / 2);
 }
 
 /** The spec's test-mode decline: cvv "111" on the payment screen (spec 7). */
@@ -368,8 +338,6 @@ export const BODY_ENDPOINTS: Record<string, string> = {
   purchaseMposBanda: 'POST /TransaccionCompra/Mpos/Banda',
 };
 
-/** The operations that buy (clauseTest's `purchase`: refused by the interlock unless the business is in development). */
-export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set(['purchase3ds', 'purchaseWallet', 'purchasePagoQr', 'purchaseQuickPay', 'purchaseMposBanda']);
 
 /**
  * The spec of a test that sends bodies of one operation and judges whether they are accepted (validation rules,

@@ -8,8 +8,8 @@ import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
-import { activate, createLink, idOf, notLate, observedLinkBody, onOurClock, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
-import { absoluteUrl, amountEquals, approvalOf, asEnum, asNumber, clauseTest, decodeQrPng, fieldEquals, hasClock, holds, isImage, letTimePass, NoFormError, NotJudged, type Outbox, paymentApproved, paymentNotApproved, type PaymentOutcome, paymentWentThrough, redirectSeen, type Screen, skipUnlessTimeCanPass, targetNow, type TestHandle, unreadPage, UnreadPage, waitingTimeoutMs, webhookField } from '../harness/index.ts';
+import { activate, createLink, idOf, observedLinkBody, payOnScreen, saidOrLookedUp, testCard, webhookFor, type CreatedLink } from './flows.ts';
+import { absoluteUrl, amountEquals, approvalOf, asEnum, asNumber, clauseTest, decodeQrPng, fieldEquals, hasClock, holds, isImage, letTimePass, NoFormError, NotJudged, notLate, onOurClock, type Outbox, paymentApproved, paymentNotApproved, type PaymentOutcome, paymentWentThrough, redirectSeen, type Screen, skipUnlessTimeCanPass, targetNow, type TestHandle, unreadPage, UnreadPage, waitingTimeoutMs, webhookField } from '../harness/index.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
 async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionRequest>, fields: Partial<PaymentLinkCreateRequest> = {}): Promise<CreatedLink> {

@@ -6,8 +6,8 @@
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
-import { createQuickPay, datosAdicionales, lookUp, notLate, onOurClock, paidQuickPay, payQuickPay, webhookFor } from './flows.ts';
-import { absoluteUrl, asBool, clauseTest, containsPairs, dateAfter, fieldEquals, hasClock, isImage, letTimePass, PayerError, targetNow, waitingTimeoutMs, webhookPairs } from '../harness/index.ts';
+import { createQuickPay, datosAdicionales, lookUp, paidQuickPay, payQuickPay, webhookFor } from './flows.ts';
+import { absoluteUrl, asBool, clauseTest, containsPairs, dateAfter, fieldEquals, hasClock, isImage, letTimePass, notLate, onOurClock, PayerError, targetNow, waitingTimeoutMs, webhookPairs } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
 

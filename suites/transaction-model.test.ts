@@ -12,9 +12,9 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
-import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lateBy, lookUp, observedLinkBody, onOurClock, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
+import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
-import { amountEquals, asBool, asEnum, asString, clauseTest, type Exchange, fail, field, FORMA_PAGO, holds, paymentWentThrough, type TestHandle, testName, unreadPage } from '../harness/index.ts';
+import { amountEquals, asBool, asEnum, asString, clauseTest, type Exchange, fail, field, FORMA_PAGO, holds, lateBy, onOurClock, paymentWentThrough, type TestHandle, testName, unreadPage } from '../harness/index.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
 

@@ -10,6 +10,9 @@
  *   }, waitingTimeoutMs());
  */
 import type { TestHandle } from './conformance.ts';
+import { approvalOf } from '../judge/checks.ts';
+import { NotJudged } from '../record/errors.ts';
+import type { PaymentOutcome } from '../payer/index.ts';
 import { runBudget, TEST_BUDGET_MS } from './budget.ts';
 import { doing } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
@@ -70,4 +73,34 @@ export async function targetNow(t: TestHandle): Promise<number> {
   const date = Date.parse(header(ex?.response, 'date') ?? '');
   // The Date header is truncated to the second: half a second is added back, and the request's own time.
   return Number.isNaN(date) ? Date.now() : date + 500 + (Date.now() - before) / 2;
+}
+
+/** How far the clocks' offset (onOurClock) may be off: a submission this close to the limit is not judged. */
+const CLOCK_MARGIN_MS = 1000;
+
+/**
+ * Verdicts that account for the suite's own time: why a payment that was not approved may have reached the
+ * target after the validity it stated (`deadline`, epoch ms on OUR clock), or undefined when it surely came in time.
+ * The target may have received it as late as its answer came back, so that instant counts, less a margin for the
+ * clocks' offset.
+ */
+export function lateBy(outcome: PaymentOutcome, deadline: number, what: string): string | undefined {
+  const { timing } = outcome;
+  if (timing === undefined || approvalOf(outcome) === 'true' || timing.answeredAt + CLOCK_MARGIN_MS <= deadline) return undefined;
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const sent = timing.submittedAt ?? timing.answeredAt;
+  return `${what} may have reached the target after the validity it stated: the page opened ${s(deadline - timing.openedAt)} before that limit, the payment was submitted ${s(sent - timing.openedAt)} after opening and answered ${s(timing.answeredAt - sent)} later, ${s(Math.abs(timing.answeredAt - deadline))} ${timing.answeredAt > deadline ? 'after' : 'before'} the limit (clocks compared to within ${s(CLOCK_MARGIN_MS)}): the suite was too late, which says nothing of the target`;
+}
+
+/** A payment that was not approved and may have come late (lateBy) is not the target's decline: not judged. */
+export function notLate(outcome: PaymentOutcome, deadline: number, what: string): void {
+  const late = lateBy(outcome, deadline, what);
+  if (late !== undefined) throw new NotJudged(late);
+}
+
+/** A deadline on the target's clock (a stated fechaVencimiento) as an instant of ours: the clocks' offset taken now. */
+export async function onOurClock(t: TestHandle, targetMs: number): Promise<number> {
+  const before = Date.now();
+  const theirs = await targetNow(t);
+  return targetMs - (theirs - (before + Date.now()) / 2);
 }

@@ -4,7 +4,7 @@
  * margin before the limit), and says nothing otherwise.
  */
 import { describe, expect, it } from 'vitest';
-import { notLate } from '../../suites/flows.ts';
+import { notLate } from '../../harness/run/waits.ts';
 import { NotJudged } from '../../harness/record/errors.ts';
 import type { PaymentOutcome } from '../../harness/payer/index.ts';
 
