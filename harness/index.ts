@@ -56,7 +56,9 @@ export { hasClock, lateBy, letTimePass, notLate, onOurClock, skipUnlessTimeCanPa
 export { sharedWork } from './record/scope.ts';
 
 // Why a test ends unjudged.
-export { NoFormError, NotJudged, PayerError, TokenError, UnreadPage } from './record/errors.ts';
+export { NotJudged, UnreadPage } from './record/errors.ts';
+export { NoFormError, PayerError } from './payer/errors.ts';
+export { TokenError } from './api/errors.ts';
 
 // The payer's outcomes, and reading a page as a person does.
 export { outcomeOfPage, type CardPayment, type PaymentOutcome, type Screen, type ScreenForm } from './payer/index.ts';

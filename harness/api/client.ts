@@ -15,7 +15,7 @@
  * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
 import { quoted, testcase } from '../record/testcase.ts';
-import { StaleRequestError, TokenRefusedEarly } from '../record/errors.ts';
+import { StaleRequestError, TokenRefusedEarly } from './errors.ts';
 import { noteStep } from '../record/scope.ts';
 import { secrets } from '../record/redact.ts';
 import type { Exchange, Http } from './http.ts';

@@ -17,7 +17,7 @@
  * wait; waiters are served first come, first served.
  */
 import { Agent, request as undiciRequest } from 'undici';
-import { HttpError, StaleRequestError } from '../record/errors.ts';
+import { HttpError, StaleRequestError } from './errors.ts';
 import { doing, nextInLine, priorityNow, waitingFor } from '../record/scope.ts';
 import { redactUrl, secrets } from '../record/redact.ts';
 import { pending } from '../record/progress.ts';

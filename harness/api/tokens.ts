@@ -9,7 +9,7 @@
  * With `password` it asks for an OAuth2 password grant instead (ACCOUNT_AUTH=password-grant). The client secret,
  * the password and every issued token are registered for redaction.
  */
-import { TokenError } from '../record/errors.ts';
+import { TokenError } from './errors.ts';
 import type { Http } from './http.ts';
 import { secrets } from '../record/redact.ts';
 import { waitingFor } from '../record/scope.ts';

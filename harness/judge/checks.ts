@@ -13,7 +13,8 @@ import type { CheckEvidence } from '../record/meta.ts';
 import type { Contract } from '../api/contract.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
 import { webhookTransaction } from '../api/receiver.ts';
-import { NoFormError, PaymentRefused, UnreadPage } from '../record/errors.ts';
+import { UnreadPage } from '../record/errors.ts';
+import { NoFormError, PaymentRefused } from '../payer/errors.ts';
 
 /**
  * Every check's name, a closed set: evidence, reports and tests name a check by one of these, so a rename or a typo

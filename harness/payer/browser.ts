@@ -13,7 +13,7 @@
  */
 import type { BrowserContext, ElementHandle, Frame, Locator, Page } from 'playwright-core';
 import { parse } from 'node-html-parser';
-import { NoFormError, PayerError } from '../record/errors.ts';
+import { NoFormError, PayerError } from './errors.ts';
 import { noteStep, priorityNow, waitingFor } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';

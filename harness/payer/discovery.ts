@@ -9,7 +9,7 @@
  * field the payment needs cannot be found is not judged (FieldsNotFoundError: SKIP naming it and what the page shows).
  */
 import { parse, type HTMLElement } from 'node-html-parser';
-import { NoFormError } from '../record/errors.ts';
+import { NoFormError } from './errors.ts';
 import { secrets } from '../record/redact.ts';
 import { isInputName, resolveNames } from './fields.ts';
 import { defaultFieldNames, type FieldName, type FieldNames } from './types.ts';

@@ -9,7 +9,7 @@
  * checkout with steps is finished as a person would (steps.ts): a review page or an issuer's challenge after a
  * submission is filled with what it asks that the payment has, and its go-on button pressed, up to MAX_STEPS pages.
  */
-import { NoFormError, PayerError } from '../record/errors.ts';
+import { NoFormError, PayerError } from './errors.ts';
 import { noteStep } from '../record/scope.ts';
 import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';

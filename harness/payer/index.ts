@@ -20,7 +20,7 @@
  * they mean (chooseOption); `optionValues` (SCREEN_OPTION_VALUES) maps the suite's values to a page's options first.
  * Every outcome carries its `timing` (opened, submitted, answered).
  */
-import { NoFormError } from '../record/errors.ts';
+import { NoFormError } from './errors.ts';
 import type { Http } from '../api/http.ts';
 import { BrowserPayer } from './browser.ts';
 import { DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './chromium.ts';

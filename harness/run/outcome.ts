@@ -6,7 +6,9 @@
  */
 import type { SkipKind } from '../record/skips.ts';
 import { CheckFailure, describeExchange, type JudgedEvidence } from '../judge/checks.ts';
-import { HttpError, NoFormError, NotJudged, PayerError, PaymentRefused, UnreadPage } from '../record/errors.ts';
+import { NotJudged, UnreadPage } from '../record/errors.ts';
+import { HttpError } from '../api/errors.ts';
+import { NoFormError, PayerError, PaymentRefused } from '../payer/errors.ts';
 import { FieldsNotFoundError } from '../payer/discovery.ts';
 import { curlPreamble } from '../record/curl.ts';
 import type { Exchange } from '../api/http.ts';

@@ -3,7 +3,7 @@ import { cvvShape, SecretRegistry, maskCardRuns, redactExchange, redactUrlsIn, s
 import { Recorder, currentScopeExchanges, noteStep, Scope, transcriptOf, waitingFor, withScope } from '../../harness/record/scope.ts';
 import { curlPreamble, toCurl } from '../../harness/record/curl.ts';
 import type { Exchange } from '../../harness/api/http.ts';
-import { PayerError } from '../../harness/record/errors.ts';
+import { PayerError } from '../../harness/payer/errors.ts';
 
 const CLIENT_SECRET = 'cl13nt-S3cret/with+chars';
 const TOKEN = 'eyJhbGciOi.token-value-9f8e7d';

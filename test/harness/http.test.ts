@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../harness/record/errors.ts';
+import { HttpError } from '../../harness/api/errors.ts';
 import { Recorder } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http, type HttpOptions } from '../../harness/api/http.ts';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { NoFormError, PayerError } from '../../harness/record/errors.ts';
+import { NoFormError, PayerError } from '../../harness/payer/errors.ts';
 import { Recorder, Scope, withScope } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';

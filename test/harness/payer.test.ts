@@ -2,7 +2,7 @@ import { PNG } from 'pngjs';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckFailure, paymentApproved, paymentWentThrough } from '../../harness/judge/checks.ts';
-import { NoFormError, PayerError, PaymentRefused } from '../../harness/record/errors.ts';
+import { NoFormError, PayerError, PaymentRefused } from '../../harness/payer/errors.ts';
 import { Recorder } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';

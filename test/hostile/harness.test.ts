@@ -4,7 +4,8 @@
  * a 10 MB body costs a bounded amount of memory, and a redirect loop ends.
  */
 import { describe, expect, it, type TestContext } from 'vitest';
-import { HttpError, PayerError } from '../../harness/record/errors.ts';
+import { HttpError } from '../../harness/api/errors.ts';
+import { PayerError } from '../../harness/payer/errors.ts';
 import { Recorder } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Exchange, type Http } from '../../harness/api/http.ts';
