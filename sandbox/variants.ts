@@ -81,7 +81,7 @@ export const VARIANTS = [
   { id: 'mpos-contactless', area: 'mpos', description: '4.7: MPOS purchases answer tipoTransaccion 5 (MPosContactless) instead of 4' },
   { id: 'token-ttl-short', area: 'auth', description: '5.2: access tokens live 120 s (expires_in 120) instead of an hour' },
   // Hosted pages (spec 1, 4.1, 4.3, 4.6: the pages' layout, fields and language are not shown). sandbox/card-fields.ts.
-  // No settings: the suite finds the inputs by their autofill tokens (harness/payer/discovery.ts).
+  // No settings: the suite finds the inputs by their autofill tokens (harness/payer/field-mapping.ts).
   { id: 'pages-autofill-names', area: 'pages', description: '1/4.1: the card inputs of every hosted page are named by their HTML autofill tokens (cc-number, cc-csc, cc-exp-month, cc-exp-year, cc-name, email, one-time-code)' },
   // Out of `all`: it would take the autofill tokens pages-autofill-names brings.
   { id: 'pages-opaque-names', area: 'pages', description: '1/4.1: the card inputs of every hosted page have opaque names (f1, f2, …), no autofill token and no placeholder: only their Spanish labels say what they are', composes: false },

@@ -30,7 +30,7 @@ import {
   webhookSignatureSettings,
 } from '../harness/judge/schemes.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseWallet } from '../generators/bodies.ts';
-import { describeMapping, discoverFields, isDiscovered, notFoundMessage } from '../harness/payer/discovery.ts';
+import { describeMapping, discoverFields, isDiscovered, notFoundMessage } from '../harness/payer/field-mapping.ts';
 
 /** One setting's outcome: the variables found (with the evidence), or how to find them. */
 interface Finding {
@@ -200,7 +200,7 @@ async function webhookSignature(t: TargetInfo, h: Http, token: string, r: Receiv
 
 /**
  * The hosted payment screen's field mapping (SCREEN_FIELD_NAMES): a development link's screen opened and its inputs
- * mapped as the payers map them (harness/payer/discovery.ts: autofill token, label, options, type). Written only
+ * mapped as the payers map them (harness/payer/field-mapping.ts: autofill token, label, options, type). Written only
  * where it differs from the suite's default names; a card field not found says how to find it.
  */
 async function screenFieldMapping(t: TargetInfo, h: Http, token: string): Promise<Finding> {

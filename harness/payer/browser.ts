@@ -17,7 +17,7 @@ import { NoFormError, PayerError } from './errors.ts';
 import { noteStep, priorityNow, waitingFor } from '../record/scope.ts';
 import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
-import { cannotDriveMessage, fieldMappings, FieldsNotFoundError, mapPage, placeByElimination, type FieldMapping, type PageKind, type UnmatchedOption } from './discovery.ts';
+import { cannotDriveMessage, fieldMappings, FieldsNotFoundError, mapPage, placeByElimination, type FieldMapping, type PageKind, type UnmatchedOption } from './field-mapping.ts';
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
 import { stopOf, submissions, type HttpPayer } from './http.ts';

@@ -15,7 +15,7 @@ import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse, type HTMLElement } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
-import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './discovery.ts';
+import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './field-mapping.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
 import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, metaRefresh, pressGoOn, shownCode } from './steps.ts';
@@ -42,7 +42,7 @@ export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>)
 
 export class HttpPayer implements Payer {
   readonly #http: Http;
-  /** SCREEN_FIELD_NAMES as set: it overrides what discovery finds on each page (harness/payer/discovery.ts). */
+  /** SCREEN_FIELD_NAMES as set: it overrides what discovery finds on each page (harness/payer/field-mapping.ts). */
   readonly #configured: Partial<FieldNames> | Record<string, string>;
   /** Each screen's cookies: every payment is a new customer (a session cookie of one never reaches another's screen). */
   readonly #jars = new WeakMap<Screen, CookieJar>();

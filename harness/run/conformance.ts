@@ -33,7 +33,7 @@ import { it, type TestContext } from 'vitest';
 import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from '../judge/checks.ts';
-import { fieldMappings } from '../payer/discovery.ts';
+import { fieldMappings } from '../payer/field-mapping.ts';
 import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/scope.ts';
 import { classify } from '../record/verdict.ts';
 import { testcase, type Testcase } from '../record/testcase.ts';

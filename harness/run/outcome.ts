@@ -9,7 +9,7 @@ import { CheckFailure, describeExchange, type JudgedEvidence } from '../judge/ch
 import { NotJudged, UnreadPage } from '../record/errors.ts';
 import { HttpError } from '../api/errors.ts';
 import { NoFormError, PayerError, PaymentRefused } from '../payer/errors.ts';
-import { FieldsNotFoundError } from '../payer/discovery.ts';
+import { FieldsNotFoundError } from '../payer/field-mapping.ts';
 import { curlPreamble } from '../record/curl.ts';
 import type { Exchange } from '../api/http.ts';
 import type { CheckEvidence, Observation } from '../record/meta.ts';
@@ -40,7 +40,7 @@ export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reaso
   // An unread result page is the suite's own limit: on the embedded sandbox, whose pages it must read, an ERROR.
   if (err instanceof UnreadPage) return run.target.kind === 'embedded' ? undefined : { kind: 'page-unread', reason: `not judged: ${err.message}` };
   if (err instanceof NotJudged) return { kind: 'undecidable', reason: `not judged: ${err.message}` };
-  // A page whose fields the payer could not map (harness/payer/discovery.ts): the suite's limit, not the target's.
+  // A page whose fields the payer could not map (harness/payer/field-mapping.ts): the suite's limit, not the target's.
   if (err instanceof FieldsNotFoundError) return { kind: 'page-not-driven', reason: `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)` };
   const scripted = run.config.sandbox.screen === 'js' || run.config.sandbox.screen === 'frame';
   if (err instanceof NoFormError && run.target.kind === 'embedded' && scripted && run.config.payer.kind !== 'browser') {

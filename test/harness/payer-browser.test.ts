@@ -5,7 +5,7 @@
  * steps, a code the page shows, radio buttons; card fields in a frame of another origin (a shell paying by script);
  * a control driven by script pressed to see where it leads. Skipped with the reason without Chromium.
  */
-import { FieldsNotFoundError } from '../../harness/payer/discovery.ts';
+import { FieldsNotFoundError } from '../../harness/payer/field-mapping.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

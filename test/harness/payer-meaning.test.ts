@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chooseOption, type Option } from '../../harness/payer/fields.ts';
-import { discoverFields, placeByElimination } from '../../harness/payer/discovery.ts';
+import { discoverFields, placeByElimination } from '../../harness/payer/field-mapping.ts';
 import { outcomeOf, PayableOrigins, readHtml, refusalWords } from '../../harness/payer/form.ts';
 import { defaultFieldNames } from '../../harness/payer/types.ts';
 

@@ -7,7 +7,7 @@ import { Recorder } from '../../harness/record/scope.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer, payableOrigins, unreadPagesThrow } from '../../harness/payer/index.ts';
-import { FieldsNotFoundError } from '../../harness/payer/discovery.ts';
+import { FieldsNotFoundError } from '../../harness/payer/field-mapping.ts';
 import { decodeQrPng } from '../../harness/payer/qr.ts';
 import { startFixture, type Fixture } from './server.ts';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
-/** Field discovery on hand-built hosted pages (harness/payer/discovery.ts): autofill tokens, labels in Spanish and English, type and inputmode, and the reason a page that lacks a field gives. */
+/** Field discovery on hand-built hosted pages (harness/payer/field-mapping.ts): autofill tokens, labels in Spanish and English, type and inputmode, and the reason a page that lacks a field gives. */
 import { describe, expect, it } from 'vitest';
-import { describeMapping, discoverFields, isDiscovered, mapPage, notFoundMessage } from '../../harness/payer/discovery.ts';
+import { describeMapping, discoverFields, isDiscovered, mapPage, notFoundMessage } from '../../harness/payer/field-mapping.ts';
 
 const page = (body: string) => `<html><body><form method="post" action="/pagar">${body}<button type="submit">Pagar</button></form></body></html>`;
 
