@@ -59,7 +59,7 @@ export function refusalWords(text: string): string | undefined {
 /**
  * The origins (scheme, host, port) where this process filled and submitted a payable page and got an answer other
  * than a refusal: there a page without a form is the target's answer, not a page the payer cannot read. One run
- * per process, as the field mappings (discovery.ts).
+ * per process, as the field mappings (field-mapping.ts).
  */
 export class PayableOrigins {
   readonly #origins = new Set<string>();
