@@ -48,8 +48,9 @@ export { describeRedirectScheme, describeWebhookSignature, signatureHeaders } fr
 export type { CheckEvidence } from './record/meta.ts';
 
 // Reading what the target wrote, tolerantly.
-export { asBool, asEnum, asInt, asNumber, asString, field, FORMA_PAGO, readBool, readInt, readResponse, readString, RESULTADO } from './judge/read.ts';
-export { webhookBodyField, webhookField, webhookPairs, type ReceivedWebhook } from './api/receiver.ts';
+export { asBool, asEnum, asInt, asNumber, asString, field, FORMA_PAGO, keyOf, readBool, readInt, readResponse, readString, RESULTADO } from './judge/read.ts';
+export { type ReceivedWebhook } from './api/receiver.ts';
+export { forTransaction, webhookBodyField, webhookField, webhookPairs } from './judge/webhook.ts';
 
 // Waiting for the target's time, and work other tests share.
 export { hasClock, lateBy, letTimePass, notLate, onOurClock, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from './run/waits.ts';

@@ -23,7 +23,7 @@ import {
   payOnScreen,
   webhookFor,
 } from './flows.ts';
-import { amountEquals, asBool, asEnum, asNumber, clauseTest, containsPairs, type Exchange, field, fieldEquals, paymentApproved, readResponse, type ReceivedWebhook, succeeded, type TestHandle, webhookField, webhookPairs } from '../harness/index.ts';
+import { amountEquals, asBool, asEnum, asNumber, clauseTest, containsPairs, type Exchange, field, fieldEquals, keyOf, paymentApproved, readResponse, type ReceivedWebhook, succeeded, type TestHandle, webhookField, webhookPairs } from '../harness/index.ts';
 
 const MONTO = 10.5;
 const CANTIDAD = 3;
@@ -63,10 +63,10 @@ function fromWebhook(t: TestHandle, w: ReceivedWebhook, name: string): unknown {
 /** The pairs sent, each as the lookup tells it (its key found in any letter case); undefined when the lookup has none. */
 function asTold(looked: unknown, sent: Record<string, string>): Record<string, string> | undefined {
   if (looked === null || typeof looked !== 'object' || Array.isArray(looked)) return undefined;
-  const keys = Object.keys(looked);
+  const record = looked as Record<string, unknown>;
   const told = Object.entries(sent).flatMap(([key]) => {
-    const found = keys.find((k) => k.toLowerCase() === key.toLowerCase());
-    return found === undefined ? [] : [[found, String((looked as Record<string, unknown>)[found])]];
+    const found = keyOf(record, key);
+    return found === undefined ? [] : [[found, String(record[found])]];
   });
   return told.length === 0 ? undefined : Object.fromEntries(told);
 }

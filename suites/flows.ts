@@ -13,7 +13,7 @@ import type {
   PurchaseQuickPayRequest,
   PurchaseWalletRequest,
 } from '../spec/types.ts';
-import { approvalOf, asBool, asString, bodyOf, type CardPayment, type ClauseTestSpec, type Credentials, decodeQrPng, echoed, type Exchange, fail, field, holds, type Need, notAccepted, notLate, observeResponse, onOurClock, paymentApproved, paymentDeclined, type PaymentOutcome, paymentWentThrough, PURCHASE_OPERATIONS, quoted, readInt, readResponse, readString, type ReceivedWebhook, rejected, succeeded, testcase, type TestHandle, unreadPage, webhookBodyField, webhookField } from '../harness/index.ts';
+import { approvalOf, asBool, asString, bodyOf, type CardPayment, type ClauseTestSpec, type Credentials, decodeQrPng, echoed, type Exchange, fail, field, forTransaction, holds, type Need, notAccepted, notLate, observeResponse, onOurClock, paymentApproved, paymentDeclined, type PaymentOutcome, paymentWentThrough, PURCHASE_OPERATIONS, quoted, readInt, readResponse, readString, type ReceivedWebhook, rejected, succeeded, testcase, type TestHandle, unreadPage, webhookBodyField, webhookField } from '../harness/index.ts';
 
 export interface CreatedLink {
   ex: Exchange;
@@ -269,7 +269,7 @@ export async function webhookFor(t: TestHandle, idTransaccion: unknown, clauses:
   const receiver = await t.run.receiver();
   const { timeoutS, fieldCase } = t.run.config.webhook;
   try {
-    return await receiver.waitForWebhook({ idTransaccion: String(idTransaccion), fieldCase }, timeoutS * 1000);
+    return await receiver.waitForWebhook(forTransaction(String(idTransaccion), fieldCase), timeoutS * 1000);
   } catch (err) {
     // A missing webhook is judged only where the target is known to reach the receiver: the embedded sandbox, or a
     // receiver that has had a delivery from it in this run (as a page is judged only where one was paid).

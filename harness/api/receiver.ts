@@ -3,7 +3,7 @@
  *
  *   const receiver = await startReceiver({ signature: { header: 'x-signature', algorithm: 'hmac-sha256', key } });
  *   configuracion.urlWebhook = receiver.webhookUrl('t1');     // POSTs to /webhook/t1
- *   const w = await receiver.waitForWebhook({ idTransaccion }, 10_000);
+ *   const w = await receiver.waitForWebhook(forTransaction(idTransaccion), 10_000);   // judge/webhook.ts
  *   receiver.failNext(2, 503);                                // to observe retries
  *
  * Every request is stored (bounded) and answered 200 unless failNext says otherwise; bodies over maxBodyBytes get
@@ -45,7 +45,8 @@ export interface ReceivedRedirect {
 }
 
 /** A predicate, or the idTransaccion to wait for (field name matched per WEBHOOK_FIELD_CASE). */
-export type WebhookMatch = ((w: ReceivedWebhook) => boolean) | { idTransaccion: string; fieldCase?: 'exact' | 'insensitive' };
+/** What a test waits for: a condition, or one with words for the message (judge/webhook.ts `forTransaction`). */
+export type WebhookMatch = ((w: ReceivedWebhook) => boolean) | { test: (w: ReceivedWebhook) => boolean; what: string };
 
 export interface Receiver {
   /** Public URL when given, else the bound loopback address; no trailing slash. */
@@ -74,69 +75,16 @@ export interface ReceiverOptions {
   onWebhook?: (w: ReceivedWebhook) => void;
 }
 
-/** A field of a webhook body, by exact or case-insensitive name (targets in the wild send PascalCase). */
-export function webhookField(w: ReceivedWebhook, name: string, fieldCase: 'exact' | 'insensitive' = 'exact'): unknown {
-  return webhookBodyField(w.json, name, fieldCase);
-}
-
-const asObject = (v: unknown): Record<string, unknown> | undefined =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-
-function fieldOf(body: Record<string, unknown>, name: string, fieldCase: 'exact' | 'insensitive'): unknown {
-  if (fieldCase === 'exact') return body[name];
-  const key = Object.keys(body).find((k) => k.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : body[key];
-}
-
-/**
- * The transaction data of a webhook body (6.1; the full payload is "not shown"): the body itself when it carries
- * idTransaccion, else the one object inside it that does (a body that wraps the transaction: {"evento":…,"datos":{…}}).
- * The wrapper's own fields are kept beside it (the inner ones win).
- */
-export function webhookTransaction(json: unknown, fieldCase: 'exact' | 'insensitive' = 'exact'): Record<string, unknown> | undefined {
-  const body = asObject(json);
-  if (body === undefined || fieldOf(body, 'idTransaccion', fieldCase) !== undefined) return body;
-  const wrapped = Object.entries(body).filter(([, v]) => asObject(v) !== undefined && fieldOf(asObject(v)!, 'idTransaccion', fieldCase) !== undefined);
-  if (wrapped.length !== 1) return body;
-  const [key, inner] = wrapped[0]!;
-  const { [key]: _wrapper, ...around } = body;
-  return { ...around, ...asObject(inner) };
-}
-
-/**
- * Where a webhook body carries the datosAdicionales pairs that were sent (6.1: "including the key/value pairs sent as
- * datosAdicionales"; the payload is not shown): its datosAdicionales field (any casing), else the body itself (pairs
- * at the top level), else any object inside it (pairs nested under, say, Cliente), up to three levels down. The
- * first place holding every pair exactly wins; else the place holding the most, for the failure to show. The pairs'
- * own keys and values are data: compared exactly.
- */
-export function webhookPairs(json: unknown, sent: Record<string, string>): { pairs: Record<string, unknown> | undefined; at: string } {
-  const places: [string, Record<string, unknown>][] = [];
-  const visit = (value: unknown, at: string, depth: number) => {
-    const obj = asObject(value);
-    if (!obj || depth > 3) return;
-    places.push([at, obj]);
-    for (const [k, v] of Object.entries(obj)) visit(v, at === '' ? k : `${at}.${k}`, depth + 1);
-  };
-  const body = webhookTransaction(json, 'insensitive');
-  const named = body ? asObject(fieldOf(body, 'datosAdicionales', 'insensitive')) : undefined;
-  if (named) places.push(['datosAdicionales', named]);
-  visit(json, '', 0);
-  const held = (obj: Record<string, unknown>) => Object.entries(sent).filter(([k, v]) => obj[k] === v).length;
-  const all = places.find(([, obj]) => held(obj) === Object.keys(sent).length);
-  if (all) return { pairs: all[1], at: all[0] || 'the top level' };
-  const best = places.filter(([, obj]) => held(obj) > 0).sort((a, b) => held(b[1]) - held(a[1]))[0];
-  return best ? { pairs: best[1], at: best[0] || 'the top level' } : { pairs: named, at: 'datosAdicionales' };
-}
-
-/** A field of a webhook body (received or in an outbox) read through webhookTransaction. */
-export function webhookBodyField(json: unknown, name: string, fieldCase: 'exact' | 'insensitive' = 'exact'): unknown {
-  const body = webhookTransaction(json, fieldCase);
-  return body === undefined ? undefined : fieldOf(body, name, fieldCase);
-}
-
 export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
-  const { host = '127.0.0.1', port = 0, maxBodyBytes = 1024 * 1024, signature, maxStored = 10_000, maxStoredBytes = 32 * 1024 * 1024, onWebhook } = options;
+  const {
+    host = '127.0.0.1',
+    port = 0,
+    maxBodyBytes = 1024 * 1024,
+    signature,
+    maxStored = 10_000,
+    maxStoredBytes = 32 * 1024 * 1024,
+    onWebhook,
+  } = options;
   const webhooks: ReceivedWebhook[] = [];
   const redirects: ReceivedRedirect[] = [];
   const waiters = new Set<{ test: (w: ReceivedWebhook) => boolean; resolve: (w: ReceivedWebhook) => void }>();
@@ -149,7 +97,10 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     noted.set(scope, seen);
     if (seen.has(w)) return;
     seen.add(w);
-    noteStep({ kind: 'webhook', title: `webhook received: ${w.method} ${w.path} (answered ${w.answeredStatus})`, detail: webhookDetail(w) }, scope);
+    noteStep(
+      { kind: 'webhook', title: `webhook received: ${w.method} ${w.path} (answered ${w.answeredStatus})`, detail: webhookDetail(w) },
+      scope,
+    );
   };
   let failures: { left: number; status: number; tag?: string } = { left: 0, status: 200 };
 
@@ -180,13 +131,24 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const tag = segments.length > 1 ? safeDecode(segments.slice(1).join('/')) : undefined;
 
     if (segments[0] === 'redirect' && (req.method === 'GET' || req.method === 'HEAD')) {
-      keep(redirects, { at: new Date(), path, ...(tag === undefined ? {} : { tag }), params: Object.fromEntries(new URLSearchParams(query)) });
+      keep(redirects, {
+        at: new Date(),
+        path,
+        ...(tag === undefined ? {} : { tag }),
+        params: Object.fromEntries(new URLSearchParams(query)),
+      });
       req.resume();
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><p>redirect received</p>');
       return;
     }
 
-    const base = { at: new Date(), method: req.method ?? '', path, ...(segments[0] === 'webhook' && tag !== undefined ? { tag } : {}), headers: { ...req.headers } };
+    const base = {
+      at: new Date(),
+      method: req.method ?? '',
+      path,
+      ...(segments[0] === 'webhook' && tag !== undefined ? { tag } : {}),
+      headers: { ...req.headers },
+    };
     const declared = Number(req.headers['content-length']);
     if (declared > maxBodyBytes) return tooLarge(req, res, base);
 
@@ -294,12 +256,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 }
 
 function matcher(match: WebhookMatch): { test: (w: ReceivedWebhook) => boolean; what: string } {
-  if (typeof match === 'function') return { test: match, what: 'matching the condition' };
-  const { idTransaccion, fieldCase = 'exact' } = match;
-  return {
-    test: (w) => webhookField(w, 'idTransaccion', fieldCase) === idTransaccion,
-    what: `for idTransaccion ${idTransaccion}`,
-  };
+  return typeof match === 'function' ? { test: match, what: 'matching the condition' } : match;
 }
 
 /** A received webhook for a transcript: a few headers and the body, redacted. */

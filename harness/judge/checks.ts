@@ -12,7 +12,7 @@ import { spoken } from '../record/command.ts';
 import type { CheckEvidence } from '../record/meta.ts';
 import type { Contract } from '../api/contract.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
-import { webhookTransaction } from '../api/receiver.ts';
+import { webhookTransaction } from './webhook.ts';
 import { UnreadPage } from '../record/errors.ts';
 import { NoFormError, PaymentRefused } from '../payer/errors.ts';
 

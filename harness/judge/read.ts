@@ -72,13 +72,22 @@ export function asString(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The one case-folding lookup of the harness: the key of `record` that is `name` — exactly, or (`insensitive`, the
+ * default) in any letter case when no key is exactly it (PascalCase payloads, keys a lookup re-cased).
+ */
+export function keyOf(record: Record<string, unknown>, name: string, fieldCase: 'exact' | 'insensitive' = 'insensitive'): string | undefined {
+  if (name in record) return name;
+  if (fieldCase === 'exact') return undefined;
+  const lower = name.toLowerCase();
+  return Object.keys(record).find((k) => k.toLowerCase() === lower);
+}
+
 /** A field of an object by its spec name, or by the same name in another case (PascalCase payloads). */
-export function field(body: unknown, name: string): unknown {
+export function field(body: unknown, name: string, fieldCase: 'exact' | 'insensitive' = 'insensitive'): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const record = body as Record<string, unknown>;
-  if (name in record) return record[name];
-  const lower = name.toLowerCase();
-  const key = Object.keys(record).find((k) => k.toLowerCase() === lower);
+  const key = keyOf(record, name, fieldCase);
   return key === undefined ? undefined : record[key];
 }
 

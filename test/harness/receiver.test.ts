@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startReceiver, webhookBodyField, webhookField, webhookTransaction, type Receiver } from '../../harness/api/receiver.ts';
+import { startReceiver, type Receiver } from '../../harness/api/receiver.ts';
+import { webhookBodyField, webhookField, webhookTransaction, forTransaction } from '../../harness/judge/webhook.ts';
 
 let receiver: Receiver | undefined;
 afterEach(async () => {
@@ -47,19 +48,19 @@ describe('receiver', () => {
   it('waits for a webhook by idTransaccion, including one that came earlier', async () => {
     const r = await start();
     await post(r.webhookUrl(), '{"idTransaccion":"early"}');
-    await expect(r.waitForWebhook({ idTransaccion: 'early' }, 100)).resolves.toMatchObject({ json: { idTransaccion: 'early' } });
-    const waiting = r.waitForWebhook({ idTransaccion: 'later' }, 2000);
+    await expect(r.waitForWebhook(forTransaction('early'), 100)).resolves.toMatchObject({ json: { idTransaccion: 'early' } });
+    const waiting = r.waitForWebhook(forTransaction('later'), 2000);
     setTimeout(() => void post(r.webhookUrl(), '{"idTransaccion":"later"}'), 20);
     await expect(waiting).resolves.toMatchObject({ json: { idTransaccion: 'later' } });
     // PascalCase only matches when asked
     await post(r.webhookUrl(), '{"IdTransaccion":"pascal"}');
-    await expect(r.waitForWebhook({ idTransaccion: 'pascal', fieldCase: 'insensitive' }, 100)).resolves.toBeDefined();
+    await expect(r.waitForWebhook(forTransaction('pascal', 'insensitive'), 100)).resolves.toBeDefined();
     expect(webhookField(r.webhooks().at(-1)!, 'idTransaccion')).toBeUndefined();
   });
 
   it('rejects with a clear message when no webhook comes', async () => {
     const r = await start();
-    await expect(r.waitForWebhook({ idTransaccion: 'abc-123' }, 150)).rejects.toThrow('no webhook for idTransaccion abc-123 within 0.15 s (0 webhook(s) received in all)');
+    await expect(r.waitForWebhook(forTransaction('abc-123'), 150)).rejects.toThrow('no webhook for idTransaccion abc-123 within 0.15 s (0 webhook(s) received in all)');
     await expect(r.waitForWebhook((w) => w.tag === 'x', 50)).rejects.toThrow('no webhook matching the condition within 0.05 s');
   });
 

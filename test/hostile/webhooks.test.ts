@@ -3,6 +3,7 @@
  * reads and keeps, and survives a storm of garbage, oversized and unknown-transaction POSTs while a test waits for
  * its own webhook. A target that sends nothing gets a message that says so.
  */
+import { forTransaction } from '../../harness/judge/webhook.ts';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../harness/setup/config.ts';
@@ -35,7 +36,7 @@ describe('webhook receiver', () => {
   it('survives a storm of 3000 hostile POSTs and still delivers the one a test waits for', async () => {
     receiver = await startReceiver({ maxBodyBytes: 64 * 1024, maxStored: 1000 });
     const idTransaccion = randomUUID();
-    const waiting = receiver.waitForWebhook({ idTransaccion }, 30_000);
+    const waiting = receiver.waitForWebhook(forTransaction(idTransaccion), 30_000);
     const heapBefore = process.memoryUsage().heapUsed;
 
     const storm = await webhookStorm(receiver.webhookUrl('storm'), { count: 3000, concurrency: 32, oversizedBytes: 128 * 1024 });
@@ -64,7 +65,7 @@ describe('webhook receiver', () => {
   it('a target that sends no webhook gets a message naming the transaction and the wait', async () => {
     receiver = await startReceiver();
     await deliver(receiver, { idTransaccion: 'someone-else' });
-    await expect(receiver.waitForWebhook({ idTransaccion: 'tx-never-sent' }, 300)).rejects.toThrow(
+    await expect(receiver.waitForWebhook(forTransaction('tx-never-sent'), 300)).rejects.toThrow(
       'no webhook for idTransaccion tx-never-sent within 0.3 s (1 webhook(s) received in all)',
     );
   });
