@@ -20,7 +20,7 @@ import '../harness/record/meta.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
 import { withBaseline } from './compare.ts';
 import { runIdOf } from './run-id.ts';
-import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type TestRecord } from './records.ts';
+import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type ReportedTest } from './records.ts';
 import { classify } from '../harness/record/verdict.ts';
 
 export interface ReporterOptions {
@@ -209,7 +209,7 @@ function collect(
   files: Map<string, string>,
   unhandledErrors: ReadonlyArray<SerializedError>,
   ctx: Context,
-): TestRecord[] {
+): ReportedTest[] {
   const records = modules.flatMap((m) => moduleRecords(m, ctx));
   const ran = new Set(modules.map((m) => m.moduleId));
   for (const [id, file] of files) if (!ran.has(id)) records.push(fileNotRun(file, ctx));
@@ -247,7 +247,7 @@ function shardOf(vitest: Vitest): string | undefined {
 
 const SUITE_FILE = /^suites\/[^/]+\.test\.ts$/;
 
-function moduleRecords(m: TestModule, ctx: Context): TestRecord[] {
+function moduleRecords(m: TestModule, ctx: Context): ReportedTest[] {
   const file = m.relativeModuleId;
   const records = m.errors().map((e) => errorRecord(file, '(file)', errorText(e)));
   for (const suite of m.children.allSuites()) {
@@ -263,10 +263,10 @@ export function failureOf(first: CheckEvidence, all: readonly CheckEvidence[] | 
   return all && all.length > 1 ? { ...first, clauses: [...new Set(all.flatMap((f) => f.clauses))] } : first;
 }
 
-function testRecord(test: TestCase, ctx: Context): TestRecord {
+function testRecord(test: TestCase, ctx: Context): ReportedTest {
   const meta = test.meta();
   const result = test.result();
-  const record: TestRecord = {
+  const record: ReportedTest = {
     file: fileOf(test),
     // The test's own name: what EXPECTED_FAILURES_FILE lists and JUnit shows under its file.
     name: test.name,
@@ -282,7 +282,7 @@ function testRecord(test: TestCase, ctx: Context): TestRecord {
     observations: meta.observations ?? [],
     ...(meta.requests !== undefined ? { requests: meta.requests } : {}),
   };
-  const notRun = (reason: string): TestRecord => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
+  const notRun = (reason: string): ReportedTest => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
 
   if (result.state === 'pending') return notRun(ctx.notRunReason);
   if (result.state === 'skipped') {
@@ -324,12 +324,12 @@ function brokenAncestor(test: TestCase): string | undefined {
   }
 }
 
-function fileNotRun(file: string, ctx: Context): TestRecord {
+function fileNotRun(file: string, ctx: Context): ReportedTest {
   ctx.stops.add(ctx.notRunReason);
   return { file, name: '(file not run)', status: 'notRun', durationMs: 0, clauses: [], endpoint: '', reason: ctx.notRunReason, observations: [] };
 }
 
-function errorRecord(file: string, name: string, error: string): TestRecord {
+function errorRecord(file: string, name: string, error: string): ReportedTest {
   return { file, name, status: 'error', durationMs: 0, clauses: [], endpoint: '', error, observations: [] };
 }
 

@@ -4,7 +4,7 @@
  * baseline did not have, or an ERROR, fails the run. Test names are the identity (`[clause ids] title` is stable).
  * Pure functions over `Summary`, shared by the reporters, the shard merge and scripts/conformance.ts.
  */
-import type { Comparison, Status, Summary, TestRecord, TestRef } from './records.ts';
+import type { Comparison, Status, Summary, ReportedTest, TestRef } from './records.ts';
 import { BASELINE_WHAT, readBaselineFile, type FailOn } from '../harness/record/report-settings.ts';
 
 // The settings live with the rest of the configuration (harness/setup/config.ts validates them at start-up).
@@ -22,15 +22,15 @@ const PASSING: Status[] = ['pass', 'warn', 'expectedFailurePassed'];
 const NOT_RUN: Status[] = ['skip', 'notRun'];
 
 /** The key of each test: its name, or `file > name` where a name occurs more than once in the run. */
-function byIdentity(tests: TestRecord[]): Map<string, TestRecord> {
+function byIdentity(tests: ReportedTest[]): Map<string, ReportedTest> {
   const count = new Map<string, number>();
   for (const t of tests) count.set(t.name, (count.get(t.name) ?? 0) + 1);
-  const out = new Map<string, TestRecord>();
+  const out = new Map<string, ReportedTest>();
   for (const t of tests) out.set(count.get(t.name) === 1 ? t.name : `${t.file} > ${t.name}`, t);
   return out;
 }
 
-function ref(t: TestRecord, now: TestRecord | undefined, was: TestRecord | undefined): TestRef {
+function ref(t: ReportedTest, now: ReportedTest | undefined, was: ReportedTest | undefined): TestRef {
   return { name: t.name, file: t.file, clauses: t.clauses, ...(now ? { status: now.status } : {}), ...(was ? { was: was.status } : {}) };
 }
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Builder, TestCase } from 'junit-report-builder';
 import { ConformanceReporter } from './collect.ts';
-import { describeFailure, transcriptText, type Summary, type TestRecord } from './records.ts';
+import { describeFailure, transcriptText, type Summary, type ReportedTest } from './records.ts';
 
 // CommonJS whose typings declare a default export it does not have: require gives the builder itself.
 const builder = createRequire(import.meta.url)('junit-report-builder') as Builder;
@@ -26,7 +26,7 @@ export default class JUnitReporter extends ConformanceReporter {
 
 export function renderJUnit(summary: Summary): string {
   const report = builder.newBuilder().name('conformance');
-  const byFile = new Map<string, TestRecord[]>();
+  const byFile = new Map<string, ReportedTest[]>();
   for (const t of summary.tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
   for (const [file, tests] of byFile) {
     const seconds = tests.reduce((sum, t) => sum + t.durationMs, 0) / 1000;
@@ -36,7 +36,7 @@ export function renderJUnit(summary: Summary): string {
   return report.build();
 }
 
-function addTestCase(tc: TestCase, t: TestRecord): void {
+function addTestCase(tc: TestCase, t: ReportedTest): void {
   tc.className(t.file ? t.file.replace(/\.[^./]+$/, '') : '(run)')
     .name(t.name)
     .time(t.durationMs / 1000)

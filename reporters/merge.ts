@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { withBaseline, type FailOn } from './compare.ts';
 import { renderJUnit } from './junit.ts';
-import { summarize, type Clause, type RunInfo, type Summary, type TestRecord } from './records.ts';
+import { summarize, type Clause, type RunInfo, type Summary, type ReportedTest } from './records.ts';
 import { writeSummary } from './summary.ts';
 
 /** A problem with the input; its message is one line saying what to do. */
@@ -47,9 +47,9 @@ const CONTRACT_FILE = 'suites/contract.test.ts';
  * One record per contract testcase across shards: FAIL when any shard's failed (its evidence kept, every failing
  * shard's in turn), else PASS when any shard saw responses, else SKIP; clauses and observations united.
  */
-export function combineContractTests(tests: TestRecord[]): TestRecord[] {
-  const out: TestRecord[] = [];
-  const byName = new Map<string, TestRecord[]>();
+export function combineContractTests(tests: ReportedTest[]): ReportedTest[] {
+  const out: ReportedTest[] = [];
+  const byName = new Map<string, ReportedTest[]>();
   for (const t of tests) {
     if (t.file !== CONTRACT_FILE) {
       out.push(t);
@@ -67,7 +67,7 @@ export function combineContractTests(tests: TestRecord[]): TestRecord[] {
 
 const RANK: Record<string, number> = { error: 0, fail: 1, expectedFailure: 2, expectedFailurePassed: 3, warn: 4, pass: 5, skip: 6, notRun: 7 };
 
-function combined(records: TestRecord[]): TestRecord {
+function combined(records: ReportedTest[]): ReportedTest {
   const worst = [...records].sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9))[0]!;
   const failing = records.filter((r) => r.failure);
   const failure = failing[0]?.failure

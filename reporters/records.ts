@@ -12,7 +12,7 @@ import { VOCABULARY, type Counts, type Status } from '../harness/record/verdict.
 // The verdict's vocabulary is the worker's (harness/record/verdict.ts): the reports only read it.
 export { LABELS, STATUSES, type Counts, type Status } from '../harness/record/verdict.ts';
 
-export interface TestRecord {
+export interface ReportedTest {
   /** Test file relative to the root (`suites/links.test.ts`); '' for problems of the run itself. */
   file: string;
   /** The test's name (clauseTest: `[clause ids] title`). */
@@ -89,7 +89,7 @@ export interface Summary {
   /** Clause ids cited by tests but absent from the catalogue. */
   unknownClauses: string[];
   endpoints: { endpoint: string; counts: Counts }[];
-  tests: TestRecord[];
+  tests: ReportedTest[];
   /** Each kind of skip in this run: what it means and what to set to run those tests. Added later: optional. */
   skipKinds?: Partial<Record<SkipKind, { title: string; toRun: string }>>;
   /** This run against an earlier one (BASELINE); absent without a baseline. Added later: readers must not need it. */
@@ -177,7 +177,7 @@ const CLAUSE_ORDER: [Status[], string][] = [
  * evidence (an `expect` of a suite) every cited clause fails. An ERROR is the test's outcome for its clauses, never a
  * FAIL. Observed clauses WARN.
  */
-export function clauseOutcomes(t: TestRecord): Map<string, Status> {
+export function clauseOutcomes(t: ReportedTest): Map<string, Status> {
   const out = new Map<string, Status>();
   const failedOn = (t.status === 'fail' || t.status === 'expectedFailure') && t.failure ? new Set(t.failure.clauses) : undefined;
   for (const c of t.clauses) out.set(c, failedOn && !failedOn.has(c) ? 'notRun' : t.status === 'warn' ? 'pass' : t.status);
@@ -186,7 +186,7 @@ export function clauseOutcomes(t: TestRecord): Map<string, Status> {
   return out;
 }
 
-export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause[]): Summary {
+export function summarize(run: RunInfo, records: ReportedTest[], catalogue: Clause[]): Summary {
   const tests = [...records].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const totals = zeroCounts();
   const perClause = new Map<string, Counts>();
@@ -233,7 +233,7 @@ export function summarize(run: RunInfo, records: TestRecord[], catalogue: Clause
 }
 
 /** A failed (or expectedly failed) test as one line and as the full text: check, expected/actual, exchange, curl. */
-export function describeFailure(t: TestRecord): { message: string; text: string } {
+export function describeFailure(t: ReportedTest): { message: string; text: string } {
   const f = t.failure;
   if (!f || t.status === 'error') {
     const text = t.error ?? 'failed without an error message';

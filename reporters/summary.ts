@@ -10,7 +10,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { ConformanceReporter } from './collect.ts';
 import { verdict } from './compare.ts';
 import { writeHtml } from './html.ts';
-import { LABELS, STATUSES, describeFailure, transcriptText, type Comparison, type Counts, type Status, type Summary, type TestRecord, type TestRef } from './records.ts';
+import { LABELS, STATUSES, describeFailure, transcriptText, type Comparison, type Counts, type Status, type Summary, type ReportedTest, type TestRef } from './records.ts';
 import { command } from '../harness/record/command.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
@@ -69,7 +69,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
 }
 
 /** A FAIL or ERROR once: its title, then one line of expected and actual (the rest is in summary.md), and its replay. */
-function consoleFailure(t: TestRecord): string[] {
+function consoleFailure(t: ReportedTest): string[] {
   const f = t.failure;
   // An ERROR judged nothing: its one line says why.
   if (t.status === 'error') return [`  ${LABELS[t.status]} ${testTitle(t)}: ${clip(describeFailure(t).message, 220)}`];
@@ -179,7 +179,7 @@ export function renderMarkdown(summary: Summary): string {
 const STATUS_COLUMNS = STATUSES;
 
 /** A failed or errored test's transcript, folded (GitHub and most viewers render <details>). */
-function transcriptBlock(t: TestRecord): string[] {
+function transcriptBlock(t: ReportedTest): string[] {
   if (!t.transcript) return [];
   return ['', `<details><summary>Transcript: ${t.transcript.steps.length} steps, in order (secrets redacted; &gt;&gt; marks the failing step)</summary>`, '', fence(transcriptText(t.transcript)), '', '</details>'];
 }
@@ -198,11 +198,11 @@ function countsText(counts: Counts): string {
     .join(', ');
 }
 
-function byStatus(summary: Summary, ...statuses: Status[]): TestRecord[] {
+function byStatus(summary: Summary, ...statuses: Status[]): ReportedTest[] {
   return summary.tests.filter((t) => statuses.includes(t.status));
 }
 
-function section(md: string[], title: string, tests: TestRecord[], render: (t: TestRecord) => string[]): void {
+function section(md: string[], title: string, tests: ReportedTest[], render: (t: ReportedTest) => string[]): void {
   if (tests.length === 0) return;
   md.push(`## ${title}: ${tests.length}`, '', ...tests.flatMap(render), '');
 }
@@ -216,7 +216,7 @@ function byKind(md: string[], summary: Summary): void {
     const about = summary.skipKinds?.[kind as keyof NonNullable<Summary['skipKinds']>];
     md.push(`### ${kind || '(no kind)'}${about ? `: ${about.title}` : ''} (${group.length})`, '', ...(about ? [`To run them: ${about.toRun}.`, ''] : []));
     // Within a kind, reasons that differ only by an id (a transaction, a link) are one group; each test keeps its own.
-    const reasons = new Map<string, TestRecord[]>();
+    const reasons = new Map<string, ReportedTest[]>();
     for (const t of group) reasons.set(reasonKey(t.reason), [...(reasons.get(reasonKey(t.reason)) ?? []), t]);
     for (const [key, tests] of reasons) {
       md.push(`**${key}** (${tests.length})`, '', ...tests.map((t) => `- ${testTitle(t)}${t.reason && t.reason !== key ? ` — ${t.reason}` : ''}`), '');
@@ -225,8 +225,8 @@ function byKind(md: string[], summary: Summary): void {
 }
 
 /** Skips by kind, the largest first. */
-function skipsByKind(summary: Summary): Map<string, TestRecord[]> {
-  const kinds = new Map<string, TestRecord[]>();
+function skipsByKind(summary: Summary): Map<string, ReportedTest[]> {
+  const kinds = new Map<string, ReportedTest[]>();
   for (const t of byStatus(summary, 'skip')) kinds.set(t.skipKind ?? '', [...(kinds.get(t.skipKind ?? '') ?? []), t]);
   return new Map([...kinds].sort((a, b) => b[1].length - a[1].length));
 }
@@ -241,16 +241,16 @@ export function reasonKey(reason: string | undefined): string {
 }
 
 /** Skips and tests not run, grouped by their reason (often one reason for many tests). */
-function byReason(md: string[], title: string, tests: TestRecord[]): void {
+function byReason(md: string[], title: string, tests: ReportedTest[]): void {
   if (tests.length === 0) return;
-  const groups = new Map<string, TestRecord[]>();
+  const groups = new Map<string, ReportedTest[]>();
   for (const t of tests) groups.set(t.reason ?? '', [...(groups.get(t.reason ?? '') ?? []), t]);
   if (title) md.push(`## ${title}: ${tests.length}`, '');
   for (const [reason, group] of groups) md.push(`**${reason}** (${group.length})`, '', ...group.map((t) => `- ${testTitle(t)}`), '');
 }
 
 /** `[clauses] file > name`; clauseTest names already start with their clause ids. */
-function testTitle(t: TestRecord): string {
+function testTitle(t: ReportedTest): string {
   const clauses = t.clauses.length > 0 && !t.clauses.every((c) => t.name.includes(c)) ? `[${t.clauses.join(', ')}] ` : '';
   return `${clauses}${t.file ? `${t.file} > ` : ''}${t.name}`;
 }

@@ -16,7 +16,7 @@
  */
 import { quoted, testcase } from '../record/testcase.ts';
 import { StaleRequestError, TokenRefusedEarly } from './errors.ts';
-import { noteStep } from '../record/scope.ts';
+import { noteStep } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import type { Exchange, Http } from './http.ts';
 import { earlyRefusals, type TokenCache } from './tokens.ts';

@@ -18,7 +18,8 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { HttpError, StaleRequestError } from './errors.ts';
-import { doing, nextInLine, priorityNow, waitingFor } from '../record/scope.ts';
+import { doing, waitingFor } from '../record/test-record.ts';
+import { nextInLine, priorityNow } from './queue-order.ts';
 import { redactUrl, secrets } from '../record/redact.ts';
 import { pending } from '../record/progress.ts';
 

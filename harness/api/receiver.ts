@@ -13,7 +13,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentScope, noteStep, type Scope } from '../record/scope.ts';
+import { currentScope, type TestRecord } from '../record/test-record.ts';
+import { noteStep } from '../record/transcript.ts';
 import { redactBodyText } from '../record/redact.ts';
 
 export interface ReceivedWebhook {
@@ -90,9 +91,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const waiters = new Set<{ test: (w: ReceivedWebhook) => boolean; resolve: (w: ReceivedWebhook) => void }>();
   // A test that waited for webhooks gets every matching one in its transcript, until it ends (deliveries arrive
   // outside the test's own code, so they are routed to it by what it waited for).
-  const watches = new Set<{ test: (w: ReceivedWebhook) => boolean; scope: Scope }>();
-  const noted = new WeakMap<Scope, WeakSet<ReceivedWebhook>>();
-  const note = (scope: Scope, w: ReceivedWebhook) => {
+  const watches = new Set<{ test: (w: ReceivedWebhook) => boolean; scope: TestRecord }>();
+  const noted = new WeakMap<TestRecord, WeakSet<ReceivedWebhook>>();
+  const note = (scope: TestRecord, w: ReceivedWebhook) => {
     const seen = noted.get(scope) ?? new WeakSet<ReceivedWebhook>();
     noted.set(scope, seen);
     if (seen.has(w)) return;

@@ -12,7 +12,7 @@
 import { TokenError } from './errors.ts';
 import type { Http } from './http.ts';
 import { secrets } from '../record/redact.ts';
-import { waitingFor } from '../record/scope.ts';
+import { waitingFor } from '../record/test-record.ts';
 
 export interface TokenCache {
   get(): Promise<string>;

@@ -7,6 +7,7 @@
 import { describeRedirectScheme, redirectVerifies, type RedirectScheme } from './schemes.ts';
 import type { Exchange } from '../api/http.ts';
 import { redactExchange } from '../record/redact.ts';
+import { renderExchange } from '../record/transcript.ts';
 import { toCurl } from '../record/curl.ts';
 import { spoken } from '../record/command.ts';
 import type { CheckEvidence } from '../record/meta.ts';
@@ -59,25 +60,9 @@ export class CheckFailure extends Error {
 type Clauses = string | string[];
 const list = (c: Clauses): string[] => (Array.isArray(c) ? c : [c]);
 
-const MAX_BODY_SHOWN = 2000;
-function clip(text: string): string {
-  return text.length > MAX_BODY_SHOWN ? `${text.slice(0, MAX_BODY_SHOWN)}… (${text.length} characters)` : text;
-}
-
 /** The exchange as a reader wants it in a report: request line, headers that matter, bodies; secrets redacted. */
 export function describeExchange(exchange: Exchange): string {
-  const ex = redactExchange(exchange);
-  const lines = [`> ${ex.request.method} ${ex.request.url}`];
-  for (const [k, v] of Object.entries(ex.request.headers ?? {})) lines.push(`> ${k}: ${String(v)}`);
-  if (ex.request.bodyText) lines.push(clip(ex.request.bodyText));
-  if (ex.response) {
-    lines.push(`< ${ex.response.status} ${ex.response.contentType ?? ''}`.trimEnd());
-    if (ex.response.bodyText) lines.push(clip(ex.response.bodyText));
-    if (ex.response.truncated) lines.push('< (body truncated at the response size bound)');
-  } else {
-    lines.push('< (no response)');
-  }
-  return lines.join('\n');
+  return renderExchange(redactExchange(exchange), 'all');
 }
 
 export function formatEvidence(e: CheckEvidence): string {

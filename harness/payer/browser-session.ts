@@ -3,7 +3,9 @@
  * caught before it is followed, a payment never sent twice), and the turns that bound the pages driven at once.
  */
 import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
-import { currentScope, nextInLine, noteStep, pathOf, type Scope } from '../record/scope.ts';
+import { currentScope, type TestRecord } from '../record/test-record.ts';
+import { nextInLine } from '../api/queue-order.ts';
+import { noteStep, pathOf } from '../record/transcript.ts';
 import { redactBodyText } from '../record/redact.ts';
 import { bare } from './form.ts';
 import type { PaymentOutcome, Submission } from './types.ts';
@@ -67,7 +69,7 @@ export class Session {
   /** The last payment this page sent (a form POST, a script's fetch), for resubmitScreen. */
   submission: Submission | undefined;
   /** The test this screen is for: its transcript gets the pages loaded and the redirect caught (events run outside it). */
-  #scope: Scope | undefined;
+  #scope: TestRecord | undefined;
   readonly #noted = new WeakSet<Request>();
   /** The page's DevTools session, opened once: storage is cleared through it. */
   #cdp: CDPSession | undefined;

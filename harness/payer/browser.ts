@@ -14,7 +14,9 @@
 import type { BrowserContext, ElementHandle, Frame, Locator, Page } from 'playwright-core';
 import { parse } from 'node-html-parser';
 import { NoFormError, PayerError } from './errors.ts';
-import { noteStep, priorityNow, waitingFor } from '../record/scope.ts';
+import { noteStep } from '../record/transcript.ts';
+import { priorityNow } from '../api/queue-order.ts';
+import { waitingFor } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
 import { cannotDriveMessage, fieldMappings, FieldsNotFoundError, mapPage, placeByElimination, type FieldMapping, type PageKind, type UnmatchedOption } from './field-mapping.ts';
@@ -180,7 +182,7 @@ export class BrowserPayer implements Payer {
    * body (a shell whose fields are in no form). Held by a handle in the frame's own context when its DOM API finds
    * it, else through Playwright's selectors (shadow roots, selectors only Playwright reads).
    */
-  async #scope(frame: Frame, card: string): Promise<Scope> {
+  async #scope(frame: Frame, card: string): Promise<TestRecord> {
     const page = frame.page();
     const found = await frame.evaluate(findScope, card);
     if (found !== -1) {
@@ -194,7 +196,7 @@ export class BrowserPayer implements Payer {
   }
 
   /** The whole document of a frame (its controls, wherever they are). */
-  async #bodyScope(frame: Frame): Promise<Scope> {
+  async #bodyScope(frame: Frame): Promise<TestRecord> {
     const handle = (await frame.evaluateHandle(() => document.body)).asElement()!;
     return { page: frame.page(), frame, isForm: false, evaluate: evaluateOn(handle), locator: (selector) => frame.locator('body').locator(selector) };
   }
@@ -275,7 +277,7 @@ export class BrowserPayer implements Payer {
   }
 
   /** A field's kind where only Playwright's selectors reach it (a shadow root, a selector the DOM API rejects); null when absent. */
-  async #kindThroughBrowser(scope: Scope, target: string): Promise<FieldKind | null> {
+  async #kindThroughBrowser(scope: TestRecord, target: string): Promise<FieldKind | null> {
     const input = scope.locator(cssOf(target));
     return (await input.count()) > 0 ? input.first().evaluate(inputKind) : null;
   }
@@ -433,7 +435,7 @@ export class BrowserPayer implements Payer {
    * and its input and change events fired, as typing does; a radio button clicked); a field not ready yet (hidden,
    * disabled, an option not there yet, a shadow root) is entered through the browser's own waits, then the rest go on at once.
    */
-  async #enterAll(scope: Scope, entries: Entry[]): Promise<void> {
+  async #enterAll(scope: TestRecord, entries: Entry[]): Promise<void> {
     let next = 0;
     while (next < entries.length) {
       next += await scope.evaluate(enterInPage, entries.slice(next).map((e) => (e.inDom ? ([e.selector, e.how, e.value] as [string, Entry['how'], string]) : null)));
@@ -727,7 +729,7 @@ const FIELDS = 'input:not([type=hidden]), select, textarea';
 type StepInput = { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind };
 
 /** Where fields are filled: a form of the page or of a frame, else a frame's body; in its own context or through Playwright's selectors. */
-interface Scope {
+interface TestRecord {
   page: Page;
   frame: Frame;
   /** A form (its submit buttons are the controls), else a document's body. */
@@ -742,7 +744,7 @@ interface Part {
   frame: Frame;
   html: string;
   mapping: FieldMapping;
-  scope: Scope;
+  scope: TestRecord;
 }
 
 /** Where a field was found: the part, its input there, what it is, whether the page's DOM API reaches it. */
@@ -755,7 +757,7 @@ interface Placed {
 
 /** The control to press: where, among which controls, which one and what it says. */
 interface Pressing {
-  scope: Scope;
+  scope: TestRecord;
   mode: 'form' | 'page';
   /** In the list `controls` makes; -1 submits the form as Enter does. */
   index: number;
@@ -763,8 +765,8 @@ interface Pressing {
 }
 
 /** `evaluate` of a handle or a locator, typed for functions written against Element (Playwright's own type is generic over the element). */
-function evaluateOn(target: ElementHandle | Locator): Scope['evaluate'] {
-  return target.evaluate.bind(target) as Scope['evaluate'];
+function evaluateOn(target: ElementHandle | Locator): TestRecord['evaluate'] {
+  return target.evaluate.bind(target) as TestRecord['evaluate'];
 }
 
 function entryOf(field: FieldName, at: Placed, value: string): Entry {

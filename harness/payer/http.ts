@@ -10,7 +10,7 @@
  * submission is filled with what it asks that the payment has, and its go-on button pressed, up to MAX_STEPS pages.
  */
 import { NoFormError, PayerError } from './errors.ts';
-import { noteStep } from '../record/scope.ts';
+import { noteStep } from '../record/transcript.ts';
 import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse, type HTMLElement } from 'node-html-parser';

@@ -1,6 +1,6 @@
 /**
  * What a conformance test tells the reporters, carried in vitest's TaskMeta (serialised to the main process).
- * Suites set it through `clauseTest` (harness/run/conformance.ts), written once from the test's Scope (`toMeta`); reporters read `testCase.meta()`.
+ * Suites set it through `clauseTest` (harness/run/conformance.ts), written once from the test's TestRecord (`toMeta`); reporters read `testCase.meta()`.
  */
 import type { SkipKind } from './skips.ts';
 import type { Verdict } from './verdict.ts';
@@ -22,7 +22,7 @@ export interface CheckEvidence<Name extends string = string> {
 }
 
 /**
- * One step of a test's transcript (harness/record/scope.ts): an API call, a token request, a hosted page loaded or posted
+ * One step of a test's transcript (harness/record/transcript.ts): an API call, a token request, a hosted page loaded or posted
  * (by either payer), a redirect the payer caught, a webhook the receiver got, a wait, or how the test ended. Redacted.
  */
 export interface TranscriptStep {

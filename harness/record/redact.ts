@@ -2,7 +2,7 @@
  * Redaction: the secret registry, and redacted copies of exchanges, URLs, bodies and messages.
  *
  *   secrets.add(clientSecret, 'client-secret');        // the token module registers every issued token itself
- *   redactExchange(exchange);                           // what the recorder stores (harness/record/scope.ts)
+ *   redactExchange(exchange);                           // what the recorder stores (harness/record/transcript.ts)
  *
  * Registered secrets → `[REDACTED:<kind>]` anywhere (the test card number → masked); `authorization` →
  * `Bearer [REDACTED]`; fields client_secret / clientSecret / password / access_token … → `[REDACTED:<kind>]`;

@@ -5,13 +5,13 @@
  */
 import { inject } from 'vitest';
 import type { Run } from './run.ts';
-import type { Scope } from '../record/scope.ts';
+import type { TestRecord } from '../record/test-record.ts';
 import { TEST_TIMEOUT_MS_DEFAULT, type Budget } from '../setup/config.ts';
 
 /**
  * A test's own budget: the time its own work may take — from the start of its work (its tenant, if any,
  * created), not counting time spent waiting for what other tests hold (the request cap, a browser page, work another
- * test started: see `waitingFor` in harness/record/scope.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
+ * test started: see `waitingFor` in harness/record/test-record.ts). `clauseTest(…, timeoutMs)` sets another. Past it the test
  * ends ERROR naming what it was doing. vitest's own timeout is the run bound (RUN_TIMEOUT_S): such waits count there only.
  */
 export const TEST_BUDGET_MS = TEST_TIMEOUT_MS_DEFAULT;
@@ -38,7 +38,7 @@ export class TestBudgetError extends Error {
 }
 
 /** Rejects with TestBudgetError once `scope` has worked `budgetMs` (its waits not counted), else settles as `work` does. */
-export function withinBudget<T>(scope: Scope, budgetMs: number, work: Promise<T>): Promise<T> {
+export function withinBudget<T>(scope: TestRecord, budgetMs: number, work: Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout;
     const check = () => {

@@ -16,7 +16,7 @@
  * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
  * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
- * (every step it made, harness/record/scope.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS, harness/run/budget.ts) starts when its
+ * (every step it made, harness/record/transcript.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS, harness/run/budget.ts) starts when its
  * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
  * run bound.
  *
@@ -34,7 +34,8 @@ import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from '../judge/checks.ts';
 import { fieldMappings } from '../payer/field-mapping.ts';
-import { currentScopeExchanges, Scope, transcriptOf, withScope } from '../record/scope.ts';
+import { currentScopeExchanges, TestRecord, withScope } from '../record/test-record.ts';
+import { transcriptOf } from '../record/transcript.ts';
 import { classify } from '../record/verdict.ts';
 import { testcase, type Testcase } from '../record/testcase.ts';
 import { chainLength } from './chains.ts';
@@ -83,8 +84,8 @@ export interface TestHandle {
 
 export { testName } from '../record/testcase.ts';
 
-/** The test's handle on its run and its record (the Scope). */
-export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckFailure[]): TestHandle {
+/** The test's handle on its run and its record (the TestRecord). */
+export function testApi(ctx: TestContext, run: Run, record: TestRecord, softs: CheckFailure[]): TestHandle {
   const observe = (clause: string, message: string): void => {
     record.observations.push({ clause, message });
     void ctx.annotate(`WARN ${clause}: ${message}`, 'warning');
@@ -117,7 +118,7 @@ export function testApi(ctx: TestContext, run: Run, record: Scope, softs: CheckF
  * Runs the test's body in its record's scope; with soft failures it ends failing once, with every one of them.
  * Resolves to the number of its requests the target did not process (429, 503).
  */
-export async function runBody(record: Scope, t: TestHandle, softs: readonly CheckFailure[], fn: (t: TestHandle) => Promise<void>): Promise<number> {
+export async function runBody(record: TestRecord, t: TestHandle, softs: readonly CheckFailure[], fn: (t: TestHandle) => Promise<void>): Promise<number> {
   return withScope(record, async () => {
     await fn(t);
     if (softs.length > 0) throw new CheckFailures(softs);
@@ -141,7 +142,7 @@ export function clauseTest(spec: ClauseTestSpec, title: string | Testcase, fn: (
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     // The test's record, and its one meta write, also when a need skips it or vitest ends it (the run bound): the
     // transcript shows how far it got.
-    const record = Object.assign(new Scope(name), { clauses, endpoint: spec.endpoint });
+    const record = Object.assign(new TestRecord(name), { clauses, endpoint: spec.endpoint });
     ctx.onTestFinished(({ task }) => {
       record.closed = true;
       const state = task.result?.state === 'fail' ? 'fail' : task.result?.state === 'skip' ? 'skip' : 'pass';

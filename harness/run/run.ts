@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { adoptConfig, type Config } from '../setup/config.ts';
 import { loadContract, type Contract } from '../api/contract.ts';
 import type { Exchange, Http } from '../api/http.ts';
-import { noteStep } from '../record/scope.ts';
+import { noteStep } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';

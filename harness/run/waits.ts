@@ -14,7 +14,7 @@ import { approvalOf } from '../judge/checks.ts';
 import { NotJudged } from '../record/errors.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
 import { runBudget, TEST_BUDGET_MS } from './budget.ts';
-import { doing } from '../record/scope.ts';
+import { doing } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
 

@@ -6,7 +6,7 @@
 import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
-import { Recorder } from '../record/scope.ts';
+import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
 

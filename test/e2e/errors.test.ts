@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../reporters/html.ts';
-import { summarize, type TestRecord } from '../../reporters/records.ts';
+import { summarize, type ReportedTest } from '../../reporters/records.ts';
 import { loadClauses } from '../../spec/clauses.ts';
 import { ROOT, listing, runConformance, type ChildRun } from '../hostile/run.ts';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const errored = (run: ChildRun): TestRecord[] => (run.summary?.tests ?? []).filter((t) => t.status === 'error');
+const errored = (run: ChildRun): ReportedTest[] => (run.summary?.tests ?? []).filter((t) => t.status === 'error');
 
 describe('a test past its own budget', () => {
   it('is ERROR, not FAIL, in summary.json, with its transcript ending on what it was doing', () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audienceCandidates, discoverAudience } from '../../harness/discovery/audience.ts';
 import { createHttp } from '../../harness/api/http.ts';
-import { Recorder } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
 
 describe('audienceCandidates', () => {

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Recorder, Scope, sharedWork, withScope } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
+import { TestRecord, sharedWork, withScope } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { readFileSync } from 'node:fs';
 import { chainLengths, SHIPPED_LENGTHS } from '../../harness/run/chains.ts';
@@ -144,7 +145,7 @@ describe('chain lengths from the last report (the cap serves the longest chain s
   it('with lengths known, a freed slot goes to the test with the most requests still to make', async () => {
     const { get, release } = await oneSlotHeld();
     const scoped = (name: string, expected: number) => {
-      const scope = new Scope(name);
+      const scope = new TestRecord(name);
       scope.expected = expected;
       return withScope(scope, () => get(`/${name}`));
     };

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { cvvShape, SecretRegistry, maskCardRuns, redactExchange, redactUrlsIn, secrets } from '../../harness/record/redact.ts';
-import { Recorder, currentScopeExchanges, noteStep, Scope, transcriptOf, waitingFor, withScope } from '../../harness/record/scope.ts';
+import { Recorder, noteStep, transcriptOf } from '../../harness/record/transcript.ts';
+import { currentScopeExchanges, TestRecord, waitingFor, withScope } from '../../harness/record/test-record.ts';
 import { curlPreamble, toCurl } from '../../harness/record/curl.ts';
 import type { Exchange } from '../../harness/api/http.ts';
 import { PayerError } from '../../harness/payer/errors.ts';
@@ -320,7 +321,7 @@ describe('Recorder', () => {
 describe('a test\'s transcript and its waits', () => {
   it('lists every step in order, redacted, the failing check\'s exchange marked, and how the test ended', async () => {
     const recorder = new Recorder({ registry: registry() });
-    const scope = new Scope('t');
+    const scope = new TestRecord('t');
     await withScope(scope, async () => {
       recorder.record({ ...exchange({ url: 'http://h/auth/connect/token', bodyText: `client_secret=${encodeURIComponent(CLIENT_SECRET)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { bodyText: '{}' }), id: 'ex-1', label: 'issueToken' });
       recorder.record({ ...exchange({ url: 'http://h/api/EnlacePago', headers: { authorization: `Bearer ${TOKEN}` } }, { status: 200 }), id: 'ex-2', label: 'createPaymentLink' });
@@ -338,7 +339,7 @@ describe('a test\'s transcript and its waits', () => {
   });
 
   it('marks the last step failing when no exchange is named, and is bounded (first and last steps kept)', () => {
-    const scope = new Scope('t');
+    const scope = new TestRecord('t');
     for (let i = 0; i < 1000; i++) noteStep({ kind: 'api', title: `step ${i}`, detail: 'x'.repeat(1000) }, scope);
     const t = transcriptOf(scope);
     expect(t.steps.length).toBeLessThanOrEqual(121);
@@ -353,7 +354,7 @@ describe('a test\'s transcript and its waits', () => {
     // On a fake clock: the figure is exact, whatever the machine's load.
     vi.useFakeTimers();
     try {
-      const scope = new Scope('t');
+      const scope = new TestRecord('t');
       await withScope(scope, async () => {
         const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         const both = Promise.all([waitingFor('the request cap', pause(80)), waitingFor('a browser page', pause(80))]);
@@ -369,7 +370,7 @@ describe('a test\'s transcript and its waits', () => {
     } finally {
       vi.useRealTimers();
     }
-    const scope = new Scope('t');
+    const scope = new TestRecord('t');
     scope.closed = true;
     noteStep({ kind: 'webhook', title: 'late' }, scope);
     expect(scope.steps).toEqual([]);

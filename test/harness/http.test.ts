@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpError } from '../../harness/api/errors.ts';
-import { Recorder } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http, type HttpOptions } from '../../harness/api/http.ts';
 import { startFixture, type Fixture } from './server.ts';

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { NoFormError, PayerError } from '../../harness/payer/errors.ts';
-import { Recorder, Scope, withScope } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
+import { TestRecord, withScope } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer, payableOrigins } from '../../harness/payer/index.ts';
@@ -455,7 +456,7 @@ describe('browser payer: checkouts as people finish them', () => {
   it('finishes a checkout in two steps (CSRF bound to its cookie): radio buttons checked by meaning, the button that goes on pressed, each step in the transcript', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const scope = new Scope('two steps');
+    const scope = new TestRecord('two steps');
     const outcome = await withScope(scope, () => browserPayer().payLink(`${fixture.url}/steps`, { ...card, formaPago: 1 }));
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-steps', esAprobada: 'true' } });
     // "Continuar", not the "Cancelar" before it; then "Confirmar y pagar", not "Editar"; the session's cookie kept.
@@ -471,7 +472,7 @@ describe('browser payer: checkouts as people finish them', () => {
   it('types the code a test issuer page shows into the one empty input (never a code the page does not show), and agrees where the page asks', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const scope = new Scope('challenge');
+    const scope = new TestRecord('challenge');
     expect(await withScope(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-ch' } });
     expect(posted).toEqual([{ otp_x: '123456', autoriza: 'si' }]);
   });

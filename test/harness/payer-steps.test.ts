@@ -5,7 +5,8 @@
  * readings behind them (harness/payer/steps.ts) on hand-built pages.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Recorder, Scope, withScope } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
+import { TestRecord, withScope } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';
@@ -98,7 +99,7 @@ const card = { ...plainCard, formaPago: 0 };
 describe('the HTTP payer finishes a checkout with steps', () => {
   it('card page (radio buttons, the button that goes on) then a review page on the same URL with a CSRF token bound to the cookie', async () => {
     received.length = 0;
-    const scope = new Scope('steps');
+    const scope = new TestRecord('steps');
     const outcome = await withScope(scope, () => createPayer({ http }).payLink(`${fixture.url}/checkout`, card));
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-1', esAprobada: 'true' } });
     expect(received[0]).toMatchObject({ medio: 'TC', pan: '4111111111111111', accion: 'seguir' });
@@ -126,7 +127,7 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   });
 
   it('a checkout that never ends stops after MAX_STEPS pages: a page, never a verdict of its own', async () => {
-    const scope = new Scope('endless');
+    const scope = new TestRecord('endless');
     const outcome = await withScope(scope, () => createPayer({ http }).payLink(`${fixture.url}/endless`, plainCard));
     expect(outcome.kind).toBe('page');
     expect(fixture.seen.filter((s) => s.startsWith('POST /endless')).length).toBe(6);

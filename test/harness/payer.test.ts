@@ -3,7 +3,7 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckFailure, paymentApproved, paymentWentThrough } from '../../harness/judge/checks.ts';
 import { NoFormError, PayerError, PaymentRefused } from '../../harness/payer/errors.ts';
-import { Recorder } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer, payableOrigins, unreadPagesThrow } from '../../harness/payer/index.ts';

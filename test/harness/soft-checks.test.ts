@@ -1,12 +1,12 @@
 /**
  * Soft checks: independent clauses of one test are each judged. A body with two failing soft checks ends
- * failing once with both, each recorded on the test's Scope and in its meta (`failure` the first, `failures` all);
+ * failing once with both, each recorded on the test's TestRecord and in its meta (`failure` the first, `failures` all);
  * a plain check still stops the test, ending it together with the soft failures before it.
  */
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { CheckFailure, fieldEquals, holds } from '../../harness/judge/checks.ts';
-import { Scope } from '../../harness/record/scope.ts';
+import { TestRecord } from '../../harness/record/test-record.ts';
 import { runBody, testApi, type TestHandle } from '../../harness/run/conformance.ts';
 import { CheckFailures, withSoftFailures } from '../../harness/run/outcome.ts';
 import type { Run } from '../../harness/run/run.ts';
@@ -14,8 +14,8 @@ import type { Run } from '../../harness/run/run.ts';
 const ctx = { annotate: async () => undefined, skip: (reason: string) => { throw new Error(reason); } } as unknown as TestContext;
 const run = { call: async () => undefined, config: {}, target: {} } as unknown as Run;
 
-function harness(): { record: Scope; softs: CheckFailure[]; t: TestHandle } {
-  const record = Object.assign(new Scope('[2.1-a 2.4-b 2.5-c] soft'), { clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow' });
+function harness(): { record: TestRecord; softs: CheckFailure[]; t: TestHandle } {
+  const record = Object.assign(new TestRecord('[2.1-a 2.4-b 2.5-c] soft'), { clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow' });
   const softs: CheckFailure[] = [];
   return { record, softs, t: testApi(ctx, run, record, softs) };
 }

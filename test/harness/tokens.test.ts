@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type Operation } from '../../harness/api/client.ts';
 import { TokenError, TokenRefusedEarly } from '../../harness/api/errors.ts';
-import { Recorder } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
 import { secrets } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createTokenCache, earlyRefusals } from '../../harness/api/tokens.ts';

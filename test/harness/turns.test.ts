@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Turns } from '../../harness/payer/browser-session.ts';
-import { nextInLine } from '../../harness/record/scope.ts';
+import { nextInLine } from '../../harness/api/queue-order.ts';
 
 describe('Turns', () => {
   it('grants n at once, then the highest priority waiting, first come among equals', async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it, type TestContext } from 'vitest';
 import { HttpError } from '../../harness/api/errors.ts';
 import { PayerError } from '../../harness/payer/errors.ts';
-import { Recorder } from '../../harness/record/scope.ts';
+import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Exchange, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';

@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Summary, TestRecord } from '../../reporters/records.ts';
+import type { Summary, ReportedTest } from '../../reporters/records.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -91,7 +91,7 @@ function readTree(dir: string): Record<string, string> {
 }
 
 /** What a test's record says went wrong: the thrown error, or the failed check's expected/actual and exchange. */
-export function failureText(t: TestRecord): string {
+export function failureText(t: ReportedTest): string {
   const f = t.failure;
   return [t.error, f && `${f.check}: expected ${f.expected}; actual ${f.actual}`, f?.exchange].filter(Boolean).join('\n');
 }

@@ -5,7 +5,7 @@
  * twice. The runs go a few at a time, in parallel, in beforeAll; each `it` then judges one.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TestRecord } from '../../reporters/records.ts';
+import type { ReportedTest } from '../../reporters/records.ts';
 import { startHostile, type Behaviour, type HostileServer } from './server.ts';
 import { failureText, listing, runConformance, type ChildRun } from './run.ts';
 
@@ -85,7 +85,7 @@ beforeAll(async () => {
   );
 }, 600_000);
 
-function result(name: Name): { run: ChildRun; server: HostileServer; tests: TestRecord[] } {
+function result(name: Name): { run: ChildRun; server: HostileServer; tests: ReportedTest[] } {
   const r = results.get(name)!;
   return { ...r, tests: r.run.summary?.tests.filter((t) => t.file !== '') ?? [] };
 }
@@ -105,7 +105,7 @@ function judgeRun(name: Name): void {
 }
 
 /** Every test that failed says `pattern`; at least `min` did (the behaviour really bit). */
-function judgeFailures(name: Name, pattern: RegExp, min: number): TestRecord[] {
+function judgeFailures(name: Name, pattern: RegExp, min: number): ReportedTest[] {
   const { run, tests } = result(name);
   const failed = tests.filter((t) => t.status === 'fail' || t.status === 'error');
   expect(failed.length, listing(run)).toBeGreaterThanOrEqual(min);

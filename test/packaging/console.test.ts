@@ -5,18 +5,18 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { command, spoken } from '../../harness/record/command.ts';
-import { summarize, type Clause, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+import { summarize, type Clause, type RunInfo, type ReportedTest } from '../../reporters/records.ts';
 import { renderConsole, renderMarkdown } from '../../reporters/summary.ts';
 
 const run: RunInfo = { targetUrl: 'http://127.0.0.1:4010/api', targetKind: 'remote', mode: 'development', specVersion: '1', suiteVersion: '0.1.0', startedAt: new Date(0).toISOString(), durationMs: 1000, outcome: 'passed', notes: [] };
 const catalogue: Clause[] = [{ id: '4.1-monto-min', section: '4.1', kind: 'rule', text: 'monto is at least 0.01' }] as Clause[];
 
-function test(name: string, extra: Partial<TestRecord> = {}): TestRecord {
+function test(name: string, extra: Partial<ReportedTest> = {}): ReportedTest {
   return { file: 'suites/links.test.ts', name, status: 'pass', durationMs: 1, clauses: ['4.1-monto-min'], endpoint: 'POST /EnlacePago', observations: [], ...extra };
 }
 
 /** A run the size of the suite: 200 passing tests, 59 skipped for the account, 12 skipped each with its own transaction id. */
-function bigRun(extra: TestRecord[] = []): TestRecord[] {
+function bigRun(extra: ReportedTest[] = []): ReportedTest[] {
   return [
     ...Array.from({ length: 200 }, (_, i) => test(`passes ${i}`, i % 20 === 0 ? { status: 'warn', observations: [{ clause: '4.1-monto-min', message: 'a' }, { clause: '4.1-monto-min', message: 'b' }] } : {})),
     ...Array.from({ length: 59 }, (_, i) => test(`account ${i}`, { status: 'skip', skipKind: 'credential-missing', reason: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD' })),

@@ -5,15 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { compare, readReportSettings, SettingError, verdict, withBaseline } from '../../reporters/compare.ts';
 import { renderHtml, scriptJson } from '../../reporters/html.ts';
-import { summarize, type Clause, type RunInfo, type Status, type Summary, type TestRecord } from '../../reporters/records.ts';
+import { summarize, type Clause, type RunInfo, type Status, type Summary, type ReportedTest } from '../../reporters/records.ts';
 
 const run: RunInfo = { specVersion: '1', suiteVersion: '0.1.0', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1000, outcome: 'failed', notes: [] };
 const catalogue: Clause[] = ['a', 'b', 'c', 'd'].map((id) => ({ id: `1-${id}`, section: '1', kind: 'rule', text: `clause ${id}` }));
 
-function t(name: string, status: Status, clause = '1-a', file = 'suites/x.test.ts'): TestRecord {
+function t(name: string, status: Status, clause = '1-a', file = 'suites/x.test.ts'): ReportedTest {
   return { file, name: `[${clause}] ${name}`, status, durationMs: 1, clauses: [clause], endpoint: 'POST /EnlacePago', observations: [] };
 }
-const runOf = (...tests: TestRecord[]): Summary => summarize(run, tests, catalogue);
+const runOf = (...tests: ReportedTest[]): Summary => summarize(run, tests, catalogue);
 const names = (list: { name: string }[]) => list.map((x) => x.name);
 
 describe('compare', () => {
@@ -74,7 +74,7 @@ describe('verdict (the ratchet)', () => {
   });
 
   it('FAIL_ON=new still fails on an ERROR, even one the baseline had', () => {
-    const error: TestRecord = { file: '', name: 'run stopped', status: 'error', durationMs: 0, clauses: [], endpoint: '', error: 'stopped', observations: [] };
+    const error: ReportedTest = { file: '', name: 'run stopped', status: 'error', durationMs: 0, clauses: [], endpoint: '', error: 'stopped', observations: [] };
     const withError = runOf(t('known gap', 'fail'), error);
     const v = verdict({ ...withError, comparison: compare(withError, withError, 'b', 'new') });
     expect(v.failed).toBe(true);

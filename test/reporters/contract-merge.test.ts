@@ -1,9 +1,9 @@
 /** The shard merge combines the contract testcases, which run in every shard, into one record each. */
 import { describe, expect, it } from 'vitest';
 import { combineContractTests } from '../../reporters/merge.ts';
-import type { TestRecord } from '../../reporters/records.ts';
+import type { ReportedTest } from '../../reporters/records.ts';
 
-const record = (over: Partial<TestRecord>): TestRecord => ({
+const record = (over: Partial<ReportedTest>): ReportedTest => ({
   file: 'suites/contract.test.ts',
   name: '[4.1-response-fields] POST /EnlacePago responses conform to the contract',
   status: 'pass',

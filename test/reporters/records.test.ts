@@ -4,12 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { clauseOutcomes, summarize, transcriptText, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+import { clauseOutcomes, summarize, transcriptText, type RunInfo, type ReportedTest } from '../../reporters/records.ts';
 import { classify } from '../../harness/record/verdict.ts';
 import { SKIP_KINDS } from '../../harness/record/skips.ts';
 
 const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2026-01-01T00:00:00Z', durationMs: 1, outcome: 'failed', notes: [] };
-const record = (r: Partial<TestRecord>): TestRecord => ({ file: 'suites/x.test.ts', name: 'x', status: 'pass', durationMs: 1, clauses: [], endpoint: 'flow', observations: [], ...r });
+const record = (r: Partial<ReportedTest>): ReportedTest => ({ file: 'suites/x.test.ts', name: 'x', status: 'pass', durationMs: 1, clauses: [], endpoint: 'flow', observations: [], ...r });
 const clause = (id: string) => ({ id, section: '4.6', kind: 'rule', text: id });
 
 describe('FAIL or ERROR, decided once (harness/record/verdict.ts classify)', () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { mergeReports } from '../../reporters/merge.ts';
-import type { Summary, TestRecord } from '../../reporters/records.ts';
+import type { Summary, ReportedTest } from '../../reporters/records.ts';
 import { vitestCli } from '../../harness/run/vitest-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -56,7 +56,7 @@ async function untilExists(path: string): Promise<void> {
 const read = (r: Result, file: string) => readFileSync(join(r.dir, file), 'utf8');
 const summaryOf = (r: Result) => JSON.parse(read(r, 'summary.json')) as Summary;
 const lastLine = (r: Result) => r.stdout.trim().split('\n').at(-1) ?? '';
-const byName = (s: Summary, fragment: string): TestRecord => {
+const byName = (s: Summary, fragment: string): ReportedTest => {
   const t = s.tests.find((x) => x.name.includes(fragment));
   if (!t) throw new Error(`no test named like ${fragment}`);
   return t;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { failureOf } from '../../reporters/collect.ts';
-import { clauseOutcomes, describeFailure, type TestRecord } from '../../reporters/records.ts';
+import { clauseOutcomes, describeFailure, type ReportedTest } from '../../reporters/records.ts';
 import { renderJUnit } from '../../reporters/junit.ts';
 
 const monto = { check: 'field-equals', clauses: ['2.1-a'], expected: 'monto = 10', actual: 'monto = 5' };
@@ -19,12 +19,12 @@ describe('several failed checks of one test', () => {
   });
 
   it('fail each cited clause in the grid; a clause no failed check cites is not run', () => {
-    const record: TestRecord = { file: 'suites/x.test.ts', name: 'x', status: 'fail', durationMs: 1, clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow', observations: [], failure: failureOf(monto, [monto, info]) };
+    const record: ReportedTest = { file: 'suites/x.test.ts', name: 'x', status: 'fail', durationMs: 1, clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow', observations: [], failure: failureOf(monto, [monto, info]) };
     expect(Object.fromEntries(clauseOutcomes(record))).toEqual({ '2.1-a': 'fail', '2.4-b': 'fail', '2.5-c': 'notRun' });
   });
 
   it('give every failure its own evidence in JUnit and summary.md (describeFailure)', () => {
-    const record: TestRecord = { file: 'suites/x.test.ts', name: 'x', status: 'fail', durationMs: 1, clauses: ['2.1-a', '2.4-b'], endpoint: 'flow', observations: [], failure: failureOf(monto, [monto, info]), failures: [monto, info] };
+    const record: ReportedTest = { file: 'suites/x.test.ts', name: 'x', status: 'fail', durationMs: 1, clauses: ['2.1-a', '2.4-b'], endpoint: 'flow', observations: [], failure: failureOf(monto, [monto, info]), failures: [monto, info] };
     const { message, text } = describeFailure(record);
     expect(message).toMatch(/^2 independent checks failed \(2\.1-a; 2\.4-b\): field-equals: expected monto = 10/);
     expect(text).toContain('(1 of 2)\ncheck: field-equals\nclauses: 2.1-a\nexpected: monto = 10\nactual: monto = 5');

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../harness/setup/config.ts';
 import { editDistance, preflight, receiverWarning, settingSlips } from '../../harness/setup/preflight.ts';
 import { EXIT_CODES_HELP, exitCodeOf } from '../../reporters/exit-codes.ts';
-import { summarize, type RunInfo, type TestRecord } from '../../reporters/records.ts';
+import { summarize, type RunInfo, type ReportedTest } from '../../reporters/records.ts';
 import { withBaseline } from '../../reporters/compare.ts';
 import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
 
@@ -68,8 +68,8 @@ describe('names close to a setting', () => {
 
 describe('exit codes', () => {
   const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 1, outcome: 'passed', notes: [] };
-  const t = (name: string, status: TestRecord['status']): TestRecord => ({ file: 'suites/a.test.ts', name, status, durationMs: 1, clauses: ['1-a'], endpoint: 'GET /x', observations: [] });
-  const of = (tests: TestRecord[], more: Partial<RunInfo> = {}) => summarize({ ...run, ...more }, tests, []);
+  const t = (name: string, status: ReportedTest['status']): ReportedTest => ({ file: 'suites/a.test.ts', name, status, durationMs: 1, clauses: ['1-a'], endpoint: 'GET /x', observations: [] });
+  const of = (tests: ReportedTest[], more: Partial<RunInfo> = {}) => summarize({ ...run, ...more }, tests, []);
 
   it('are 0 conformant, 1 the target failed, 2 the set-up, 3 the suite\'s own error', () => {
     expect(exitCodeOf(of([t('a', 'pass'), t('b', 'skip')]), 0)).toBe(0);
@@ -86,7 +86,7 @@ describe('exit codes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'exit-codes-'));
     const baseline = join(dir, 'summary.json');
     writeFileSync(baseline, JSON.stringify(of([t('a', 'fail'), t('b', 'pass')])));
-    const against = (tests: TestRecord[]) => withBaseline(of(tests), baseline, 'new');
+    const against = (tests: ReportedTest[]) => withBaseline(of(tests), baseline, 'new');
     expect(exitCodeOf(against([t('a', 'fail'), t('b', 'pass')]), 1)).toBe(0);
     expect(exitCodeOf(against([t('a', 'fail'), t('b', 'fail')]), 1)).toBe(1);
     expect(exitCodeOf(against([t('a', 'fail'), t('b', 'error')]), 1)).toBe(3);

@@ -1,0 +1,29 @@
+/**
+ * The order of a queue for shared capacity (the request cap, the browser payer's turns), read from the record of the
+ * test asking (harness/record/test-record.ts).
+ */
+import { currentScope, forOtherTests } from '../record/test-record.ts';
+
+/**
+ * A test's place in a queue for shared capacity (the request cap, the browser payer's turns). Work tests wait for
+ * goes first (shared work, a test's tenant being created): it is on their path. Then the longest chain of requests still to run, where the last run's report in REPORT_DIR tells each
+ * test's length (critical path first, harness/run/chains.ts); without one, the test furthest along its own chain.
+ */
+export function priorityNow(): number {
+  const scope = currentScope();
+  if (forOtherTests() || !scope) return 1_000_000;
+  const made = scope.madeBefore + scope.exchanges.length;
+  if (scope.expected === undefined) return made;
+  // A chain longer than last time (a model test draws its commands anew) is still a long one: not last in line.
+  return 10_000 + Math.max(scope.expected - made, Math.ceil(made / 2), 1);
+}
+
+/** Who is served next in a queue ordered by priorityNow: the highest priority, then the first come (lowest seq). */
+export function nextInLine(waiting: readonly { priority: number; seq: number }[]): number {
+  let next = 0;
+  for (let i = 1; i < waiting.length; i++) {
+    const [w, best] = [waiting[i]!, waiting[next]!];
+    if (w.priority > best.priority || (w.priority === best.priority && w.seq < best.seq)) next = i;
+  }
+  return next;
+}
