@@ -13,9 +13,10 @@
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces, hostname } from 'node:os';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
-import { Recorder } from '../record/scope.ts';
+import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
-import { describeVariables, type Config } from './config.ts';
+import type { Config } from './config.ts';
+import { VARIABLE_NAMES } from './variables.ts';
 
 export interface Preflight {
   /** The set-up cannot work: one line naming the variable to fix. The run ends with exit 2, nothing judged. */
@@ -225,26 +226,15 @@ export async function receiverWarning(config: Config): Promise<string | undefine
   return `warning: the target (${host}) is not on this host, but the webhook receiver's URL is loopback (RECEIVER_HOST=${config.receiver.host}, WEBHOOK_PUBLIC_URL unset): the target cannot deliver webhooks to it; set WEBHOOK_PUBLIC_URL to a URL the target can reach (a tunnel to this host), or RECEIVER_HOST to an address of this host it can reach`;
 }
 
-/** Variables the suite reads besides the configuration's (fast-check's replay, the run's own markers, the shards' run id). */
-const OTHER_SETTINGS = ['FC_PATH', 'FC_REPLAY_PATH', 'RUN_ID', 'PAYMENT_CONFORMANCE_COMMAND', 'CONFORMANCE_PROGRESS', 'CONFORMANCE_FILES', 'CONFORMANCE_SHARD', 'CONFORMANCE_RUN_INFO', 'CONFORMANCE_PREFLIGHT'];
-
 /** Common variables of other tools that are one letter from a setting (PAGER and PAYER). */
 const NOT_OURS = new Set(['PAGER', 'HOME', 'PATH', 'USER', 'SHELL', 'TERM', 'LANG', 'EDITOR', 'VISUAL', 'LOGNAME', 'HOSTNAME', 'TMPDIR', 'PWD', 'OLDPWD', 'TZ']);
-
-let known: string[] | undefined;
-
-/** Every setting's name. */
-export function settingNames(): string[] {
-  known ??= [...new Set([...describeVariables().map((v) => v.name), ...OTHER_SETTINGS])];
-  return known;
-}
 
 /**
  * Names that look like a setting but are none: a typo (at most two edits, one for short names; a transposition is
  * one) anywhere, or, in a settings file, a setting behind a prefix of its own (MY_CLIENT_SECRET). One warning line each.
  */
 export function settingSlips(names: Iterable<string>, fromFile: ReadonlySet<string> = new Set()): string[] {
-  const settings = settingNames();
+  const settings: readonly string[] = VARIABLE_NAMES;
   const known = new Set(settings);
   const lines: string[] = [];
   for (const name of new Set(names)) {

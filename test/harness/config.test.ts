@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, embeddedOnlyEnv, loadConfig, redactedConfigSummary } from '../../harness/setup/config.ts';
 import { secrets } from '../../harness/record/redact.ts';
+import { CONFIG_ROWS, defaultFor, VARIABLES, type Variable } from '../../harness/setup/variables.ts';
 
 const remote = {
   API_BASE_URL: 'https://api.example.test/api/',
@@ -314,5 +315,63 @@ describe('loadConfig: the payer and the sandbox screen (issue 14)', () => {
     const c = load({ SCREEN_FIELD_NAMES: '{"numeroTarjeta":"#cc-number","cvv":"input[autocomplete=cc-csc]"}' });
     expect(c.screenFieldNames).toEqual({ numeroTarjeta: '#cc-number', cvv: 'input[autocomplete=cc-csc]' });
     expect(secrets.fieldKind('#cc-number')).toBeUndefined();
+  });
+});
+
+describe('the table of variables (harness/setup/variables.ts)', () => {
+  const rows = VARIABLES as readonly Variable[];
+  const full = {
+    ...remote,
+    ACCOUNT_USER: 'merchant@example.test',
+    ACCOUNT_PASSWORD: 'acct-pass-123',
+    SECOND_CLIENT_ID: 'nompos',
+    SECOND_CLIENT_SECRET: 'nompos-secret-1',
+    DELETION_ACCOUNT_USER: 'disposable@example.test',
+    DELETION_ACCOUNT_PASSWORD: 'del-pass-123',
+    OTHER_ACCOUNT_USER: 'other@example.test',
+    OTHER_ACCOUNT_PASSWORD: 'other-pass-1',
+    OTHER_CLIENT_ID: 'other-app',
+    OTHER_CLIENT_SECRET: 'other-secret-1',
+    REDIRECT_HASH_KEY: 'hash-key-123',
+    TEST_CARD_NUMBER: '5000111122223333',
+    TEST_CARD_CVV: '4821',
+  };
+
+  it('names each variable once, each with a meaning and an example or a default', () => {
+    expect(new Set(rows.map((v) => v.name)).size).toBe(rows.length);
+    for (const v of rows) {
+      expect(v.meaning, v.name).not.toBe('');
+      expect(v.example ?? v.default, v.name).toBeDefined();
+    }
+  });
+
+  it('refuses a bad value of every validated variable with its meaning and its example (the default where it has none)', () => {
+    const bad: Partial<Record<Variable['type']['kind'], string>> = { url: 'not a url', int: 'x', oneOf: 'not-a-value', pattern: 'has spaces\tand tabs ', list: 'nothing-known' };
+    for (const v of CONFIG_ROWS) {
+      const value = bad[v.type.kind];
+      // FAIL_ON is read with BASELINE (report-settings.ts), the sandbox's variant and fault against their catalogues first.
+      if (value === undefined || ['FAIL_ON', 'SANDBOX_VARIANT', 'SANDBOX_FAULT'].includes(v.name) || (v.type.kind === 'pattern' && v.type.re.test(value.trim()))) continue;
+      const kind = v.target === 'remote' && v.name !== 'AUTH_URL' ? undefined : v.target === 'remote' ? 'remote' : 'embedded';
+      if (!kind) continue;
+      const e = errorOf({ ...(kind === 'remote' ? remote : {}), [v.name]: value });
+      expect(e.variable, v.name).toBe(v.name);
+      expect(e.message).toMatch(new RegExp(`^${v.name} must be .*; example: ${v.name}=`));
+      expect(e.message.endsWith(`${v.name}=${v.example ?? defaultFor(v, kind)}`), e.message).toBe(true);
+    }
+  });
+
+  it('the summary has a line for every variable the configuration holds, no secret in it; every secret with a kind is registered', () => {
+    const c = load(full);
+    const summary = redactedConfigSummary(c);
+    const named = summary.split('\n').map((line) => line.slice(0, line.indexOf('=')));
+    expect(named).toEqual(['target', ...CONFIG_ROWS.filter((v) => !v.aliasOf).map((v) => v.name)]);
+    for (const v of CONFIG_ROWS.filter((row) => row.secret)) {
+      const value = (full as Record<string, string>)[v.name] ?? defaultFor(v, 'remote');
+      expect(summary, v.name).toContain(`${v.name}=[set]`);
+      expect(summary).not.toContain(value);
+      if (typeof v.secret === 'string') expect(secrets.kindOf(value), v.name).toBe(v.secret);
+    }
+    expect(redactedConfigSummary(load({ ...remote, REDIRECT_HASH_KEY: 'none' }))).toContain('REDIRECT_HASH_KEY=none');
+    expect(redactedConfigSummary(load({}))).toContain('CLIENT_SECRET=(embedded sandbox)');
   });
 });
