@@ -5,10 +5,10 @@
  * Pure functions over `Summary`, shared by the reporters, the shard merge and scripts/conformance.ts.
  */
 import type { Comparison, Status, Summary, ReportedTest, TestRef } from './records.ts';
-import { BASELINE_WHAT, readBaselineFile, type FailOn } from '../harness/record/report-settings.ts';
+import { BASELINE_WHAT, readBaselineFile, type FailOn } from '../harness/setup/report-settings.ts';
 
 // The settings live with the rest of the configuration (harness/setup/config.ts validates them at start-up).
-export { baselineFile, readReportSettings, SettingError, BASELINE_WHAT, BASELINE_EXAMPLE, type FailOn } from '../harness/record/report-settings.ts';
+export { baselineFile, readReportSettings, SettingError, BASELINE_WHAT, BASELINE_EXAMPLE, type FailOn } from '../harness/setup/report-settings.ts';
 
 /** Reads a baseline summary; a problem is one line for `BASELINE must be … (<problem>)`. */
 export function readBaseline(value: string): { summary: Summary } | { problem: string } {

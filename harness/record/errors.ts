@@ -1,19 +1,9 @@
 /**
- * The errors every room may raise: a bad setting (ConfigError) and a test not judged (NotJudged, UnreadPage), which
- * the verdict reads. Each message is one line naming the behaviour and what to do; none carries a secret value.
- * The transport's and tokens' errors live in api/errors.ts, the payer's in payer/errors.ts.
+ * A test not judged (NotJudged, UnreadPage): what any room raises when a test cannot be judged, and the verdict reads.
+ * Each message is one line naming the behaviour and what to do; none carries a secret value. A bad setting is
+ * setup/errors.ts's, the transport's and tokens' errors api/errors.ts's, the payer's payer/errors.ts's.
  */
 
-/** A bad or missing environment variable: the message names the variable, its meaning and an example. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  constructor(
-    message: string,
-    readonly variable: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * What a test needs to judge its behaviour could not be had for a reason that is neither the target's fault under

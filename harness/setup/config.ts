@@ -10,9 +10,9 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
-import { ConfigError } from '../record/errors.ts';
+import { ConfigError } from './errors.ts';
 import { secrets } from '../record/redact.ts';
-import { readReportSettings, SettingError } from '../record/report-settings.ts';
+import { readReportSettings, SettingError } from './report-settings.ts';
 import { installHint } from '../payer/chromium.ts';
 import { isInputName } from '../payer/fields.ts';
 import type { ChallengeCode, OptionValues } from '../payer/types.ts';
@@ -21,7 +21,7 @@ import { variantSettings } from '../../sandbox/variants.ts';
 import { faultSettings } from '../../sandbox/faults.ts';
 import { CONFIG_ROWS, Reader, variable, type ConfigVariable, type DIGEST_NAMES, type ValueOf, type Variable, type VARIABLES } from './variables.ts';
 
-export { ConfigError } from '../record/errors.ts';
+export { ConfigError } from './errors.ts';
 export { TEST_TIMEOUT_MS_DEFAULT } from './variables.ts';
 
 export type AccountAuth = 'basic' | 'password-grant';

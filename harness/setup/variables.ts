@@ -8,7 +8,7 @@
  * A row's meaning is a phrase: an int adds its range, a url "an absolute http(s) URL, " in front. A bad value is
  * told `NAME must be <must or meaning> (got "x"); example: NAME=<example, else the default>`.
  */
-import { ConfigError } from '../record/errors.ts';
+import { ConfigError } from './errors.ts';
 import { DEFAULT_CHROMIUM_PATH } from '../payer/chromium.ts';
 
 export type VariableType =
@@ -531,7 +531,7 @@ export const VARIABLES = [
     type: { kind: 'oneOf', values: ['fail', 'observe'] },
     default: 'fail',
   },
-  // Validated with FAIL_ON by harness/record/report-settings.ts, which the reporters and the shard merge share.
+  // Validated with FAIL_ON by harness/setup/report-settings.ts, which the reporters and the shard merge share.
   {
     name: 'BASELINE',
     at: 'reports.baseline',

@@ -21,7 +21,7 @@ const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {
   harness: { may: ['spec/clauses.ts', 'spec/types.ts', 'sandbox/index.ts'], why: 'the judge\'s tools: the spec\'s clauses and types, the sandbox only through its public factory (to start it embedded)' },
   generators: { may: ['harness/', 'spec/types.ts'], why: 'request bodies from the spec\'s types; never the suites or the sandbox' },
   suites: { may: ['harness/index.ts', 'generators/', 'spec/types.ts'], why: 'tests: the harness by its one door (harness/index.ts) and the generators, never the sandbox or the reporters' },
-  reporters: { may: ['harness/record/'], why: 'read what the harness records (task meta, skip kinds, report settings); never the sandbox' },
+  reporters: { may: ['harness/record/', 'harness/setup/report-settings.ts'], why: 'read what the harness records (task meta, the verdict, skip kinds) and the report settings (BASELINE, FAIL_ON); never the sandbox' },
   scripts: { may: ['*'], why: 'entry points: wire any of the others together' },
   bench: { may: ['harness/', 'sandbox/index.ts'], why: 'benchmarks of the harness against the sandbox (a standalone sandbox of their own: bench/remote-sandbox.ts, which the tests use too)' },
   bin: { may: [], why: 'the CLI runs scripts/ as a child process' },
