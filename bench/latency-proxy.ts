@@ -36,14 +36,11 @@ export async function startLatencyProxy(options: { delayMs: number }): Promise<L
       return;
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-    const out = request(
-      { agent, host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
-      (answer) => {
-        const back = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-        res.writeHead(answer.statusCode ?? 502, back);
-        answer.pipe(res);
-      },
-    );
+    const out = request({ agent, host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
+      const back = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+      res.writeHead(answer.statusCode ?? 502, back);
+      answer.pipe(res);
+    });
     out.on('error', () => res.destroy());
     req.pipe(out);
   };

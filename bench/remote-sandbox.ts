@@ -22,7 +22,12 @@ export interface RemoteSandbox {
   close(): Promise<void>;
 }
 
-export async function startRemoteSandbox(options: { mode: 'development' | 'production'; fault?: string; variant?: string; publicOrigin?: string }): Promise<RemoteSandbox> {
+export async function startRemoteSandbox(options: {
+  mode: 'development' | 'production';
+  fault?: string;
+  variant?: string;
+  publicOrigin?: string;
+}): Promise<RemoteSandbox> {
   const sandbox = await createSandbox(options);
   const requests: string[] = [];
   const tokens: string[] = [];

@@ -32,7 +32,11 @@ export function conformanceRun(env: NodeJS.ProcessEnv, keepOutput = false): Prom
 const VERIFY = { REDIRECT_HASH: 'hmac-sha256', WEBHOOK_SIGNATURE: 'hmac-sha256' };
 
 /** One whole run against a fresh sandbox `delayMs` away; `peak` and `requests` are counted at the proxy. */
-export async function proxiedRun(delayMs: number, env: NodeJS.ProcessEnv, keepOutput = false): Promise<ConformanceRun & { peak: number; requests: number }> {
+export async function proxiedRun(
+  delayMs: number,
+  env: NodeJS.ProcessEnv,
+  keepOutput = false,
+): Promise<ConformanceRun & { peak: number; requests: number }> {
   const proxy = await startLatencyProxy({ delayMs });
   const remote = await startRemoteSandbox({ mode: 'development', publicOrigin: proxy.origin });
   proxy.setUpstream(remote.sandbox.listenOrigin);

@@ -34,7 +34,9 @@ const COMMANDS = {
   sandbox: {
     script: 'sandbox/cli.ts',
     summary: 'start the reference sandbox; prints its URLs and seeded credentials',
-    usage: 'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all] [--screen html|js] [--no-control] [--pid-file PATH]',
+    usage:
+      'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] ' +
+      '[--variant ID[,ID…]|all] [--screen html|js] [--no-control] [--pid-file PATH]',
     options: [],
     npm: 'npm run sandbox',
   },
@@ -142,7 +144,8 @@ for (let i = 0; i < rest.length; i++) {
   if (option === 'shard') passed.push(`--shard=${value}`);
   else if (option === 'env-file') {
     const file = resolve(value);
-    if (!existsSync(file)) slip(`--env-file ${value}: no such file (looked for ${file}); give the path of a file of settings, as .env.example`);
+    if (!existsSync(file))
+      slip(`--env-file ${value}: no such file (looked for ${file}); give the path of a file of settings, as .env.example`);
     // As real variables: above ./.env, below the variables the user set in the environment.
     for (const [key, v] of Object.entries(dotenv.parse(readFileSync(file)))) if (env[key] === undefined || env[key] === '') env[key] = v;
   } else env[OPTIONS[option].variable] = value;

@@ -50,7 +50,10 @@ export const NUMERIC_STRING_AMOUNTS = ['10.00', '0.01', '1'] as const;
 /** More than two decimals (valid or not depending on the rule: 0.011 ≥ 0.01, 0.001 > 0 but < 0.01). */
 export const moreThanTwoDecimals: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(0.001, 0.009, 0.011, 10.555, 1.0001),
-  fc.integer({ min: 1, max: 9_999_999 }).filter((n) => n % 10 !== 0).map((n) => n / 1000),
+  fc
+    .integer({ min: 1, max: 9_999_999 })
+    .filter((n) => n % 10 !== 0)
+    .map((n) => n / 1000),
 );
 
 /** Amounts far beyond any everyday purchase; the spec states no maximum. */

@@ -80,7 +80,11 @@ export function paymentLinkFull(webhookUrl: string, redirectUrl: string): Paymen
   };
 }
 
-export function purchase3ds(redirectUrl: string, data: TestData = defaultTestData, overrides: Partial<Purchase3dsRequest> = {}): Purchase3dsRequest {
+export function purchase3ds(
+  redirectUrl: string,
+  data: TestData = defaultTestData,
+  overrides: Partial<Purchase3dsRequest> = {},
+): Purchase3dsRequest {
   return {
     tarjetaCreditoDebido: { numeroTarjeta: data.cardNumber, cvv: data.cvv, ...futureExpiry() },
     monto: 12.34,

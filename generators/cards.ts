@@ -6,7 +6,14 @@
 import fc from 'fast-check';
 
 /** Public test numbers of the card networks (Visa, Mastercard, Amex, Discover); all pass Luhn. */
-export const TEST_CARD_NUMBERS = ['4111111111111111', '4012888888881881', '5555555555554444', '5105105105105100', '378282246310005', '6011111111111117'] as const;
+export const TEST_CARD_NUMBERS = [
+  '4111111111111111',
+  '4012888888881881',
+  '5555555555554444',
+  '5105105105105100',
+  '378282246310005',
+  '6011111111111117',
+] as const;
 
 /** The Luhn check digit rule that every card number satisfies. */
 export function passesLuhn(digits: string): boolean {
@@ -50,5 +57,7 @@ export const invalidCvv: fc.Arbitrary<unknown> = fc.oneof(
 
 /** A valid cvv for this card's network: four digits for American Express (34, 37), three for the others. */
 export function validCvvFor(cardNumber: string): fc.Arbitrary<string> {
-  return /^3[47]/.test(cardNumber) ? fc.oneof(fc.constant('1234'), fc.stringMatching(/^\d{4}$/)) : fc.oneof(fc.constant('111'), fc.stringMatching(/^\d{3}$/));
+  return /^3[47]/.test(cardNumber)
+    ? fc.oneof(fc.constant('1234'), fc.stringMatching(/^\d{4}$/))
+    : fc.oneof(fc.constant('111'), fc.stringMatching(/^\d{3}$/));
 }

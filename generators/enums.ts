@@ -22,7 +22,21 @@ export const invalidCuotas: fc.Arbitrary<unknown> = fc.constantFrom<unknown>('Qu
  * (System.Text.Json's JsonStringEnumConverter accepts integer values and reads "Tres,Seis" as flags). The table's
  * literal values refuse them; the suite observes them, never fails on them.
  */
-export const NEAR_MISS_CUOTAS: readonly unknown[] = ['tres', 'TRES', 'Tres ', ' Seis', 'Nueve\n', 'doce', 'Trés', 3, 6, 12, '3', '12', 'Tres,Seis'];
+export const NEAR_MISS_CUOTAS: readonly unknown[] = [
+  'tres',
+  'TRES',
+  'Tres ',
+  ' Seis',
+  'Nueve\n',
+  'doce',
+  'Trés',
+  3,
+  6,
+  12,
+  '3',
+  '12',
+  'Tres,Seis',
+];
 
 export const FORMA_PAGO_FIELDS = [
   'permitirTarjetaCreditoDebido',

@@ -32,7 +32,15 @@ const label = fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/);
 export const validEmail = fc.tuple(label, label, fc.constantFrom('com', 'net', 'org', 'sv', 'test')).map(([l, d, t]) => `${l}@${d}.${t}`);
 
 /** Not an address: no @, two @, no domain, spaces. */
-export const invalidEmail = fc.constantFrom('ana', 'ana@', '@example.com', 'ana@@example.com', 'ana example@example.com', 'ana@example', '');
+export const invalidEmail = fc.constantFrom(
+  'ana',
+  'ana@',
+  '@example.com',
+  'ana@@example.com',
+  'ana example@example.com',
+  'ana@example',
+  '',
+);
 
 /** Comma-separated addresses (4.1 emailsNotificacion). */
 export const emailList = fc.array(validEmail, { minLength: 1, maxLength: 4 }).map((list) => list.join(','));

@@ -28,10 +28,26 @@ import {
   type TestData,
   uniqueRef,
 } from './bodies.ts';
-import { invalidLinkAmount, nonPositiveAmount, notANumber, NUMERIC_STRING_AMOUNTS, ordinaryAmount, positiveAmount, validLinkAmount } from './amounts.ts';
+import {
+  invalidLinkAmount,
+  nonPositiveAmount,
+  notANumber,
+  NUMERIC_STRING_AMOUNTS,
+  ordinaryAmount,
+  positiveAmount,
+  validLinkAmount,
+} from './amounts.ts';
 import { invalidCvv, spacedCardNumber, validCvvFor } from './cards.ts';
 import { invalidMonth, NUMERIC_STRING_MONTHS, ordinaryMonth, validMonth } from './dates.ts';
-import { allFalseFormaPago, invalidCuotas, NEAR_MISS_CUOTAS, onlyFlag, partialFormaPago, supportedFormaPago, validCuotas } from './enums.ts';
+import {
+  allFalseFormaPago,
+  invalidCuotas,
+  NEAR_MISS_CUOTAS,
+  onlyFlag,
+  partialFormaPago,
+  supportedFormaPago,
+  validCuotas,
+} from './enums.ts';
 import { invalidCountry, invalidRegion } from './formats.ts';
 import { longText, sampleText, textLongerThan, textWithin } from './strings.ts';
 
@@ -119,7 +135,11 @@ export interface RuleEntry {
 
 // --- body editing --------------------------------------------------------------------------------------------
 
-const pointerKeys = (pointer: string) => pointer.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+const pointerKeys = (pointer: string) =>
+  pointer
+    .split('/')
+    .slice(1)
+    .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
 
 /** A copy of `body` with `value` at `pointer` (objects created on the way); `undefined` removes the field. */
 export function setAt(body: Body, pointer: string, value: unknown): Body {
@@ -139,7 +159,8 @@ export function setAt(body: Body, pointer: string, value: unknown): Body {
 /** The value at a JSON pointer, or undefined. */
 export function getAt(body: unknown, pointer: string): unknown {
   let node = body;
-  for (const key of pointerKeys(pointer)) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of pointerKeys(pointer))
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
   return node;
 }
 
@@ -176,7 +197,11 @@ const linkConfiguracion: fc.Arbitrary<Body> = fc
 
 function linkBody(): fc.Arbitrary<Body> {
   const optional = fc.record(
-    { formaPago: supportedFormaPago, cantidadMaximaCuotas: validCuotas, infoProducto: fc.record({ descripcionProducto: textWithin(1, 200) }) },
+    {
+      formaPago: supportedFormaPago,
+      cantidadMaximaCuotas: validCuotas,
+      infoProducto: fc.record({ descripcionProducto: textWithin(1, 200) }),
+    },
     { requiredKeys: [] },
   );
   return fc
@@ -209,14 +234,20 @@ function mposBody(ctx: BodyContext): fc.Arbitrary<Body> {
 }
 
 /** A valid body of each operation that takes one. PagoQr needs a link's short URL (`urlEnlacePago`). */
-export function validBody(operationId: OperationId, ctx: BodyContext = defaultContext, urlEnlacePago = 'https://pay.example/l/abc123'): fc.Arbitrary<Body> {
+export function validBody(
+  operationId: OperationId,
+  ctx: BodyContext = defaultContext,
+  urlEnlacePago = 'https://pay.example/l/abc123',
+): fc.Arbitrary<Body> {
   switch (operationId) {
     case 'createPaymentLink':
       return linkBody();
     case 'purchase3ds':
       return threeDsBody(ctx);
     case 'purchaseWallet':
-      return fc.tuple(ordinaryAmount, textWithin(1, 80)).map(([monto, descripcion]) => ({ ...purchaseWallet(ctx.testData, { monto, descripcion, idExterno: 'conf-prop-wallet' }) }));
+      return fc
+        .tuple(ordinaryAmount, textWithin(1, 80))
+        .map(([monto, descripcion]) => ({ ...purchaseWallet(ctx.testData, { monto, descripcion, idExterno: 'conf-prop-wallet' }) }));
     case 'purchasePagoQr':
       return fc.constant({ ...purchasePagoQr(urlEnlacePago) });
     case 'purchaseQuickPay':
@@ -281,7 +312,11 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       inBody: true,
       echo: { in: 'record', fields: ['/monto'] },
       canonical: {
-        violating: [ex('monto 0', fixedLink, '/monto', 0), ex('monto 0.009', fixedLink, '/monto', 0.009), ex('monto "diez" (no number)', fixedLink, '/monto', 'diez')],
+        violating: [
+          ex('monto 0', fixedLink, '/monto', 0),
+          ex('monto 0.009', fixedLink, '/monto', 0.009),
+          ex('monto "diez" (no number)', fixedLink, '/monto', 'diez'),
+        ],
         boundary: [ex('monto 0.01', fixedLink, '/monto', 0.01)],
         nearMiss: numericStrings(fixedLink),
       },
@@ -313,7 +348,10 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       echo: { in: 'record', fields: ['/nombreProducto'] },
       canonical: {
         violating: [ex('nombreProducto of 501 characters', fixedLink, '/nombreProducto', sampleText(501))],
-        boundary: [ex('nombreProducto of 500 characters', fixedLink, '/nombreProducto', sampleText(500)), ex('nombreProducto of 1 character', fixedLink, '/nombreProducto', 'ñ')],
+        boundary: [
+          ex('nombreProducto of 500 characters', fixedLink, '/nombreProducto', sampleText(500)),
+          ex('nombreProducto of 1 character', fixedLink, '/nombreProducto', 'ñ'),
+        ],
       },
       violating: withValue(link, '/nombreProducto', textLongerThan(500)),
       boundary: withValue(link, '/nombreProducto', textWithin(1, 500)),
@@ -328,7 +366,9 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       echo: { in: 'record', fields: ['/formaPago'] },
       canonical: {
         violating: [ex('formaPago with all five flags false', fixedLink, '/formaPago', allFalseFormaPago)],
-        boundary: [ex('formaPago with only permitirTarjetaCreditoDebido true', fixedLink, '/formaPago', onlyFlag('permitirTarjetaCreditoDebido'))],
+        boundary: [
+          ex('formaPago with only permitirTarjetaCreditoDebido true', fixedLink, '/formaPago', onlyFlag('permitirTarjetaCreditoDebido')),
+        ],
       },
       violating: withValue(link, '/formaPago', fc.constant(allFalseFormaPago)),
       boundary: withValue(link, '/formaPago', supportedFormaPago),
@@ -342,7 +382,9 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       inBody: true,
       echo: { in: 'record', fields: ['/formaPago'] },
       canonical: {
-        violating: [ex('formaPago with only permitirTarjetaCreditoDebido', fixedLink, '/formaPago', { permitirTarjetaCreditoDebido: true })],
+        violating: [
+          ex('formaPago with only permitirTarjetaCreditoDebido', fixedLink, '/formaPago', { permitirTarjetaCreditoDebido: true }),
+        ],
         boundary: [ex('formaPago with all five fields', fixedLink, '/formaPago', onlyFlag('permitirTarjetaCreditoDebido'))],
       },
       violating: withValue(link, '/formaPago', partialFormaPago),
@@ -356,7 +398,10 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       field: '/cantidadMaximaCuotas',
       inBody: true,
       canonical: {
-        violating: [ex('cantidadMaximaCuotas "Quince"', fixedLink, '/cantidadMaximaCuotas', 'Quince'), ex('cantidadMaximaCuotas true', fixedLink, '/cantidadMaximaCuotas', true)],
+        violating: [
+          ex('cantidadMaximaCuotas "Quince"', fixedLink, '/cantidadMaximaCuotas', 'Quince'),
+          ex('cantidadMaximaCuotas true', fixedLink, '/cantidadMaximaCuotas', true),
+        ],
         boundary: ['Tres', 'Seis', 'Nueve', 'Doce'].map((c) => ex(`cantidadMaximaCuotas "${c}"`, fixedLink, '/cantidadMaximaCuotas', c)),
         nearMiss: NEAR_MISS_CUOTAS.map((c) => ex(`cantidadMaximaCuotas ${JSON.stringify(c)}`, fixedLink, '/cantidadMaximaCuotas', c)),
       },
@@ -372,8 +417,12 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       inBody: true,
       echo: { in: 'record', fields: ['/configuracion/notificarTransaccionCliente'] },
       canonical: {
-        violating: [ex('configuracion without notificarTransaccionCliente', fixedLink, '/configuracion/notificarTransaccionCliente', undefined)],
-        boundary: [ex('configuracion with notificarTransaccionCliente true', fixedLink, '/configuracion/notificarTransaccionCliente', true)],
+        violating: [
+          ex('configuracion without notificarTransaccionCliente', fixedLink, '/configuracion/notificarTransaccionCliente', undefined),
+        ],
+        boundary: [
+          ex('configuracion with notificarTransaccionCliente true', fixedLink, '/configuracion/notificarTransaccionCliente', true),
+        ],
       },
       violating: withValue(link, '/configuracion/notificarTransaccionCliente', fc.constant(undefined)),
       boundary: withValue(link, '/configuracion/notificarTransaccionCliente', fc.boolean()),
@@ -388,18 +437,35 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       echo: { in: 'record', fields: ['/configuracion/urlWebhook', '/configuracion/emailsNotificacion'] },
       canonical: {
         violating: [
-          ex('configuracion with neither urlWebhook nor emailsNotificacion', fixedLink, '/configuracion', { notificarTransaccionCliente: false }),
-          ex('configuracion with urlWebhook and emailsNotificacion null', fixedLink, '/configuracion', { notificarTransaccionCliente: false, urlWebhook: null, emailsNotificacion: null }),
+          ex('configuracion with neither urlWebhook nor emailsNotificacion', fixedLink, '/configuracion', {
+            notificarTransaccionCliente: false,
+          }),
+          ex('configuracion with urlWebhook and emailsNotificacion null', fixedLink, '/configuracion', {
+            notificarTransaccionCliente: false,
+            urlWebhook: null,
+            emailsNotificacion: null,
+          }),
         ],
         boundary: [
-          ex('configuracion with only urlWebhook (emailsNotificacion null)', fixedLink, '/configuracion', { notificarTransaccionCliente: false, urlWebhook: WEBHOOK_URL, emailsNotificacion: null }),
-          ex('configuracion with only emailsNotificacion', fixedLink, '/configuracion', { notificarTransaccionCliente: false, emailsNotificacion: EMAILS }),
+          ex('configuracion with only urlWebhook (emailsNotificacion null)', fixedLink, '/configuracion', {
+            notificarTransaccionCliente: false,
+            urlWebhook: WEBHOOK_URL,
+            emailsNotificacion: null,
+          }),
+          ex('configuracion with only emailsNotificacion', fixedLink, '/configuracion', {
+            notificarTransaccionCliente: false,
+            emailsNotificacion: EMAILS,
+          }),
         ],
         // the table marks configuracion optional, yet both notification fields live in it: a target may use the business's
         nearMiss: [ex('a link request without configuracion', fixedLink, '/configuracion', undefined)],
       },
       violating: withValue(link, '/configuracion', noNotificationTarget),
-      boundary: withValue(link, '/configuracion', linkConfiguracion.filter((c) => c.urlWebhook == null || c.emailsNotificacion == null)),
+      boundary: withValue(
+        link,
+        '/configuracion',
+        linkConfiguracion.filter((c) => c.urlWebhook == null || c.emailsNotificacion == null),
+      ),
     },
     {
       operationId: 'createPaymentLink',
@@ -409,7 +475,10 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       field: '/infoProducto/descripcionProducto',
       inBody: true,
       echo: { in: 'record', fields: ['/infoProducto/descripcionProducto'] },
-      canonical: { violating: [], boundary: [ex('descripcionProducto of 20 000 characters', fixedLink, '/infoProducto/descripcionProducto', sampleText(20_000))] },
+      canonical: {
+        violating: [],
+        boundary: [ex('descripcionProducto of 20 000 characters', fixedLink, '/infoProducto/descripcionProducto', sampleText(20_000))],
+      },
       boundary: withValue(link, '/infoProducto/descripcionProducto', longText),
     },
     {
@@ -425,13 +494,28 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
           ex('mesVencimiento true (not an int)', fixed3ds, '/tarjetaCreditoDebido/mesVencimiento', true),
         ],
         // the spec's test-mode value 111 (7): a string of digits, so a valid cvv, which 3DS must take
-        boundary: [ex('a cvv of three digits (four for American Express)', fixed3ds, '/tarjetaCreditoDebido/cvv', /^3[47]/.test(card) ? '1111' : '111')],
-        nearMiss: NUMERIC_STRING_MONTHS.map((m) => ex(`mesVencimiento "${m}" (a string)`, fixed3ds, '/tarjetaCreditoDebido/mesVencimiento', m)),
+        boundary: [
+          ex(
+            'a cvv of three digits (four for American Express)',
+            fixed3ds,
+            '/tarjetaCreditoDebido/cvv',
+            /^3[47]/.test(card) ? '1111' : '111',
+          ),
+        ],
+        nearMiss: NUMERIC_STRING_MONTHS.map((m) =>
+          ex(`mesVencimiento "${m}" (a string)`, fixed3ds, '/tarjetaCreditoDebido/mesVencimiento', m),
+        ),
       },
       violating: fc.oneof(
-        fc.tuple(threeDs, fc.constantFrom('numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento')).map(([b, f]) => setAt(b, `/tarjetaCreditoDebido/${f}`, undefined)),
+        fc
+          .tuple(threeDs, fc.constantFrom('numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento'))
+          .map(([b, f]) => setAt(b, `/tarjetaCreditoDebido/${f}`, undefined)),
         withValue(threeDs, '/tarjetaCreditoDebido/mesVencimiento', fc.constantFrom<unknown>('', 1.5, true)),
-        withValue(threeDs, '/tarjetaCreditoDebido/cvv', invalidCvv.filter((c) => typeof c !== 'string')),
+        withValue(
+          threeDs,
+          '/tarjetaCreditoDebido/cvv',
+          invalidCvv.filter((c) => typeof c !== 'string'),
+        ),
       ),
       boundary: withValue(threeDs, '/tarjetaCreditoDebido/cvv', validCvvFor(card)),
     },
@@ -452,7 +536,11 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       },
       violating: fc.oneof(
         withValue(threeDs, '/tarjetaCreditoDebido/numeroTarjeta', spacedCardNumber(card)),
-        withValue(threeDs, '/tarjetaCreditoDebido/cvv', invalidCvv.filter((c) => typeof c === 'string')),
+        withValue(
+          threeDs,
+          '/tarjetaCreditoDebido/cvv',
+          invalidCvv.filter((c) => typeof c === 'string'),
+        ),
       ),
       boundary: threeDs,
     },
@@ -465,7 +553,10 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       field: '/idPais',
       inBody: true,
       canonical: {
-        violating: [ex('idPais "SLV" (alpha-3)', fixed3ds, '/idPais', 'SLV'), ex('idPais "El Salvador"', fixed3ds, '/idPais', 'El Salvador')],
+        violating: [
+          ex('idPais "SLV" (alpha-3)', fixed3ds, '/idPais', 'SLV'),
+          ex('idPais "El Salvador"', fixed3ds, '/idPais', 'El Salvador'),
+        ],
         boundary: [{ label: 'idPais "SV" with idRegion "SV-SS"', body: fixed3ds }],
         // ISO writes the codes in capitals; some systems compare them case-blind
         nearMiss: [ex('idPais "sv" (an alpha-2 code in lower case)', fixed3ds, '/idPais', 'sv')],
@@ -481,7 +572,10 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
       field: '/idRegion',
       inBody: true,
       canonical: {
-        violating: [ex('idRegion "San Salvador"', fixed3ds, '/idRegion', 'San Salvador'), ex('idRegion "SS" (no country prefix)', fixed3ds, '/idRegion', 'SS')],
+        violating: [
+          ex('idRegion "San Salvador"', fixed3ds, '/idRegion', 'San Salvador'),
+          ex('idRegion "SS" (no country prefix)', fixed3ds, '/idRegion', 'SS'),
+        ],
         boundary: [{ label: 'idRegion "SV-SS" with idPais "SV"', body: fixed3ds }],
       },
       violating: withValue(threeDs, '/idRegion', invalidRegion),
@@ -569,7 +663,12 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
 
 function entryOf(operationId: string, ruleId: string, ctx: BodyContext): RuleEntry {
   const entry = catalogue(ctx).find((e) => e.operationId === operationId && e.rule === ruleId);
-  if (!entry) throw new Error(`no rule ${ruleId} for ${operationId}; the catalogue has ${catalogue(ctx).map((e) => `${e.operationId} ${e.rule}`).join(', ')}`);
+  if (!entry)
+    throw new Error(
+      `no rule ${ruleId} for ${operationId}; the catalogue has ${catalogue(ctx)
+        .map((e) => `${e.operationId} ${e.rule}`)
+        .join(', ')}`,
+    );
   return entry;
 }
 
@@ -589,7 +688,11 @@ export function boundaryValid(operationId: RuleOperation, ruleId: RuleId, ctx: B
  * Why `body` is not a body that breaks exactly `entry.rule`, or undefined when it is: the contract must report
  * violations, all of them of that clause (for a rule the body cannot show, none, and the field must be absent).
  */
-export function violatesOnly(contract: Contract, entry: Pick<RuleEntry, 'operationId' | 'rule' | 'inBody' | 'field'>, body: unknown): string | undefined {
+export function violatesOnly(
+  contract: Contract,
+  entry: Pick<RuleEntry, 'operationId' | 'rule' | 'inBody' | 'field'>,
+  body: unknown,
+): string | undefined {
   const violations = contract.validateRequest(entry.operationId, body);
   if (!entry.inBody) {
     if (violations.length > 0) return `the body breaks other rules: ${describeViolations(violations)}`;
@@ -606,7 +709,13 @@ export function violatesOnly(contract: Contract, entry: Pick<RuleEntry, 'operati
  * for MPOS…"): a value these clauses judge is judged whatever its JSON type.
  */
 export const SECTION_7_RULES: ReadonlySet<string> = new Set([
-  '4.1-formapago-one-true', '4.1-notification-target', '4.1-monto-min', '4.6-monto-positive', '4.7-monto-positive', '4.7-mes-range', '4.7-idaplicativo-conditional',
+  '4.1-formapago-one-true',
+  '4.1-notification-target',
+  '4.1-monto-min',
+  '4.6-monto-positive',
+  '4.7-monto-positive',
+  '4.7-mes-range',
+  '4.7-idaplicativo-conditional',
 ]);
 
 /**
@@ -626,7 +735,12 @@ export function onlyCoercibleTypes(contract: Contract, operationId: OperationId,
     const value = getAt(coerced, v.path);
     const wanted = /^must be (\w+)/.exec(v.message)?.[1];
     const numeric = typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
-    const as = typeof value === 'number' && wanted === 'string' ? String(value) : numeric !== undefined && (wanted === 'number' || (wanted === 'integer' && Number.isInteger(numeric))) ? numeric : undefined;
+    const as =
+      typeof value === 'number' && wanted === 'string'
+        ? String(value)
+        : numeric !== undefined && (wanted === 'number' || (wanted === 'integer' && Number.isInteger(numeric)))
+          ? numeric
+          : undefined;
     if (as !== undefined) {
       coerced = setAt(coerced, v.path, as);
       shown.push(`${v.path}: a ${typeof value === 'number' ? 'JSON number' : 'numeric string'} where the spec types a ${typeof as}`);
@@ -636,7 +750,9 @@ export function onlyCoercibleTypes(contract: Contract, operationId: OperationId,
     asSent.add(v.path);
     shown.push(`${v.path}: ${JSON.stringify(value)} (${v.message}), a type no rule of section 7 covers`);
   }
-  const left = contract.validateRequest(operationId, coerced).filter((v) => v.severity === 'fail' && !(v.keyword === 'type' && asSent.has(v.path)));
+  const left = contract
+    .validateRequest(operationId, coerced)
+    .filter((v) => v.severity === 'fail' && !(v.keyword === 'type' && asSent.has(v.path)));
   return left.length > 0 ? undefined : shown.join(', ');
 }
 
@@ -656,17 +772,35 @@ function describeViolations(violations: Violation[]): string {
  * 4.1 configuracion is "no" (optional) in the table; without it the notification-target rule cannot hold, which
  * the link suites observe. 4.7 idAplicativo is conditional (the catalogue's 4.7-idaplicativo-conditional).
  */
-export const REQUIRED_FIELDS: Record<Exclude<OperationId, 'activatePaymentLink' | 'getTransaction' | 'deleteAccount' | 'issueToken'>, { field: string; clause: string }[]> = {
+export const REQUIRED_FIELDS: Record<
+  Exclude<OperationId, 'activatePaymentLink' | 'getTransaction' | 'deleteAccount' | 'issueToken'>,
+  { field: string; clause: string }[]
+> = {
   createPaymentLink: [
     ...['identificadorEnlaceComercio', 'monto', 'nombreProducto'].map((f) => ({ field: `/${f}`, clause: '4.1-request-fields' })),
     { field: '/configuracion/notificarTransaccionCliente', clause: '4.1-notificar-required' },
   ],
   purchase3ds: [
-    ...['tarjetaCreditoDebido', 'monto', 'nombre', 'apellido', 'email', 'ciudad', 'direccion', 'idPais', 'idRegion', 'codigoPostal', 'telefono'].map((f) => ({
+    ...[
+      'tarjetaCreditoDebido',
+      'monto',
+      'nombre',
+      'apellido',
+      'email',
+      'ciudad',
+      'direccion',
+      'idPais',
+      'idRegion',
+      'codigoPostal',
+      'telefono',
+    ].map((f) => ({
       field: `/${f}`,
       clause: '4.3-request-fields',
     })),
-    ...['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento'].map((f) => ({ field: `/tarjetaCreditoDebido/${f}`, clause: '4.3-card-fields' })),
+    ...['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento'].map((f) => ({
+      field: `/tarjetaCreditoDebido/${f}`,
+      clause: '4.3-card-fields',
+    })),
   ],
   purchaseWallet: ['monto', 'dui', 'descripcion'].map((f) => ({ field: `/${f}`, clause: '4.4-request-fields' })),
   purchasePagoQr: [{ field: '/urlEnlacePago', clause: '4.5-request-fields' }],

@@ -30,7 +30,11 @@ const ASTRAL = range(0x1f600, 0x1f64f);
 const BMP = [...ASCII, ...ASCII, ...MULTI_BYTE]; // ASCII twice as likely
 const ANY = [...BMP, ...ASTRAL];
 
-const from = (pool: string[]) => fc.integer({ min: 0, max: pool.length - 1 }).map((i) => pool[i]!, (c) => pool.indexOf(c as string));
+const from = (pool: string[]) =>
+  fc.integer({ min: 0, max: pool.length - 1 }).map(
+    (i) => pool[i]!,
+    (c) => pool.indexOf(c as string),
+  );
 
 export const asciiChar = from(ASCII);
 export const multiByteChar = from(MULTI_BYTE);
@@ -74,6 +78,4 @@ export function textLongerThan(max: number, upTo = max + 40): fc.Arbitrary<strin
  * A long text (1 000 to 20 000 characters) for fields the spec leaves unbounded (2.4 descripcionProducto): a
  * generated chunk repeated, so that making it stays cheap.
  */
-export const longText = fc
-  .tuple(textOfLength(50), fc.integer({ min: 20, max: 400 }))
-  .map(([chunk, times]) => chunk.repeat(times));
+export const longText = fc.tuple(textOfLength(50), fc.integer({ min: 20, max: 400 })).map(([chunk, times]) => chunk.repeat(times));

@@ -48,8 +48,22 @@ export { describeRedirectScheme, describeWebhookSignature, signatureHeaders } fr
 export type { CheckEvidence } from './record/meta.ts';
 
 // Reading what the target wrote, tolerantly.
-export { asBool, asEnum, asInt, asNumber, asString, field, FORMA_PAGO, keyOf, readBool, readInt, readResponse, readString, RESULTADO } from './judge/read.ts';
-export { type ReceivedWebhook } from './api/receiver.ts';
+export {
+  asBool,
+  asEnum,
+  asInt,
+  asNumber,
+  asString,
+  field,
+  FORMA_PAGO,
+  keyOf,
+  readBool,
+  readInt,
+  readResponse,
+  readString,
+  RESULTADO,
+} from './judge/read.ts';
+export type { ReceivedWebhook } from './api/receiver.ts';
 export { forTransaction, webhookBodyField, webhookField, webhookPairs } from './judge/webhook.ts';
 
 // Waiting for the target's time, and work other tests share.

@@ -6,16 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import type {
-  Reporter,
-  SerializedError,
-  TestCase,
-  TestModule,
-  TestRunEndReason,
-  TestSpecification,
-  TestSuite,
-  Vitest,
-} from 'vitest/node';
+import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, TestSpecification, TestSuite, Vitest } from 'vitest/node';
 import '../harness/record/meta.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
 import { withBaseline } from './compare.ts';
@@ -111,7 +102,8 @@ export abstract class ConformanceReporter implements Reporter {
     if (this.finished || !vitest || (this.files.size === 0 && conformance.length === 0)) return;
     this.finished = true;
     const key = JSON.stringify([this.options, this.project, reason, signal ?? null, [...this.files.keys()]]);
-    if (lastSummary?.modules !== modules || lastSummary.key !== key) lastSummary = { modules, key, summary: this.summarize(vitest, conformance, unhandledErrors, reason, signal) };
+    if (lastSummary?.modules !== modules || lastSummary.key !== key)
+      lastSummary = { modules, key, summary: this.summarize(vitest, conformance, unhandledErrors, reason, signal) };
     this.write(lastSummary.summary, reportDir(this.options.reportDir), (line) => vitest.logger.log(line));
   }
 
@@ -178,7 +170,8 @@ function readRunInfo(raw: string | undefined): { info: Listed; note?: string } {
   } catch {
     parsed = undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return { info: {}, note: 'CONFORMANCE_RUN_INFO is not a JSON object: the run metadata is missing' };
+  if (typeof parsed !== 'object' || parsed === null)
+    return { info: {}, note: 'CONFORMANCE_RUN_INFO is not a JSON object: the run metadata is missing' };
   const value = parsed as Record<string, unknown>;
   const text = (key: string) => (typeof value[key] === 'string' && value[key] !== '' ? (value[key] as string) : undefined);
   const info: Listed = {};
@@ -224,7 +217,15 @@ function collect(
   for (const r of records) {
     if (r.file === '' || r.name.startsWith('(') || r.name.endsWith('(hook)')) continue;
     const first = seen.get(r.name);
-    if (first !== undefined) records.push(errorRecord('', 'two tests with one name', `"${r.name}" is declared in ${first} and again in ${r.file}: a test's name is its identity in baselines and EXPECTED_FAILURES_FILE; rename one`));
+    if (first !== undefined)
+      records.push(
+        errorRecord(
+          '',
+          'two tests with one name',
+          `"${r.name}" is declared in ${first} and again in ${r.file}: a test's name is its identity in baselines and ` +
+            `EXPECTED_FAILURES_FILE; rename one`,
+        ),
+      );
     else seen.set(r.name, r.file);
   }
   return records;
@@ -258,7 +259,10 @@ function moduleRecords(m: TestModule, ctx: Context): ReportedTest[] {
   return [...records, ...tests];
 }
 
-/** The failure a record shows: the first failed check; when several independent ones failed (soft checks), citing every clause each cites, so each FAILs. */
+/**
+ * The failure a record shows: the first failed check; when several independent ones failed (soft checks), citing
+ * every clause each cites, so each FAILs.
+ */
 export function failureOf(first: CheckEvidence, all: readonly CheckEvidence[] | undefined): CheckEvidence {
   return all && all.length > 1 ? { ...first, clauses: [...new Set(all.flatMap((f) => f.clauses))] } : first;
 }
@@ -302,7 +306,16 @@ function testRecord(test: TestCase, ctx: Context): ReportedTest {
   if (stop) return notRun(stop);
   // The verdict the worker decided (harness/record/verdict.ts); a test declared without clauseTest gets the same
   // classification from what vitest reports.
-  const verdict = meta.verdict ?? classify({ state: result.state === 'failed' ? 'fail' : 'pass', judged: false, ...(error?.name ? { errorName: error.name } : {}), failures: meta.failure ? [meta.failure] : [], observed: record.observations.length > 0, ...(meta.expected ? { expected: meta.expected } : {}) });
+  const verdict =
+    meta.verdict ??
+    classify({
+      state: result.state === 'failed' ? 'fail' : 'pass',
+      judged: false,
+      ...(error?.name ? { errorName: error.name } : {}),
+      failures: meta.failure ? [meta.failure] : [],
+      observed: record.observations.length > 0,
+      ...(meta.expected ? { expected: meta.expected } : {}),
+    });
   return { ...record, status: verdict.status, ...(verdict.status === 'expectedFailurePassed' ? {} : withError) };
 }
 
@@ -326,7 +339,16 @@ function brokenAncestor(test: TestCase): string | undefined {
 
 function fileNotRun(file: string, ctx: Context): ReportedTest {
   ctx.stops.add(ctx.notRunReason);
-  return { file, name: '(file not run)', status: 'notRun', durationMs: 0, clauses: [], endpoint: '', reason: ctx.notRunReason, observations: [] };
+  return {
+    file,
+    name: '(file not run)',
+    status: 'notRun',
+    durationMs: 0,
+    clauses: [],
+    endpoint: '',
+    reason: ctx.notRunReason,
+    observations: [],
+  };
 }
 
 function errorRecord(file: string, name: string, error: string): ReportedTest {

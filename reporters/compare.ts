@@ -8,14 +8,20 @@ import type { Comparison, Status, Summary, ReportedTest, TestRef } from './recor
 import { BASELINE_WHAT, readBaselineFile, type FailOn } from '../harness/setup/report-settings.ts';
 
 // The settings live with the rest of the configuration (harness/setup/config.ts validates them at start-up).
-export { baselineFile, readReportSettings, SettingError, BASELINE_WHAT, BASELINE_EXAMPLE, type FailOn } from '../harness/setup/report-settings.ts';
+export {
+  baselineFile,
+  readReportSettings,
+  SettingError,
+  BASELINE_WHAT,
+  BASELINE_EXAMPLE,
+  type FailOn,
+} from '../harness/setup/report-settings.ts';
 
 /** Reads a baseline summary; a problem is one line for `BASELINE must be … (<problem>)`. */
 export function readBaseline(value: string): { summary: Summary } | { problem: string } {
   const read = readBaselineFile(value);
   return 'problem' in read ? read : { summary: read.summary as Summary };
 }
-
 
 const FAILING: Status[] = ['fail', 'error', 'expectedFailure'];
 const PASSING: Status[] = ['pass', 'warn', 'expectedFailurePassed'];

@@ -3,7 +3,8 @@
  * the properties `clause`, `endpoint` (and `seed`, `replay`, `expected` where present); a failure (FAIL: the target's)
  * carries the check's expected vs actual, the redacted exchange and the curl line; an ERROR (the suite's own failure:
  * not judged) is an `<error>`, never a `<failure>`; a skip carries its reason; observations (WARN) and the transcript
- * of a failed or errored test (every step it made, the failing one marked) go to system-out. An expected failure is reported as skipped, as pytest reports xfail. Valid against
+ * of a failed or errored test (every step it made, the failing one marked) go to system-out. An expected failure is
+ * reported as skipped, as pytest reports xfail. Valid against
  * reporters/schema/junit-10.xsd (see reporters/schema/README.md).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,11 @@ export function renderJUnit(summary: Summary): string {
   for (const t of summary.tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
   for (const [file, tests] of byFile) {
     const seconds = tests.reduce((sum, t) => sum + t.durationMs, 0) / 1000;
-    const suite = report.testSuite().name(file || '(run)').timestamp(summary.run.startedAt).time(seconds);
+    const suite = report
+      .testSuite()
+      .name(file || '(run)')
+      .timestamp(summary.run.startedAt)
+      .time(seconds);
     for (const t of tests) addTestCase(suite.testCase(), t);
   }
   return report.build();

@@ -20,7 +20,11 @@ export class MergeError extends Error {
  * `baseline` (BASELINE, already validated) compares the merged run with an earlier one, as a single run would.
  * The reports must be every shard of one run (`partial`: some of them), else a MergeError names what is wrong.
  */
-export function mergeReports(dirs: string[], outDir: string, options: { baseline?: string; failOn?: FailOn; partial?: boolean } = {}): Summary {
+export function mergeReports(
+  dirs: string[],
+  outDir: string,
+  options: { baseline?: string; failOn?: FailOn; partial?: boolean } = {},
+): Summary {
   if (dirs.length === 0) throw new MergeError('no shard report directory given');
   const unique = new Set(dirs.map((d) => resolve(d)));
   if (unique.size !== dirs.length) throw new MergeError('a shard report directory is given twice: each shard must be merged once');
@@ -28,7 +32,8 @@ export function mergeReports(dirs: string[], outDir: string, options: { baseline
   const partialNote = checkShardSet(dirs, shards, options.partial ?? false);
 
   const catalogue = new Map<string, Clause>();
-  for (const s of shards) for (const c of s.clauses) if (!catalogue.has(c.id)) catalogue.set(c.id, { id: c.id, section: c.section, kind: c.kind, text: c.text });
+  for (const s of shards)
+    for (const c of s.clauses) if (!catalogue.has(c.id)) catalogue.set(c.id, { id: c.id, section: c.section, kind: c.kind, text: c.text });
   const run = mergeRunInfo(shards.map((s) => s.run));
   if (partialNote) run.notes = [...run.notes, partialNote];
   const merged = summarize(run, combineContractTests(shards.flatMap((s) => s.tests)), [...catalogue.values()]);
@@ -65,7 +70,16 @@ export function combineContractTests(tests: ReportedTest[]): ReportedTest[] {
   return out.map((t) => (t.file === CONTRACT_FILE && byName.get(t.name)!.length > 1 ? combined(byName.get(t.name)!) : t));
 }
 
-const RANK: Record<string, number> = { error: 0, fail: 1, expectedFailure: 2, expectedFailurePassed: 3, warn: 4, pass: 5, skip: 6, notRun: 7 };
+const RANK: Record<string, number> = {
+  error: 0,
+  fail: 1,
+  expectedFailure: 2,
+  expectedFailurePassed: 3,
+  warn: 4,
+  pass: 5,
+  skip: 6,
+  notRun: 7,
+};
 
 function combined(records: ReportedTest[]): ReportedTest {
   const worst = [...records].sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9))[0]!;
@@ -74,9 +88,25 @@ function combined(records: ReportedTest[]): ReportedTest {
     ? {
         ...failing[0].failure,
         clauses: [...new Set(failing.flatMap((r) => r.failure!.clauses))],
-        actual: failing.map((r, i) => (failing.length > 1 ? `shard ${i + 1} of ${failing.length} failing: ${r.failure!.actual}` : r.failure!.actual)).join('\n'),
-        ...(failing.some((r) => r.failure!.exchange) ? { exchange: failing.map((r) => r.failure!.exchange).filter(Boolean).join('\n') } : {}),
-        ...(failing.some((r) => r.failure!.curl) ? { curl: failing.map((r) => r.failure!.curl).filter(Boolean).join('\n') } : {}),
+        actual: failing
+          .map((r, i) => (failing.length > 1 ? `shard ${i + 1} of ${failing.length} failing: ${r.failure!.actual}` : r.failure!.actual))
+          .join('\n'),
+        ...(failing.some((r) => r.failure!.exchange)
+          ? {
+              exchange: failing
+                .map((r) => r.failure!.exchange)
+                .filter(Boolean)
+                .join('\n'),
+            }
+          : {}),
+        ...(failing.some((r) => r.failure!.curl)
+          ? {
+              curl: failing
+                .map((r) => r.failure!.curl)
+                .filter(Boolean)
+                .join('\n'),
+            }
+          : {}),
       }
     : undefined;
   const { failure: _f, ...base } = worst;
@@ -115,12 +145,14 @@ export function checkShardSet(dirs: string[], shards: Summary[], partial: boolea
   shards.forEach((s, k) => {
     const dir = dirs[k]!;
     const labels = s.run.shards ?? [];
-    if (labels.length === 0) throw new MergeError(`${dir} is the report of an unsharded run: merge the reports of the shards of one run (--shard i/n)`);
+    if (labels.length === 0)
+      throw new MergeError(`${dir} is the report of an unsharded run: merge the reports of the shards of one run (--shard i/n)`);
     for (const label of labels) {
       const m = /^(\d+)\/(\d+)$/.exec(label);
       if (!m) throw new MergeError(`${dir} names its shard "${label}", not i/n: is it a shard's report?`);
       const [index, n] = [Number(m[1]), Number(m[2])];
-      if (count && count.n !== n) throw new MergeError(`${dir} is shard ${label} but ${count.dir} is one of ${count.n} shards: merge the shards of one run`);
+      if (count && count.n !== n)
+        throw new MergeError(`${dir} is shard ${label} but ${count.dir} is one of ${count.n} shards: merge the shards of one run`);
       count ??= { n, dir };
       const twice = byIndex.get(index);
       if (twice !== undefined) throw new MergeError(`shard ${label} is given twice (${twice} and ${dir}): merge each shard once`);
@@ -131,14 +163,28 @@ export function checkShardSet(dirs: string[], shards: Summary[], partial: boolea
   });
   if (runs.size > 1) {
     const which = [...runs].map(([id, ds]) => `${id} in ${ds.join(', ')}`).join('; ');
-    throw new MergeError(`the reports are of different runs (${which}): merge the shards of one run, which share RUN_ID or the CI run's id`);
+    throw new MergeError(
+      `the reports are of different runs (${which}): merge the shards of one run, which share RUN_ID or the CI run's id`,
+    );
   }
   const n = count!.n;
-  const missing = Array.from({ length: n }, (_, i) => i + 1).filter((i) => !byIndex.has(i)).map((i) => `${i}/${n}`);
+  const missing = Array.from({ length: n }, (_, i) => i + 1)
+    .filter((i) => !byIndex.has(i))
+    .map((i) => `${i}/${n}`);
   if (missing.length === 0) return undefined;
-  const given = [...byIndex.keys()].sort((a, b) => a - b).map((i) => `${i}/${n}`).join(', ');
-  if (!partial) throw new MergeError(`shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing (given: ${given}): merge every shard of the run, or pass --partial to merge only these`);
-  return `partial merge (--partial): shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not merged, so their tests are not in this report`;
+  const given = [...byIndex.keys()]
+    .sort((a, b) => a - b)
+    .map((i) => `${i}/${n}`)
+    .join(', ');
+  if (!partial)
+    throw new MergeError(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing (given: ${given}): merge every shard of the ` +
+        `run, or pass --partial to merge only these`,
+    );
+  return (
+    `partial merge (--partial): shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not merged, so their ` +
+    `tests are not in this report`
+  );
 }
 
 /** One run spanning the shards: the first shard's target and versions, the earliest start to the latest end. */

@@ -79,7 +79,10 @@ export interface Summary {
   format: 'conformance-summary/1';
   run: RunInfo;
   totals: Counts;
-  /** What the last printed line says: passed = PASS+WARN+expected-failure-passed, failed = FAIL+ERROR (both fail the run; totals keep them apart), rest skipped. */
+  /**
+   * What the last printed line says: passed = PASS+WARN+expected-failure-passed, failed = FAIL+ERROR (both fail the
+   * run; totals keep them apart), rest skipped.
+   */
   line: { passed: number; failed: number; skipped: number };
   clauses: ClauseRow[];
   /** Clauses of kind rule or flow that no test cites. */
@@ -251,7 +254,13 @@ export function describeFailure(t: ReportedTest): { message: string; text: strin
   const all = t.failures ?? [];
   if (all.length > 1) {
     const text = all.map((e, i) => [`(${i + 1} of ${all.length})`, ...block(e)].join('\n')).join('\n\n');
-    return { message: firstLine(`${all.length} independent checks failed (${all.map((e) => e.clauses.join(' ')).join('; ')}): ${f.check}: expected ${f.expected}; actual ${f.actual}`), text };
+    return {
+      message: firstLine(
+        `${all.length} independent checks failed (${all.map((e) => e.clauses.join(' ')).join('; ')}): ${f.check}: ` +
+          `expected ${f.expected}; actual ${f.actual}`,
+      ),
+      text,
+    };
   }
   return { message: firstLine(`${f.check}: expected ${f.expected}; actual ${f.actual}`), text: block(f).join('\n') };
 }
@@ -269,7 +278,10 @@ export function transcriptText(t: Transcript): string {
       lines.push(`   ${s.title}`);
       continue;
     }
-    lines.push(`${s.failing ? '>>' : '  '} ${(s.at / 1000).toFixed(2).padStart(7)} s  ${s.kind.padEnd(8)} ${s.title}${s.failing ? '   <<< failing step' : ''}`);
+    lines.push(
+      `${s.failing ? '>>' : '  '} ${(s.at / 1000).toFixed(2).padStart(7)} s  ${s.kind.padEnd(8)} ` +
+        `${s.title}${s.failing ? '   <<< failing step' : ''}`,
+    );
     if (s.detail) lines.push(...s.detail.split('\n').map((l) => `             ${l}`));
   }
   return lines.join('\n');

@@ -10,7 +10,18 @@ import { isAbsolute, join, relative } from 'node:path';
 import { ConformanceReporter } from './collect.ts';
 import { verdict } from './compare.ts';
 import { writeHtml } from './html.ts';
-import { LABELS, STATUSES, describeFailure, transcriptText, type Comparison, type Counts, type Status, type Summary, type ReportedTest, type TestRef } from './records.ts';
+import {
+  LABELS,
+  STATUSES,
+  describeFailure,
+  transcriptText,
+  type Comparison,
+  type Counts,
+  type Status,
+  type Summary,
+  type ReportedTest,
+  type TestRef,
+} from './records.ts';
 import { command } from '../harness/record/command.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
@@ -44,7 +55,11 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   const failed = summary.tests.filter((t) => t.status === 'fail' || t.status === 'error');
   for (const t of failed.slice(0, MAX_LISTED)) lines.push(...consoleFailure(t));
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
-  if (totals.error > 0) lines.push(`  ${totals.error} ERROR: the suite's own failures (a timeout, a harness exception, a payer or browser crash), not the target's: nothing was judged, and the run fails`);
+  if (totals.error > 0)
+    lines.push(
+      `  ${totals.error} ERROR: the suite's own failures (a timeout, a harness exception, a payer or browser crash), ` +
+        `not the target's: nothing was judged, and the run fails`,
+    );
   for (const t of summary.tests.filter((t) => t.status === 'expectedFailurePassed')) {
     lines.push(`  expected failure passed (remove it from EXPECTED_FAILURES_FILE): ${testTitle(t)}`);
   }
@@ -53,16 +68,26 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   for (const note of run.notes) lines.push(`  note: ${note}`);
   lines.push(...consoleSkips(summary));
   const observations = summary.tests.reduce((n, t) => n + t.observations.length, 0);
-  if (observations > 0) lines.push(`Observations (WARN, not failures): ${observations} in ${summary.tests.filter((t) => t.observations.length > 0).length} tests (summary.md)`);
+  if (observations > 0)
+    lines.push(
+      `Observations (WARN, not failures): ${observations} in ` +
+        `${summary.tests.filter((t) => t.observations.length > 0).length} tests (summary.md)`,
+    );
   // Coverage means something only for the whole suite: not for a shard, a -t filter or chosen suite files.
   if (summary.clauses.length > 0 && !oneShard && !filtered(summary)) {
     const ids = summary.uncovered.slice(0, 10).join(', ') + (summary.uncovered.length > 10 ? ', …' : '');
     lines.push(`Uncovered rule/flow clauses: ${summary.uncovered.length}${ids ? ` (${ids})` : ''}`);
   }
   const shown = shownPath(dir);
-  const files = ['summary.md', 'summary.json', 'junit.xml', 'configuration.txt'].filter((f) => f === 'summary.md' || f === 'summary.json' || existsSync(join(dir, f)));
+  const files = ['summary.md', 'summary.json', 'junit.xml', 'configuration.txt'].filter(
+    (f) => f === 'summary.md' || f === 'summary.json' || existsSync(join(dir, f)),
+  );
   lines.push(`Reports: ${join(shown, 'index.html')} (also ${files.join(', ')})`);
-  if (oneShard) lines.push(`One shard of ${run.shards![0]!.split('/')[1]}: merge the shards' report folders with ${command('merge', '<shard report dirs…> --out <dir>')}`);
+  if (oneShard)
+    lines.push(
+      `One shard of ${run.shards![0]!.split('/')[1]}: merge the shards' report folders with ` +
+        `${command('merge', '<shard report dirs…> --out <dir>')}`,
+    );
   if (summary.comparison?.failOn === 'new') lines.push(verdict(summary).line);
   lines.push(`${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped`);
   return lines;
@@ -101,7 +126,9 @@ function consoleSkips(summary: Summary): string[] {
 
 /** A run of part of the suite: a -t filter or chosen suite files (a shard is told by its summary). */
 function filtered(summary: Summary): boolean {
-  return Boolean(process.env['CONFORMANCE_FILES']?.trim()) || summary.tests.some((t) => t.reason === 'not selected by the test name filter (-t)');
+  return (
+    Boolean(process.env['CONFORMANCE_FILES']?.trim()) || summary.tests.some((t) => t.reason === 'not selected by the test name filter (-t)')
+  );
 }
 
 /** A folder as the user would type it: relative to where they are, unless that climbs out of it. */
@@ -135,21 +162,51 @@ export function renderMarkdown(summary: Summary): string {
   md.push('');
   for (const note of run.notes) md.push(`> Note: ${note}`, '');
   if (summary.comparison) md.push(...markdownComparison(summary, summary.comparison));
-  if (run.shards?.length === 1) md.push(`> One shard of a sharded run: coverage is partial until the shards are merged (\`${command('merge')}\`).`, '');
+  if (run.shards?.length === 1)
+    md.push(`> One shard of a sharded run: coverage is partial until the shards are merged (\`${command('merge')}\`).`, '');
 
-  md.push('## Totals', '', countsHeader('Tests'), countsRow('all', totals), '', `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`, '');
+  md.push(
+    '## Totals',
+    '',
+    countsHeader('Tests'),
+    countsRow('all', totals),
+    '',
+    `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`,
+    '',
+  );
 
-  section(md, 'Failures (FAIL: the target broke the clauses its failing check cites)', byStatus(summary, 'fail'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), ...transcriptBlock(t), '']);
-  section(md, 'Errors (ERROR: the suite\'s own failure — not judged, not the target\'s; the run fails)', byStatus(summary, 'error'), (t) => [`### ${LABELS[t.status]} ${testTitle(t)}`, '', fence(describeFailure(t).text), ...transcriptBlock(t), '']);
-  section(md, 'Expected failures that passed (remove them from EXPECTED_FAILURES_FILE)', byStatus(summary, 'expectedFailurePassed'), (t) => [`- ${testTitle(t)}`]);
+  section(md, 'Failures (FAIL: the target broke the clauses its failing check cites)', byStatus(summary, 'fail'), (t) => [
+    `### ${LABELS[t.status]} ${testTitle(t)}`,
+    '',
+    fence(describeFailure(t).text),
+    ...transcriptBlock(t),
+    '',
+  ]);
+  section(md, "Errors (ERROR: the suite's own failure — not judged, not the target's; the run fails)", byStatus(summary, 'error'), (t) => [
+    `### ${LABELS[t.status]} ${testTitle(t)}`,
+    '',
+    fence(describeFailure(t).text),
+    ...transcriptBlock(t),
+    '',
+  ]);
+  section(
+    md,
+    'Expected failures that passed (remove them from EXPECTED_FAILURES_FILE)',
+    byStatus(summary, 'expectedFailurePassed'),
+    (t) => [`- ${testTitle(t)}`],
+  );
   section(md, 'Expected failures', byStatus(summary, 'expectedFailure'), (t) => [`- ${testTitle(t)}: ${describeFailure(t).message}`]);
   // Counted as listed: one bullet per observation (a test may make several).
   const observed = summary.tests.filter((t) => t.observations.length > 0);
   const observations = observed.flatMap((t) => t.observations.map((o) => `- ${o.clause}: ${o.message} — ${testTitle(t)}`));
-  if (observations.length > 0) md.push(`## Observations (WARN): ${observations.length} in ${observed.length} tests`, '', ...observations, '');
+  if (observations.length > 0)
+    md.push(`## Observations (WARN): ${observations.length} in ${observed.length} tests`, '', ...observations, '');
   // Issue 13: the tenant-isolation checks are no spec clauses (the spec states no isolation): their own heading.
-  section(md, 'Security (tenant isolation, OWASP API1:2023 — not spec clauses)', summary.tests.filter((t) => t.clauses.some((c) => c.startsWith('security-'))), (t) =>
-    [`- ${LABELS[t.status]} ${testTitle(t)}${t.reason ? ` (${t.reason})` : ''}`],
+  section(
+    md,
+    'Security (tenant isolation, OWASP API1:2023 — not spec clauses)',
+    summary.tests.filter((t) => t.clauses.some((c) => c.startsWith('security-'))),
+    (t) => [`- ${LABELS[t.status]} ${testTitle(t)}${t.reason ? ` (${t.reason})` : ''}`],
   );
   byKind(md, summary);
   byReason(md, 'Not run', byStatus(summary, 'notRun'));
@@ -181,7 +238,15 @@ const STATUS_COLUMNS = STATUSES;
 /** A failed or errored test's transcript, folded (GitHub and most viewers render <details>). */
 function transcriptBlock(t: ReportedTest): string[] {
   if (!t.transcript) return [];
-  return ['', `<details><summary>Transcript: ${t.transcript.steps.length} steps, in order (secrets redacted; &gt;&gt; marks the failing step)</summary>`, '', fence(transcriptText(t.transcript)), '', '</details>'];
+  return [
+    '',
+    `<details><summary>Transcript: ${t.transcript.steps.length} steps, in order (secrets redacted; &gt;&gt; marks the ` +
+      `failing step)</summary>`,
+    '',
+    fence(transcriptText(t.transcript)),
+    '',
+    '</details>',
+  ];
 }
 
 function countsHeader(first: string): string {
@@ -214,12 +279,21 @@ function byKind(md: string[], summary: Summary): void {
   md.push(`## Skipped: ${summary.totals.skip}`, '');
   for (const [kind, group] of kinds) {
     const about = summary.skipKinds?.[kind as keyof NonNullable<Summary['skipKinds']>];
-    md.push(`### ${kind || '(no kind)'}${about ? `: ${about.title}` : ''} (${group.length})`, '', ...(about ? [`To run them: ${about.toRun}.`, ''] : []));
+    md.push(
+      `### ${kind || '(no kind)'}${about ? `: ${about.title}` : ''} (${group.length})`,
+      '',
+      ...(about ? [`To run them: ${about.toRun}.`, ''] : []),
+    );
     // Within a kind, reasons that differ only by an id (a transaction, a link) are one group; each test keeps its own.
     const reasons = new Map<string, ReportedTest[]>();
     for (const t of group) reasons.set(reasonKey(t.reason), [...(reasons.get(reasonKey(t.reason)) ?? []), t]);
     for (const [key, tests] of reasons) {
-      md.push(`**${key}** (${tests.length})`, '', ...tests.map((t) => `- ${testTitle(t)}${t.reason && t.reason !== key ? ` — ${t.reason}` : ''}`), '');
+      md.push(
+        `**${key}** (${tests.length})`,
+        '',
+        ...tests.map((t) => `- ${testTitle(t)}${t.reason && t.reason !== key ? ` — ${t.reason}` : ''}`),
+        '',
+      );
     }
   }
 }
@@ -261,7 +335,10 @@ function clauseLine(summary: Summary, id: string): string {
 }
 
 function cell(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replace(/\s*\n\s*/g, ' ');
+  return text
+    .replaceAll('\\', '\\\\')
+    .replaceAll('|', '\\|')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 function fence(text: string): string {
@@ -295,7 +372,11 @@ function consoleComparison(summary: Summary): string[] {
   if (!c) return [];
   const lines = [`Compared with the baseline ${c.baseline.source} (run of ${c.baseline.startedAt}): ${comparisonHead(c)}`];
   // Every new failure up to MAX_LISTED; a few of the rest (a -t filter skips hundreds).
-  for (const [key, label, max] of [['newFailures', 'new failure', MAX_LISTED], ['fixed', 'fixed', 5], ['newlySkipped', 'newly skipped', 5]] as const) {
+  for (const [key, label, max] of [
+    ['newFailures', 'new failure', MAX_LISTED],
+    ['fixed', 'fixed', 5],
+    ['newlySkipped', 'newly skipped', 5],
+  ] as const) {
     for (const t of c[key].slice(0, max)) lines.push(`  ${label}: ${refTitle(t)}`);
     if (c[key].length > max) lines.push(`  … and ${c[key].length - max} more ${label} (see summary.md)`);
   }
@@ -305,9 +386,19 @@ function consoleComparison(summary: Summary): string[] {
 function markdownComparison(summary: Summary, c: Comparison): string[] {
   const md = ['## Compared with the baseline', ''];
   const b = c.baseline;
-  md.push(`Baseline \`${cell(b.source)}\`: run of ${b.startedAt}${b.targetUrl ? ` against ${b.targetUrl}` : ''}, suite ${b.suiteVersion}: ${b.line.passed} passed, ${b.line.failed} failed, ${b.line.skipped} skipped.`, '');
+  md.push(
+    `Baseline \`${cell(b.source)}\`: run of ${b.startedAt}${b.targetUrl ? ` against ${b.targetUrl}` : ''}, suite ` +
+      `${b.suiteVersion}: ${b.line.passed} passed, ${b.line.failed} failed, ${b.line.skipped} skipped.`,
+    '',
+  );
   if (c.failOn === 'new') md.push(`**${verdict(summary).line}**`, '');
-  md.push('| change | tests |', '|---|---:|', ...CHANGES.map(([key, label]) => `| ${label} | ${c[key].length} |`), `| clauses changed status | ${c.clauseChanges.length} |`, '');
+  md.push(
+    '| change | tests |',
+    '|---|---:|',
+    ...CHANGES.map(([key, label]) => `| ${label} | ${c[key].length} |`),
+    `| clauses changed status | ${c.clauseChanges.length} |`,
+    '',
+  );
   for (const [key, label] of CHANGES.slice(0, 5)) {
     if (c[key].length === 0) continue;
     md.push(`### ${label[0]?.toUpperCase()}${label.slice(1)}: ${c[key].length}`, '', ...c[key].map((t) => `- ${cell(refTitle(t))}`), '');

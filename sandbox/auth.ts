@@ -81,8 +81,7 @@ export function requireAuth(mode: AuthMode, opts: { optional?: boolean } = {}): 
   return async (req, reply) => {
     const ctx = req.server.sandbox;
     const header = req.headers.authorization;
-    const actor =
-      (mode !== 'account' ? bearer(ctx, header, false) : undefined) ?? (mode !== 'bearer' ? account(ctx, header) : undefined);
+    const actor = (mode !== 'account' ? bearer(ctx, header, false) : undefined) ?? (mode !== 'bearer' ? account(ctx, header) : undefined);
     req.actor = actor ?? (opts.optional ? seededActor(ctx) : null);
     if (req.actor !== null) return;
     const porToken = ctx.variant('account-password-grant');
@@ -131,8 +130,13 @@ export const authApi: FastifyPluginAsync = async (app) => {
     const clientSecret = basic?.password ?? field('client_secret');
     const business = [...ctx.store.businesses.values()].find((b) => b.clientIdApi === clientId);
     // Fault secret-case-blind: the secret compared as a case-insensitive string.
-    const mismoSecreto = (s: string): boolean => (ctx.fault('secret-case-blind') ? s.toLowerCase() === business?.clientSecret.toLowerCase() : s === business?.clientSecret);
-    if (business === undefined || clientSecret === undefined || (!mismoSecreto(clientSecret) && !ctx.fault('token-wrong-secret-accepted'))) {
+    const mismoSecreto = (s: string): boolean =>
+      ctx.fault('secret-case-blind') ? s.toLowerCase() === business?.clientSecret.toLowerCase() : s === business?.clientSecret;
+    if (
+      business === undefined ||
+      clientSecret === undefined ||
+      (!mismoSecreto(clientSecret) && !ctx.fault('token-wrong-secret-accepted'))
+    ) {
       if (basic !== undefined) reply.header('www-authenticate', 'Basic realm="service_api"');
       return oauthError(reply, 401, 'invalid_client', 'credenciales del cliente inválidas');
     }
@@ -153,7 +157,8 @@ export const authApi: FastifyPluginAsync = async (app) => {
     let cuenta: Account | undefined;
     if (porCuenta) {
       const [user, password] = [field('username'), field('password')];
-      if (user === undefined || password === undefined) return oauthError(reply, 400, 'invalid_request', 'grant_type=password requiere username y password');
+      if (user === undefined || password === undefined)
+        return oauthError(reply, 400, 'invalid_request', 'grant_type=password requiere username y password');
       cuenta = accountOf(ctx, user, password);
       if (cuenta === undefined) return oauthError(reply, 400, 'invalid_grant', 'usuario o contraseña de la cuenta inválidos');
     }
@@ -163,7 +168,8 @@ export const authApi: FastifyPluginAsync = async (app) => {
     // Expired tokens are dropped as new ones are issued, so a long-running sandbox does not grow without bound.
     const ahora = clockOf(ctx, business.idAplicativo).nowMs();
     if (!ctx.fault('token-expiry-ignored')) {
-      for (const [t, datos] of ctx.store.tokens) if (datos.expiresAtMs <= clockOf(ctx, datos.idAplicativo).nowMs()) ctx.store.tokens.delete(t);
+      for (const [t, datos] of ctx.store.tokens)
+        if (datos.expiresAtMs <= clockOf(ctx, datos.idAplicativo).nowMs()) ctx.store.tokens.delete(t);
     }
     ctx.store.tokens.set(accessToken, {
       idAplicativo: cuenta?.aplicativos[0] ?? business.idAplicativo,

@@ -25,13 +25,34 @@ export function nombresTarjeta(ctx: SandboxContext): Record<CampoTarjeta, string
     return { numeroTarjeta: 'f1', cvv: 'f4', mesVencimiento: 'f2', anioVencimiento: 'f3', nombreTitular: 'f5', email: 'f6' };
   }
   if (ctx.variant('pages-autofill-names')) {
-    return { numeroTarjeta: 'cc-number', cvv: 'cc-csc', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year', nombreTitular: 'cc-name', email: 'email' };
+    return {
+      numeroTarjeta: 'cc-number',
+      cvv: 'cc-csc',
+      mesVencimiento: 'cc-exp-month',
+      anioVencimiento: 'cc-exp-year',
+      nombreTitular: 'cc-name',
+      email: 'email',
+    };
   }
   if (ctx.variant('pages-deployed-form')) {
     // The names of a server-rendered .NET form (model binding): nothing the suite should rely on.
-    return { numeroTarjeta: 'Tarjeta.Numero', cvv: 'Tarjeta.Cvv', mesVencimiento: 'Tarjeta.MesVencimiento', anioVencimiento: 'Tarjeta.AnioVencimiento', nombreTitular: 'Tarjeta.NombreTitular', email: 'Email' };
+    return {
+      numeroTarjeta: 'Tarjeta.Numero',
+      cvv: 'Tarjeta.Cvv',
+      mesVencimiento: 'Tarjeta.MesVencimiento',
+      anioVencimiento: 'Tarjeta.AnioVencimiento',
+      nombreTitular: 'Tarjeta.NombreTitular',
+      email: 'Email',
+    };
   }
-  return { numeroTarjeta: 'numeroTarjeta', cvv: 'cvv', mesVencimiento: 'mesVencimiento', anioVencimiento: 'anioVencimiento', nombreTitular: 'nombreTitular', email: 'email' };
+  return {
+    numeroTarjeta: 'numeroTarjeta',
+    cvv: 'cvv',
+    mesVencimiento: 'mesVencimiento',
+    anioVencimiento: 'anioVencimiento',
+    nombreTitular: 'nombreTitular',
+    email: 'email',
+  };
 }
 
 /** Whether the pages speak English (pages-english); Spanish otherwise. */
@@ -53,22 +74,54 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
   const t = (es: string, en: string) => texto(ctx, es, en);
   // pages-opaque-names: plain text inputs, no autofill token nor placeholder (only the label tells them apart).
   const opacos = ctx.variant('pages-opaque-names');
-  const entrada = (campoId: CampoTarjeta, atributos: string) => `<input id="campo-${campoId}" name="${esc(n[campoId])}" ${opacos ? 'type="text"' : atributos}>`;
-  const numero = campo('campo-numeroTarjeta', t('Número de tarjeta', 'Card number'), entrada('numeroTarjeta', 'type="text" inputmode="numeric" autocomplete="cc-number" placeholder="0000 0000 0000 0000"'));
+  const entrada = (campoId: CampoTarjeta, atributos: string) =>
+    `<input id="campo-${campoId}" name="${esc(n[campoId])}" ${opacos ? 'type="text"' : atributos}>`;
+  const numero = campo(
+    'campo-numeroTarjeta',
+    t('Número de tarjeta', 'Card number'),
+    entrada('numeroTarjeta', 'type="text" inputmode="numeric" autocomplete="cc-number" placeholder="0000 0000 0000 0000"'),
+  );
   // pages-deployed-form: the expiry as two selects, the month 01…12 and four-digit years from the current one.
   const desplegado = ctx.variant('pages-deployed-form') && !opacos;
   const lista = (campoId: CampoTarjeta, valores: string[]) =>
     `<select id="campo-${campoId}" name="${esc(n[campoId])}">${valores.map((v) => `<option value="${v}">${v}</option>`).join('')}</select>`;
   const anioActual = ctx.clock.now().getUTCFullYear();
-  const mes = campo('campo-mesVencimiento', t('Mes de vencimiento', 'Expiry month'), desplegado
-    ? lista('mesVencimiento', Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, '0')))
-    : entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'));
-  const anio = campo('campo-anioVencimiento', t('Año de vencimiento', 'Expiry year'), desplegado
-    ? lista('anioVencimiento', Array.from({ length: 15 }, (_, i) => String(anioActual + i)))
-    : entrada('anioVencimiento', `type="number" autocomplete="cc-exp-year" placeholder="${t('AAAA', 'YYYY')}"`));
-  const cvv = campo('campo-cvv', t('CVV', 'Security code (CVC)'), entrada('cvv', `type="password" inputmode="numeric" autocomplete="cc-csc" placeholder="${t('3 o 4 dígitos', '3 or 4 digits')}"`));
-  const titular = campo('campo-nombreTitular', t('Nombre del titular', 'Name on card'), entrada('nombreTitular', 'type="text" autocomplete="cc-name"'));
-  const email = campo('campo-email', t('Correo electrónico', 'E-mail'), entrada('email', 'type="email" autocomplete="email"'), t('(para el comprobante)', '(for the receipt)'));
+  const mes = campo(
+    'campo-mesVencimiento',
+    t('Mes de vencimiento', 'Expiry month'),
+    desplegado
+      ? lista(
+          'mesVencimiento',
+          Array.from({ length: 12 }, (_, i) => String(i + 1).padStart(2, '0')),
+        )
+      : entrada('mesVencimiento', 'type="number" min="1" max="12" autocomplete="cc-exp-month" placeholder="MM"'),
+  );
+  const anio = campo(
+    'campo-anioVencimiento',
+    t('Año de vencimiento', 'Expiry year'),
+    desplegado
+      ? lista(
+          'anioVencimiento',
+          Array.from({ length: 15 }, (_, i) => String(anioActual + i)),
+        )
+      : entrada('anioVencimiento', `type="number" autocomplete="cc-exp-year" placeholder="${t('AAAA', 'YYYY')}"`),
+  );
+  const cvv = campo(
+    'campo-cvv',
+    t('CVV', 'Security code (CVC)'),
+    entrada('cvv', `type="password" inputmode="numeric" autocomplete="cc-csc" placeholder="${t('3 o 4 dígitos', '3 or 4 digits')}"`),
+  );
+  const titular = campo(
+    'campo-nombreTitular',
+    t('Nombre del titular', 'Name on card'),
+    entrada('nombreTitular', 'type="text" autocomplete="cc-name"'),
+  );
+  const email = campo(
+    'campo-email',
+    t('Correo electrónico', 'E-mail'),
+    entrada('email', 'type="email" autocomplete="email"'),
+    t('(para el comprobante)', '(for the receipt)'),
+  );
   if (enIngles(ctx)) return [...(extra ? [email, titular] : []), numero, `<div class="fila">${anio}${mes}</div>`, cvv];
   return [numero, `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, email] : [])];
 }
@@ -76,13 +129,24 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
 /** Reads and validates the posted card (the page's own input names); returns the cvv. `extra`: name and e-mail too. */
 export function leerTarjeta(ctx: SandboxContext, f: Lector, extra: boolean): { cvv: string | undefined; email: string | undefined } {
   const n = nombresTarjeta(ctx);
-  const cvv = f.texto(n.cvv, { requerido: true, patron: /^\d{3,4}$/, mensajePatron: texto(ctx, 'debe tener 3 o 4 dígitos', 'must have 3 or 4 digits') });
-  f.texto(n.numeroTarjeta, { requerido: true, patron: /^\d{12,19}$/, mensajePatron: texto(ctx, 'debe tener de 12 a 19 dígitos, sin espacios', 'must have 12 to 19 digits, no spaces') });
+  const cvv = f.texto(n.cvv, {
+    requerido: true,
+    patron: /^\d{3,4}$/,
+    mensajePatron: texto(ctx, 'debe tener 3 o 4 dígitos', 'must have 3 or 4 digits'),
+  });
+  f.texto(n.numeroTarjeta, {
+    requerido: true,
+    patron: /^\d{12,19}$/,
+    mensajePatron: texto(ctx, 'debe tener de 12 a 19 dígitos, sin espacios', 'must have 12 to 19 digits, no spaces'),
+  });
   f.numero(n.mesVencimiento, { requerido: true, entero: true, min: 1, max: 12 });
   f.numero(n.anioVencimiento, { requerido: true, entero: true, min: 0, max: 2199 });
   if (!extra) return { cvv, email: undefined };
   f.texto(n.nombreTitular, { max: 200 });
-  const email = f.texto(n.email, { patron: EMAIL, mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address') });
+  const email = f.texto(n.email, {
+    patron: EMAIL,
+    mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address'),
+  });
   return { cvv, email };
 }
 
@@ -114,5 +178,8 @@ export function sesionValida(ctx: SandboxContext, req: FastifyRequest): boolean 
 /** The errors of a refused post, shown above the form shown again (one `<li data-campo>` per field). */
 export function listaErrores(errores: { campo: string; mensaje: string }[]): string {
   if (errores.length === 0) return '';
-  return `<ul id="errores" class="errores" role="alert">\n${errores.map((e) => `<li data-campo="${esc(e.campo)}">${esc(e.campo)}: ${esc(e.mensaje)}</li>`).join('\n')}\n</ul>`;
+  return (
+    `<ul id="errores" class="errores" ` +
+    `role="alert">\n${errores.map((e) => `<li data-campo="${esc(e.campo)}">${esc(e.campo)}: ${esc(e.mensaje)}</li>`).join('\n')}\n</ul>`
+  );
 }

@@ -1,5 +1,6 @@
 /**
- * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control]`
+ * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant
+ * ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control]`
  * --no-control: without the test-control API (/__sandbox), as a vendor's deployed service (the suite then waits in real
  * time where it would move the clock).
  * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and,
@@ -13,14 +14,27 @@ import { type Mode, PANTALLAS, type Pantalla, createSandbox } from './index.ts';
 // Named as the user runs it: the installed command sets PAYMENT_CONFORMANCE_COMMAND (harness/record/command.ts, which
 // the sandbox may not import).
 const INSTALLED = process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim();
-const USO = `usage: ${INSTALLED ? `${INSTALLED} sandbox` : 'npm run sandbox --'} [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]`;
+const USO =
+  `usage: ${INSTALLED ? `${INSTALLED} sandbox` : 'npm run sandbox --'} [--port 4010] [--host 127.0.0.1] ` +
+  `[--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen ` +
+  `html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]`;
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
   process.exit(2);
 }
 
-let values: { port?: string; host?: string; mode?: string; fault?: string; variant?: string; screen?: string; 'no-control'?: boolean; 'pid-file'?: string; help?: boolean };
+let values: {
+  port?: string;
+  host?: string;
+  mode?: string;
+  fault?: string;
+  variant?: string;
+  screen?: string;
+  'no-control'?: boolean;
+  'pid-file'?: string;
+  help?: boolean;
+};
 try {
   ({ values } = parseArgs({
     options: {
@@ -43,12 +57,14 @@ if (values.help) {
   process.exit(0);
 }
 const port = Number(values.port ?? '4010');
-if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer 0..65535 (got "${values.port}"); example: --port 4010`);
+if (!Number.isInteger(port) || port < 0 || port > 65535)
+  fail(`--port must be an integer 0..65535 (got "${values.port}"); example: --port 4010`);
 const mode = values.mode ?? 'development';
 if (mode !== 'development' && mode !== 'production') fail(`--mode must be development or production (got "${mode}")`);
 // Unset: the sandbox serves html, or the screen its variant or fault is about.
 const screen = values.screen ?? (process.env.SANDBOX_SCREEN || undefined);
-if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen)) fail(`--screen must be one of ${PANTALLAS.join(', ')} (got "${screen}")`);
+if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen))
+  fail(`--screen must be one of ${PANTALLAS.join(', ')} (got "${screen}")`);
 
 let sandbox: Awaited<ReturnType<typeof createSandbox>>;
 try {

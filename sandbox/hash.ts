@@ -62,7 +62,11 @@ export function urlResultado(ctx: SandboxContext, tx: Transaction, business: Bus
   // 6.3: "The hash algorithm and key: not shown". Variant hash-hmac-sha512-base64: SHA-512 in base64; variant
   // hash-own-key: a key of its own, handed to the merchant.
   const otroEsquema = ctx.variant('hash-hmac-sha512-base64');
-  const clave = ctx.fault('hash-wrong-key') ? business.clientIdApi : ctx.variant('hash-own-key') ? LLAVE_HASH_VARIANTE : business.clientSecret;
+  const clave = ctx.fault('hash-wrong-key')
+    ? business.clientIdApi
+    : ctx.variant('hash-own-key')
+      ? LLAVE_HASH_VARIANTE
+      : business.clientSecret;
   const mensaje = orden.map(([, valor]) => valor).join('');
   const url = new URL(urlBase);
   for (const [nombre, valor] of valores) url.searchParams.append(nombre, valor);

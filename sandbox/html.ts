@@ -85,7 +85,9 @@ ${cuerpo}
 
 /** A value for an inline `<script type="application/json">` (nothing in it can close the script). */
 export function jsonEnLinea(valor: unknown): string {
-  return JSON.stringify(valor).replace(/</g, '\\u003c').replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+  return JSON.stringify(valor)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
 }
 
 /** A whole page: header bar, a title and the body; `comercio` names who is charging. */
@@ -133,7 +135,8 @@ export function resumen(r: Resumen): string {
           r.imagen === null ? '' : `<img src="${esc(r.imagen)}" alt="" referrerpolicy="no-referrer" onerror="this.remove()">`
         }</div>`;
   const formas = r.formas?.length
-    ? `<h2 id="titulo-formas">Formas de pago aceptadas</h2>\n<ul class="formas" id="formas-aceptadas" aria-labelledby="titulo-formas">${r.formas.map((f) => `<li>${esc(f)}</li>`).join('')}</ul>`
+    ? `<h2 id="titulo-formas">Formas de pago aceptadas</h2>\n<ul class="formas" id="formas-aceptadas" ` +
+      `aria-labelledby="titulo-formas">${r.formas.map((f) => `<li>${esc(f)}</li>`).join('')}</ul>`
     : '';
   return `<section class="tarjeta resumen" aria-label="Resumen de la compra">
 <p class="comercio" id="comercio"><span>Comercio</span>${esc(r.comercio)}</p>
@@ -160,7 +163,10 @@ export function fechaLegible(iso: string): string {
 
 /** One labelled field: `<label for>` and its control. */
 export function campo(id: string, etiqueta: string, control: string, ayuda = ''): string {
-  return `<div class="campo"><label for="${esc(id)}">${esc(etiqueta)}${ayuda ? ` <span class="ayuda">${esc(ayuda)}</span>` : ''}</label>${control}</div>`;
+  return (
+    `<div class="campo"><label ` +
+    `for="${esc(id)}">${esc(etiqueta)}${ayuda ? ` <span class="ayuda">${esc(ayuda)}</span>` : ''}</label>${control}</div>`
+  );
 }
 
 /**
@@ -170,7 +176,9 @@ export function campo(id: string, etiqueta: string, control: string, ayuda = '')
  */
 export function formularioHosted(pantalla: Pantalla, form: string): string {
   if (pantalla !== 'js' && pantalla !== 'frame') return form;
-  const literal = JSON.stringify(form).replace(/</g, '\\u003c').replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
+  const literal = JSON.stringify(form)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
   return `<div id="formulario-js"><p class="detalle">Cargando el formulario de pago…</p></div>
 <noscript><p class="mensaje">Esta pantalla de pago necesita JavaScript: actívelo para pagar.</p></noscript>
 <script>(function () { document.getElementById('formulario-js').innerHTML = ${literal}; })();</script>`;
@@ -228,6 +236,7 @@ export function paginaErrores(errores: { campo: string; mensaje: string }[]): st
   const items = errores.map((e) => `<li data-campo="${esc(e.campo)}">${esc(e.campo)}: ${esc(e.mensaje)}</li>`);
   return pagina(
     'Datos inválidos',
-    `<section class="tarjeta">\n${estadoEnPalabras('datos inválidos')}\n<ul id="errores" class="errores">\n${items.join('\n')}\n</ul>\n<p class="detalle">Vuelva a la pantalla de pago para corregirlos.</p>\n</section>`,
+    `<section class="tarjeta">\n${estadoEnPalabras('datos inválidos')}\n<ul id="errores" ` +
+      `class="errores">\n${items.join('\n')}\n</ul>\n<p class="detalle">Vuelva a la pantalla de pago para corregirlos.</p>\n</section>`,
   );
 }

@@ -6,13 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import formbody from '@fastify/formbody';
-import Fastify, {
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import { accountsApi } from './accounts.ts';
 import { authApi } from './auth.ts';
 import { createClock } from './clock.ts';
@@ -130,7 +124,10 @@ function resolveOptions(options: SandboxOptions): ResolvedOptions {
   }
   return {
     mode,
-    tokenTtlSeconds: positive('tokenTtlSeconds', options.tokenTtlSeconds ?? (variantIds(options.variant).includes('token-ttl-short') ? 120 : 3600)),
+    tokenTtlSeconds: positive(
+      'tokenTtlSeconds',
+      options.tokenTtlSeconds ?? (variantIds(options.variant).includes('token-ttl-short') ? 120 : 3600),
+    ),
     quickPayTtlSeconds: positive('quickPayTtlSeconds', options.quickPayTtlSeconds ?? 600),
     webhookRetryDelaysMs: delays,
     fault: options.fault === '' ? undefined : options.fault,

@@ -89,10 +89,22 @@ export function motivoNoDisponible(ctx: SandboxContext, link: Link): string | nu
   const ahora = clockOf(ctx, link.idAplicativo).nowMs();
   const { fechaInicio, fechaFin } = link.vigencia;
   // Fault vigencia-inicio-offset-dropped: fechaInicio's wall time read as UTC, its offset ignored.
-  const inicio = fechaInicio === null ? null : ctx.fault('vigencia-inicio-offset-dropped') ? Date.parse(fechaInicio.replace(/(?:Z|[+-]\d{2}:\d{2})$/, 'Z')) : Date.parse(fechaInicio);
+  const inicio =
+    fechaInicio === null
+      ? null
+      : ctx.fault('vigencia-inicio-offset-dropped')
+        ? Date.parse(fechaInicio.replace(/(?:Z|[+-]\d{2}:\d{2})$/, 'Z'))
+        : Date.parse(fechaInicio);
   if (inicio !== null && ahora < inicio) return 'el enlace aún no está vigente';
   // Fault vigencia-end-by-date: fechaFin read as a calendar day (UTC), so the link lasts until that day's end.
-  const fin = fechaFin === null ? null : ctx.fault('vigencia-end-by-date') ? finDelDiaUtc(Date.parse(fechaFin)) : ctx.fault('fechafin-calendar-date') ? finDelDiaEscrito(fechaFin) : Date.parse(fechaFin);
+  const fin =
+    fechaFin === null
+      ? null
+      : ctx.fault('vigencia-end-by-date')
+        ? finDelDiaUtc(Date.parse(fechaFin))
+        : ctx.fault('fechafin-calendar-date')
+          ? finDelDiaEscrito(fechaFin)
+          : Date.parse(fechaFin);
   if (fin !== null && ahora > fin && !ctx.fault('vigencia-not-enforced')) return MOTIVO_VENCIDO;
   const maxExitosos = link.limitesDeUso.cantidadMaximaPagosExitosos;
   const tope = maxExitosos === null ? null : maxExitosos + (ctx.fault('success-limit-one-late') ? 1 : 0);
@@ -150,7 +162,8 @@ export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction
 function inactivarAlLimite(ctx: SandboxContext, link: Link): void {
   const { fault } = ctx;
   const maxFallidos = link.limitesDeUso.cantidadMaximaPagosFallidos;
-  const tope = maxFallidos === null ? null : maxFallidos + (fault('failure-limit-one-early') ? -1 : fault('failure-limit-one-late') ? 1 : 0);
+  const tope =
+    maxFallidos === null ? null : maxFallidos + (fault('failure-limit-one-early') ? -1 : fault('failure-limit-one-late') ? 1 : 0);
   if (tope !== null && link.fallidosDesdeActivacion >= tope && !fault('failure-limit-not-enforced')) {
     link.activo = false;
   }
@@ -204,7 +217,8 @@ export const linksApi: FastifyPluginAsync = async (app) => {
 
   // Fault enlacepago-route-missing: the route is not there (as a base path that lacks a segment), whatever is sent.
   const rutaAusente = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (ctx.fault('enlacepago-route-missing')) await reply.code(404).send({ errores: [{ campo: 'url', mensaje: `no existe ${req.method} en esta ruta` }] });
+    if (ctx.fault('enlacepago-route-missing'))
+      await reply.code(404).send({ errores: [{ campo: 'url', mensaje: `no existe ${req.method} en esta ruta` }] });
   };
   app.post('/EnlacePago', { onRequest: [rutaAusente, requireAuth('bearer')] }, async (req, reply) => {
     const { fault } = ctx;
@@ -278,7 +292,8 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     const link: Link = {
       // Variant idenlace-large: ids past 2^32 (2.1 says int, not how large).
       // Variant urls-deployed: ids in the millions, as the deployed service's.
-      idEnlace: store.nextIdEnlace++ + (ctx.variant('idenlace-large') ? 2 ** 32 + 1000 : 0) + (ctx.variant('urls-deployed') ? 4_000_000 : 0),
+      idEnlace:
+        store.nextIdEnlace++ + (ctx.variant('idenlace-large') ? 2 ** 32 + 1000 : 0) + (ctx.variant('urls-deployed') ? 4_000_000 : 0),
       codigo,
       creadoMs: clockOf(ctx, business.idAplicativo).nowMs(),
       idAplicativo: business.idAplicativo,
@@ -326,7 +341,11 @@ export const linksApi: FastifyPluginAsync = async (app) => {
     }
     if (ctx.fault('race-activar-overwrites')) {
       // Read, wait, write the link back as read: payments committed meanwhile are lost from it.
-      const leido = { transacciones: [...link.transacciones], cantidadPagosExitosos: link.cantidadPagosExitosos, idTransaccionCompra: link.idTransaccionCompra };
+      const leido = {
+        transacciones: [...link.transacciones],
+        cantidadPagosExitosos: link.cantidadPagosExitosos,
+        idTransaccionCompra: link.idTransaccionCompra,
+      };
       await ventanaDeCarrera();
       Object.assign(link, leido);
     }

@@ -25,7 +25,10 @@ function pascal(value: unknown, pares: ReadonlySet<string> = new Set()): unknown
   if (Array.isArray(value)) return value.map((v) => pascal(v, pares));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [pares.has(k) ? k : k.charAt(0).toUpperCase() + k.slice(1), k === 'datosAdicionales' ? v : pascal(v, pares)]),
+    Object.entries(value).map(([k, v]) => [
+      pares.has(k) ? k : k.charAt(0).toUpperCase() + k.slice(1),
+      k === 'datosAdicionales' ? v : pascal(v, pares),
+    ]),
   );
 }
 
@@ -114,7 +117,10 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     const envuelto = ctx.variant('webhook-wrapped')
       ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, clockOf(ctx, tx.idAplicativo).nowMs()), transaccion: forma }
       : forma;
-    const enviado = (ctx.variant('webhook-pascalcase') ? pascal(envuelto, new Set(Object.keys(pares))) : envuelto) as Record<string, unknown>;
+    const enviado = (ctx.variant('webhook-pascalcase') ? pascal(envuelto, new Set(Object.keys(pares))) : envuelto) as Record<
+      string,
+      unknown
+    >;
     // Fault webhook-bom: a UTF-8 byte-order mark before the JSON (signed with it, as sent).
     const raw = `${ctx.fault('webhook-bom') ? '\uFEFF' : ''}${JSON.stringify(enviado)}`;
     const firmado = ctx.fault('webhook-bad-signature') ? JSON.stringify(enviado, null, 2) : raw;
@@ -136,7 +142,10 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     const referencia = link === null ? '' : `\nEnlace: ${link.identificadorEnlaceComercio} (${link.idEnlace})`;
     const detalle = `Transacción ${tx.idTransaccion} aprobada por $${montoTexto(tx.monto)}.${referencia}${prueba}`;
     const lista = (texto: string | null): string[] =>
-      (texto ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+      (texto ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     for (const to of lista(tx.notificaciones.emailsNotificacion)) {
       outbox.emails.push({ to, subject: `Transacción aprobada ${tx.idTransaccion}`, body: detalle });
     }

@@ -75,8 +75,20 @@ function conCamposExtra(value: Record<string, unknown>): Record<string, unknown>
 
 /** String fields of the spec whose absence the sandbox writes as null (variant empty-strings writes ""). */
 const TEXTOS = new Set([
-  'mensaje', 'codigoAutorizacion', 'idExterno', 'nit', 'razonSocial', 'idGrupoTarjetas', 'nombreAplicativo', 'urlRedirect',
-  'urlRetorno', 'emailsNotificacion', 'urlWebhook', 'telefonosNotificacion', 'descripcionProducto', 'urlImagenProducto',
+  'mensaje',
+  'codigoAutorizacion',
+  'idExterno',
+  'nit',
+  'razonSocial',
+  'idGrupoTarjetas',
+  'nombreAplicativo',
+  'urlRedirect',
+  'urlRetorno',
+  'emailsNotificacion',
+  'urlWebhook',
+  'telefonosNotificacion',
+  'descripcionProducto',
+  'urlImagenProducto',
 ]);
 
 /**

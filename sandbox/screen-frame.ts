@@ -137,8 +137,13 @@ function shell(ctx: SandboxContext, link: Link, business: Business, req: Fastify
     intento: emitirIntento(ctx, link),
     api: rutaApi(req.url),
     retorno: link.configuracion.urlRetorno ?? req.headers.referer ?? null,
-    sinTarjeta: formasAceptadas(link).filter((f) => f >= 3).map((f) => valorFormaPago(ctx, f)),
-    textos: { tarjeta: t('Revise los datos de la tarjeta.', 'Check the card details.'), fallo: t('No se pudo procesar el pago; inténtelo de nuevo.', 'The payment could not be processed; try again.') },
+    sinTarjeta: formasAceptadas(link)
+      .filter((f) => f >= 3)
+      .map((f) => valorFormaPago(ctx, f)),
+    textos: {
+      tarjeta: t('Revise los datos de la tarjeta.', 'Check the card details.'),
+      fallo: t('No se pudo procesar el pago; inténtelo de nuevo.', 'The payment could not be processed; try again.'),
+    },
   };
   // The payment form's input name (pages-deployed-form renames it): the script reads it to know when no card is needed.
   const nombreForma = /name="([^"]+)"/.exec(camposCompra(ctx, link, business, false)[0] ?? '')?.[1] ?? 'formaPago';
@@ -157,7 +162,10 @@ ${camposCompra(ctx, link, business, false).join('\n')}
 <script type="application/json" id="datos-pantalla">${jsonEnLinea({ ...datos, nombreForma })}</script>
 <script>${SCRIPT_PANTALLA}</script>`;
   const compra = { ...resumenDe(link, business), editable: link.configuracion.esCantidadEditable || link.configuracion.esMontoEditable };
-  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${app}\n</div>`, { comercio: business.nombre, idioma: enIngles(ctx) ? 'en' : 'es' });
+  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${app}\n</div>`, {
+    comercio: business.nombre,
+    idioma: enIngles(ctx) ? 'en' : 'es',
+  });
 }
 
 /** The iframe: the card inputs (labelled, the screen's names) and nothing else. */
@@ -187,7 +195,10 @@ function enJson(reply: FastifyReply, r: Resultado): FastifyReply {
     case 'sesion':
       return reply.code(403).send({ error: 'La sesión no es válida: vuelva a abrir el enlace de pago.' });
     case 'errores':
-      return reply.code(400).send({ error: `Algunos datos no son válidos: ${r.errores.map((e) => `${e.campo}: ${e.mensaje}`).join('; ')}.`, errores: r.errores });
+      return reply.code(400).send({
+        error: `Algunos datos no son válidos: ${r.errores.map((e) => `${e.campo}: ${e.mensaje}`).join('; ')}.`,
+        errores: r.errores,
+      });
   }
 }
 
@@ -200,7 +211,10 @@ export const framePages: FastifyPluginAsync = async (app) => {
     if (e === undefined) return enHtml(ctx, reply, undefined, undefined, { tipo: 'no encontrado' });
     const no = indisponible(ctx, e.link);
     if (no !== null) return enHtml(ctx, reply, e.link, e.business, no);
-    return reply.code(200).type('text/html; charset=utf-8').send(shell(ctx, e.link, e.business, req, reply));
+    return reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .send(shell(ctx, e.link, e.business, req, reply));
   };
 
   /** The shell's JSON submission: the single-step screen's payment, the card taken from its vault token. */
@@ -208,43 +222,70 @@ export const framePages: FastifyPluginAsync = async (app) => {
     const e = enlaceYNegocio(ctx, link);
     if (e === undefined) return enJson(reply, { tipo: 'no encontrado' });
     const body = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof body !== 'object' || Array.isArray(body)) return enJson(reply, { tipo: 'errores', errores: [{ campo: '$', mensaje: 'el cuerpo debe ser un objeto JSON' }] });
-    const r = repeticion(ctx, e.link, body.intento, ctx.fault('screen-replay-double-charge')) ?? indisponible(ctx, e.link) ?? (sesionValida(ctx, req) ? null : ({ tipo: 'sesion' } as const));
+    if (typeof body !== 'object' || Array.isArray(body))
+      return enJson(reply, { tipo: 'errores', errores: [{ campo: '$', mensaje: 'el cuerpo debe ser un objeto JSON' }] });
+    const r =
+      repeticion(ctx, e.link, body.intento, ctx.fault('screen-replay-double-charge')) ??
+      indisponible(ctx, e.link) ??
+      (sesionValida(ctx, req) ? null : ({ tipo: 'sesion' } as const));
     if (r !== null) return enJson(reply, r);
     const token = typeof body.token === 'string' ? ctx.store.tokensBoveda.get(body.token) : undefined;
     if (body.token !== undefined && (token === undefined || token.usado || token.idEnlace !== e.link.idEnlace)) {
-      return enJson(reply, { tipo: 'errores', errores: [{ campo: 'token', mensaje: 'la tarjeta no se pudo verificar; vuelva a ingresarla' }] });
+      return enJson(reply, {
+        tipo: 'errores',
+        errores: [{ campo: 'token', mensaje: 'la tarjeta no se pudo verificar; vuelva a ingresarla' }],
+      });
     }
     // The card the token stands for, under the screen's own input names (what revisar reads).
     const n = nombresTarjeta(ctx);
     const datos: Record<string, unknown> = { ...body };
     if (token !== undefined) {
       const c = token.tarjeta;
-      Object.assign(datos, { [n.numeroTarjeta]: c.numeroTarjeta, [n.cvv]: c.cvv, [n.mesVencimiento]: String(c.mesVencimiento), [n.anioVencimiento]: String(c.anioVencimiento), [n.nombreTitular]: c.nombreTitular });
+      Object.assign(datos, {
+        [n.numeroTarjeta]: c.numeroTarjeta,
+        [n.cvv]: c.cvv,
+        [n.mesVencimiento]: String(c.mesVencimiento),
+        [n.anioVencimiento]: String(c.anioVencimiento),
+        [n.nombreTitular]: c.nombreTitular,
+      });
     }
     const leido = revisar(ctx, e.link, e.business, datos);
     if ('tipo' in leido) return enJson(reply, leido);
     if (token !== undefined) token.usado = true;
     // Fault frame-token-wrong-amount: the token charges the link's monto it remembered, whatever quantity was chosen.
-    const compra = token !== undefined && ctx.fault('frame-token-wrong-amount') ? { ...leido.compra, cantidad: 1, montoUnitario: token.montoEnlace } : leido.compra;
+    const compra =
+      token !== undefined && ctx.fault('frame-token-wrong-amount')
+        ? { ...leido.compra, cantidad: 1, montoUnitario: token.montoEnlace }
+        : leido.compra;
     return enJson(reply, await cobrar(ctx, e.link, e.business, compra, leido.intento));
   };
 
   type Ruta = { Params: { idEnlace: string } };
   app.get<Ruta>('/pagar/:idEnlace', async (req, reply) => mostrar(buscarEnlace(ctx, req.params.idEnlace), req, reply));
-  app.post<Ruta>('/pagar/:idEnlace/api', { onRequest: contarSolicitudCompra }, async (req, reply) => pagar(buscarEnlace(ctx, req.params.idEnlace), req, reply));
+  app.post<Ruta>('/pagar/:idEnlace/api', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+    pagar(buscarEnlace(ctx, req.params.idEnlace), req, reply),
+  );
   if (ctx.variant('urls-deployed')) {
     type Consulta = { Querystring: { e?: string; h?: string } };
     app.get<Consulta>('/pago', async (req, reply) => mostrar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
-    app.post<Consulta>('/pago/api', { onRequest: contarSolicitudCompra }, async (req, reply) => pagar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
+    app.post<Consulta>('/pago/api', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+      pagar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply),
+    );
   }
 
   /** The card iframe, for the shell of the other origin only (`padre`). */
   app.get<{ Querystring: { enlace?: string; padre?: string } }>('/vault/campos', async (req, reply) => {
     const link = typeof req.query.enlace === 'string' ? buscarEnlace(ctx, req.query.enlace) : undefined;
-    if (link === undefined) return reply.code(404).type('text/html; charset=utf-8').send(documento('Datos de la tarjeta', '<p class="detalle">No encontramos este pago.</p>'));
+    if (link === undefined)
+      return reply
+        .code(404)
+        .type('text/html; charset=utf-8')
+        .send(documento('Datos de la tarjeta', '<p class="detalle">No encontramos este pago.</p>'));
     if (req.query.padre !== otroOrigen(req)) {
-      return reply.code(400).type('text/html; charset=utf-8').send(documento('Datos de la tarjeta', '<p class="detalle">Este formulario solo se muestra dentro de la pantalla de pago.</p>'));
+      return reply
+        .code(400)
+        .type('text/html; charset=utf-8')
+        .send(documento('Datos de la tarjeta', '<p class="detalle">Este formulario solo se muestra dentro de la pantalla de pago.</p>'));
     }
     return reply.type('text/html; charset=utf-8').send(paginaBoveda(ctx, link.idEnlace, req.query.padre));
   });
@@ -254,18 +295,43 @@ export const framePages: FastifyPluginAsync = async (app) => {
     const v = new Validacion(true);
     const f = v.cuerpo(req.body);
     const idEnlace = f.numero('idEnlace', { requerido: true, entero: true, min: 1 });
-    const numeroTarjeta = f.texto('numeroTarjeta', { requerido: true, patron: /^\d{12,19}$/, mensajePatron: texto(ctx, 'debe tener de 12 a 19 dígitos', 'must have 12 to 19 digits') });
-    const cvv = f.texto('cvv', { requerido: true, patron: /^\d{3,4}$/, mensajePatron: texto(ctx, 'debe tener 3 o 4 dígitos', 'must have 3 or 4 digits') });
+    const numeroTarjeta = f.texto('numeroTarjeta', {
+      requerido: true,
+      patron: /^\d{12,19}$/,
+      mensajePatron: texto(ctx, 'debe tener de 12 a 19 dígitos', 'must have 12 to 19 digits'),
+    });
+    const cvv = f.texto('cvv', {
+      requerido: true,
+      patron: /^\d{3,4}$/,
+      mensajePatron: texto(ctx, 'debe tener 3 o 4 dígitos', 'must have 3 or 4 digits'),
+    });
     const mesVencimiento = f.numero('mesVencimiento', { requerido: true, entero: true, min: 1, max: 12 });
     const anioVencimiento = f.numero('anioVencimiento', { requerido: true, entero: true, min: 0, max: 2199 });
     const nombreTitular = f.texto('nombreTitular', { max: 200 });
     const link = idEnlace === undefined ? undefined : ctx.store.links.get(idEnlace);
     if (idEnlace !== undefined && link === undefined) v.error('idEnlace', 'no existe');
-    if (!v.ok || link === undefined || numeroTarjeta === undefined || cvv === undefined || mesVencimiento === undefined || anioVencimiento === undefined) {
-      return reply.code(400).send({ error: `${texto(ctx, 'Revise los datos de la tarjeta', 'Check the card details')}: ${v.errores.map((e) => `${e.campo}: ${e.mensaje}`).join('; ')}.`, errores: v.errores });
+    if (
+      !v.ok ||
+      link === undefined ||
+      numeroTarjeta === undefined ||
+      cvv === undefined ||
+      mesVencimiento === undefined ||
+      anioVencimiento === undefined
+    ) {
+      return reply.code(400).send({
+        error:
+          `${texto(ctx, 'Revise los datos de la tarjeta', 'Check the card details')}: ` +
+          `${v.errores.map((e) => `${e.campo}: ${e.mensaje}`).join('; ')}.`,
+        errores: v.errores,
+      });
     }
     const token = `tok_${randomBytes(18).toString('base64url')}`;
-    ctx.store.tokensBoveda.set(token, { idEnlace: link.idEnlace, tarjeta: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular }, montoEnlace: link.monto, usado: false });
+    ctx.store.tokensBoveda.set(token, {
+      idEnlace: link.idEnlace,
+      tarjeta: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular },
+      montoEnlace: link.monto,
+      usado: false,
+    });
     return reply.code(201).send({ token });
   });
 };

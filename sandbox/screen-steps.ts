@@ -58,7 +58,10 @@ function accionConfirmar(url: string): string {
 /** Step 2: what will be charged and how, and the one button; no card data but its last 4 digits. */
 function paginaConfirmar(link: Link, business: Business, c: Compra, csrf: string, accion: string): string {
   const total = Math.round(c.cantidad * c.montoUnitario * 100) / 100;
-  const tarjeta = c.numeroTarjeta === undefined ? '' : `<div><dt>Tarjeta</dt><dd id="confirmar-tarjeta">•••• ${esc(c.numeroTarjeta.slice(-4))}</dd></div>`;
+  const tarjeta =
+    c.numeroTarjeta === undefined
+      ? ''
+      : `<div><dt>Tarjeta</dt><dd id="confirmar-tarjeta">•••• ${esc(c.numeroTarjeta.slice(-4))}</dd></div>`;
   const cuerpo = `<div class="pantalla">
 ${resumen({ ...resumenDe(link, business), cantidad: c.cantidad, montoUnitario: c.montoUnitario })}
 <section class="tarjeta" aria-label="Confirmación del pago">
@@ -95,7 +98,15 @@ export const stepsPages: FastifyPluginAsync = async (app) => {
     const no = indisponible(ctx, e.link);
     if (no !== null) return enHtml(ctx, reply, e.link, e.business, no);
     sesionDe(req, reply);
-    return html(reply, 200, formulario(ctx, e.link, e.business, req.headers.referer, campoSesion(ctx, reply), req.url, { radios: true, boton: 'Continuar', aviso: PASO_1 }));
+    return html(
+      reply,
+      200,
+      formulario(ctx, e.link, e.business, req.headers.referer, campoSesion(ctx, reply), req.url, {
+        radios: true,
+        boton: 'Continuar',
+        aviso: PASO_1,
+      }),
+    );
   };
 
   /** Step 1 posted: validated as the single-step screen's POST; step 2 answered, or step 1 again with the errors (400). */
@@ -103,7 +114,10 @@ export const stepsPages: FastifyPluginAsync = async (app) => {
     const e = enlaceYNegocio(ctx, link);
     if (e === undefined) return enHtml(ctx, reply, undefined, undefined, { tipo: 'no encontrado' });
     const body = req.body as Record<string, unknown> | undefined;
-    const r = repeticion(ctx, e.link, body?.intento, false) ?? indisponible(ctx, e.link) ?? (sesionValida(ctx, req) ? null : ({ tipo: 'sesion' } as const));
+    const r =
+      repeticion(ctx, e.link, body?.intento, false) ??
+      indisponible(ctx, e.link) ??
+      (sesionValida(ctx, req) ? null : ({ tipo: 'sesion' } as const));
     if (r !== null) return enHtml(ctx, reply, e.link, e.business, r);
     const leido = revisar(ctx, e.link, e.business, body);
     if ('tipo' in leido) {
@@ -116,7 +130,12 @@ export const stepsPages: FastifyPluginAsync = async (app) => {
       return html(reply, 400, formulario(ctx, e.link, e.business, req.headers.referer, campoSesion(ctx, reply), req.url, forma));
     }
     const csrf = randomBytes(24).toString('base64url');
-    ctx.store.pagosEnPasos.set(csrf, { idEnlace: e.link.idEnlace, intento: leido.intento, sesion: sesionDe(req, reply), campos: comoTexto(body) });
+    ctx.store.pagosEnPasos.set(csrf, {
+      idEnlace: e.link.idEnlace,
+      intento: leido.intento,
+      sesion: sesionDe(req, reply),
+      campos: comoTexto(body),
+    });
     return html(reply, 200, paginaConfirmar(e.link, e.business, leido.compra, csrf, accionConfirmar(req.url)));
   };
 
@@ -142,14 +161,22 @@ export const stepsPages: FastifyPluginAsync = async (app) => {
 
   type Ruta = { Params: { idEnlace: string } };
   app.get<Ruta>('/pagar/:idEnlace', async (req, reply) => paso1(buscarEnlace(ctx, req.params.idEnlace), req, reply));
-  app.post<Ruta>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) => continuar(buscarEnlace(ctx, req.params.idEnlace), req, reply));
-  app.post<Ruta>('/pagar/:idEnlace/confirmar', { onRequest: contarSolicitudCompra }, async (req, reply) => confirmar(buscarEnlace(ctx, req.params.idEnlace), req, reply));
+  app.post<Ruta>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+    continuar(buscarEnlace(ctx, req.params.idEnlace), req, reply),
+  );
+  app.post<Ruta>('/pagar/:idEnlace/confirmar', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+    confirmar(buscarEnlace(ctx, req.params.idEnlace), req, reply),
+  );
 
   // Variant urls-deployed: /pago?e=<idEnlace>&h=<token>, its confirmation at /pago/confirmar with the same query.
   if (ctx.variant('urls-deployed')) {
     type Consulta = { Querystring: { e?: string; h?: string } };
     app.get<Consulta>('/pago', async (req, reply) => paso1(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
-    app.post<Consulta>('/pago', { onRequest: contarSolicitudCompra }, async (req, reply) => continuar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
-    app.post<Consulta>('/pago/confirmar', { onRequest: contarSolicitudCompra }, async (req, reply) => confirmar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
+    app.post<Consulta>('/pago', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+      continuar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply),
+    );
+    app.post<Consulta>('/pago/confirmar', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+      confirmar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply),
+    );
   }
 };

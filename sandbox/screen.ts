@@ -11,19 +11,24 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { SandboxContext } from './context.ts';
 import { estadoRedireccion, urlResultado } from './hash.ts';
-import { campo, esc, estadoEnPalabras, fechaLegible, formularioHosted, pagina, paginaErrores, paginaEstado, paginaNoDisponible, resumen, type Resumen } from './html.ts';
+import {
+  campo,
+  esc,
+  estadoEnPalabras,
+  fechaLegible,
+  formularioHosted,
+  pagina,
+  paginaErrores,
+  paginaEstado,
+  paginaNoDisponible,
+  resumen,
+  type Resumen,
+} from './html.ts';
 import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, nombresTarjeta, sesionValida, texto } from './card-fields.ts';
 import { contarResultado, enlaceDeConsulta, idEnlaceDeRuta, motivoNoDisponible, ventanaDeCarrera } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
 import type { Business, Link, RespuestaIntento } from './store.ts';
-import {
-  MENSAJE_DECLINADA,
-  aprobar,
-  contarSolicitudCompra,
-  declinar,
-  notificacionesEfectivas,
-  nuevaTransaccion,
-} from './transactions.ts';
+import { MENSAJE_DECLINADA, aprobar, contarSolicitudCompra, declinar, notificacionesEfectivas, nuevaTransaccion } from './transactions.ts';
 import { EMAIL, type Lector, Validacion } from './validate.ts';
 import { fechaServicio } from './views.ts';
 import { clockOf } from './tenants.ts';
@@ -47,7 +52,8 @@ export function valorFormaPago(ctx: SandboxContext, f: number): string {
 /** The posted payment form: its number, or (pages-deployed-form) its name. */
 function leerFormaPago(ctx: SandboxContext, f: Lector, nombre: string): number | undefined {
   const valor = f.datos[nombre];
-  if (ctx.variant('pages-deployed-form') && typeof valor === 'string' && VALORES_FORMA_PAGO.includes(valor)) return VALORES_FORMA_PAGO.indexOf(valor);
+  if (ctx.variant('pages-deployed-form') && typeof valor === 'string' && VALORES_FORMA_PAGO.includes(valor))
+    return VALORES_FORMA_PAGO.indexOf(valor);
   return f.numero(nombre, { requerido: true, entero: true });
 }
 /** Sandbox exchange rate for the simulated Bitcoin payment. */
@@ -138,9 +144,20 @@ export function camposCompra(ctx: SandboxContext, link: Link, business: Business
   const valorForma = (f: number) => valorFormaPago(ctx, f);
   const lista = (id: string, nombre: string, valores: number[], etiqueta: (n: number) => string, valor: (n: number) => string) =>
     `<select id="${id}" name="${esc(nombre)}">${valores.map((v) => `<option value="${esc(valor(v))}">${esc(etiqueta(v))}</option>`).join('')}</select>`;
-  const grupo = (id: string, leyenda: string, nombre: string, valores: number[], etiqueta: (n: number) => string, valor: (n: number) => string) =>
+  const grupo = (
+    id: string,
+    leyenda: string,
+    nombre: string,
+    valores: number[],
+    etiqueta: (n: number) => string,
+    valor: (n: number) => string,
+  ) =>
     `<fieldset class="campo opciones" id="${id}"><legend>${esc(leyenda)}</legend>${valores
-      .map((v, i) => `<label><input type="radio" name="${esc(nombre)}" value="${esc(valor(v))}"${i === 0 ? ' checked' : ''}> ${esc(etiqueta(v))}</label>`)
+      .map(
+        (v, i) =>
+          `<label><input type="radio" name="${esc(nombre)}" value="${esc(valor(v))}"${i === 0 ? ' checked' : ''}> ` +
+          `${esc(etiqueta(v))}</label>`,
+      )
       .join('')}</fieldset>`;
   const leyendaForma = desplegado ? t('Método', 'Method') : t('Forma de pago', 'Payment method');
   const meses = (c: number) => t(`${c} meses`, `${c} months`);
@@ -153,12 +170,25 @@ export function camposCompra(ctx: SandboxContext, link: Link, business: Business
       ? ''
       : radios
         ? grupo('campo-cuotas', t('Cuotas (pago en cuotas)', 'Instalments (instalment payments)'), n.cuotas, cuotas, meses, String)
-        : campo('campo-cuotas', t('Cuotas', 'Instalments'), lista('campo-cuotas', n.cuotas, cuotas, meses, String), t('(pago en cuotas)', '(instalment payments)')),
+        : campo(
+            'campo-cuotas',
+            t('Cuotas', 'Instalments'),
+            lista('campo-cuotas', n.cuotas, cuotas, meses, String),
+            t('(pago en cuotas)', '(instalment payments)'),
+          ),
     cfg.esCantidadEditable
-      ? campo('campo-cantidad', desplegado ? t('Unidades', 'Units') : t('Cantidad', 'Quantity'), entrada('cantidad', n.cantidad, `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`))
+      ? campo(
+          'campo-cantidad',
+          desplegado ? t('Unidades', 'Units') : t('Cantidad', 'Quantity'),
+          entrada('cantidad', n.cantidad, `type="number" min="1" step="1" value="${cfg.cantidadPorDefecto}"`),
+        )
       : `<input type="hidden" name="${n.cantidad}" value="${cfg.cantidadPorDefecto}">`,
     cfg.esMontoEditable
-      ? campo('campo-monto', desplegado ? t('Valor a pagar', 'Amount to pay') : t('Monto a pagar ($)', 'Amount to pay ($)'), entrada('monto', n.monto, `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`))
+      ? campo(
+          'campo-monto',
+          desplegado ? t('Valor a pagar', 'Amount to pay') : t('Monto a pagar ($)', 'Amount to pay ($)'),
+          entrada('monto', n.monto, `type="number" min="0.01" step="0.01" value="${link.monto.toFixed(2)}"`),
+        )
       : '',
   ].filter((c) => c !== '');
 }
@@ -174,7 +204,10 @@ export interface FormaPantalla {
   aviso?: string;
 }
 
-/** The payment form: every input labelled (docs/decisions.md names the fields; the variants of card-fields.ts rename, relabel and reorder them). */
+/**
+ * The payment form: every input labelled (docs/decisions.md names the fields; the variants of card-fields.ts rename,
+ * relabel and reorder them).
+ */
 function camposDePago(ctx: SandboxContext, link: Link, business: Business, sesion: string, forma: FormaPantalla): string[] {
   const compra = camposCompra(ctx, link, business, forma.radios === true);
   const tarjeta = camposTarjeta(ctx, true);
@@ -187,9 +220,18 @@ function camposDePago(ctx: SandboxContext, link: Link, business: Business, sesio
   ].filter((c) => c !== '');
 }
 
-export function formulario(ctx: SandboxContext, link: Link, business: Business, referer: string | undefined, sesion: string, accion: string, forma: FormaPantalla = {}): string {
+export function formulario(
+  ctx: SandboxContext,
+  link: Link,
+  business: Business,
+  referer: string | undefined,
+  sesion: string,
+  accion: string,
+  forma: FormaPantalla = {},
+): string {
   const regreso = link.configuracion.urlRetorno ?? referer;
-  const form = `<form method="post" id="pago" action="${esc(accion)}">\n${camposDePago(ctx, link, business, sesion, forma).join('\n')}\n</form>`;
+  const form =
+    `<form method="post" id="pago" ` + `action="${esc(accion)}">\n${camposDePago(ctx, link, business, sesion, forma).join('\n')}\n</form>`;
   const pago = `<section class="tarjeta" aria-label="Datos de pago">
 <h2>${texto(ctx, 'Datos de pago', 'Payment details')}</h2>
 ${forma.aviso === undefined ? '' : `<p class="detalle" id="paso">${esc(forma.aviso)}</p>`}
@@ -198,7 +240,10 @@ ${formularioHosted(ctx.options.screen, form)}
 ${regreso === undefined ? '' : `<a id="regresar" class="regresar" href="${esc(regreso)}">← Regresar al comercio</a>`}
 </section>`;
   const compra = { ...resumenDe(link, business), editable: link.configuracion.esCantidadEditable || link.configuracion.esMontoEditable };
-  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${pago}\n</div>`, { comercio: business.nombre, idioma: enIngles(ctx) ? 'en' : 'es' });
+  return pagina(link.nombreProducto, `<div class="pantalla">\n${resumen(compra)}\n${pago}\n</div>`, {
+    comercio: business.nombre,
+    idioma: enIngles(ctx) ? 'en' : 'es',
+  });
 }
 
 /** What a submission of a link's screen came to, before it is written as a page (or, frame screen, as JSON). */
@@ -220,7 +265,11 @@ export interface Compra {
   numeroTarjeta: string | undefined;
 }
 
-const VENCIDO: Resultado = { tipo: 'no disponible', estado: 'intento vencido', detalle: 'vuelva a abrir el enlace de pago para intentarlo de nuevo' };
+const VENCIDO: Resultado = {
+  tipo: 'no disponible',
+  estado: 'intento vencido',
+  detalle: 'vuelva a abrir el enlace de pago para intentarlo de nuevo',
+};
 
 export function buscarEnlace(ctx: SandboxContext, texto: string): Link | undefined {
   const id = idEnlaceDeRuta(ctx, texto);
@@ -247,7 +296,12 @@ export function repeticion(ctx: SandboxContext, link: Link, enviado: unknown, re
 }
 
 /** Reads a submission (the page's own field names): its intento, then what is bought; the refusal otherwise. */
-export function revisar(ctx: SandboxContext, link: Link, business: Business, datos: unknown): { compra: Compra; intento: string } | Resultado {
+export function revisar(
+  ctx: SandboxContext,
+  link: Link,
+  business: Business,
+  datos: unknown,
+): { compra: Compra; intento: string } | Resultado {
   const v = new Validacion(true);
   const f = v.cuerpo(datos);
   const intento = f.texto('intento', { requerido: true });
@@ -271,7 +325,10 @@ export function revisar(ctx: SandboxContext, link: Link, business: Business, dat
     }
   }
   f.texto(nombres.nombreTitular, { max: 200 });
-  const email = f.texto(nombres.email, { patron: EMAIL, mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address') });
+  const email = f.texto(nombres.email, {
+    patron: EMAIL,
+    mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address'),
+  });
   const cfg = link.configuracion;
   const cantidad = cfg.esCantidadEditable
     ? (f.numero(compra.cantidad, { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)
@@ -280,7 +337,10 @@ export function revisar(ctx: SandboxContext, link: Link, business: Business, dat
   const montoUnitario = montoEditable ? (f.numero(compra.monto, { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
   if (!v.ok || formaPago === undefined || intento === undefined) return { tipo: 'errores', errores: v.errores };
   const numero = conTarjeta ? f.datos[nombres.numeroTarjeta] : undefined;
-  return { intento, compra: { formaPago, cantidad, montoUnitario, email, cvv, numeroTarjeta: typeof numero === 'string' ? numero : undefined } };
+  return {
+    intento,
+    compra: { formaPago, cantidad, montoUnitario, email, cvv, numeroTarjeta: typeof numero === 'string' ? numero : undefined },
+  };
 }
 
 /**
@@ -289,11 +349,16 @@ export function revisar(ctx: SandboxContext, link: Link, business: Business, dat
  */
 export async function cobrar(ctx: SandboxContext, link: Link, business: Business, c: Compra, intento: string): Promise<Resultado> {
   // Spec 4.1: amount charged = quantity × monto.
-  const veces = ctx.fault('screen-cantidad-ignored') ? 1 : ctx.fault('screen-cantidad-applied-twice') ? c.cantidad * c.cantidad : c.cantidad;
+  const veces = ctx.fault('screen-cantidad-ignored')
+    ? 1
+    : ctx.fault('screen-cantidad-applied-twice')
+      ? c.cantidad * c.cantidad
+      : c.cantidad;
   // Fault amount-binary-float: the product left as the doubles give it, never rounded to the cent.
   const monto = ctx.fault('amount-binary-float') ? veces * c.montoUnitario : Math.round(veces * c.montoUnitario * 100) / 100;
   // A huge link monto times the quantity can leave the doubles: refuse it rather than store Infinity.
-  if (!Number.isFinite(monto)) return { tipo: 'errores', errores: [{ campo: 'cantidad', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }] };
+  if (!Number.isFinite(monto))
+    return { tipo: 'errores', errores: [{ campo: 'cantidad', mensaje: 'el monto a cobrar (cantidad × monto) no es representable' }] };
   const { formaPago } = c;
   const tx = nuevaTransaccion(ctx, {
     tipo: formaPago === 4 ? 'quickpay' : 'enlace',
@@ -346,22 +411,38 @@ export async function cobrar(ctx: SandboxContext, link: Link, business: Business
   const conteo = contarResultado(ctx, link, tx);
   if (conteo !== undefined) await conteo;
   ctx.notifier.notificar(tx, link);
-  return recordar({ status: 303, location: urlResultado(ctx, tx, business, link, link.configuracion.urlRedirect ?? business.urlAplicativo) });
+  return recordar({
+    status: 303,
+    location: urlResultado(ctx, tx, business, link, link.configuracion.urlRedirect ?? business.urlAplicativo),
+  });
 }
 
 /**
  * A result as a page. A link that can no longer be paid (or an attempt past its time): the sandbox's 410 page with
  * `#estado`, or (variant screen-unavailable-200) the deployed service's plain 200 page saying the link is not available.
  */
-export function enHtml(ctx: SandboxContext, reply: FastifyReply, link: Link | undefined, business: Business | undefined, r: Resultado): FastifyReply {
+export function enHtml(
+  ctx: SandboxContext,
+  reply: FastifyReply,
+  link: Link | undefined,
+  business: Business | undefined,
+  r: Resultado,
+): FastifyReply {
   if (r.tipo === 'hecho') return responder(ctx, reply, r.respuesta);
-  if (r.tipo === 'no encontrado' || link === undefined || business === undefined) return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
+  if (r.tipo === 'no encontrado' || link === undefined || business === undefined)
+    return html(reply, 404, paginaEstado('Pago', 'no encontrado'));
   if (r.tipo === 'no disponible') {
     if (ctx.variant('screen-unavailable-200')) return html(reply, 200, paginaNoDisponible(business.nombre));
     return html(reply, 410, paginaEstado(link.nombreProducto, r.estado, r.detalle, resumenDe(link, business)));
   }
-  if (r.tipo === 'en proceso') return html(reply, 409, paginaEstado(link.nombreProducto, 'en proceso', 'este pago ya se está procesando', resumenDe(link, business)));
-  if (r.tipo === 'sesion') return html(reply, 403, paginaEstado(link.nombreProducto, 'sesión no válida', 'vuelva a abrir el enlace de pago', resumenDe(link, business)));
+  if (r.tipo === 'en proceso')
+    return html(reply, 409, paginaEstado(link.nombreProducto, 'en proceso', 'este pago ya se está procesando', resumenDe(link, business)));
+  if (r.tipo === 'sesion')
+    return html(
+      reply,
+      403,
+      paginaEstado(link.nombreProducto, 'sesión no válida', 'vuelva a abrir el enlace de pago', resumenDe(link, business)),
+    );
   return html(reply, 400, paginaErrores(r.errores));
 }
 
@@ -388,7 +469,11 @@ export const screenPages: FastifyPluginAsync = async (app) => {
     if (e === undefined) return enHtml(ctx, reply, undefined, undefined, { tipo: 'no encontrado' });
     const no = indisponible(ctx, e.link);
     if (no !== null) return enHtml(ctx, reply, e.link, e.business, no);
-    return html(reply, 200, formulario(ctx, e.link, e.business, req.headers.referer, campoSesion(ctx, reply), accion ?? `/pagar/${e.link.idEnlace}`));
+    return html(
+      reply,
+      200,
+      formulario(ctx, e.link, e.business, req.headers.referer, campoSesion(ctx, reply), accion ?? `/pagar/${e.link.idEnlace}`),
+    );
   };
 
   const procesar = async (link: Link | undefined, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -406,15 +491,21 @@ export const screenPages: FastifyPluginAsync = async (app) => {
   };
 
   if (propia) {
-    app.get<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', async (req, reply) => mostrar(buscarEnlace(ctx, req.params.idEnlace), req, reply));
-    app.post<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) => procesar(buscarEnlace(ctx, req.params.idEnlace), req, reply));
+    app.get<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', async (req, reply) =>
+      mostrar(buscarEnlace(ctx, req.params.idEnlace), req, reply),
+    );
+    app.post<{ Params: { idEnlace: string } }>('/pagar/:idEnlace', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+      procesar(buscarEnlace(ctx, req.params.idEnlace), req, reply),
+    );
   }
 
   // Variant urls-deployed: urlEnlaceLargo is /pago?e=<idEnlace>&h=<token>; its form posts back to the same URL.
   if (propia && ctx.variant('urls-deployed')) {
     type Consulta = { Querystring: { e?: string; h?: string } };
     app.get<Consulta>('/pago', async (req, reply) => mostrar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply, req.url));
-    app.post<Consulta>('/pago', { onRequest: contarSolicitudCompra }, async (req, reply) => procesar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply));
+    app.post<Consulta>('/pago', { onRequest: contarSolicitudCompra }, async (req, reply) =>
+      procesar(enlaceDeConsulta(ctx, req.query.e, req.query.h), req, reply),
+    );
   }
 
   app.get<{ Params: { archivo: string } }>('/qr/bitcoin/:archivo', async (req, reply) => {

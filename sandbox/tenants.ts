@@ -1,6 +1,7 @@
 /**
  * Tenants of the test-control API (outside the spec; docs/decisions.md), after Stripe's test clocks: a fresh account
- * with one business, bound to its own clock (frozen, moved only by advancing it), counters and outbox, so a test that moves time or counts what its
+ * with one business, bound to its own clock (frozen, moved only by advancing it), counters and outbox, so a test that
+ * moves time or counts what its
  * requests created disturbs no other test. Every time read about a business's resources (its tokens, links, screens,
  * transactions) goes through `clockOf`; the seeded businesses keep the sandbox clock.
  */
@@ -34,7 +35,14 @@ export function createTenant(ctx: Pick<SandboxContext, 'store' | 'clock'>): { te
   const secret = randomBytes(16).toString('hex');
   const password = randomBytes(12).toString('base64url');
   const idCuenta = `cuenta-${id}`;
-  const business = createBusiness({ idAplicativo: `app-${id}`, clientId: `client-${id}`, clientSecret: secret }, idCuenta, `Tienda ${id}`, `7${String(store.nextTenant).padStart(9, '0')}`, true, store.mode);
+  const business = createBusiness(
+    { idAplicativo: `app-${id}`, clientId: `client-${id}`, clientSecret: secret },
+    idCuenta,
+    `Tienda ${id}`,
+    `7${String(store.nextTenant).padStart(9, '0')}`,
+    true,
+    store.mode,
+  );
   const account = createAccount({ idCuenta, emailLogin: `${id}@tenants.sandbox.test`, password, aplicativos: [business.idAplicativo] });
   // Frozen at the sandbox's time of its creation, as Stripe's test clocks: it moves only when advanced, so a test's
   // time steps are exact however slowly it runs, and moving it moves no one else's.
@@ -67,7 +75,10 @@ function forget(store: Store, id: string): void {
 }
 
 /** The tenant's counters: what its businesses own, its account, and the purchase requests sent with its credentials. */
-export function tenantStats(store: Store, tenant: Tenant): { links: number; transactions: number; accounts: number; purchaseRequests: number } {
+export function tenantStats(
+  store: Store,
+  tenant: Tenant,
+): { links: number; transactions: number; accounts: number; purchaseRequests: number } {
   const mine = (idAplicativo: string) => tenant.aplicativos.includes(idAplicativo);
   let links = 0;
   let transactions = 0;

@@ -14,11 +14,7 @@ import { clockOf, tenantOfAuthorization } from './tenants.ts';
 export const MENSAJE_DECLINADA = 'Transacción declinada (cvv de prueba 111)';
 
 /** Notification settings of a transaction: its own fields win, then the link's, then the business's. */
-export function notificacionesEfectivas(
-  business: Business,
-  link: Link | null,
-  propias: Partial<Notificaciones> = {},
-): Notificaciones {
+export function notificacionesEfectivas(business: Business, link: Link | null, propias: Partial<Notificaciones> = {}): Notificaciones {
   const capas: Partial<Notificaciones>[] = [propias, link?.configuracion ?? {}, business.notificaciones];
   const primero = <K extends keyof Notificaciones>(k: K): Notificaciones[K] | null =>
     capas.map((c) => c[k]).find((v) => v !== undefined && v !== null) ?? null;
@@ -141,7 +137,10 @@ export const transactionsApi: FastifyPluginAsync = async (app) => {
       const actor = req.actor;
       let tx = ctx.store.transactions.get(req.params.id);
       if (tx === undefined && ctx.fault('unknown-id-500')) throw new Error('transaction lookup failed');
-      const visible = ctx.fault('get-transaction-without-auth') || ctx.fault('tenant-transaction-readable') || (actor !== null && tx !== undefined && puedeVer(actor, tx));
+      const visible =
+        ctx.fault('get-transaction-without-auth') ||
+        ctx.fault('tenant-transaction-readable') ||
+        (actor !== null && tx !== undefined && puedeVer(actor, tx));
       if (tx === undefined || actor === null || !visible) {
         return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'transacción no encontrada' }] });
       }

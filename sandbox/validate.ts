@@ -143,7 +143,10 @@ export class Lector {
       return undefined;
     }
     const patron = tipo === 'email' ? EMAIL : TELEFONO;
-    const malos = valor.split(',').map((s) => s.trim()).filter((s) => !patron.test(s));
+    const malos = valor
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => !patron.test(s));
     if (malos.length > 0) {
       const que = tipo === 'email' ? 'correos electrónicos' : 'números de teléfono';
       this.v.error(this.ruta(campo), `debe ser una lista de ${que} separados por comas`);
@@ -156,7 +159,11 @@ export class Lector {
     if (this.ausente(campo, reglas.requerido)) return undefined;
     const ruta = this.ruta(campo);
     let valor = this.datos[campo];
-    if (typeof valor === 'string' && (this.v.formulario || this.v.ajustes.flexible || reglas.aceptarTexto) && NUMERO_TEXTO.test(valor.trim())) {
+    if (
+      typeof valor === 'string' &&
+      (this.v.formulario || this.v.ajustes.flexible || reglas.aceptarTexto) &&
+      NUMERO_TEXTO.test(valor.trim())
+    ) {
       valor = Number(valor.trim());
     }
     if (typeof valor !== 'number' || !Number.isFinite(valor)) {

@@ -13,7 +13,9 @@ import type { Variant } from './variants.ts';
 export function fechaServicio(variant: Variant, ms: number): string {
   const offsetMin = variant('fechas-offset-6') ? -6 * 60 : 0;
   const local = new Date(ms + offsetMin * 60_000).toISOString().slice(0, -1);
-  const fraccion = variant('fechas-7-digits') ? `${local.slice(-3)}${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}` : local.slice(-3);
+  const fraccion = variant('fechas-7-digits')
+    ? `${local.slice(-3)}${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`
+    : local.slice(-3);
   const zona = offsetMin === 0 ? 'Z' : `${offsetMin < 0 ? '-' : '+'}${String(Math.abs(offsetMin) / 60).padStart(2, '0')}:00`;
   return `${local.slice(0, -3)}${fraccion}${zona}`;
 }
@@ -66,4 +68,3 @@ function vistaBase(tx: Transaction, fault: Fault) {
     datosAdicionales: tx.datosAdicionales,
   };
 }
-

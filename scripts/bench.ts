@@ -73,15 +73,27 @@ writeFileSync(join(reportDir, 'bench.json'), `${JSON.stringify(figures, null, 2)
 console.log(JSON.stringify(figures, null, 2));
 console.log('');
 console.log('remote target through the latency proxy   0 ms/request   100 ms/request');
-console.log(`  wall time (s)                          ${figures.remote_0ms_wall_s.toFixed(2).padStart(12)}   ${figures.remote_100ms_wall_s.toFixed(2).padStart(14)}`);
+console.log(
+  `  wall time (s)                          ${figures.remote_0ms_wall_s.toFixed(2).padStart(12)}   ` +
+    `${figures.remote_100ms_wall_s.toFixed(2).padStart(14)}`,
+);
 console.log(`  peak requests in flight                ${String(near.peak).padStart(12)}   ${String(far.peak).padStart(14)}`);
 console.log(`  requests                               ${String(near.requests).padStart(12)}   ${String(far.requests).padStart(14)}`);
 console.log(`  exit code                              ${String(near.code).padStart(12)}   ${String(far.code).padStart(14)}`);
-console.log(`  ratio 100 ms / 0 ms: ${figures.remote_ratio} (the older measure: a faster 0 ms run raises it; the floor below is the target)`);
-console.log(`  floor at 100 ms: ${figures.remote_100ms_floor_s} s (${far.requests} requests × 100 ms / ${maxConcurrency} in flight); the 100 ms run is ${figures.remote_100ms_floor_ratio}× its floor (target ≤ 1.25)`);
+console.log(
+  `  ratio 100 ms / 0 ms: ${figures.remote_ratio} (the older measure: a faster 0 ms run raises it; the floor below is the target)`,
+);
+console.log(
+  `  floor at 100 ms: ${figures.remote_100ms_floor_s} s (${far.requests} requests × 100 ms / ${maxConcurrency} in ` +
+    `flight); the 100 ms run is ${figures.remote_100ms_floor_ratio}× its floor (target ≤ 1.25)`,
+);
 console.log(
   browserRun
-    ? `browser payer on script-built screens: ${figures.browser_payer_wall_s} s against the HTTP payer's ${figures.conformance_wall_s} s (${figures.browser_payer_ratio}×; target ≤ 2)`
+    ? `browser payer on script-built screens: ${figures.browser_payer_wall_s} s against the HTTP payer's ` +
+        `${figures.conformance_wall_s} s (${figures.browser_payer_ratio}×; target ≤ 2)`
     : 'browser payer: not measured (no Chromium; set CHROMIUM_PATH)',
 );
-console.log(`written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, 100 ms run ≤ 1.25× its floor, compile < 500 ms, validation < 20 µs, ≥ 3,000 links/s)`);
+console.log(
+  `written to ${join(reportDir, 'bench.json')} (targets: conformance ≤ 10 s, 100 ms run ≤ 1.25× its floor, compile < ` +
+    `500 ms, validation < 20 µs, ≥ 3,000 links/s)`,
+);

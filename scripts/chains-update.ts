@@ -20,5 +20,8 @@ if (byName.size === 0) {
   process.exit(2);
 }
 const tests = Object.fromEntries([...byName].sort(([a], [b]) => a.localeCompare(b)));
-writeFileSync(SHIPPED_LENGTHS, `${JSON.stringify({ format: 'conformance-chains/1', from: 'npm run chains:update (harness/run/chains.ts)', tests }, null, 2)}\n`);
+writeFileSync(
+  SHIPPED_LENGTHS,
+  `${JSON.stringify({ format: 'conformance-chains/1', from: 'npm run chains:update (harness/run/chains.ts)', tests }, null, 2)}\n`,
+);
 console.log(`chains:update: ${byName.size} tests' chain lengths written to ${SHIPPED_LENGTHS}`);

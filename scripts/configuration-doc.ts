@@ -11,7 +11,12 @@ const code = (text: string) => (text === '' ? '' : `\`${text.replace(/`/g, "'")}
 /** A row's meaning with what its type adds: a URL says so, an integer its range. */
 function meaningOf(v: Variable): string {
   const t = v.type;
-  const said = t.kind === 'url' ? `an absolute http(s) URL, ${v.meaning}` : t.kind === 'int' ? `${v.meaning} (${t.min}${t.max === undefined ? ' or more' : `..${t.max}`})` : v.meaning;
+  const said =
+    t.kind === 'url'
+      ? `an absolute http(s) URL, ${v.meaning}`
+      : t.kind === 'int'
+        ? `${v.meaning} (${t.min}${t.max === undefined ? ' or more' : `..${t.max}`})`
+        : v.meaning;
   return v.secret ? `${said} (secret)` : said;
 }
 
@@ -58,7 +63,9 @@ export function envExampleProblems(text: string): string[] {
   const lines = [...text.matchAll(/^# ?([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => ({ name: m[1]!, value: m[2]! }));
   const inExample = new Set(lines.map((l) => l.name));
   const rows = new Map((VARIABLES as readonly Variable[]).map((v) => [v.name, v]));
-  const problems = documentedVariables().filter((name) => !inExample.has(name)).map((name) => `${name} is not in .env.example`);
+  const problems = documentedVariables()
+    .filter((name) => !inExample.has(name))
+    .map((name) => `${name} is not in .env.example`);
   for (const { name, value } of lines) {
     const v = rows.get(name);
     if (!v || v.read === 'internal') problems.push(`${name} in .env.example is no variable of harness/setup/variables.ts`);

@@ -50,7 +50,11 @@ try {
   config = loadConfig();
   const fault = config.sandbox.fault;
   if (fault !== undefined && !FAULTS.some((f) => f.id === fault)) {
-    throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}"); example: SANDBOX_FAULT=${FAULTS[0]?.id ?? ''}`, 'SANDBOX_FAULT');
+    throw new ConfigError(
+      `SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}"); example: ` +
+        `SANDBOX_FAULT=${FAULTS[0]?.id ?? ''}`,
+      'SANDBOX_FAULT',
+    );
   }
 } catch (err) {
   if (err instanceof ConfigError) {
@@ -81,7 +85,10 @@ const { args, env } = selection;
 // The global setup takes the preflight's findings instead of probing again.
 const preflightDone = JSON.stringify({ ...(checked.accountRefused ? { accountRefused: checked.accountRefused } : {}) });
 const started = Date.now();
-const child = spawn(process.execPath, [vitestCli, ...conformanceArgs, ...args], { stdio: 'inherit', env: { CONFORMANCE_PROGRESS: process.stderr.isTTY ? 'live' : 'lines', ...process.env, ...env, CONFORMANCE_PREFLIGHT: preflightDone } });
+const child = spawn(process.execPath, [vitestCli, ...conformanceArgs, ...args], {
+  stdio: 'inherit',
+  env: { CONFORMANCE_PROGRESS: process.stderr.isTTY ? 'live' : 'lines', ...process.env, ...env, CONFORMANCE_PREFLIGHT: preflightDone },
+});
 
 // Last resort beyond the harness's own whole-run bound: a hung run still ends, with a reason.
 const hardLimitMs = (config.budget.runTimeoutS + 60) * 1000;
@@ -121,19 +128,27 @@ function suiteSelection(argv: string[]): { args: string[]; env: Record<string, s
       shard = argv[++i];
       if (shard === undefined) throw new UsageError('--shard needs i/n, e.g. --shard=1/3');
     } else if (arg === '--verbose') verbose = true;
-    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}: the run takes suite files, -t <test name pattern>, --shard=i/n and --verbose`);
+    else if (arg.startsWith('-'))
+      throw new UsageError(`unknown option ${arg}: the run takes suite files, -t <test name pattern>, --shard=i/n and --verbose`);
     else files.push(arg);
   }
   if (shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(shard.trim());
-    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard ${shard} is not a shard: give i/n with 1 ≤ i ≤ n, e.g. --shard=1/3`);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
+      throw new UsageError(`--shard ${shard} is not a shard: give i/n with 1 ≤ i ≤ n, e.g. --shard=1/3`);
     // A shard declares only its share of the tests (harness/run/suite-files.ts), which can leave a describe block empty.
     args.push('--passWithNoTests');
   }
-  const suites = readdirSync(join(PACKAGE_ROOT, 'suites')).filter((f) => f.endsWith('.test.ts')).map((f) => `suites/${f}`);
+  const suites = readdirSync(join(PACKAGE_ROOT, 'suites'))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `suites/${f}`);
   for (const file of files) {
     // The same match as harness/run/suite-files.ts's selectSuites: a part of the path.
-    if (!suites.some((s) => s.includes(file.replace(/^\.\//, '')))) throw new UsageError(`${file} names no suite file; the suite files are suites/{${suites.map((s) => s.slice('suites/'.length, -'.test.ts'.length)).join(',')}}.test.ts`);
+    if (!suites.some((s) => s.includes(file.replace(/^\.\//, ''))))
+      throw new UsageError(
+        `${file} names no suite file; the suite files are ` +
+          `suites/{${suites.map((s) => s.slice('suites/'.length, -'.test.ts'.length)).join(',')}}.test.ts`,
+      );
   }
   return {
     args,
@@ -164,6 +179,7 @@ function exitCode(vitestCode: number): number {
     } catch (err) {
       console.error(`${file} cannot be read (${(err as Error).message}): the suite's own error`);
     }
-  } else if (vitestCode !== 0) console.error(`the run ended (vitest exit code ${vitestCode}) without writing ${file}: the suite's own error`);
+  } else if (vitestCode !== 0)
+    console.error(`the run ended (vitest exit code ${vitestCode}) without writing ${file}: the suite's own error`);
   return exitCodeOf(summary, vitestCode);
 }

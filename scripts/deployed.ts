@@ -17,7 +17,14 @@ const { values } = parseArgs({ options: { payer: { type: 'string', default: 'htt
 if (!['http', 'browser', 'auto'].includes(values.payer)) throw new Error(`--payer must be http, browser or auto (got "${values.payer}")`);
 
 /** The clauses the deployed deviations break (sandbox/faults.ts FALLAS_DESPLEGADO), and nothing else may fail. */
-const DEVIATION_CLAUSES = new Set(['5.1-audience', '6.3-redirect-outcome', '4.1-endpoint', '4.3-endpoint', '2.2-formapago-values', '2.2-resultado-values']);
+const DEVIATION_CLAUSES = new Set([
+  '5.1-audience',
+  '6.3-redirect-outcome',
+  '4.1-endpoint',
+  '4.3-endpoint',
+  '2.2-formapago-values',
+  '2.2-resultado-values',
+]);
 const MAX_FAILS = 14;
 
 interface Summary {
@@ -31,7 +38,10 @@ async function run(label: string, env: Record<string, string>): Promise<Summary>
   const result = await conformanceRun({ ...embeddedOnlyEnv(process.env), REPORT_DIR: dir, ...payer, ...env }, true);
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
   const t = summary.totals;
-  console.log(`${label}: ${t.pass ?? 0} PASS, ${t.fail ?? 0} FAIL, ${t.warn ?? 0} WARN, ${t.skip ?? 0} SKIP, ${t.error ?? 0} ERROR (${result.seconds.toFixed(1)} s; reports in ${dir})`);
+  console.log(
+    `${label}: ${t.pass ?? 0} PASS, ${t.fail ?? 0} FAIL, ${t.warn ?? 0} WARN, ${t.skip ?? 0} SKIP, ${t.error ?? 0} ` +
+      `ERROR (${result.seconds.toFixed(1)} s; reports in ${dir})`,
+  );
   return summary;
 }
 
@@ -39,7 +49,8 @@ const problems: string[] = [];
 const undriven = (s: Summary) => s.tests.filter((x) => x.status === 'skip' && /screen|page|field|option|payer|form/i.test(x.reason ?? ''));
 
 const profile = await run('SANDBOX_VARIANT=deployed', { SANDBOX_VARIANT: 'deployed' });
-for (const x of profile.tests.filter((x) => x.status === 'fail' || x.status === 'error')) problems.push(`profile: ${x.status.toUpperCase()} ${x.name}`);
+for (const x of profile.tests.filter((x) => x.status === 'fail' || x.status === 'error'))
+  problems.push(`profile: ${x.status.toUpperCase()} ${x.name}`);
 for (const x of undriven(profile)) problems.push(`profile: SKIP ${x.name}: ${x.reason}`);
 
 const deviations = await run('SANDBOX_VARIANT=deployed SANDBOX_FAULT=deployed', { SANDBOX_VARIANT: 'deployed', SANDBOX_FAULT: 'deployed' });
@@ -50,11 +61,13 @@ if (failing.length > MAX_FAILS) problems.push(`deviations: ${failing.length} FAI
 for (const x of failing) {
   const cited = x.failure?.clauses ?? x.clauses ?? [];
   console.log(`  FAIL ${x.name}  (cites ${cited.join(', ')})`);
-  if (!cited.some((c) => DEVIATION_CLAUSES.has(c))) problems.push(`deviations: ${x.name} fails under ${cited.join(', ')}, a clause no deployed deviation breaks`);
+  if (!cited.some((c) => DEVIATION_CLAUSES.has(c)))
+    problems.push(`deviations: ${x.name} fails under ${cited.join(', ')}, a clause no deployed deviation breaks`);
 }
 // Each deviation is found: every clause a deviation breaks has its FAIL (one fault, one finding — and not none).
 for (const c of DEVIATION_CLAUSES) {
-  if (!failing.some((x) => (x.failure?.clauses ?? x.clauses ?? []).includes(c))) problems.push(`deviations: no FAIL cites ${c}, a clause a deployed deviation breaks`);
+  if (!failing.some((x) => (x.failure?.clauses ?? x.clauses ?? []).includes(c)))
+    problems.push(`deviations: no FAIL cites ${c}, a clause a deployed deviation breaks`);
 }
 
 if (problems.length > 0) {

@@ -51,7 +51,10 @@ interface SummaryTest {
 const work = mkdtempSync(join(tmpdir(), 'mutation-'));
 // Masks what differs from run to run (ids, timings, counters) but keeps status codes, which observations are about.
 const mask = (text: string): string =>
-  text.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>').replace(/\d+(\.\d+)? ?(ms|s)\b/g, '<t>').replace(/\d{4,}/g, '<n>');
+  text
+    .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>')
+    .replace(/\d+(\.\d+)? ?(ms|s)\b/g, '<t>')
+    .replace(/\d{4,}/g, '<n>');
 
 /**
  * One conformance run against the embedded sandbox with `fault` or `variant` (or neither), read from the summary
@@ -63,9 +66,16 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
   // Webhook waits are bounded by WEBHOOK_TIMEOUT_S; locally they arrive in milliseconds, so a short bound keeps
   // faults that suppress webhooks from costing 10 s per test. A variant keeps the default: it may send them late.
   // Always the embedded sandbox: a remote target in `.env` must not be driven through every fault.
-  const env: NodeJS.ProcessEnv = variant === undefined
-    ? { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: fault ?? '', SANDBOX_VARIANT: '', WEBHOOK_TIMEOUT_S: '2' }
-    : { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: '', SANDBOX_VARIANT: variant, ...variantSettings(variant) };
+  const env: NodeJS.ProcessEnv =
+    variant === undefined
+      ? { ...embeddedOnlyEnv(process.env), REPORT_DIR: reportDir, SANDBOX_FAULT: fault ?? '', SANDBOX_VARIANT: '', WEBHOOK_TIMEOUT_S: '2' }
+      : {
+          ...embeddedOnlyEnv(process.env),
+          REPORT_DIR: reportDir,
+          SANDBOX_FAULT: '',
+          SANDBOX_VARIANT: variant,
+          ...variantSettings(variant),
+        };
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [vitestCli, ...conformanceArgs], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -90,7 +100,17 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
           seconds,
         });
       } catch {
-        resolve({ fault: name, failed: [], errored: [], clauses: [], passed: 0, observations: new Set(), independent: 0, crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report', seconds });
+        resolve({
+          fault: name,
+          failed: [],
+          errored: [],
+          clauses: [],
+          passed: 0,
+          observations: new Set(),
+          independent: 0,
+          crashed: stderr.trim().split('\n').slice(-3).join(' ') || 'no report',
+          seconds,
+        });
       }
     });
   });
@@ -124,12 +144,16 @@ const faults = FAULTS.filter((f) => (only.length === 0 && !('composite' in f)) |
 /** The variants to run: every one and `all` (every one that composes) by default, else those named. */
 const variants: { id: string; description: string }[] = [
   ...VARIANTS.filter((v) => only.length === 0 || only.includes(v.id)),
-  ...(only.length === 0 || only.includes('all') ? [{ id: 'all', description: 'every variant that composes with the others, at once' }] : []),
+  ...(only.length === 0 || only.includes('all')
+    ? [{ id: 'all', description: 'every variant that composes with the others, at once' }]
+    : []),
 ];
 const width = Math.max(1, Math.min(2, availableParallelism()));
 
 const clean = await runSuite(undefined);
-console.log(`clean sandbox: ${clean.passed} passed, ${clean.failed.length} failed, ${clean.errored.length} errored (${clean.seconds.toFixed(1)} s)`);
+console.log(
+  `clean sandbox: ${clean.passed} passed, ${clean.failed.length} failed, ${clean.errored.length} errored (${clean.seconds.toFixed(1)} s)`,
+);
 for (const f of clean.failed) console.log(`  FAILED ON THE CLEAN SANDBOX: ${f}`);
 for (const f of clean.errored) console.log(`  ERROR ON THE CLEAN SANDBOX: ${f}`);
 if (clean.crashed) console.log(`  the clean run crashed: ${clean.crashed}`);
@@ -145,7 +169,11 @@ function verdictOf(fault: (typeof FAULTS)[number], r: RunResult): Verdict {
 
 const results = await pool(faults, width, async (f) => {
   const r = await runSuite(f.id);
-  console.log(`${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing test(s)${r.errored.length > 0 ? `, ${r.errored.length} ERROR` : ''} (${r.seconds.toFixed(1)} s)${r.clauses.length > 0 ? ` citing ${r.clauses.slice(0, 4).join(', ')}${r.clauses.length > 4 ? ', …' : ''}` : ''}`);
+  console.log(
+    `${verdictOf(f, r).padEnd(8)} ${f.id.padEnd(42)} ${r.failed.length} failing ` +
+      `test(s)${r.errored.length > 0 ? `, ${r.errored.length} ERROR` : ''} (${r.seconds.toFixed(1)} ` +
+      `s)${r.clauses.length > 0 ? ` citing ${r.clauses.slice(0, 4).join(', ')}${r.clauses.length > 4 ? ', …' : ''}` : ''}`,
+  );
   return r;
 });
 
@@ -154,7 +182,10 @@ const variantResults = await pool(variants, width, async (v) => {
   const r = await runSuite(undefined, v.id);
   const passed = !r.crashed && r.failed.length === 0 && r.errored.length === 0;
   const verdict = r.crashed ? 'CRASHED' : passed ? 'passed' : 'FALSE+';
-  console.log(`${verdict.padEnd(8)} variant ${v.id.padEnd(34)} ${r.failed.length} failing test(s), ${r.errored.length} ERROR (${r.seconds.toFixed(1)} s)${r.crashed ? `: ${r.crashed}` : ''}`);
+  console.log(
+    `${verdict.padEnd(8)} variant ${v.id.padEnd(34)} ${r.failed.length} failing test(s), ${r.errored.length} ERROR ` +
+      `(${r.seconds.toFixed(1)} s)${r.crashed ? `: ${r.crashed}` : ''}`,
+  );
   const wrong = [...r.failed, ...r.errored.map((t) => `ERROR ${t}`)];
   for (const t of wrong.slice(0, 5)) console.log(`    ${t}`);
   if (wrong.length > 5) console.log(`    … and ${wrong.length - 5} more`);
@@ -169,8 +200,10 @@ for (const [i, r] of results.entries()) {
   const verdict = verdictOf(f, r);
   const counted = verdict === 'killed' ? ` → ${r.failed.length} failing (${r.clauses.join(', ')})` : '';
   console.log(`- ${f.id} [${f.area}] → ${verdict === 'CRASHED' ? `crashed (${r.crashed})` : verdict}${counted}`);
-  if (isPrerequisite(f) && r.failed.length > 10) console.log(`    prerequisite fault: it removes what nearly every test needs, so ${r.failed.length} tests fail by nature`);
-  const evidence = verdict === 'observed' ? [...r.observations].filter((o) => !clean.observations.has(o)).map((o) => `WARN ${o}`) : r.failed;
+  if (isPrerequisite(f) && r.failed.length > 10)
+    console.log(`    prerequisite fault: it removes what nearly every test needs, so ${r.failed.length} tests fail by nature`);
+  const evidence =
+    verdict === 'observed' ? [...r.observations].filter((o) => !clean.observations.has(o)).map((o) => `WARN ${o}`) : r.failed;
   for (const t of evidence.slice(0, 3)) console.log(`    ${t}`);
   if (evidence.length > 3) console.log(`    … and ${evidence.length - 3} more`);
 }
@@ -180,45 +213,86 @@ const cleanGreen = clean.failed.length === 0 && clean.errored.length === 0 && !c
 const withErrors = results.filter((r) => r.errored.length > 0);
 // In a fault's run an ERROR is reported, not scored: the interlock stopping payments at a sign of production
 // ("run stopped", faults esreal-true-in-development and webhook-esproductiva-true) is the suite doing its duty.
-if (withErrors.length > 0) console.log(`\nERRORs in fault runs (not judged there; never counted as a kill): ${withErrors.map((r) => `${r.fault} (${r.errored.join(', ')})`).join('; ')}`);
+if (withErrors.length > 0)
+  console.log(
+    `\nERRORs in fault runs (not judged there; never counted as a kill): ` +
+      `${withErrors.map((r) => `${r.fault} (${r.errored.join(', ')})`).join('; ')}`,
+  );
 
 /** Localisation: failing tests per fault (observed faults count 0; prerequisite faults apart). */
-const counts = results.filter((_, i) => !isPrerequisite(faults[i]!)).map((r) => r.failed.length).sort((a, b) => a - b);
+const counts = results
+  .filter((_, i) => !isPrerequisite(faults[i]!))
+  .map((r) => r.failed.length)
+  .sort((a, b) => a - b);
 const quantile = (q: number): number => (counts.length === 0 ? 0 : counts[Math.min(counts.length - 1, Math.ceil(q * counts.length) - 1)]!);
-const distribution = { faults: counts.length, median: quantile(0.5), p90: quantile(0.9), max: counts.at(-1) ?? 0, atMost3: counts.filter((n) => n <= 3).length };
+const distribution = {
+  faults: counts.length,
+  median: quantile(0.5),
+  p90: quantile(0.9),
+  max: counts.at(-1) ?? 0,
+  atMost3: counts.filter((n) => n <= 3).length,
+};
 const overTen = results.filter((r, i) => !isPrerequisite(faults[i]!) && r.failed.length > 10).map((r) => r.fault);
-console.log(`\nlocalisation (failing tests per fault, ${distribution.faults} faults, prerequisite faults apart): median ${distribution.median}, 90th percentile ${distribution.p90}, max ${distribution.max}; ${distribution.atMost3}/${distribution.faults} at ≤3${overTen.length > 0 ? `; above 10: ${overTen.join(', ')}` : ''}`);
+console.log(
+  `\nlocalisation (failing tests per fault, ${distribution.faults} faults, prerequisite faults apart): median ` +
+    `${distribution.median}, 90th percentile ${distribution.p90}, max ${distribution.max}; ` +
+    `${distribution.atMost3}/${distribution.faults} at ≤3${overTen.length > 0 ? `; above 10: ${overTen.join(', ')}` : ''}`,
+);
 for (const [i, r] of results.entries()) {
-  if (isPrerequisite(faults[i]!)) console.log(`prerequisite fault ${r.fault}: ${r.failed.length} failing tests (it removes what nearly every test needs)`);
+  if (isPrerequisite(faults[i]!))
+    console.log(`prerequisite fault ${r.fault}: ${r.failed.length} failing tests (it removes what nearly every test needs)`);
 }
 
 // Soft checks: the fault that breaks two independent clauses of one test must have both reported by it.
 const twoClauses = faults.findIndex((f) => f.id === TWO_CLAUSE_FAULT);
 const bothReported = twoClauses < 0 || results[twoClauses]!.independent >= 2;
-if (!bothReported) console.log(`\n${TWO_CLAUSE_FAULT}: no failing test reported both of the independent clauses it breaks (${results[twoClauses]!.independent} failure(s) at most)`);
+if (!bothReported)
+  console.log(
+    `\n${TWO_CLAUSE_FAULT}: no failing test reported both of the independent clauses it breaks ` +
+      `(${results[twoClauses]!.independent} failure(s) at most)`,
+  );
 
 const reportDir = process.env['REPORT_DIR'] || 'reports';
 mkdirSync(reportDir, { recursive: true });
-writeFileSync(join(reportDir, 'mutation.json'), `${JSON.stringify({
-  format: 'mutation/1',
-  clean: { passed: clean.passed, failed: clean.failed, errored: clean.errored, ...(clean.crashed ? { crashed: clean.crashed } : {}) },
-  score: { detected, faults: faults.length, percent: Number(score.toFixed(1)), variantsPassed: variantResults.length - falsePositives.length, variants: variantResults.length },
-  distribution,
-  faults: results.map((r, i) => ({
-    id: r.fault,
-    area: faults[i]!.area,
-    verdict: verdictOf(faults[i]!, r),
-    ...(isPrerequisite(faults[i]!) ? { prerequisite: true } : {}),
-    failing: r.failed.length,
-    clauses: r.clauses,
-    tests: r.failed,
-    ...(r.errored.length > 0 ? { errored: r.errored } : {}),
-    ...(r.crashed ? { crashed: r.crashed } : {}),
-  })),
-  variants: variantResults,
-}, null, 2)}\n`);
-console.log(`\nmutation score: ${detected}/${faults.length} faults detected (${score.toFixed(1)}%; "observed" = a spec-silent fault seen as a WARN, never failed); clean run: ${cleanGreen ? 'green' : 'RED'}`);
-console.log(`variants: ${variantResults.length - falsePositives.length}/${variantResults.length} passed${falsePositives.length > 0 ? `; FALSE POSITIVES against ${falsePositives.map((v) => v.id).join(', ')}` : ''}`);
+writeFileSync(
+  join(reportDir, 'mutation.json'),
+  `${JSON.stringify(
+    {
+      format: 'mutation/1',
+      clean: { passed: clean.passed, failed: clean.failed, errored: clean.errored, ...(clean.crashed ? { crashed: clean.crashed } : {}) },
+      score: {
+        detected,
+        faults: faults.length,
+        percent: Number(score.toFixed(1)),
+        variantsPassed: variantResults.length - falsePositives.length,
+        variants: variantResults.length,
+      },
+      distribution,
+      faults: results.map((r, i) => ({
+        id: r.fault,
+        area: faults[i]!.area,
+        verdict: verdictOf(faults[i]!, r),
+        ...(isPrerequisite(faults[i]!) ? { prerequisite: true } : {}),
+        failing: r.failed.length,
+        clauses: r.clauses,
+        tests: r.failed,
+        ...(r.errored.length > 0 ? { errored: r.errored } : {}),
+        ...(r.crashed ? { crashed: r.crashed } : {}),
+      })),
+      variants: variantResults,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(
+  `\nmutation score: ${detected}/${faults.length} faults detected (${score.toFixed(1)}%; "observed" = a spec-silent ` +
+    `fault seen as a WARN, never failed); clean run: ${cleanGreen ? 'green' : 'RED'}`,
+);
+console.log(
+  `variants: ${variantResults.length - falsePositives.length}/${variantResults.length} ` +
+    `passed${falsePositives.length > 0 ? `; FALSE POSITIVES against ${falsePositives.map((v) => v.id).join(', ')}` : ''}`,
+);
 console.log(`written: ${join(reportDir, 'mutation.json')}`);
 rmSync(work, { recursive: true, force: true });
 process.exit(cleanGreen && detected === faults.length && falsePositives.length === 0 && bothReported ? 0 : 1);

@@ -40,7 +40,12 @@ if (!['http', 'browser', 'auto'].includes(values.payer)) throw new Error(`--paye
 function counts(dir: string): { fail: number; error: number; pass: number; tests: number } | undefined {
   try {
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { totals: Record<string, number>; tests: unknown[] };
-    return { fail: summary.totals.fail ?? 0, error: summary.totals.error ?? 0, pass: (summary.totals.pass ?? 0) + (summary.totals.warn ?? 0), tests: summary.tests.length };
+    return {
+      fail: summary.totals.fail ?? 0,
+      error: summary.totals.error ?? 0,
+      pass: (summary.totals.pass ?? 0) + (summary.totals.warn ?? 0),
+      tests: summary.tests.length,
+    };
   } catch {
     return undefined;
   }
@@ -52,7 +57,9 @@ async function parallel(n: number): Promise<void> {
   const label = `${n} runs at once${values.payer === 'http' ? '' : ` (PAYER=${values.payer}, SANDBOX_SCREEN=js)`}`;
   console.log(`soak: ${label}`);
   const dirs = Array.from({ length: n }, () => mkdtempSync(join(tmpdir(), 'soak-')));
-  const runs = await Promise.all(dirs.map((dir) => conformanceRun({ ...embeddedOnlyEnv(process.env), REPORT_DIR: dir, ...payerEnv }, true)));
+  const runs = await Promise.all(
+    dirs.map((dir) => conformanceRun({ ...embeddedOnlyEnv(process.env), REPORT_DIR: dir, ...payerEnv }, true)),
+  );
   let bad = 0;
   runs.forEach((run, i) => {
     const c = counts(dirs[i]!);
@@ -74,14 +81,20 @@ function failures(dir: string): string[] {
       tests: { name: string; status: string; reason?: string; error?: string; failure?: { check: string; actual: string } }[];
     };
     const why = (t: (typeof summary.tests)[number]) => t.reason ?? (t.failure ? `${t.failure.check}: ${t.failure.actual}` : t.error);
-    return summary.tests.filter((t) => t.status === 'fail' || t.status === 'error').map((t) => `${t.status.toUpperCase()} ${t.name}${why(t) ? `: ${why(t)!.split('\n')[0]}` : ''}`);
+    return summary.tests
+      .filter((t) => t.status === 'fail' || t.status === 'error')
+      .map((t) => `${t.status.toUpperCase()} ${t.name}${why(t) ? `: ${why(t)!.split('\n')[0]}` : ''}`);
   } catch (err) {
     return [`no summary.json (${(err as Error).message})`];
   }
 }
 
 let failed = 0;
-async function soak(label: string, runs: number, once: (env: NodeJS.ProcessEnv) => Promise<ConformanceRun & { peak?: number }>): Promise<void> {
+async function soak(
+  label: string,
+  runs: number,
+  once: (env: NodeJS.ProcessEnv) => Promise<ConformanceRun & { peak?: number }>,
+): Promise<void> {
   for (let i = 1; i <= runs; i++) {
     const dir = mkdtempSync(join(tmpdir(), 'soak-'));
     const run = await once({ ...embeddedOnlyEnv(process.env), REPORT_DIR: dir });
@@ -91,7 +104,13 @@ async function soak(label: string, runs: number, once: (env: NodeJS.ProcessEnv) 
     console.log(`${label} run ${i}/${runs}: ${ok ? 'PASS' : `FAIL (exit ${run.code})`} in ${run.seconds.toFixed(1)} s${peak}`);
     if (!ok) {
       for (const f of failures(dir)) console.log(`    ${f.split('\n')[0]}`);
-      console.log(run.output.split('\n').slice(-15).map((l) => `    | ${l}`).join('\n'));
+      console.log(
+        run.output
+          .split('\n')
+          .slice(-15)
+          .map((l) => `    | ${l}`)
+          .join('\n'),
+      );
     }
     rmSync(dir, { recursive: true, force: true });
   }

@@ -40,7 +40,10 @@ problems.push(...lintProblems);
 try {
   await createContract(document);
 } catch (error) {
-  problems.push(`spec/openapi.yaml: does not compile as a strict JSON Schema 2020-12 contract: ${error instanceof Error ? error.message : String(error)}`);
+  problems.push(
+    `spec/openapi.yaml: does not compile as a strict JSON Schema 2020-12 contract: ` +
+      `${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 if (problems.length > 0) {

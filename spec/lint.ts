@@ -39,8 +39,24 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 const RULE_KEYWORDS = [
-  'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
-  'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'enum', 'const', 'anyOf', 'oneOf', 'not',
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'not',
   'dependentRequired',
 ];
 
@@ -161,7 +177,9 @@ export function lintSpec({ document, clauses, specText }: LintInput): LintResult
     }
   }
 
-  const described = new Set(Array.isArray(clauses) ? clauses.filter((c) => isObj(c) && c.kind === 'description').map((c) => (c as Obj).id) : []);
+  const described = new Set(
+    Array.isArray(clauses) ? clauses.filter((c) => isObj(c) && c.kind === 'description').map((c) => (c as Obj).id) : [],
+  );
   forEachClauseRef(document, '', (value, where, holder) => {
     const list = typeof value === 'string' ? [value] : value;
     if (!Array.isArray(list) || list.length === 0 || !list.every((v) => typeof v === 'string')) {
@@ -206,9 +224,11 @@ function lintClauses(clauses: unknown, specText: string | undefined, problems: s
     if (kind === 'security') {
       if (typeof id === 'string' && ids.has(id)) problems.push(`${where}: duplicate id`);
       if (typeof id === 'string') ids.add(id);
-      if (typeof id !== 'string' || !SECURITY_ID.test(id)) problems.push(`${where}: a security check's id must be security-<slug> in lowercase, e.g. security-tenant-transaction-read`);
+      if (typeof id !== 'string' || !SECURITY_ID.test(id))
+        problems.push(`${where}: a security check's id must be security-<slug> in lowercase, e.g. security-tenant-transaction-read`);
       if (section !== 'security') problems.push(`${where}: a security check's section must be "security" (it is no section of the spec)`);
-      if (typeof text !== 'string' || !text.includes('OWASP API1:2023')) problems.push(`${where}: a security check's text must cite its source, OWASP API1:2023 (Broken Object Level Authorization)`);
+      if (typeof text !== 'string' || !text.includes('OWASP API1:2023'))
+        problems.push(`${where}: a security check's text must cite its source, OWASP API1:2023 (Broken Object Level Authorization)`);
       continue;
     }
     if (typeof id === 'string') {
@@ -216,7 +236,8 @@ function lintClauses(clauses: unknown, specText: string | undefined, problems: s
       ids.add(id);
       const match = CLAUSE_ID.exec(id);
       if (!match) problems.push(`${where}: id must be <section>-<slug> in lowercase, e.g. 4.1-monto-min`);
-      else if (typeof section === 'string' && match[1] !== section) problems.push(`${where}: id does not start with its section ${section}`);
+      else if (typeof section === 'string' && match[1] !== section)
+        problems.push(`${where}: id does not start with its section ${section}`);
     }
     if (typeof kind === 'string' && !(CLAUSE_KINDS as readonly string[]).includes(kind)) {
       problems.push(`${where}: unknown kind "${kind}" (one of ${CLAUSE_KINDS.join(', ')})`);
@@ -225,7 +246,10 @@ function lintClauses(clauses: unknown, specText: string | undefined, problems: s
       problems.push(`${where}: section ${section} does not exist in the spec`);
     }
     if (spec !== undefined && typeof text === 'string' && text.trim() !== '') {
-      const missing = text.split('…').map(normalizeSpecText).filter((fragment) => !spec.includes(fragment));
+      const missing = text
+        .split('…')
+        .map(normalizeSpecText)
+        .filter((fragment) => !spec.includes(fragment));
       if (missing.length > 0) problems.push(`${where}: text not found in the spec: "${missing[0]}"`);
       else counts.quotesVerified++;
     }
@@ -278,7 +302,8 @@ function lintSchema(schema: unknown, where: string, problems: string[], anchored
   for (const key of ['items', 'additionalProperties', 'contains', 'propertyNames', 'unevaluatedProperties']) {
     child(schema[key], `${where}.${key}`, nested, inCombinator);
   }
-  if (Array.isArray(schema.prefixItems)) schema.prefixItems.forEach((sub, i) => child(sub, `${where}.prefixItems[${i}]`, nested, inCombinator));
+  if (Array.isArray(schema.prefixItems))
+    schema.prefixItems.forEach((sub, i) => child(sub, `${where}.prefixItems[${i}]`, nested, inCombinator));
   // the branches belong to the rule of the schema holding the combinator, which is reported above if unclaused
   for (const key of ['anyOf', 'oneOf']) {
     const branches = schema[key];

@@ -8,84 +8,140 @@
 import { describe } from 'vitest';
 import { futureExpiry } from '../generators/bodies.ts';
 import { buy3ds, complete3ds, lookUp } from './flows.ts';
-import { asEnum, asNumber, clauseTest, describeRedirectScheme, fieldEquals, fieldIn, flagEquals, hashVerifies, holds, readString } from '../harness/index.ts';
+import {
+  asEnum,
+  asNumber,
+  clauseTest,
+  describeRedirectScheme,
+  fieldEquals,
+  fieldIn,
+  flagEquals,
+  hashVerifies,
+  holds,
+  readString,
+} from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/3DS';
 
 describe('4.3 the 3DS purchase response', () => {
   // That urlCompletarPago3Ds is a URL (format uri) is judged with every 3DS response by the contract testcase
   // [4.3-response-fields], which cites 4.3-url-completar; where it leads is judged by the completion tests below.
-  clauseTest({ clauses: ['4.3-endpoint', '4.3-card-object-spelling'], endpoint: ENDPOINT, purchase: true },
-    'a purchase with the card object spelled tarjetaCreditoDebido is accepted and answered with urlCompletarPago3Ds', async (t) => {
+  clauseTest(
+    { clauses: ['4.3-endpoint', '4.3-card-object-spelling'], endpoint: ENDPOINT, purchase: true },
+    'a purchase with the card object spelled tarjetaCreditoDebido is accepted and answered with urlCompletarPago3Ds',
+    async (t) => {
       const { ex, response } = await buy3ds(t);
-      holds(readString(response, 'urlCompletarPago3Ds', '4.3-response-fields', ex) !== '', 'url-completar', '4.3-url-completar', 'a urlCompletarPago3Ds to send the browser to', 'an empty string', ex);
-    });
+      holds(
+        readString(response, 'urlCompletarPago3Ds', '4.3-response-fields', ex) !== '',
+        'url-completar',
+        '4.3-url-completar',
+        'a urlCompletarPago3Ds to send the browser to',
+        'an empty string',
+        ex,
+      );
+    },
+  );
 
-  clauseTest({ clauses: ['4.3-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
-    'esReal is false for a development business', async (t) => {
+  clauseTest(
+    { clauses: ['4.3-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
+    'esReal is false for a development business',
+    async (t) => {
       const { ex, response } = await buy3ds(t);
       fieldEquals(response['esReal'], false, 'esReal', '2.2-esreal-test-not-charged', ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['4.3-response-fields', '4.3-endpoint'], endpoint: ENDPOINT, purchase: true }, 'monto is the amount sent', async (t) => {
-    const { ex, request, response } = await buy3ds(t, { monto: 23.45 });
-    fieldEquals(response['monto'], request.monto, 'monto', '4.3-response-fields', ex);
-  });
+  clauseTest(
+    { clauses: ['4.3-response-fields', '4.3-endpoint'], endpoint: ENDPOINT, purchase: true },
+    'monto is the amount sent',
+    async (t) => {
+      const { ex, request, response } = await buy3ds(t, { monto: 23.45 });
+      fieldEquals(response['monto'], request.monto, 'monto', '4.3-response-fields', ex);
+    },
+  );
 });
 
 describe('4.3 a telefono as people write it', () => {
   // 4.3 types telefono a string and states no format (7 lists no rule on it): refusing "+503 7000-0000" refuses a
   // valid purchase. The other tests send digits only, so a service that wants digits fails here alone.
-  clauseTest({ clauses: '4.3-endpoint', endpoint: ENDPOINT, purchase: true }, 'a telefono with a + sign, a space and a dash (a string; no format stated) is accepted', async (t) => {
-    await buy3ds(t, { telefono: '+503 7000-0000' });
-  });
+  clauseTest(
+    { clauses: '4.3-endpoint', endpoint: ENDPOINT, purchase: true },
+    'a telefono with a + sign, a space and a dash (a string; no format stated) is accepted',
+    async (t) => {
+      await buy3ds(t, { telefono: '+503 7000-0000' });
+    },
+  );
 });
 
 describe('4.3 / 6.3 completing the 3DS page', () => {
-  clauseTest({ clauses: ['4.3-url-completar', '6.3-redirect-outcome', '2.2-esreal-test-not-charged', '2.2-formapago-values'], endpoint: 'flow', purchase: true },
-    'the completed payment sends the browser to urlRedirect with the outcome of this transaction', async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.3-url-completar', '6.3-redirect-outcome', '2.2-esreal-test-not-charged', '2.2-formapago-values'],
+      endpoint: 'flow',
+      purchase: true,
+    },
+    'the completed payment sends the browser to urlRedirect with the outcome of this transaction',
+    async (t) => {
       const purchase = await buy3ds(t);
       const params = await complete3ds(t, purchase);
       fieldEquals(params['idTransaccion'], purchase.response['idTransaccion'], 'idTransaccion (redirect)', '6.3-redirect-outcome');
       fieldEquals(asNumber(params['monto']), purchase.request.monto, 'monto (redirect)', '6.3-redirect-outcome');
       flagEquals(params['esReal'], false, 'esReal (redirect)', ['6.3-redirect-outcome', '2.2-esreal-test-not-charged']);
-      fieldIn(asEnum(params['formaPago'], 'formaPago'), [0, 1, 2, 3, 4], 'formaPago (redirect)', ['6.3-redirect-outcome', '2.2-formapago-values']);
-    });
+      fieldIn(asEnum(params['formaPago'], 'formaPago'), [0, 1, 2, 3, 4], 'formaPago (redirect)', [
+        '6.3-redirect-outcome',
+        '2.2-formapago-values',
+      ]);
+    },
+  );
 
   clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', purchase: true }, 'the redirect carries a hash', async (t) => {
     const params = await complete3ds(t, await buy3ds(t));
     const hash = params['hash'] ?? '';
     holds(hash !== '', 'hash-present', '6.3-redirect-hash', 'a hash parameter in the redirect (6.3)', 'no hash parameter');
-    if (!t.run.hash) t.observe('6.3-hash-algorithm-not-shown', `hash of ${hash.length} characters received; not verified (REDIRECT_HASH=off)`);
+    if (!t.run.hash)
+      t.observe('6.3-hash-algorithm-not-shown', `hash of ${hash.length} characters received; not verified (REDIRECT_HASH=off)`);
   });
 
-  clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', purchase: true, needs: ['hash'] },
-    'the hash verifies over idTransaccion, monto, esReal, formaPago, esAprobada, codigoAutorizacion, mensaje', async (t) => {
+  clauseTest(
+    { clauses: '6.3-redirect-hash', endpoint: 'flow', purchase: true, needs: ['hash'] },
+    'the hash verifies over idTransaccion, monto, esReal, formaPago, esAprobada, codigoAutorizacion, mensaje',
+    async (t) => {
       const hashes = t.run.hash!;
       const params = await complete3ds(t, await buy3ds(t));
       const ref = await hashes.reference(params);
       if (!ref.scheme) {
         // The spec shows no algorithm: a scheme outside the candidates is not the target's fault.
-        t.observe('6.3-hash-algorithm-not-shown', `no candidate scheme made the redirect hash verify (REDIRECT_HASH=auto), so redirect hashes were not verified; tried ${ref.tried}. Set REDIRECT_HASH and its companions (see .env.example) to verify them`);
+        t.observe(
+          '6.3-hash-algorithm-not-shown',
+          `no candidate scheme made the redirect hash verify (REDIRECT_HASH=auto), so redirect hashes were not ` +
+            `verified; tried ${ref.tried}. Set REDIRECT_HASH and its companions (see .env.example) to verify them`,
+        );
         return;
       }
-      if (ref.source === 'discovered') t.observe('6.3-hash-algorithm-not-shown', `redirect hash scheme discovered: ${describeRedirectScheme(ref.scheme)}`);
+      if (ref.source === 'discovered')
+        t.observe('6.3-hash-algorithm-not-shown', `redirect hash scheme discovered: ${describeRedirectScheme(ref.scheme)}`);
       hashVerifies(params, ref.alike, hashes.secret, '6.3-redirect-hash');
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['4.3-url-completar', '2.2-resultado-values'], endpoint: 'flow', purchase: true },
-    'after completion the transaction is shown approved', async (t) => {
+  clauseTest(
+    { clauses: ['4.3-url-completar', '2.2-resultado-values'], endpoint: 'flow', purchase: true },
+    'after completion the transaction is shown approved',
+    async (t) => {
       const purchase = await buy3ds(t);
       await complete3ds(t, purchase);
       const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
       fieldEquals(tx['esAprobada'], true, 'esAprobada', '4.3-url-completar', ex);
       fieldIn(tx['resultadoTransaccion'] ?? null, [0, null], 'resultadoTransaccion (ExitosaAprobada=0)', '2.2-resultado-values', ex);
-    });
+    },
+  );
 });
 
 describe('7 test mode under 3DS', () => {
   clauseTest({ clauses: '7-cvv-111-not-3ds', endpoint: 'flow', purchase: true }, 'cvv 111 does not decline a 3DS payment', async (t) => {
-    const purchase = await buy3ds(t, { tarjetaCreditoDebido: { numeroTarjeta: t.run.config.testData.cardNumber, cvv: '111', ...futureExpiry() } });
+    const purchase = await buy3ds(t, {
+      tarjetaCreditoDebido: { numeroTarjeta: t.run.config.testData.cardNumber, cvv: '111', ...futureExpiry() },
+    });
     await complete3ds(t, purchase, ['7-cvv-111-not-3ds']);
     const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
     fieldEquals(tx['esAprobada'], true, 'esAprobada', '7-cvv-111-not-3ds', ex);

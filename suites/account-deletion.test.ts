@@ -6,7 +6,21 @@
  */
 import { describe } from 'vitest';
 import { requestToken } from './flows.ts';
-import { asString, bodyOf, type Call, clauseTest, type Credentials, type Exchange, field, holds, notAccepted, secrets, sharedWork, succeeded, type TestHandle } from '../harness/index.ts';
+import {
+  asString,
+  bodyOf,
+  type Call,
+  clauseTest,
+  type Credentials,
+  type Exchange,
+  field,
+  holds,
+  notAccepted,
+  secrets,
+  sharedWork,
+  succeeded,
+  type TestHandle,
+} from '../harness/index.ts';
 
 const ENDPOINT = 'DELETE /Cuenta';
 
@@ -23,7 +37,14 @@ async function passwordGrant(t: TestHandle): Promise<Exchange> {
   return t.run.http.request({
     method: 'POST',
     url: `${t.run.target.authUrl}/connect/token`,
-    form: { grant_type: 'password', audience: t.run.config.tokenAudience, client_id: client.clientId, client_secret: client.clientSecret, username: d.user, password: d.password },
+    form: {
+      grant_type: 'password',
+      audience: t.run.config.tokenAudience,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      username: d.user,
+      password: d.password,
+    },
     idempotent: true,
     label: 'password grant (deleted account)',
   });
@@ -47,44 +68,91 @@ function businessesOf(record: Record<string, unknown>): Credentials[] {
 }
 
 describe('4.9 account deletion', () => {
-  clauseTest({ clauses: ['4.9-endpoint', '2.6-account-types', '2.6-tipo-personeria', '2.7-business-types'], endpoint: ENDPOINT, needs: ['deletion'] },
-    'DELETE /Cuenta answers the deleted account with its businesses', async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.9-endpoint', '2.6-account-types', '2.6-tipo-personeria', '2.7-business-types'],
+      endpoint: ENDPOINT,
+      needs: ['deletion'],
+    },
+    'DELETE /Cuenta answers the deleted account with its businesses',
+    async (t) => {
       const { ex, record } = await deleted(t);
       const { user, business } = t.run.target.deletion!;
-      holds(String(record['emailLogin']).toLowerCase() === user.toLowerCase(), 'account-record', '2.6-account-types',
-        'emailLogin of the account whose credentials were used', `emailLogin ${JSON.stringify(record['emailLogin'])}`, ex);
+      holds(
+        String(record['emailLogin']).toLowerCase() === user.toLowerCase(),
+        'account-record',
+        '2.6-account-types',
+        'emailLogin of the account whose credentials were used',
+        `emailLogin ${JSON.stringify(record['emailLogin'])}`,
+        ex,
+      );
       const ids = businessesOf(record).map((b) => b.clientId);
-      holds(ids.length > 0, 'account-businesses', '2.7-business-types', 'aplicativos lists the businesses of the account', 'no business listed', ex);
+      holds(
+        ids.length > 0,
+        'account-businesses',
+        '2.7-business-types',
+        'aplicativos lists the businesses of the account',
+        'no business listed',
+        ex,
+      );
       if (business) {
-        holds(ids.includes(business.clientId), 'account-businesses', '2.7-business-types', `aplicativos includes the business ${business.clientId}`, `clientIdApi ${ids.join(', ')}`, ex);
+        holds(
+          ids.includes(business.clientId),
+          'account-businesses',
+          '2.7-business-types',
+          `aplicativos includes the business ${business.clientId}`,
+          `clientIdApi ${ids.join(', ')}`,
+          ex,
+        );
       }
-    });
+    },
+  );
 
-  clauseTest({ clauses: '4.9-deletes-account', endpoint: ENDPOINT, needs: ['deletion'] }, 'afterwards the account\'s credentials are refused', async (t) => {
-    await deleted(t);
-    if (t.run.config.accountAuth === 'password-grant') {
-      // The credentials themselves, not a token issued before the deletion: a new password grant must get no token,
-      // or the token it gets must not work.
-      const grant = await passwordGrant(t);
-      const token = grant.response?.status !== undefined && grant.response.status < 300 ? asString(field(grant.response.json, 'access_token')) : undefined;
-      if (token === undefined) return notAccepted(grant, '4.9-deletes-account', 'a password grant with the credentials of the deleted account');
-      secrets.add(token, 'account-token');
-      const again = await t.call('deleteAccount', { auth: { header: `Bearer ${token}` }, label: 'DELETE /Cuenta with a token of the deleted account' });
-      return notAccepted(again, '4.9-deletes-account', 'an account call with a token newly granted for the deleted account');
-    }
-    const again = await disposable(t)('deleteAccount', { label: 'DELETE /Cuenta with the deleted account' });
-    notAccepted(again, '4.9-deletes-account', 'an account call with the credentials of the deleted account');
-  });
+  clauseTest(
+    { clauses: '4.9-deletes-account', endpoint: ENDPOINT, needs: ['deletion'] },
+    "afterwards the account's credentials are refused",
+    async (t) => {
+      await deleted(t);
+      if (t.run.config.accountAuth === 'password-grant') {
+        // The credentials themselves, not a token issued before the deletion: a new password grant must get no token,
+        // or the token it gets must not work.
+        const grant = await passwordGrant(t);
+        const token =
+          grant.response?.status !== undefined && grant.response.status < 300
+            ? asString(field(grant.response.json, 'access_token'))
+            : undefined;
+        if (token === undefined)
+          return notAccepted(grant, '4.9-deletes-account', 'a password grant with the credentials of the deleted account');
+        secrets.add(token, 'account-token');
+        const again = await t.call('deleteAccount', {
+          auth: { header: `Bearer ${token}` },
+          label: 'DELETE /Cuenta with a token of the deleted account',
+        });
+        return notAccepted(again, '4.9-deletes-account', 'an account call with a token newly granted for the deleted account');
+      }
+      const again = await disposable(t)('deleteAccount', { label: 'DELETE /Cuenta with the deleted account' });
+      notAccepted(again, '4.9-deletes-account', 'an account call with the credentials of the deleted account');
+    },
+  );
 
-  clauseTest({ clauses: '4.9-deletes-account', endpoint: 'POST /connect/token', needs: ['deletion'] },
-    'afterwards the businesses of the account get no token', async (t) => {
+  clauseTest(
+    { clauses: '4.9-deletes-account', endpoint: 'POST /connect/token', needs: ['deletion'] },
+    'afterwards the businesses of the account get no token',
+    async (t) => {
       const { record } = await deleted(t);
       const known = t.run.target.deletion!.business;
       const businesses = [...businessesOf(record), ...(known ? [known] : [])];
-      holds(businesses.length > 0, 'account-businesses', '4.9-deletes-account', 'client credentials of a business of the deleted account', 'none known');
+      holds(
+        businesses.length > 0,
+        'account-businesses',
+        '4.9-deletes-account',
+        'client credentials of a business of the deleted account',
+        'none known',
+      );
       for (const business of businesses) {
         const ex = await requestToken(t, business);
         notAccepted(ex, '4.9-deletes-account', `a token for ${business.clientId}, a business of the deleted account`);
       }
-    });
+    },
+  );
 });

@@ -6,7 +6,22 @@
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
 import { createLink, notAcceptedWhereValidAccepted } from './flows.ts';
-import { asInt, asString, bodyOf, clauseTest, type Exchange, field, holds, type Need, notAccepted, observeResponse, PURCHASE_OPERATIONS, succeeded, type TestHandle, TokenError } from '../harness/index.ts';
+import {
+  asInt,
+  asString,
+  bodyOf,
+  clauseTest,
+  type Exchange,
+  field,
+  holds,
+  type Need,
+  notAccepted,
+  observeResponse,
+  PURCHASE_OPERATIONS,
+  succeeded,
+  type TestHandle,
+  TokenError,
+} from '../harness/index.ts';
 
 /** A token request outside the token cache; its response is contract-observed (types judged by the contract testcase). */
 async function requestToken(t: TestHandle, clientSecret: string, audience = t.run.config.tokenAudience): Promise<Exchange> {
@@ -29,40 +44,80 @@ function observeRefusalStatus(t: TestHandle, ex: Exchange): void {
 }
 
 describe('5.1 / 5.2 token issuance', () => {
-  clauseTest({ clauses: ['5.1-token-request', '5.1-grant-type', '5.1-client-credentials', '5.2-token-response'], endpoint: 'POST /connect/token' },
-    'client credentials of the business get a Bearer token', async (t) => {
+  clauseTest(
+    { clauses: ['5.1-token-request', '5.1-grant-type', '5.1-client-credentials', '5.2-token-response'], endpoint: 'POST /connect/token' },
+    'client credentials of the business get a Bearer token',
+    async (t) => {
       const ex = await requestToken(t, t.run.target.business.clientSecret);
       succeeded(ex, '5.1-token-request', 'the token request');
       const body = bodyOf(ex, '5.2-token-response');
-      holds(typeof body['access_token'] === 'string' && body['access_token'] !== '', 'token-issued', '5.2-token-response', 'a non-empty access_token', JSON.stringify(typeof body['access_token']), ex);
-      holds(asString(field(body, 'token_type'))?.toLowerCase() === 'bearer', 'token-type', '5.2-token-response', 'token_type Bearer', String(body['token_type']), ex);
+      holds(
+        typeof body['access_token'] === 'string' && body['access_token'] !== '',
+        'token-issued',
+        '5.2-token-response',
+        'a non-empty access_token',
+        JSON.stringify(typeof body['access_token']),
+        ex,
+      );
+      holds(
+        asString(field(body, 'token_type'))?.toLowerCase() === 'bearer',
+        'token-type',
+        '5.2-token-response',
+        'token_type Bearer',
+        String(body['token_type']),
+        ex,
+      );
       const expiresIn = asInt(field(body, 'expires_in'));
-      holds(expiresIn !== undefined && expiresIn > 0, 'expires-in', ['5.2-token-response', '8-token-lifetime'], 'expires_in a positive number of seconds', String(body['expires_in']), ex);
-    });
+      holds(
+        expiresIn !== undefined && expiresIn > 0,
+        'expires-in',
+        ['5.2-token-response', '8-token-lifetime'],
+        'expires_in a positive number of seconds',
+        String(body['expires_in']),
+        ex,
+      );
+    },
+  );
 
   // Judged apart from the token the run uses: a service that wants its own audience (TOKEN_AUDIENCE) deviates from
   // 5.1 once, here, and every other test still runs with the audience it accepts.
-  clauseTest({ clauses: '5.1-audience', endpoint: 'POST /connect/token' }, 'the spec\'s audience service_api gets a token', async (t) => {
+  clauseTest({ clauses: '5.1-audience', endpoint: 'POST /connect/token' }, "the spec's audience service_api gets a token", async (t) => {
     const ex = await requestToken(t, t.run.target.business.clientSecret, 'service_api');
     succeeded(ex, '5.1-audience', 'a token request with audience service_api (5.1: "always service_api")');
-    if (t.run.config.tokenAudience !== 'service_api') t.observe('5.1-audience', `the run's tokens use TOKEN_AUDIENCE=${t.run.config.tokenAudience}; service_api was accepted too`);
+    if (t.run.config.tokenAudience !== 'service_api')
+      t.observe('5.1-audience', `the run's tokens use TOKEN_AUDIENCE=${t.run.config.tokenAudience}; service_api was accepted too`);
   });
 
   clauseTest({ clauses: '5.1-client-credentials', endpoint: 'POST /connect/token' }, 'a wrong client secret gets no token', async (t) => {
     const ex = await requestToken(t, `${t.run.target.business.clientSecret}-wrong`);
     notAccepted(ex, '5.1-client-credentials', 'a token request with a wrong client_secret');
     const body = ex.response?.json as Record<string, unknown> | undefined;
-    holds(!body?.['access_token'], 'no-token', '5.1-client-credentials', 'no access_token for a wrong secret', 'an access_token was issued', ex);
+    holds(
+      !body?.['access_token'],
+      'no-token',
+      '5.1-client-credentials',
+      'no access_token for a wrong secret',
+      'an access_token was issued',
+      ex,
+    );
   });
 
-  clauseTest({ clauses: ['5.2-token-reuse', '5.3-bearer-header'], endpoint: 'POST /EnlacePago' }, 'one token serves several requests until it expires', async (t) => {
-    const ex = await requestToken(t, t.run.target.business.clientSecret);
-    const token = String(bodyOf(ex, '5.2-token-response')['access_token']);
-    for (const attempt of [1, 2, 3]) {
-      const created = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `Bearer ${token}` }, label: `reuse ${attempt}` });
-      succeeded(created, '5.2-token-reuse', `request ${attempt} with the same token`);
-    }
-  });
+  clauseTest(
+    { clauses: ['5.2-token-reuse', '5.3-bearer-header'], endpoint: 'POST /EnlacePago' },
+    'one token serves several requests until it expires',
+    async (t) => {
+      const ex = await requestToken(t, t.run.target.business.clientSecret);
+      const token = String(bodyOf(ex, '5.2-token-response')['access_token']);
+      for (const attempt of [1, 2, 3]) {
+        const created = await t.call('createPaymentLink', {
+          json: paymentLinkMinimal(),
+          auth: { header: `Bearer ${token}` },
+          label: `reuse ${attempt}`,
+        });
+        succeeded(created, '5.2-token-reuse', `request ${attempt} with the same token`);
+      }
+    },
+  );
 });
 
 /** A valid body for each endpoint, so that only the credentials can make the request fail. */
@@ -123,14 +178,24 @@ describe('5.5 bearer endpoints refuse requests without a valid token', () => {
 
 describe('5.5 account endpoints refuse missing and wrong account credentials', () => {
   for (const op of ['activatePaymentLink', 'purchasePagoQr']) {
-    const spec = { clauses: '5.5-account-endpoints', endpoint: ENDPOINT[op]!, needs: ['account' as const], purchase: PURCHASE_OPERATIONS.has(op) };
+    const spec = {
+      clauses: '5.5-account-endpoints',
+      endpoint: ENDPOINT[op]!,
+      needs: ['account' as const],
+      purchase: PURCHASE_OPERATIONS.has(op),
+    };
     clauseTest(spec, `${op} without credentials is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
       await notAcceptedWhereValidAccepted(t, ex, op, '5.5-account-endpoints', `${op} without credentials`);
       // ACCOUNT_AUTH=auto: how the account authenticates was found by the run's probe (harness/discovery/account-auth.ts).
       const found = t.run.target.accountAuth;
       if (found && op === 'activatePaymentLink') {
-        t.observe('5.5-account-auth-not-shown', found.found ? `account authentication discovered: ${found.accountAuth} (${found.evidence})` : `account authentication not discovered, HTTP Basic used: ${found.evidence}`);
+        t.observe(
+          '5.5-account-auth-not-shown',
+          found.found
+            ? `account authentication discovered: ${found.accountAuth} (${found.evidence})`
+            : `account authentication not discovered, HTTP Basic used: ${found.evidence}`,
+        );
       }
     });
     clauseTest(spec, `${op} with a wrong account password is refused`, async (t) => {
@@ -140,17 +205,27 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
       const wrong = t.run.callAs(business, { user: t.run.target.account!.user, password: 'conformance-wrong-password' });
       const request = await validRequest(t, op);
       try {
-        await notAcceptedWhereValidAccepted(t, await wrong(op, { ...request, auth: 'account' }), op, '5.5-account-endpoints', `${op} with a wrong password`);
+        await notAcceptedWhereValidAccepted(
+          t,
+          await wrong(op, { ...request, auth: 'account' }),
+          op,
+          '5.5-account-endpoints',
+          `${op} with a wrong password`,
+        );
       } catch (err) {
         // ACCOUNT_AUTH=password-grant: the token issuer refused the wrong password, so it got no access at all.
         if (!(err instanceof TokenError)) throw err;
       }
     });
   }
-  clauseTest({ clauses: '5.5-account-endpoints', endpoint: 'DELETE /Cuenta', needs: ['deletion'] }, 'deleteAccount without credentials is refused', async (t) => {
-    const ex = await t.call('deleteAccount', { auth: 'none' });
-    notAccepted(ex, '5.5-account-endpoints', 'DELETE /Cuenta without credentials');
-  });
+  clauseTest(
+    { clauses: '5.5-account-endpoints', endpoint: 'DELETE /Cuenta', needs: ['deletion'] },
+    'deleteAccount without credentials is refused',
+    async (t) => {
+      const ex = await t.call('deleteAccount', { auth: 'none' });
+      notAccepted(ex, '5.5-account-endpoints', 'DELETE /Cuenta without credentials');
+    },
+  );
 });
 
 describe('5.5 "account or business" endpoints accept both and refuse neither', () => {
@@ -158,21 +233,36 @@ describe('5.5 "account or business" endpoints accept both and refuse neither', (
     const purchase = PURCHASE_OPERATIONS.has(op);
     // An MPOS purchase of the CLIENT_ID business (directly, or by the account naming it) needs its permission (4.7).
     const mpos: Need[] = op === 'purchaseMposBanda' ? ['mposPermission'] : [];
-    clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase, needs: mpos }, `${op} accepts the business's bearer token`, async (t) => {
-      const req = await validRequest(t, op);
-      const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'bearer') : await t.call(op, { ...req, auth: 'bearer' });
-      succeeded(ex, '5.5-either-endpoints', `${op} as the business`);
-    });
-    clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase, needs: ['account', ...mpos] }, `${op} accepts the account's credentials`, async (t) => {
-      const req = await validRequest(t, op);
-      const body = op === 'purchaseMposBanda' ? { json: { ...(req.json as object), idAplicativo: await businessId(t) } } : req;
-      const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'account') : await t.call(op, { ...body, auth: 'account' });
-      succeeded(ex, '5.5-either-endpoints', `${op} as the account`);
-    });
-    clauseTest({ clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase }, `${op} without credentials is refused`, async (t) => {
-      const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'none') : await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
-      await notAcceptedWhereValidAccepted(t, ex, op, '5.5-either-endpoints', `${op} without credentials`);
-    });
+    clauseTest(
+      { clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase, needs: mpos },
+      `${op} accepts the business's bearer token`,
+      async (t) => {
+        const req = await validRequest(t, op);
+        const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'bearer') : await t.call(op, { ...req, auth: 'bearer' });
+        succeeded(ex, '5.5-either-endpoints', `${op} as the business`);
+      },
+    );
+    clauseTest(
+      { clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase, needs: ['account', ...mpos] },
+      `${op} accepts the account's credentials`,
+      async (t) => {
+        const req = await validRequest(t, op);
+        const body = op === 'purchaseMposBanda' ? { json: { ...(req.json as object), idAplicativo: await businessId(t) } } : req;
+        const ex = op === 'getTransaction' ? await existingTransactionLookup(t, 'account') : await t.call(op, { ...body, auth: 'account' });
+        succeeded(ex, '5.5-either-endpoints', `${op} as the account`);
+      },
+    );
+    clauseTest(
+      { clauses: '5.5-either-endpoints', endpoint: ENDPOINT[op]!, purchase },
+      `${op} without credentials is refused`,
+      async (t) => {
+        const ex =
+          op === 'getTransaction'
+            ? await existingTransactionLookup(t, 'none')
+            : await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
+        await notAcceptedWhereValidAccepted(t, ex, op, '5.5-either-endpoints', `${op} without credentials`);
+      },
+    );
   }
 });
 

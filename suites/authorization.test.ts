@@ -12,13 +12,43 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchasePagoQr, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
+import {
+  paymentLinkMinimal,
+  purchase3ds,
+  purchaseMposBanda,
+  purchasePagoQr,
+  purchaseQuickPay,
+  purchaseWallet,
+} from '../generators/bodies.ts';
 import { activate, BODY_ENDPOINTS, buyWallet, createLink } from './flows.ts';
-import { asString, type Auth, type Call, type CallOptions, type CheckName, clauseTest, createdNothing, describeExchange, type Exchange, fail, field, loadContract, type Need, notAccepted, type OperationMeta, PURCHASE_OPERATIONS, readResponse, type TestHandle, TokenError } from '../harness/index.ts';
+import {
+  asString,
+  type Auth,
+  type Call,
+  type CallOptions,
+  type CheckName,
+  clauseTest,
+  createdNothing,
+  describeExchange,
+  type Exchange,
+  fail,
+  field,
+  loadContract,
+  type Need,
+  notAccepted,
+  type OperationMeta,
+  PURCHASE_OPERATIONS,
+  readResponse,
+  type TestHandle,
+  TokenError,
+} from '../harness/index.ts';
 
 const contract = await loadContract();
 
-const is2xx = (ex: Exchange): boolean => { const s = ex.response?.status; return s !== undefined && s >= 200 && s < 300; };
+const is2xx = (ex: Exchange): boolean => {
+  const s = ex.response?.status;
+  return s !== undefined && s >= 200 && s < 300;
+};
 const statusText = (ex: Exchange): string => (ex.response ? String(ex.response.status) : 'no response');
 
 /** The kinds the contract allows for an operation (any alternative), and the 5.5 clause that states them. */
@@ -26,7 +56,11 @@ function allowedOf(op: OperationMeta): { bearer: boolean; account: boolean; clau
   const kinds = new Set(op.security.flat());
   const bearer = kinds.has('bearer');
   const account = kinds.has('account');
-  return { bearer, account, clause: bearer && account ? '5.5-either-endpoints' : bearer ? '5.5-bearer-endpoints' : '5.5-account-endpoints' };
+  return {
+    bearer,
+    account,
+    clause: bearer && account ? '5.5-either-endpoints' : bearer ? '5.5-bearer-endpoints' : '5.5-account-endpoints',
+  };
 }
 
 /** A request of the operation that only its credentials can make fail, and the link it concerns (if any). */
@@ -39,11 +73,16 @@ async function subjectOf(t: TestHandle, operationId: string): Promise<Subject> {
   const receiver = await t.run.receiver();
   const data = t.run.config.testData;
   switch (operationId) {
-    case 'createPaymentLink': return { options: { json: paymentLinkMinimal() } };
-    case 'purchase3ds': return { options: { json: purchase3ds(receiver.redirectUrl('authz'), data) } };
-    case 'purchaseWallet': return { options: { json: purchaseWallet(data) } };
-    case 'purchaseQuickPay': return { options: { json: purchaseQuickPay() } };
-    case 'purchaseMposBanda': return { options: { json: purchaseMposBanda(data) } };
+    case 'createPaymentLink':
+      return { options: { json: paymentLinkMinimal() } };
+    case 'purchase3ds':
+      return { options: { json: purchase3ds(receiver.redirectUrl('authz'), data) } };
+    case 'purchaseWallet':
+      return { options: { json: purchaseWallet(data) } };
+    case 'purchaseQuickPay':
+      return { options: { json: purchaseQuickPay() } };
+    case 'purchaseMposBanda':
+      return { options: { json: purchaseMposBanda(data) } };
     case 'getTransaction': {
       const { response } = await buyWallet(t);
       return { options: { pathParams: { id: String(response['idTransaccion']) } } };
@@ -74,7 +113,9 @@ interface Attempt {
   silent?: true;
 }
 
-const garbledBasic = (): Auth => ({ header: `Basic ${Buffer.from(`conformance-nobody-${randomUUID().slice(0, 8)}@example.invalid:wrong`).toString('base64')}` });
+const garbledBasic = (): Auth => ({
+  header: `Basic ${Buffer.from(`conformance-nobody-${randomUUID().slice(0, 8)}@example.invalid:wrong`).toString('base64')}`,
+});
 const garbledBearer = (): Auth => ({ header: `Bearer conformance-garbled-${randomUUID().replaceAll('-', '')}` });
 
 function attemptsFor(op: OperationMeta): Attempt[] {
@@ -83,16 +124,30 @@ function attemptsFor(op: OperationMeta): Attempt[] {
     { kind: 'no credentials', auth: 'none' },
     { kind: 'a garbled bearer token', auth: garbledBearer() },
     { kind: 'garbled account credentials', auth: garbledBasic() },
-    ...(!bearer ? [{ kind: 'the business\'s bearer token (the spec names the account user and password)', auth: 'bearer' as const }] : []),
-    ...(!account ? [{ kind: 'the account\'s credentials (the spec names a bearer token)', auth: 'account' as const, silent: true as const }] : []),
+    ...(!bearer ? [{ kind: "the business's bearer token (the spec names the account user and password)", auth: 'bearer' as const }] : []),
+    ...(!account
+      ? [{ kind: "the account's credentials (the spec names a bearer token)", auth: 'account' as const, silent: true as const }]
+      : []),
   ];
 }
 
 /** A security check (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the same evidence. */
-function securityCheck(t: TestHandle, condition: boolean, check: CheckName, clause: string, expected: string, actual: string, ex?: Exchange): void {
+function securityCheck(
+  t: TestHandle,
+  condition: boolean,
+  check: CheckName,
+  clause: string,
+  expected: string,
+  actual: string,
+  ex?: Exchange,
+): void {
   if (condition) return;
   if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
-  t.observe(clause, `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ${actual}${ex ? `\n${describeExchange(ex)}` : ''}`);
+  t.observe(
+    clause,
+    `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ` +
+      `${actual}${ex ? `\n${describeExchange(ex)}` : ''}`,
+  );
 }
 
 /** The other merchant's calls (its business token; its account for account operations). */
@@ -106,12 +161,28 @@ async function otherMerchant(t: TestHandle, operationId: string, options: CallOp
   const call = other(t);
   if (!call) return;
   const rows: [Auth, string, string][] =
-    operationId === 'getTransaction' ? [['bearer', 'business token', 'security-tenant-transaction-read'], ['account', 'account', 'security-tenant-transaction-read']]
-      : operationId === 'activatePaymentLink' ? [['account', 'account', 'security-tenant-link-activate']] : [];
+    operationId === 'getTransaction'
+      ? [
+          ['bearer', 'business token', 'security-tenant-transaction-read'],
+          ['account', 'account', 'security-tenant-transaction-read'],
+        ]
+      : operationId === 'activatePaymentLink'
+        ? [['account', 'account', 'security-tenant-link-activate']]
+        : [];
   for (const [auth, who, clause] of rows) {
     if (auth === 'account' && !t.run.target.other?.account) continue;
     const ex = await call(operationId, { ...options, auth, label: `${operationId} (other merchant's ${who})` });
-    t.soft(() => securityCheck(t, !is2xx(ex), 'tenant-isolation', clause, `${operationId} of the first merchant's object with the other merchant's ${who} is refused (OWASP API1:2023)`, `answered ${statusText(ex)}`, ex));
+    t.soft(() =>
+      securityCheck(
+        t,
+        !is2xx(ex),
+        'tenant-isolation',
+        clause,
+        `${operationId} of the first merchant's object with the other merchant's ${who} is refused (OWASP API1:2023)`,
+        `answered ${statusText(ex)}`,
+        ex,
+      ),
+    );
   }
 }
 
@@ -123,16 +194,29 @@ describe('5.5 every credential the contract does not allow is refused, and chang
     const endpoint = `${op.method} ${op.path}`;
     if (operationId === 'deleteAccount') continue; // below: only on the disposable account
     const needs: Need[] = [
-      ...(op.security.every((alt) => alt.includes('account')) || operationId === 'activatePaymentLink' || operationId === 'purchasePagoQr' ? ['account' as const] : []),
+      ...(op.security.every((alt) => alt.includes('account')) || operationId === 'activatePaymentLink' || operationId === 'purchasePagoQr'
+        ? ['account' as const]
+        : []),
       ...(operationId === 'purchaseMposBanda' ? ['mposPermission' as const] : []),
     ];
     const purchase = PURCHASE_OPERATIONS.has(operationId) || operationId === 'getTransaction';
-    clauseTest({ clauses: [clause, '5.3-bearer-header'], endpoint: BODY_ENDPOINTS[operationId] ?? endpoint, purchase, tenant: true, needs },
-      `${operationId}: every credential its security does not list is refused, and the refused calls create or change nothing`, async (t) => {
+    clauseTest(
+      { clauses: [clause, '5.3-bearer-header'], endpoint: BODY_ENDPOINTS[operationId] ?? endpoint, purchase, tenant: true, needs },
+      `${operationId}: every credential its security does not list is refused, and the refused calls create or change nothing`,
+      async (t) => {
         // The positive control: the request with a credential the contract allows succeeds.
         const allowed: Auth = allowedOf(op).bearer ? 'bearer' : 'account';
-        const control = await t.call(operationId, { ...(await subjectOf(t, operationId)).options, auth: allowed, label: `${operationId} (positive control)` });
-        if (!is2xx(control)) t.skip('premise-elsewhere', `${operationId} with an allowed credential (${allowed}) answered ${statusText(control)}: its own endpoint test judges it; a refusal here would say nothing of the credentials`);
+        const control = await t.call(operationId, {
+          ...(await subjectOf(t, operationId)).options,
+          auth: allowed,
+          label: `${operationId} (positive control)`,
+        });
+        if (!is2xx(control))
+          t.skip(
+            'premise-elsewhere',
+            `${operationId} with an allowed credential (${allowed}) answered ${statusText(control)}: its own endpoint ` +
+              `test judges it; a refusal here would say nothing of the credentials`,
+          );
 
         const subject = await subjectOf(t, operationId);
         const stats = t.run.control && t.run.target.capabilities.includes('stats') ? t.run.control : undefined;
@@ -149,16 +233,40 @@ describe('5.5 every credential the contract does not allow is refused, and chang
             throw err;
           }
           if (is2xx(ex)) accepted.push(attempt.kind);
-          t.soft(() => notAccepted(ex, clause, `${operationId} with ${attempt.kind} (its security: ${op.security.map((alt) => alt.join(' + ')).join(' or ')})`));
+          t.soft(() =>
+            notAccepted(
+              ex,
+              clause,
+              `${operationId} with ${attempt.kind} (its security: ${op.security.map((alt) => alt.join(' + ')).join(' or ')})`,
+            ),
+          );
         }
         if (before && stats) {
           const after = await stats.stats();
-          t.soft(() => createdNothing(before, after, clause, undefined, `over the ${attempts.filter((a) => !a.silent).length} refused calls of ${operationId}${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`));
+          t.soft(() =>
+            createdNothing(
+              before,
+              after,
+              clause,
+              undefined,
+              `over the ${attempts.filter((a) => !a.silent).length} refused calls of ` +
+                `${operationId}${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`,
+            ),
+          );
         }
         if (linkBefore && subject.idEnlace !== undefined) {
           const { ids, ex } = await listed(t, subject.idEnlace);
           const added = ids.filter((id) => !linkBefore.ids.includes(id));
-          if (added.length > 0) t.soft(() => fail('changed-nothing', clause, `the link's transacciones unchanged by the refused calls of ${operationId}`, `${added.length} transaction(s) added: ${added.join(', ')}`, ex));
+          if (added.length > 0)
+            t.soft(() =>
+              fail(
+                'changed-nothing',
+                clause,
+                `the link's transacciones unchanged by the refused calls of ${operationId}`,
+                `${added.length} transaction(s) added: ${added.join(', ')}`,
+                ex,
+              ),
+            );
         }
         // Where the spec is silent: observed, and after the counts (an accepted call may create what it asks).
         for (const attempt of attempts.filter((a) => a.silent)) {
@@ -167,13 +275,16 @@ describe('5.5 every credential the contract does not allow is refused, and chang
           if (is2xx(ex)) t.observe(clause, `${operationId} accepted ${attempt.kind}: answered ${statusText(ex)}`);
         }
         await otherMerchant(t, operationId, subject.options);
-      });
+      },
+    );
   }
 
   const deletion = contract.operations['deleteAccount'];
   if (deletion) {
-    clauseTest({ clauses: allowedOf(deletion).clause, endpoint: 'DELETE /Cuenta', needs: ['deletion'] },
-      'deleteAccount: no credentials, garbled ones and the disposable business\'s bearer token are refused', async (t) => {
+    clauseTest(
+      { clauses: allowedOf(deletion).clause, endpoint: 'DELETE /Cuenta', needs: ['deletion'] },
+      "deleteAccount: no credentials, garbled ones and the disposable business's bearer token are refused",
+      async (t) => {
         const d = t.run.target.deletion!;
         const attempts = attemptsFor(deletion);
         for (const attempt of attempts.filter((a) => !a.silent)) {
@@ -189,29 +300,71 @@ describe('5.5 every credential the contract does not allow is refused, and chang
           }
           t.soft(() => notAccepted(ex, allowedOf(deletion).clause, `DELETE /Cuenta with ${attempt.kind}`));
         }
-      });
+      },
+    );
   }
 });
 
 describe('4.7 a tenant field in the body never moves a request to a tenant the credentials do not name', () => {
-  clauseTest({ clauses: ['4.7-idaplicativo-conditional', '5.5-either-endpoints'], endpoint: 'POST /TransaccionCompra/Mpos/Banda', purchase: true, tenant: true, needs: ['mposPermission', 'otherTenant'] },
-    'an MPOS purchase with a business token naming another merchant\'s idAplicativo is refused, or charged to the business of the token', async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.7-idaplicativo-conditional', '5.5-either-endpoints'],
+      endpoint: 'POST /TransaccionCompra/Mpos/Banda',
+      purchase: true,
+      tenant: true,
+      needs: ['mposPermission', 'otherTenant'],
+    },
+    "an MPOS purchase with a business token naming another merchant's idAplicativo is refused, or charged to the business of the token",
+    async (t) => {
       // The other merchant's business id, as its own link record names it.
       const call = other(t)!;
-      const created = await call('createPaymentLink', { json: paymentLinkMinimal(), auth: 'bearer', label: 'createPaymentLink (other merchant)' });
+      const created = await call('createPaymentLink', {
+        json: paymentLinkMinimal(),
+        auth: 'bearer',
+        label: 'createPaymentLink (other merchant)',
+      });
       const idEnlace = asString(field(created.response?.json, 'idEnlace'));
-      const record = is2xx(created) && idEnlace !== undefined ? await call('activatePaymentLink', { pathParams: { id: idEnlace }, auth: 'account', label: 'activatePaymentLink (other merchant, own link)' }) : undefined;
-      const idAplicativo = record && is2xx(record) ? asString(field(readResponse(t.run.contract, 'activatePaymentLink', record), 'idAplicativo')) : undefined;
-      if (!idAplicativo) return t.skip('premise-elsewhere', `the other merchant's credentials did not show its business id (link ${statusText(created)}, record ${record ? statusText(record) : 'not read'}): the tenant-isolation tests judge them`);
+      const record =
+        is2xx(created) && idEnlace !== undefined
+          ? await call('activatePaymentLink', {
+              pathParams: { id: idEnlace },
+              auth: 'account',
+              label: 'activatePaymentLink (other merchant, own link)',
+            })
+          : undefined;
+      const idAplicativo =
+        record && is2xx(record) ? asString(field(readResponse(t.run.contract, 'activatePaymentLink', record), 'idAplicativo')) : undefined;
+      if (!idAplicativo)
+        return t.skip(
+          'premise-elsewhere',
+          `the other merchant's credentials did not show its business id (link ${statusText(created)}, record ` +
+            `${record ? statusText(record) : 'not read'}): the tenant-isolation tests judge them`,
+        );
 
-      const ex = await t.call('purchaseMposBanda', { json: purchaseMposBanda(t.run.config.testData, { idAplicativo }), auth: 'bearer', label: 'purchaseMposBanda (business token, another merchant\'s idAplicativo)' });
+      const ex = await t.call('purchaseMposBanda', {
+        json: purchaseMposBanda(t.run.config.testData, { idAplicativo }),
+        auth: 'bearer',
+        label: "purchaseMposBanda (business token, another merchant's idAplicativo)",
+      });
       if (!is2xx(ex)) return;
       // Accepted: it must be the token's business's own purchase, which that business looks up.
       const id = asString(field(ex.response?.json, 'idTransaccion')) ?? '';
-      const own = await t.call('getTransaction', { pathParams: { id }, auth: 'bearer', label: 'getTransaction (the business of the token)' });
+      const own = await t.call('getTransaction', {
+        pathParams: { id },
+        auth: 'bearer',
+        label: 'getTransaction (the business of the token)',
+      });
       if (!is2xx(own) || asString(field(own.response?.json, 'idTransaccion')) !== id) {
-        fail('tenant-field-ignored', '4.7-idaplicativo-conditional', `with a business token idAplicativo is "taken automatically" (4.7): a purchase naming another merchant's ${idAplicativo} is refused or charged to the business of the token, which looks it up`,
-          `the purchase was accepted (${statusText(ex)}, idTransaccion ${id}) and the token's business's lookup answered ${statusText(own)}: it was charged to another business`, own);
+        fail(
+          'tenant-field-ignored',
+          '4.7-idaplicativo-conditional',
+          `with a business token idAplicativo is "taken automatically" (4.7): a purchase naming another merchant's ` +
+            `${idAplicativo} is refused or charged to the business of the token, which looks it up`,
+          `the purchase was accepted (${statusText(ex)}, idTransaccion ${id}) and the token's business's lookup ` +
+            `answered ${statusText(own)}: it was charged to another business`,
+          own,
+        );
       }
-    });
+    },
+  );
 });

@@ -5,7 +5,8 @@
  * suites/lookup.test.ts's (`sameAsRedirect`, for a screen payment and a 3DS completion), judged once there.
  * The lookup is the reference each channel is compared with. Values are read tolerantly (a name for an enum, "29.00"
  * for a number: how they are written is the contract testcases' finding); a field a channel does not carry is not
- * compared (the webhook's payload is not shown: observed). Each comparison is judged on its own (`t.soft`): one channel's deviation does not hide another's.
+ * compared (the webhook's payload is not shown: observed). Each comparison is judged on its own (`t.soft`): one
+ * channel's deviation does not hide another's.
  */
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
@@ -23,7 +24,25 @@ import {
   payOnScreen,
   webhookFor,
 } from './flows.ts';
-import { amountEquals, asBool, asEnum, asNumber, clauseTest, containsPairs, type Exchange, field, fieldEquals, keyOf, paymentApproved, readResponse, type ReceivedWebhook, succeeded, type TestHandle, webhookField, webhookPairs } from '../harness/index.ts';
+import {
+  amountEquals,
+  asBool,
+  asEnum,
+  asNumber,
+  clauseTest,
+  containsPairs,
+  type Exchange,
+  field,
+  fieldEquals,
+  keyOf,
+  paymentApproved,
+  readResponse,
+  type ReceivedWebhook,
+  succeeded,
+  type TestHandle,
+  webhookField,
+  webhookPairs,
+} from '../harness/index.ts';
 
 const MONTO = 10.5;
 const CANTIDAD = 3;
@@ -44,7 +63,15 @@ type Told = keyof typeof READ;
  * type (formaPago 7, a monto that is no number), is not compared: that is the contract testcases' finding, and says
  * nothing of whether the channels agree.
  */
-function agreesWithLookup(t: TestHandle, channel: string, said: (name: Told) => unknown, tx: Record<string, unknown>, names: Told[], clause: string, ex: Exchange): void {
+function agreesWithLookup(
+  t: TestHandle,
+  channel: string,
+  said: (name: Told) => unknown,
+  tx: Record<string, unknown>,
+  names: Told[],
+  clause: string,
+  ex: Exchange,
+): void {
   for (const name of names) {
     const told = READ[name](said(name));
     const looked = READ[name](field(tx, name));
@@ -75,10 +102,33 @@ function asTold(looked: unknown, sent: Record<string, string>): Record<string, s
  * The webhook against the lookup: the fields it carries, and the pairs sent as the lookup tells them (the echo of
  * what was sent, key for key, is the datosAdicionales tests' finding; a lookup may carry more pairs than were sent).
  */
-function webhookAgrees(t: TestHandle, webhook: ReceivedWebhook, tx: Record<string, unknown>, sent: Record<string, string> | undefined, ex: Exchange): void {
-  agreesWithLookup(t, 'webhook', (name) => fromWebhook(t, webhook, name), tx, ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'], '6.1-webhook-transaction-data', ex);
+function webhookAgrees(
+  t: TestHandle,
+  webhook: ReceivedWebhook,
+  tx: Record<string, unknown>,
+  sent: Record<string, string> | undefined,
+  ex: Exchange,
+): void {
+  agreesWithLookup(
+    t,
+    'webhook',
+    (name) => fromWebhook(t, webhook, name),
+    tx,
+    ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'],
+    '6.1-webhook-transaction-data',
+    ex,
+  );
   const told = sent && asTold(field(tx, 'datosAdicionales'), sent);
-  if (told) t.soft(() => containsPairs(webhookPairs(webhook.json, told).pairs, told, 'datosAdicionales (webhook vs lookup)', '6.1-webhook-datos-adicionales', ex));
+  if (told)
+    t.soft(() =>
+      containsPairs(
+        webhookPairs(webhook.json, told).pairs,
+        told,
+        'datosAdicionales (webhook vs lookup)',
+        '6.1-webhook-datos-adicionales',
+        ex,
+      ),
+    );
 }
 
 /** A link of monto MONTO and cantidadPorDefecto CANTIDAD whose redirect and webhook go to the receiver. */
@@ -88,18 +138,23 @@ async function linkOfQuantity(t: TestHandle) {
 }
 
 describe('one link payment, told by every channel', () => {
-  clauseTest({ clauses: ['6.1-webhook-transaction-data', '4.1-cantidad-por-defecto'], endpoint: 'flow', purchase: true },
-    `a link payment of quantity ${CANTIDAD}: the webhook says the amount charged, the payment form and the result, as the lookup does`, async (t) => {
+  clauseTest(
+    { clauses: ['6.1-webhook-transaction-data', '4.1-cantidad-por-defecto'], endpoint: 'flow', purchase: true },
+    `a link payment of quantity ${CANTIDAD}: the webhook says the amount charged, the payment form and the result, as the lookup does`,
+    async (t) => {
       const { link } = await linkOfQuantity(t);
       const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'the payment');
       const id = params['idTransaccion'];
       const { ex, tx } = await lookUp(t, id);
       // The amount charged is 4.1-cantidad-por-defecto's own test's finding; here the channels must agree with it.
       webhookAgrees(t, await webhookFor(t, id, ['6.1-webhook-on-success']), tx, undefined, ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: '2.1-transacciones-all', endpoint: 'flow', purchase: true, needs: ['account'] },
-    `a link payment of quantity ${CANTIDAD}: the link's transacciones say the amount, the payment form and the result the lookup says`, async (t) => {
+  clauseTest(
+    { clauses: '2.1-transacciones-all', endpoint: 'flow', purchase: true, needs: ['account'] },
+    `a link payment of quantity ${CANTIDAD}: the link's transacciones say the amount, the payment form and the result the lookup says`,
+    async (t) => {
       const { link } = await linkOfQuantity(t);
       const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'the payment');
       const id = params['idTransaccion'];
@@ -107,55 +162,106 @@ describe('one link payment, told by every channel', () => {
       const { ex, record } = await activate(t, link.idEnlace);
       const listed = (record.transacciones ?? []).find((x) => String(field(x, 'idTransaccion')) === id);
       // Not listed at all is 2.1-transacciones-all's own finding; its values are compared where it is.
-      if (listed !== undefined) agreesWithLookup(t, 'link record', (name) => field(listed, name), tx, ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'], '2.1-transacciones-all', ex);
-    });
+      if (listed !== undefined)
+        agreesWithLookup(
+          t,
+          'link record',
+          (name) => field(listed, name),
+          tx,
+          ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'],
+          '2.1-transacciones-all',
+          ex,
+        );
+    },
+  );
 
-  clauseTest({ clauses: ['4.1-cantidad-por-defecto', '4.5-pays-the-link', '6.1-webhook-transaction-data', '2.1-transacciones-all'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
-    `PagoQr on a link of quantity ${CANTIDAD} charges quantity × monto, and its answer, webhook, the link's transacciones and the lookup agree`, async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.1-cantidad-por-defecto', '4.5-pays-the-link', '6.1-webhook-transaction-data', '2.1-transacciones-all'],
+      endpoint: 'POST /TransaccionCompra/PagoQr',
+      purchase: true,
+      needs: ['account'],
+    },
+    `PagoQr on a link of quantity ${CANTIDAD} charges quantity × monto, and its answer, webhook, the link's ` +
+      `transacciones and the lookup agree`,
+    async (t) => {
       const { link } = await linkOfQuantity(t);
       const sent = datosAdicionales('canales-pagoqr');
       const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace, { datosAdicionales: sent }) });
       succeeded(paid, '4.5-pays-the-link', 'PagoQr of a payable link');
       const response = readResponse(t.run.contract, 'purchasePagoQr', paid);
-      t.soft(() => amountEquals(response['monto'], CHARGED, `monto (PagoQr answer: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', paid));
+      t.soft(() =>
+        amountEquals(
+          response['monto'],
+          CHARGED,
+          `monto (PagoQr answer: quantity ${CANTIDAD} × ${MONTO})`,
+          '4.1-cantidad-por-defecto',
+          paid,
+        ),
+      );
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       t.soft(() => amountEquals(tx['monto'], CHARGED, `monto (lookup: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', ex));
       webhookAgrees(t, await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']), tx, sent, ex);
       const { ex: activated, record } = await activate(t, link.idEnlace);
       const listed = (record.transacciones ?? []).find((x) => String(field(x, 'idTransaccion')) === String(response['idTransaccion']));
-      if (listed !== undefined) agreesWithLookup(t, 'link record', (name) => field(listed, name), tx, ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'], '2.1-transacciones-all', activated);
-    });
+      if (listed !== undefined)
+        agreesWithLookup(
+          t,
+          'link record',
+          (name) => field(listed, name),
+          tx,
+          ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'],
+          '2.1-transacciones-all',
+          activated,
+        );
+    },
+  );
 });
 
 describe('one API purchase, told by every channel', () => {
-  clauseTest({ clauses: ['6.1-webhook-transaction-data', '4.8-same-transaction'], endpoint: 'POST /TransaccionCompra/Wallet', purchase: true },
-    'a wallet purchase: its answer, its webhook and its lookup agree on the amount, the payment form, the result and datosAdicionales', async (t) => {
+  clauseTest(
+    { clauses: ['6.1-webhook-transaction-data', '4.8-same-transaction'], endpoint: 'POST /TransaccionCompra/Wallet', purchase: true },
+    'a wallet purchase: its answer, its webhook and its lookup agree on the amount, the payment form, the result and datosAdicionales',
+    async (t) => {
       const receiver = await t.run.receiver();
       const sent = datosAdicionales('canales-wallet');
-      const { response, request } = await buyWallet(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('canales') } });
+      const { response, request } = await buyWallet(t, {
+        datosAdicionales: sent,
+        configuracion: { urlWebhook: receiver.webhookUrl('canales') },
+      });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       t.soft(() => fieldEquals(asNumber(tx['monto']), request.monto, 'monto (lookup)', '4.8-same-transaction', ex));
       agreesWithLookup(t, 'answer', (name) => response[name], tx, ['formaPago', 'esAprobada'], '4.8-same-transaction', ex);
       webhookAgrees(t, await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']), tx, sent, ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['6.1-webhook-transaction-data', '6.1-webhook-datos-adicionales'], endpoint: 'flow', purchase: true },
-    'a completed 3DS purchase: its webhook and its lookup agree on the amount, the payment form, the result and datosAdicionales', async (t) => {
+  clauseTest(
+    { clauses: ['6.1-webhook-transaction-data', '6.1-webhook-datos-adicionales'], endpoint: 'flow', purchase: true },
+    'a completed 3DS purchase: its webhook and its lookup agree on the amount, the payment form, the result and datosAdicionales',
+    async (t) => {
       const receiver = await t.run.receiver();
       const sent = datosAdicionales('canales-3ds');
       const purchase = await buy3ds(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('canales-3ds') } });
       await complete3ds(t, purchase);
       const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
       webhookAgrees(t, await webhookFor(t, purchase.response['idTransaccion'], ['6.1-webhook-on-success']), tx, sent, ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['6.1-webhook-transaction-data', '4.8-same-transaction'], endpoint: 'flow', purchase: true },
-    'a paid quick-pay: its answer, its webhook and its lookup agree on the amount, the payment form, the result and datosAdicionales', async (t) => {
+  clauseTest(
+    { clauses: ['6.1-webhook-transaction-data', '4.8-same-transaction'], endpoint: 'flow', purchase: true },
+    'a paid quick-pay: its answer, its webhook and its lookup agree on the amount, the payment form, the result and datosAdicionales',
+    async (t) => {
       const receiver = await t.run.receiver();
       const sent = datosAdicionales('canales-qp');
-      const { request, response } = await createQuickPay(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('canales-qp') } });
+      const { request, response } = await createQuickPay(t, {
+        datosAdicionales: sent,
+        configuracion: { urlWebhook: receiver.webhookUrl('canales-qp') },
+      });
       const { ex, tx } = await paidQuickPay(t, response);
       t.soft(() => fieldEquals(asNumber(tx['monto']), request.monto, 'monto (lookup of the quick-pay paid)', '4.8-same-transaction', ex));
       webhookAgrees(t, await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']), tx, sent, ex);
-    });
+    },
+  );
 });

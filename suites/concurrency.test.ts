@@ -9,7 +9,21 @@
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import { activate, createLink, DECLINE_CVV, idOf, listedIds, observedLinkBody, payOnScreen, testCard } from './flows.ts';
-import { approvalOf, asBool, asNumber, clauseTest, type Exchange, field, fieldEquals, holds, type PaymentOutcome, readResponse, succeeded, type TestHandle, unreadPage } from '../harness/index.ts';
+import {
+  approvalOf,
+  asBool,
+  asNumber,
+  clauseTest,
+  type Exchange,
+  field,
+  fieldEquals,
+  holds,
+  type PaymentOutcome,
+  readResponse,
+  succeeded,
+  type TestHandle,
+  unreadPage,
+} from '../harness/index.ts';
 
 /** Payments sent together: enough to overlap on any target the request cap lets through (at least 2 in flight). */
 const AT_ONCE = 3;
@@ -28,7 +42,11 @@ async function payAtOnce(t: TestHandle, urlEnlace: string, n: number, cvv?: stri
 
 /** `n` PagoQr payments of the link sent at the same instant. */
 function pagoQrAtOnce(t: TestHandle, urlEnlace: string, n = AT_ONCE): Promise<Exchange[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlace), label: `PagoQr ${i + 1} of ${n} (at once)` })));
+  return Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlace), label: `PagoQr ${i + 1} of ${n} (at once)` }),
+    ),
+  );
 }
 
 /**
@@ -39,7 +57,8 @@ function pagoQrAtOnce(t: TestHandle, urlEnlace: string, n = AT_ONCE): Promise<Ex
 function saySideBySide(t: TestHandle, spans: { from?: number; to?: number }[], clause: string, what: string): void {
   const known = spans.filter((s): s is { from: number; to: number } => s.from !== undefined && s.to !== undefined);
   const overlapped = known.some((a, i) => known.some((b, j) => i !== j && a.from < b.to && b.from < a.to));
-  if (known.length >= 2 && !overlapped) t.observe(clause, `the ${what} did not overlap (each answered before the next was sent): judged as payments one after another`);
+  if (known.length >= 2 && !overlapped)
+    t.observe(clause, `the ${what} did not overlap (each answered before the next was sent): judged as payments one after another`);
 }
 
 const exchangeSpan = (ex: Exchange) => ({ from: ex.sentAt, to: ex.answeredAt });
@@ -63,77 +82,176 @@ async function approvedByLookup(t: TestHandle, paid: Exchange[]): Promise<string
   return approved;
 }
 
-
 describe('3 / 2.1 payments of one link at the same instant', () => {
-  clauseTest(screenPayments(['3-success-limit-bounds-use', '2.1-successful-payments-counted']),
-    `${AT_ONCE} screen payments at the same instant on a link limited to one success: at most one approved, and the record counts what was approved`, async (t) => {
+  clauseTest(
+    screenPayments(['3-success-limit-bounds-use', '2.1-successful-payments-counted']),
+    `${AT_ONCE} screen payments at the same instant on a link limited to one success: at most one approved, and the ` +
+      `record counts what was approved`,
+    async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
       const outcomes = await payAtOnce(t, link.urlEnlace, AT_ONCE);
       saySideBySide(t, outcomes.map(outcomeSpan), '3-success-limit-bounds-use', `${AT_ONCE} screen payments`);
       const approved = outcomes.filter((o) => approvalOf(o) === 'true').map((o) => idOf(o) ?? '?');
-      holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', `at most 1 of ${AT_ONCE} simultaneous payments approved (cantidadMaximaPagosExitosos 1)`, `${approved.length} approved: ${approved.join(', ')}`);
-      if (approved.length === 0) t.observe('3-success-limit-bounds-use', `none of ${AT_ONCE} simultaneous payments was approved (${outcomes.map((o) => o.kind).join(', ')})`);
+      holds(
+        approved.length <= 1,
+        'success-limit',
+        '3-success-limit-bounds-use',
+        `at most 1 of ${AT_ONCE} simultaneous payments approved (cantidadMaximaPagosExitosos 1)`,
+        `${approved.length} approved: ${approved.join(', ')}`,
+      );
+      if (approved.length === 0)
+        t.observe(
+          '3-success-limit-bounds-use',
+          `none of ${AT_ONCE} simultaneous payments was approved (${outcomes.map((o) => o.kind).join(', ')})`,
+        );
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
       fieldEquals(listedIds(record, true).length, approved.length, 'approved transacciones', '2.1-successful-payments-counted', ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link', '2.1-successful-payments-counted'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
-    `${AT_ONCE} PagoQr payments at the same instant on a link limited to one success: at most one approved, and the record counts and lists what was approved`, async (t) => {
+  clauseTest(
+    {
+      clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link', '2.1-successful-payments-counted'],
+      endpoint: 'POST /TransaccionCompra/PagoQr',
+      purchase: true,
+      needs: ['account'],
+    },
+    `${AT_ONCE} PagoQr payments at the same instant on a link limited to one success: at most one approved, and the ` +
+      `record counts and lists what was approved`,
+    async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
       const paid = await pagoQrAtOnce(t, link.urlEnlace);
       const refused = noneTaken(paid);
       // A target that takes no PagoQr at once (a refusal, a 429) cannot show the limit under concurrency: said, not failed.
-      if (refused !== undefined) return t.skip(paid.some((p) => p.response?.status === 429) ? 'rate-limited' : 'refused-by-target', `the target took none of ${AT_ONCE} PagoQr payments sent at once (answers: ${refused}): the limit under concurrency was not shown`);
+      if (refused !== undefined)
+        return t.skip(
+          paid.some((p) => p.response?.status === 429) ? 'rate-limited' : 'refused-by-target',
+          `the target took none of ${AT_ONCE} PagoQr payments sent at once (answers: ${refused}): the limit under ` +
+            `concurrency was not shown`,
+        );
       saySideBySide(t, paid.map(exchangeSpan), '3-success-limit-bounds-use', `${AT_ONCE} PagoQr payments`);
       const approved = await approvedByLookup(t, paid);
-      holds(approved.length <= 1, 'success-limit', '3-success-limit-bounds-use', `at most 1 of ${AT_ONCE} simultaneous PagoQr payments approved (cantidadMaximaPagosExitosos 1)`, `${approved.length} approved: ${approved.join(', ')}`);
+      holds(
+        approved.length <= 1,
+        'success-limit',
+        '3-success-limit-bounds-use',
+        `at most 1 of ${AT_ONCE} simultaneous PagoQr payments approved (cantidadMaximaPagosExitosos 1)`,
+        `${approved.length} approved: ${approved.join(', ')}`,
+      );
       const { ex, record } = await activate(t, link.idEnlace);
-      t.soft(() => fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex));
-      t.soft(() => fieldEquals(listedIds(record, true).length, approved.length, 'approved transacciones', '2.1-successful-payments-counted', ex));
-    });
+      t.soft(() =>
+        fieldEquals(record.cantidadPagosExitosos, approved.length, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex),
+      );
+      t.soft(() =>
+        fieldEquals(listedIds(record, true).length, approved.length, 'approved transacciones', '2.1-successful-payments-counted', ex),
+      );
+    },
+  );
 
-  clauseTest(screenPayments(['3-failure-limit-deactivates', '2.1-failed-attempts-counted']),
-    `${AT_ONCE} declines at the same instant on a link limited to two failures: the link is then inactive, and the record counts each decline`, async (t) => {
+  clauseTest(
+    screenPayments(['3-failure-limit-deactivates', '2.1-failed-attempts-counted']),
+    `${AT_ONCE} declines at the same instant on a link limited to two failures: the link is then inactive, and the ` +
+      `record counts each decline`,
+    async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
       const outcomes = await payAtOnce(t, link.urlEnlace, AT_ONCE, DECLINE_CVV);
       saySideBySide(t, outcomes.map(outcomeSpan), '3-failure-limit-deactivates', `${AT_ONCE} declines`);
       const declined = outcomes.filter((o) => approvalOf(o) === 'false').length;
-      holds(outcomes.every((o) => approvalOf(o) !== 'true'), 'decline', '7-cvv-111-declines', 'no payment with cvv 111 approved', outcomes.map((o) => approvalOf(o) ?? o.kind).join(', '));
-      if (declined < 2) return t.skip('nothing-to-judge', `only ${declined} of ${AT_ONCE} simultaneous cvv-111 payments were processed as declines (the others refused or not said): the failure limit of 2 was not reached, nothing to judge`);
+      holds(
+        outcomes.every((o) => approvalOf(o) !== 'true'),
+        'decline',
+        '7-cvv-111-declines',
+        'no payment with cvv 111 approved',
+        outcomes.map((o) => approvalOf(o) ?? o.kind).join(', '),
+      );
+      if (declined < 2)
+        return t.skip(
+          'nothing-to-judge',
+          `only ${declined} of ${AT_ONCE} simultaneous cvv-111 payments were processed as declines (the others refused ` +
+            `or not said): the failure limit of 2 was not reached, nothing to judge`,
+        );
       const after = await payOnScreen(t, link.urlEnlace);
       unreadPage(after, 'the payment after the declines');
-      holds(approvalOf(after) !== 'true', 'failure-limit', '3-failure-limit-deactivates', `no payment approved after ${declined} simultaneous declines reached cantidadMaximaPagosFallidos 2`, `approved: ${idOf(after) ?? '?'}`);
+      holds(
+        approvalOf(after) !== 'true',
+        'failure-limit',
+        '3-failure-limit-deactivates',
+        `no payment approved after ${declined} simultaneous declines reached cantidadMaximaPagosFallidos 2`,
+        `approved: ${idOf(after) ?? '?'}`,
+      );
       const { ex, record } = await activate(t, link.idEnlace);
-      fieldEquals(record.cantidadIntentoPagoFallidos, listedIds(record, false).length, 'cantidadIntentoPagoFallidos (= the declined transacciones)', '2.1-failed-attempts-counted', ex);
-      fieldEquals(listedIds(record, false).length, declined, 'declined transacciones (= the declines answered)', '2.1-failed-attempts-counted', ex);
-    });
+      fieldEquals(
+        record.cantidadIntentoPagoFallidos,
+        listedIds(record, false).length,
+        'cantidadIntentoPagoFallidos (= the declined transacciones)',
+        '2.1-failed-attempts-counted',
+        ex,
+      );
+      fieldEquals(
+        listedIds(record, false).length,
+        declined,
+        'declined transacciones (= the declines answered)',
+        '2.1-failed-attempts-counted',
+        ex,
+      );
+    },
+  );
 });
 
 describe('4.2 / 2.1 activar at the same instant as payments', () => {
   // What activar does to the counters is not stated (variant activar-resets-counters): only what holds either way is
   // judged — a payment approved is listed, and no more payments are counted approved than are listed.
-  clauseTest({ clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'], endpoint: 'PUT /EnlacePago/{id}/activar', purchase: true, needs: ['account'] },
-    `activar sent with ${AT_ONCE} PagoQr payments of the same link: every approved payment stays listed, and none is counted that is not`, async (t) => {
+  clauseTest(
+    {
+      clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'],
+      endpoint: 'PUT /EnlacePago/{id}/activar',
+      purchase: true,
+      needs: ['account'],
+    },
+    `activar sent with ${AT_ONCE} PagoQr payments of the same link: every approved payment stays listed, and none is counted that is not`,
+    async (t) => {
       const { link } = await createLink(t, paymentLinkMinimal());
       const paid = await withActivar(t, link.idEnlace, () => pagoQrAtOnce(t, link.urlEnlace));
       const approved = await approvedByLookup(t, paid);
-      if (approved.length === 0) return t.skip('nothing-to-judge', `none of ${AT_ONCE} PagoQr payments sent with activar was approved (${paid.map((p) => p.response?.status ?? 'no answer').join(', ')}): nothing to find in the link`);
+      if (approved.length === 0)
+        return t.skip(
+          'nothing-to-judge',
+          `none of ${AT_ONCE} PagoQr payments sent with activar was approved ` +
+            `(${paid.map((p) => p.response?.status ?? 'no answer').join(', ')}): nothing to find in the link`,
+        );
       await noneLost(t, link.idEnlace, approved, []);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'], endpoint: 'PUT /EnlacePago/{id}/activar', purchase: true, needs: ['account'] },
-    `activar sent with ${AT_ONCE} screen payments of the same link, one a decline: every payment stays listed, and no success is counted that is not`, async (t) => {
+  clauseTest(
+    {
+      clauses: ['2.1-transacciones-all', '2.1-successful-payments-counted'],
+      endpoint: 'PUT /EnlacePago/{id}/activar',
+      purchase: true,
+      needs: ['account'],
+    },
+    `activar sent with ${AT_ONCE} screen payments of the same link, one a decline: every payment stays listed, and no ` +
+      `success is counted that is not`,
+    async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t));
       const screens = await Promise.all(Array.from({ length: AT_ONCE }, () => t.run.payer.openScreen(link.urlEnlace)));
       const [card, declining] = [await testCard(t), await testCard(t, { cvv: DECLINE_CVV })];
-      const outcomes = await withActivar(t, link.idEnlace, () => Promise.all(screens.map((screen, i) => t.run.payer.submitScreen(screen, i === 0 ? declining : card))));
+      const outcomes = await withActivar(t, link.idEnlace, () =>
+        Promise.all(screens.map((screen, i) => t.run.payer.submitScreen(screen, i === 0 ? declining : card))),
+      );
       for (const [i, o] of outcomes.entries()) unreadPage(o, `screen payment ${i + 1} of ${AT_ONCE}`);
       const approved = outcomes.filter((o) => approvalOf(o) === 'true').map((o) => idOf(o) ?? '?');
       const declined = outcomes.filter((o) => approvalOf(o) === 'false').map((o) => idOf(o) ?? '?');
-      if (approved.length + declined.length === 0) return t.skip('nothing-to-judge', `none of ${AT_ONCE} screen payments sent with activar was processed (${outcomes.map((o) => o.kind).join(', ')}): nothing to find in the link`);
+      if (approved.length + declined.length === 0)
+        return t.skip(
+          'nothing-to-judge',
+          `none of ${AT_ONCE} screen payments sent with activar was processed ` +
+            `(${outcomes.map((o) => o.kind).join(', ')}): nothing to find in the link`,
+        );
       await noneLost(t, link.idEnlace, approved, declined);
-    });
+    },
+  );
 });
 
 /**
@@ -156,13 +274,34 @@ async function withActivar<R>(t: TestHandle, idEnlace: number, pay: () => Promis
  */
 async function noneLost(t: TestHandle, idEnlace: number, approved: string[], declined: string[]): Promise<void> {
   const { ex, record } = await activate(t, idEnlace);
-  for (const [ids, ok] of [[approved, true], [declined, false]] as const) {
+  for (const [ids, ok] of [
+    [approved, true],
+    [declined, false],
+  ] as const) {
     const shown = listedIds(record, ok);
     const lost = ids.filter((id) => !shown.includes(id));
-    t.soft(() => holds(lost.length === 0, 'transaction-listed', '2.1-transacciones-all', `transacciones lists the ${ids.length} ${ok ? 'approved' : 'declined'} payments made with activar`, `not listed: ${lost.join(', ')}`, ex));
+    t.soft(() =>
+      holds(
+        lost.length === 0,
+        'transaction-listed',
+        '2.1-transacciones-all',
+        `transacciones lists the ${ids.length} ${ok ? 'approved' : 'declined'} payments made with activar`,
+        `not listed: ${lost.join(', ')}`,
+        ex,
+      ),
+    );
   }
   if (approved.length === 0) return;
   const shown = listedIds(record, true).length;
   const counted = asNumber(record.cantidadPagosExitosos) ?? 0;
-  t.soft(() => holds(counted <= shown, 'payments-counted', '2.1-successful-payments-counted', `cantidadPagosExitosos (${counted}) at most the approved transacciones listed (${shown})`, `${counted} counted, ${shown} listed`, ex));
+  t.soft(() =>
+    holds(
+      counted <= shown,
+      'payments-counted',
+      '2.1-successful-payments-counted',
+      `cantidadPagosExitosos (${counted}) at most the approved transacciones listed (${shown})`,
+      `${counted} counted, ${shown} listed`,
+      ex,
+    ),
+  );
 }

@@ -15,13 +15,28 @@
  * (reporters/merge.ts).
  */
 import { describe } from 'vitest';
-import { CheckFailure, clauseTest, contractRecord, type ContractRecord, describeRedirectScheme, describeWebhookSignature, EARLY_REFUSAL_TESTCASE, earlyRefusals, holds, type JudgedEvidence, loadContract, type Need, WEBHOOK } from '../harness/index.ts';
+import {
+  CheckFailure,
+  clauseTest,
+  contractRecord,
+  type ContractRecord,
+  describeRedirectScheme,
+  describeWebhookSignature,
+  EARLY_REFUSAL_TESTCASE,
+  earlyRefusals,
+  holds,
+  type JudgedEvidence,
+  loadContract,
+  type Need,
+  WEBHOOK,
+} from '../harness/index.ts';
 
 const contract = await loadContract();
 
 /** The testcase's failure: counts per clause, then each kept exchange with its curl line. */
 function violationsOf(record: ContractRecord, what: string, clauses: string[]): JudgedEvidence {
-  const perClause = [...record.clauses].sort((a, b) => b[1].count - a[1].count)
+  const perClause = [...record.clauses]
+    .sort((a, b) => b[1].count - a[1].count)
     .map(([clause, t]) => `  ${clause}: ${t.count} of ${record.seen} — e.g. ${t.first}`);
   const shown = record.evidence.map((e, i) => [`--- ${i + 1}: ${e.actual}`, e.exchange ?? ''].join('\n'));
   const curls = record.evidence.filter((e) => e.curl).map((e, i) => `# ${i + 1}\n${e.curl}`);
@@ -36,7 +51,11 @@ function violationsOf(record: ContractRecord, what: string, clauses: string[]): 
 }
 
 /** What a target must allow for responses of an operation to be seen at all (else the reason is the need's). */
-const NEEDS: Partial<Record<string, Need[]>> = { deleteAccount: ['deletion'], activatePaymentLink: ['account'], purchasePagoQr: ['account'] };
+const NEEDS: Partial<Record<string, Need[]>> = {
+  deleteAccount: ['deletion'],
+  activatePaymentLink: ['account'],
+  purchasePagoQr: ['account'],
+};
 
 const directions = [
   ...Object.entries(contract.operations).map(([operationId, op]) => ({
@@ -46,7 +65,13 @@ const directions = [
     what: `${op.method} ${op.path} response`,
     needs: NEEDS[operationId] ?? [],
   })),
-  { operationId: WEBHOOK, clauses: contract.webhookTypeClauses, endpoint: 'POST {urlWebhook}', what: 'webhook body received (6.1)', needs: [] },
+  {
+    operationId: WEBHOOK,
+    clauses: contract.webhookTypeClauses,
+    endpoint: 'POST {urlWebhook}',
+    what: 'webhook body received (6.1)',
+    needs: [],
+  },
 ];
 
 describe('the contract of every response and webhook seen in this run', () => {
@@ -55,11 +80,17 @@ describe('the contract of every response and webhook seen in this run', () => {
     clauseTest({ clauses: d.clauses, endpoint: d.endpoint, needs: d.needs }, title, async (t) => {
       const record = contractRecord(d.operationId);
       if (!record || record.seen === 0) {
-        return t.skip('nothing-to-judge', `no ${d.what} was seen in this run (a filtered or sharded run, or a need the target lacks): nothing to judge`);
+        return t.skip(
+          'nothing-to-judge',
+          `no ${d.what} was seen in this run (a filtered or sharded run, or a need the target lacks): nothing to judge`,
+        );
       }
       if (record.broken === 0 && record.successes === 0) {
         // Only refusals (error bodies are not shown by the spec) or 429/503: the body contract was never exercised.
-        return t.skip('nothing-to-judge', `no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`);
+        return t.skip(
+          'nothing-to-judge',
+          `no successful ${d.what} was seen in this run (${record.seen} response(s), none 2xx): its body contract was not judged`,
+        );
       }
       // values that do not look as the spec describes them (a format of kind description), nullable fields left out: WARN, never FAIL
       for (const [clause, { count, first }] of record.observed) t.observe(clause, `${count} of ${record.seen} ${d.what}s: ${first}`);
@@ -76,41 +107,81 @@ describe('the contract of every response and webhook seen in this run', () => {
  * tests of suites/3ds.test.ts and suites/webhooks.test.ts report that, once), nor where nothing else was seen.
  */
 describe('the redirect hash and webhook signature of everything seen in this run', () => {
-  clauseTest({ clauses: '6.3-redirect-hash', endpoint: 'flow', needs: ['hash'] }, 'every redirect\'s hash verifies with the run\'s scheme', async (t) => {
-    const hashes = t.run.hash!;
-    const broken: string[] = [];
-    let judged = 0;
-    for (const kind of ['api', 'link'] as const) {
-      const seen = hashes.recorded(kind);
-      if (seen.length === 0) continue;
-      const ref = await (hashes.known(kind) ?? hashes.reference(seen[0]!));
-      if (!ref.scheme) {
-        if (kind === 'link' && ref.source === 'discovered') t.observe('6.3-hash-algorithm-not-shown', `no candidate scheme made a link payment's redirect hash verify (REDIRECT_HASH=auto); tried ${ref.tried}`);
-        continue;
+  clauseTest(
+    { clauses: '6.3-redirect-hash', endpoint: 'flow', needs: ['hash'] },
+    "every redirect's hash verifies with the run's scheme",
+    async (t) => {
+      const hashes = t.run.hash!;
+      const broken: string[] = [];
+      let judged = 0;
+      for (const kind of ['api', 'link'] as const) {
+        const seen = hashes.recorded(kind);
+        if (seen.length === 0) continue;
+        const ref = await (hashes.known(kind) ?? hashes.reference(seen[0]!));
+        if (!ref.scheme) {
+          if (kind === 'link' && ref.source === 'discovered')
+            t.observe(
+              '6.3-hash-algorithm-not-shown',
+              `no candidate scheme made a link payment's redirect hash verify (REDIRECT_HASH=auto); tried ${ref.tried}`,
+            );
+          continue;
+        }
+        if (kind === 'link' && ref.source === 'discovered')
+          t.observe(
+            '6.3-hash-algorithm-not-shown',
+            `link payments' redirect hash scheme discovered: ${describeRedirectScheme(ref.scheme)}`,
+          );
+        const failing = seen.filter((p) => !hashes.verifies(p, ref));
+        // A configured scheme that verifies none of them is one finding, the 3DS test's (or a wrong setting).
+        if (ref.source === 'configured' && failing.length === seen.length) continue;
+        judged += seen.length;
+        for (const p of failing.slice(0, 5))
+          broken.push(
+            `idTransaccion ${p['idTransaccion'] ?? '?'} ` +
+              `(${kind === 'link' ? `link ${p['idEnlace']}` : 'API payment'}): hash ${(p['hash'] ?? '').slice(0, 12) || '(none)'}…`,
+          );
+        if (failing.length > 5) broken.push(`… and ${failing.length - 5} more`);
       }
-      if (kind === 'link' && ref.source === 'discovered') t.observe('6.3-hash-algorithm-not-shown', `link payments' redirect hash scheme discovered: ${describeRedirectScheme(ref.scheme)}`);
-      const failing = seen.filter((p) => !hashes.verifies(p, ref));
-      // A configured scheme that verifies none of them is one finding, the 3DS test's (or a wrong setting).
-      if (ref.source === 'configured' && failing.length === seen.length) continue;
-      judged += seen.length;
-      for (const p of failing.slice(0, 5)) broken.push(`idTransaccion ${p['idTransaccion'] ?? '?'} (${kind === 'link' ? `link ${p['idEnlace']}` : 'API payment'}): hash ${(p['hash'] ?? '').slice(0, 12) || '(none)'}…`);
-      if (failing.length > 5) broken.push(`… and ${failing.length - 5} more`);
-    }
-    if (judged === 0) return t.skip('premise-elsewhere', 'no redirect was judged: none seen, or no scheme verified one (reported by the 3DS hash test)');
-    holds(broken.length === 0, 'hash-verifies', '6.3-redirect-hash', `every redirect of this run (${judged}) carries a hash that verifies with the run's scheme`, `${broken.length} did not:\n${broken.join('\n')}`);
-  });
+      if (judged === 0)
+        return t.skip('premise-elsewhere', 'no redirect was judged: none seen, or no scheme verified one (reported by the 3DS hash test)');
+      holds(
+        broken.length === 0,
+        'hash-verifies',
+        '6.3-redirect-hash',
+        `every redirect of this run (${judged}) carries a hash that verifies with the run's scheme`,
+        `${broken.length} did not:\n${broken.join('\n')}`,
+      );
+    },
+  );
 
-  clauseTest({ clauses: '6.1-webhook-signature-not-shown', endpoint: 'POST {urlWebhook}' }, 'every webhook\'s signature verifies with the run\'s scheme', async (t) => {
-    const run = t.run;
-    const ref = await run.signature?.known();
-    if (!run.signature || !ref?.scheme) return t.skip('premise-elsewhere', 'no webhook signature scheme was configured or discovered in this run (reported by the webhook signature test)');
-    // A test-control tenant's webhooks are signed with its own secret (harness/run/run.ts): not the run's scheme.
-    const seen = (await run.receiver()).webhooks().filter((w) => !w.oversized && w.method === 'POST' && !w.tag?.startsWith('tenant:'));
-    const failing = seen.filter((w) => !run.signature!.verifies(w, ref));
-    if (ref.source === 'configured' && failing.length === seen.length) return t.skip('premise-elsewhere', 'the configured signature verified no webhook (reported by the webhook signature test)');
-    holds(failing.length === 0, 'webhook-signature', '6.1-webhook-signature-not-shown', `every webhook of this run (${seen.length}) carries the ${describeWebhookSignature(ref.scheme)}`,
-      `${failing.length} did not, e.g. to ${failing.slice(0, 3).map((w) => w.path).join(', ')}`);
-  });
+  clauseTest(
+    { clauses: '6.1-webhook-signature-not-shown', endpoint: 'POST {urlWebhook}' },
+    "every webhook's signature verifies with the run's scheme",
+    async (t) => {
+      const run = t.run;
+      const ref = await run.signature?.known();
+      if (!run.signature || !ref?.scheme)
+        return t.skip(
+          'premise-elsewhere',
+          'no webhook signature scheme was configured or discovered in this run (reported by the webhook signature test)',
+        );
+      // A test-control tenant's webhooks are signed with its own secret (harness/run/run.ts): not the run's scheme.
+      const seen = (await run.receiver()).webhooks().filter((w) => !w.oversized && w.method === 'POST' && !w.tag?.startsWith('tenant:'));
+      const failing = seen.filter((w) => !run.signature!.verifies(w, ref));
+      if (ref.source === 'configured' && failing.length === seen.length)
+        return t.skip('premise-elsewhere', 'the configured signature verified no webhook (reported by the webhook signature test)');
+      holds(
+        failing.length === 0,
+        'webhook-signature',
+        '6.1-webhook-signature-not-shown',
+        `every webhook of this run (${seen.length}) carries the ${describeWebhookSignature(ref.scheme)}`,
+        `${failing.length} did not, e.g. to ${failing
+          .slice(0, 3)
+          .map((w) => w.path)
+          .join(', ')}`,
+      );
+    },
+  );
 });
 
 /**
@@ -121,7 +192,15 @@ describe('the redirect hash and webhook signature of everything seen in this run
 describe('tokens of the whole run', () => {
   clauseTest({ clauses: [...EARLY_REFUSAL_TESTCASE.clauses], endpoint: 'POST /connect/token' }, EARLY_REFUSAL_TESTCASE, async () => {
     const seen = [...earlyRefusals];
-    holds(seen.length === 0, 'token-lifetime', ['5.2-token-reuse', '8-token-lifetime'], 'every token accepted until its expires_in ran out (5.2: reused until it expires)',
-      `${seen.length} request(s) refused with 401 while their token was inside its lifetime, e.g. ${seen.slice(0, 3).map((r) => `${r.operationId} with a ${r.kind} ${r.ageS} s old (expires_in ${r.expiresInS})`).join('; ')}`);
+    holds(
+      seen.length === 0,
+      'token-lifetime',
+      ['5.2-token-reuse', '8-token-lifetime'],
+      'every token accepted until its expires_in ran out (5.2: reused until it expires)',
+      `${seen.length} request(s) refused with 401 while their token was inside its lifetime, e.g. ${seen
+        .slice(0, 3)
+        .map((r) => `${r.operationId} with a ${r.kind} ${r.ageS} s old (expires_in ${r.expiresInS})`)
+        .join('; ')}`,
+    );
   });
 });

@@ -13,7 +13,44 @@ import type {
   PurchaseQuickPayRequest,
   PurchaseWalletRequest,
 } from '../spec/types.ts';
-import { approvalOf, asBool, asString, bodyOf, type CardPayment, type ClauseTestSpec, type Credentials, decodeQrPng, echoed, type Exchange, fail, field, forTransaction, holds, type Need, notAccepted, notLate, observeResponse, onOurClock, paymentApproved, paymentDeclined, type PaymentOutcome, paymentWentThrough, PURCHASE_OPERATIONS, quoted, readInt, readResponse, readString, type ReceivedWebhook, rejected, succeeded, testcase, type TestHandle, unreadPage, webhookBodyField, webhookField } from '../harness/index.ts';
+import {
+  approvalOf,
+  asBool,
+  asString,
+  bodyOf,
+  type CardPayment,
+  type ClauseTestSpec,
+  type Credentials,
+  decodeQrPng,
+  echoed,
+  type Exchange,
+  fail,
+  field,
+  forTransaction,
+  holds,
+  type Need,
+  notAccepted,
+  notLate,
+  observeResponse,
+  onOurClock,
+  paymentApproved,
+  paymentDeclined,
+  type PaymentOutcome,
+  paymentWentThrough,
+  PURCHASE_OPERATIONS,
+  quoted,
+  readInt,
+  readResponse,
+  readString,
+  type ReceivedWebhook,
+  rejected,
+  succeeded,
+  testcase,
+  type TestHandle,
+  unreadPage,
+  webhookBodyField,
+  webhookField,
+} from '../harness/index.ts';
 
 export interface CreatedLink {
   ex: Exchange;
@@ -34,7 +71,8 @@ export async function createLink(t: TestHandle, request: PaymentLinkCreateReques
   bodyOf(ex, '4.1-response-fields');
   const body = readResponse(t.run.contract, 'createPaymentLink', ex);
   const idEnlace = readInt(body, 'idEnlace', '4.1-response-fields', ex);
-  const urlEnlace = usableUrl(body['urlEnlace']) ?? (await linkUrlFromQr(t, body['urlQrCodeEnlace'])) ?? (await linkUrlFromRecord(t, idEnlace));
+  const urlEnlace =
+    usableUrl(body['urlEnlace']) ?? (await linkUrlFromQr(t, body['urlQrCodeEnlace'])) ?? (await linkUrlFromRecord(t, idEnlace));
   if (urlEnlace === undefined) readString({}, 'urlEnlace', '4.1-response-fields', ex);
   return { ex, link: { ...body, idEnlace, urlEnlace } as unknown as PaymentLinkCreated, request };
 }
@@ -67,11 +105,14 @@ export async function activate(t: TestHandle, idEnlace: number): Promise<{ ex: E
 }
 
 /** The idTransaccion a screen payment's redirect names (undefined for any other outcome). */
-export const idOf = (o: PaymentOutcome): string | undefined => (o.kind === 'redirect' ? o.params['idTransaccion'] : o.kind === 'page' ? o.settled?.idTransaccion : undefined);
+export const idOf = (o: PaymentOutcome): string | undefined =>
+  o.kind === 'redirect' ? o.params['idTransaccion'] : o.kind === 'page' ? o.settled?.idTransaccion : undefined;
 
 /** The ids of a link record's transacciones that say approved (true) or declined (false). */
 export function listedIds(record: PaymentLink, approved: boolean): string[] {
-  return (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === approved).map((tx) => String(field(tx, 'idTransaccion')));
+  return (record.transacciones ?? [])
+    .filter((tx) => asBool(field(tx, 'esAprobada')) === approved)
+    .map((tx) => String(field(tx, 'idTransaccion')));
 }
 
 /** The configured test card, with an expiry in the future, paying to the suite's redirect receiver. */
@@ -109,7 +150,10 @@ export async function payOnScreen(t: TestHandle, urlEnlace: string, overrides: P
 }
 
 /** A link body whose redirect and webhook point at the suite's receiver, so outcomes can be observed. */
-export async function observedLinkBody(t: TestHandle, overrides: Partial<PaymentLinkCreateRequest> = {}): Promise<PaymentLinkCreateRequest> {
+export async function observedLinkBody(
+  t: TestHandle,
+  overrides: Partial<PaymentLinkCreateRequest> = {},
+): Promise<PaymentLinkCreateRequest> {
   const receiver = await t.run.receiver();
   const base = paymentLinkMinimal();
   return {
@@ -125,7 +169,10 @@ export async function observedLinkBody(t: TestHandle, overrides: Partial<Payment
 }
 
 /** The test that judges the test-mode decline itself (spec 7); others only need declines to happen. */
-export const DECLINE_TESTCASE = testcase(['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data'], 'cvv 111 on the screen declines the payment, and no webhook says it was approved');
+export const DECLINE_TESTCASE = testcase(
+  ['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data'],
+  'cvv 111 on the screen declines the payment, and no webhook says it was approved',
+);
 
 /**
  * A decline a test needs as its premise (one fault, one finding): when cvv 111 did not decline, the test skips
@@ -134,9 +181,14 @@ export const DECLINE_TESTCASE = testcase(['7-cvv-111-declines', '6.1-webhook-on-
 export function declinedAsPremise(t: TestHandle, outcome: PaymentOutcome, what: string): Record<string, string> {
   unreadPage(outcome, what);
   if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
-  if (outcome.kind === 'page' && approvalOf(outcome) === 'false') return { idTransaccion: outcome.settled?.idTransaccion ?? '', esAprobada: 'false' };
-  const how = outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
-  return t.skip('premise-elsewhere', `${what} was not declined (${how}): the test-mode decline is judged by ${quoted(DECLINE_TESTCASE)}; this test needs a declined payment`);
+  if (outcome.kind === 'page' && approvalOf(outcome) === 'false')
+    return { idTransaccion: outcome.settled?.idTransaccion ?? '', esAprobada: 'false' };
+  const how =
+    outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
+  return t.skip(
+    'premise-elsewhere',
+    `${what} was not declined (${how}): the test-mode decline is judged by ${quoted(DECLINE_TESTCASE)}; this test needs a declined payment`,
+  );
 }
 
 /**
@@ -189,13 +241,22 @@ export async function buy3ds(t: TestHandle, overrides: Partial<Purchase3dsReques
  * A relative URL is resolved against the API's URL, as a browser resolves a relative link: that it is not absolute
  * is the finding of the test about urlCompletarPago3Ds, not of every 3DS test.
  */
-export async function complete3ds(t: TestHandle, purchase: Purchase<Purchase3dsRequest>, clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome']): Promise<Record<string, string>> {
+export async function complete3ds(
+  t: TestHandle,
+  purchase: Purchase<Purchase3dsRequest>,
+  clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome'],
+): Promise<Record<string, string>> {
   const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
   const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
   // A page that asks for the card again (the spec does not say what it asks) gets the purchase's own card.
   const tarjeta = purchase.request.tarjetaCreditoDebido;
   const { challengeCode } = t.run.config;
-  const card = { ...tarjeta, nombreTitular: `${purchase.request.nombre} ${purchase.request.apellido}`, email: purchase.request.email, ...(challengeCode ? { codigoDesafio: challengeCode } : {}) };
+  const card = {
+    ...tarjeta,
+    nombreTitular: `${purchase.request.nombre} ${purchase.request.apellido}`,
+    email: purchase.request.email,
+    ...(challengeCode ? { codigoDesafio: challengeCode } : {}),
+  };
   const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix: purchase.request.urlRedirect, card });
   return paymentApproved(outcome, clauses, 'the completed 3DS payment');
 }
@@ -207,7 +268,9 @@ export async function complete3ds(t: TestHandle, purchase: Purchase<Purchase3dsR
  */
 export async function payQuickPay(t: TestHandle, urlQR: unknown, inTime = true): Promise<PaymentOutcome> {
   const { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } = await testCard(t);
-  const outcome = await t.run.payer.payQuickPay(String(urlQR), { card: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } });
+  const outcome = await t.run.payer.payQuickPay(String(urlQR), {
+    card: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email },
+  });
   if (inTime) paymentWentThrough(outcome, 'paying the quick-pay QR');
   return outcome;
 }
@@ -216,16 +279,23 @@ export async function payQuickPay(t: TestHandle, urlQR: unknown, inTime = true):
  * Pays a quick-pay's QR meaning to be in time and looks the transaction up (4.8). Not approved, and answered near or
  * past the fechaVencimiento it states: the suite was late (notLate), the test not judged.
  */
-export async function paidQuickPay(t: TestHandle, response: Record<string, unknown>): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+export async function paidQuickPay(
+  t: TestHandle,
+  response: Record<string, unknown>,
+): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
   const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
   const outcome = await payQuickPay(t, datos?.urlQR);
   const looked = await lookUp(t, response['idTransaccion']);
-  if (asBool(looked.tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, Date.parse(String(datos?.fechaVencimiento))), 'the QR payment');
+  if (asBool(looked.tx['esAprobada']) !== true)
+    notLate(outcome, await onOurClock(t, Date.parse(String(datos?.fechaVencimiento))), 'the QR payment');
   return looked;
 }
 
 /** POST /TransaccionCompra/Quick-pay (4.6) logged in as the primary business; fails the test unless it succeeds. */
-export async function createQuickPay(t: TestHandle, overrides: Partial<PurchaseQuickPayRequest> = {}): Promise<Purchase<PurchaseQuickPayRequest>> {
+export async function createQuickPay(
+  t: TestHandle,
+  overrides: Partial<PurchaseQuickPayRequest> = {},
+): Promise<Purchase<PurchaseQuickPayRequest>> {
   const request = purchaseQuickPay(overrides);
   const ex = await t.call('purchaseQuickPay', { json: request, auth: 'bearer' });
   succeeded(ex, '4.6-endpoint', 'the quick-pay request');
@@ -243,23 +313,46 @@ export async function buyMpos(t: TestHandle, overrides: Partial<MposBandaRequest
 }
 
 /** GET /TransaccionCompra/{id} (4.8) as the primary business; fails the test unless it succeeds. Read as the contract types it. */
-export async function lookUp(t: TestHandle, idTransaccion: unknown, judged = false): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+export async function lookUp(
+  t: TestHandle,
+  idTransaccion: unknown,
+  judged = false,
+): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
   const ex = await t.call('getTransaction', { pathParams: { id: String(idTransaccion) }, auth: 'bearer' });
   succeeded(ex, '4.8-endpoint', 'looking the transaction up');
   bodyOf(ex, '4.8-response-fields');
   const tx = readResponse(t.run.contract, 'getTransaction', ex);
   // Another transaction than the one asked for is the finding of the test that judges it; others need this one.
   if (!judged && asString(tx['idTransaccion']) !== String(idTransaccion)) {
-    t.skip('premise-elsewhere', `GET /TransaccionCompra/${String(idTransaccion)} answered the transaction ${JSON.stringify(asString(tx['idTransaccion']) ?? null)}: judged by ${quoted(LOOKUP_TESTCASE)}; this test needs the transaction it asked for`);
+    t.skip(
+      'premise-elsewhere',
+      `GET /TransaccionCompra/${String(idTransaccion)} answered the transaction ` +
+        `${JSON.stringify(asString(tx['idTransaccion']) ?? null)}: judged by ${quoted(LOOKUP_TESTCASE)}; this test ` +
+        `needs the transaction it asked for`,
+    );
   }
   return { ex, tx };
 }
 
 /** The test that judges that a lookup answers the transaction asked for (4.8). */
-export const LOOKUP_TESTCASE = testcase(['4.8-endpoint', '4.8-same-transaction', '4.8-response-fields', '2.2-transaction-types', '2.2-idexterno-echo', '2.2-datos-adicionales-echo', '2-dictionary-type'], 'a wallet purchase');
+export const LOOKUP_TESTCASE = testcase(
+  [
+    '4.8-endpoint',
+    '4.8-same-transaction',
+    '4.8-response-fields',
+    '2.2-transaction-types',
+    '2.2-idexterno-echo',
+    '2.2-datos-adicionales-echo',
+    '2-dictionary-type',
+  ],
+  'a wallet purchase',
+);
 
 /** The test that judges webhook delivery itself (6.1); others only need a webhook to read. */
-export const WEBHOOK_TESTCASE = testcase(['6.1-webhook-on-success', '6.1-webhook-url'], 'a successful purchase is POSTed to the urlWebhook of its configuracion');
+export const WEBHOOK_TESTCASE = testcase(
+  ['6.1-webhook-on-success', '6.1-webhook-url'],
+  'a successful purchase is POSTed to the urlWebhook of its configuracion',
+);
 
 /**
  * The webhook of a transaction, waited for up to WEBHOOK_TIMEOUT_S. When none arrives the test fails if delivery is
@@ -275,11 +368,28 @@ export async function webhookFor(t: TestHandle, idTransaccion: unknown, clauses:
     // receiver that has had a delivery from it in this run (as a page is judged only where one was paid).
     const reached = t.run.target.kind === 'embedded' || receiver.webhooks().length > 0;
     if (!reached) {
-      const at = t.run.config.receiver.publicUrl ? `WEBHOOK_PUBLIC_URL (${receiver.webhookUrl()})` : `${receiver.webhookUrl()} (RECEIVER_HOST; WEBHOOK_PUBLIC_URL unset)`;
-      return t.skip('receiver-unreached', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s, and none at all has reached the suite's receiver at ${at} in this run: the target may not reach it, which says nothing of the target; set WEBHOOK_PUBLIC_URL to a URL at which it reaches this machine`);
+      const at = t.run.config.receiver.publicUrl
+        ? `WEBHOOK_PUBLIC_URL (${receiver.webhookUrl()})`
+        : `${receiver.webhookUrl()} (RECEIVER_HOST; WEBHOOK_PUBLIC_URL unset)`;
+      return t.skip(
+        'receiver-unreached',
+        `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s, and none at all has reached the ` +
+          `suite's receiver at ${at} in this run: the target may not reach it, which says nothing of the target; set ` +
+          `WEBHOOK_PUBLIC_URL to a URL at which it reaches this machine`,
+      );
     }
-    if (!judged) return t.skip('premise-elsewhere', `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ${quoted(WEBHOOK_TESTCASE)}; this test needs the webhook`);
-    return fail('webhook-received', clauses, `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`, (err as Error).message);
+    if (!judged)
+      return t.skip(
+        'premise-elsewhere',
+        `no webhook for transaction ${String(idTransaccion)} within ${timeoutS} s: delivery is judged by ` +
+          `${quoted(WEBHOOK_TESTCASE)}; this test needs the webhook`,
+      );
+    return fail(
+      'webhook-received',
+      clauses,
+      `a webhook POST for transaction ${String(idTransaccion)} within ${timeoutS} s`,
+      (err as Error).message,
+    );
   }
 }
 
@@ -294,15 +404,30 @@ export async function declineNotNotifiedAsSuccess(t: TestHandle, declinedId: str
   const outbox = t.run.target.capabilities.includes('outbox');
   await new Promise((resolve) => setTimeout(resolve, outbox ? 200 : Math.min(t.run.config.webhook.timeoutS, 3) * 1000));
   const { fieldCase } = t.run.config.webhook;
-  const sent = (await t.run.receiver()).webhooks().filter((w) => webhookField(w, 'idTransaccion', fieldCase) === declinedId).map((w) => webhookField(w, 'esAprobada', fieldCase));
+  const sent = (await t.run.receiver())
+    .webhooks()
+    .filter((w) => webhookField(w, 'idTransaccion', fieldCase) === declinedId)
+    .map((w) => webhookField(w, 'esAprobada', fieldCase));
   const queued = outbox
-    ? (await t.run.control!.outbox()).webhooks.filter((w) => webhookBodyField(w.body, 'idTransaccion', fieldCase) === declinedId).map((w) => webhookBodyField(w.body, 'esAprobada', fieldCase))
+    ? (await t.run.control!.outbox()).webhooks
+        .filter((w) => webhookBodyField(w.body, 'idTransaccion', fieldCase) === declinedId)
+        .map((w) => webhookBodyField(w.body, 'esAprobada', fieldCase))
     : [];
   const claimsApproved = [...sent, ...queued].filter((v) => v === true || String(v).trim().toLowerCase() === 'true').length;
-  holds(claimsApproved === 0, 'decline-not-notified-approved', ['6.1-webhook-transaction-data', '6.1-webhook-on-success'],
-    `no webhook for the declined transaction ${declinedId} says esAprobada true (it carries the transaction data)`, `${claimsApproved} webhook(s) say esAprobada true`);
+  holds(
+    claimsApproved === 0,
+    'decline-not-notified-approved',
+    ['6.1-webhook-transaction-data', '6.1-webhook-on-success'],
+    `no webhook for the declined transaction ${declinedId} says esAprobada true (it carries the transaction data)`,
+    `${claimsApproved} webhook(s) say esAprobada true`,
+  );
   if (sent.length + queued.length > 0) {
-    t.observe('6.1-webhook-on-success', `a webhook for the declined transaction ${declinedId} (esAprobada ${[...sent, ...queued].map((v) => JSON.stringify(v)).join(', ')}): ${sent.length} received, ${queued.length} in the outbox; 6.1 says webhooks are sent when a transaction succeeds`);
+    t.observe(
+      '6.1-webhook-on-success',
+      `a webhook for the declined transaction ${declinedId} (esAprobada ` +
+        `${[...sent, ...queued].map((v) => JSON.stringify(v)).join(', ')}): ${sent.length} received, ${queued.length} ` +
+        `in the outbox; 6.1 says webhooks are sent when a transaction succeeds`,
+    );
   }
 }
 
@@ -311,7 +436,12 @@ export async function requestToken(t: TestHandle, business: Credentials): Promis
   const ex = await t.run.http.request({
     method: 'POST',
     url: `${t.run.target.authUrl}/connect/token`,
-    form: { grant_type: 'client_credentials', audience: t.run.config.tokenAudience, client_id: business.clientId, client_secret: business.clientSecret },
+    form: {
+      grant_type: 'client_credentials',
+      audience: t.run.config.tokenAudience,
+      client_id: business.clientId,
+      client_secret: business.clientSecret,
+    },
     idempotent: true,
     label: 'token request',
   });
@@ -324,7 +454,8 @@ export async function businessIdOf(t: TestHandle): Promise<string> {
   const { link } = await createLink(t);
   const { ex, record } = await activate(t, link.idEnlace);
   const id = record.idAplicativo;
-  if (typeof id !== 'string' || id === '') fail('business-id', '2.1-payment-link-types', 'the link record names its business (idAplicativo)', JSON.stringify(id), ex);
+  if (typeof id !== 'string' || id === '')
+    fail('business-id', '2.1-payment-link-types', 'the link record names its business (idAplicativo)', JSON.stringify(id), ex);
   return id;
 }
 
@@ -338,7 +469,6 @@ export const BODY_ENDPOINTS: Record<string, string> = {
   purchaseMposBanda: 'POST /TransaccionCompra/Mpos/Banda',
 };
 
-
 /**
  * The spec of a test that sends bodies of one operation and judges whether they are accepted (validation rules,
  * properties): its endpoint, purchase flag and needs.
@@ -347,7 +477,12 @@ export function bodyTestSpec(on: { operationId: string; auth?: string }, clauses
   const all: Need[] = [...(on.auth === 'account' || on.operationId === 'purchasePagoQr' ? (['account'] as const) : []), ...needs];
   // MPOS purchases need the business's additional permission (4.7); a business without it refuses every body.
   if (on.operationId === 'purchaseMposBanda') all.push('mposPermission');
-  return { clauses, endpoint: BODY_ENDPOINTS[on.operationId]!, purchase: PURCHASE_OPERATIONS.has(on.operationId), ...(all.length > 0 ? { needs: all } : {}) };
+  return {
+    clauses,
+    endpoint: BODY_ENDPOINTS[on.operationId]!,
+    purchase: PURCHASE_OPERATIONS.has(on.operationId),
+    ...(all.length > 0 ? { needs: all } : {}),
+  };
 }
 
 /** The run's data for generated bodies (generators/requests.ts); the business id (an account names it in MPOS) only when asked. */
@@ -365,7 +500,12 @@ export async function acceptsValid(t: TestHandle, operationId: string): Promise<
   if (t.run.accepted.has(operationId)) return;
   const status = await t.run.accepted.control(operationId, () => sendValid(t, operationId));
   if (status >= 200 && status < 300) return;
-  t.skip('no-positive-control', `${operationId} accepted no request in this run, and its canonical valid request answered ${status || 'nothing'}: a rejection says nothing where nothing is accepted; the operation's own tests report why (is API_BASE_URL the API's base, with its path?)`);
+  t.skip(
+    'no-positive-control',
+    `${operationId} accepted no request in this run, and its canonical valid request answered ${status || 'nothing'}: ` +
+      `a rejection says nothing where nothing is accepted; the operation's own tests report why (is API_BASE_URL the ` +
+      `API's base, with its path?)`,
+  );
 }
 
 /** The canonical valid request of a body operation, sent as the test's own step (its label says why). */
@@ -393,8 +533,15 @@ async function sendValid(t: TestHandle, operationId: string): Promise<Exchange> 
       return t.call(operationId, { pathParams: { id: String(field(link.response?.json, 'idEnlace') ?? '') }, label });
     }
     case 'getTransaction': {
-      const wallet = await t.call('purchaseWallet', { json: purchaseWallet(testData), label: 'a purchase for the positive control of the lookup' });
-      return t.call(operationId, { pathParams: { id: String(field(wallet.response?.json, 'idTransaccion') ?? '') }, auth: 'bearer', label });
+      const wallet = await t.call('purchaseWallet', {
+        json: purchaseWallet(testData),
+        label: 'a purchase for the positive control of the lookup',
+      });
+      return t.call(operationId, {
+        pathParams: { id: String(field(wallet.response?.json, 'idTransaccion') ?? '') },
+        auth: 'bearer',
+        label,
+      });
     }
     default:
       throw new Error(`no canonical valid request for ${operationId}`);
@@ -402,14 +549,26 @@ async function sendValid(t: TestHandle, operationId: string): Promise<Exchange> 
 }
 
 /** A request the rule says is rejected, judged after its positive control (acceptsValid). */
-export async function rejectedWhereValidAccepted(t: TestHandle, ex: Exchange, operationId: string, clauses: string[], rule: string): Promise<void> {
+export async function rejectedWhereValidAccepted(
+  t: TestHandle,
+  ex: Exchange,
+  operationId: string,
+  clauses: string[],
+  rule: string,
+): Promise<void> {
   const status = ex.response?.status ?? 0;
   if (status >= 400 && status <= 499) await acceptsValid(t, operationId);
   rejected(ex, clauses, rule);
 }
 
 /** A request the spec says is not accepted (a refusal: no token, a wrong password…), judged after its positive control. */
-export async function notAcceptedWhereValidAccepted(t: TestHandle, ex: Exchange, operationId: string, clauses: string | string[], what: string): Promise<void> {
+export async function notAcceptedWhereValidAccepted(
+  t: TestHandle,
+  ex: Exchange,
+  operationId: string,
+  clauses: string | string[],
+  what: string,
+): Promise<void> {
   const status = ex.response?.status ?? 0;
   if (status < 200 || status > 299) await acceptsValid(t, operationId);
   notAccepted(ex, clauses, what);
@@ -421,12 +580,19 @@ export function sendBody(t: TestHandle, operationId: string, body: unknown, auth
 }
 
 /** The fields of an accepted body come back as sent, in the success response or in the link record (activar: needs the account). */
-export async function echoedBack(t: TestHandle, entry: Pick<RuleEntry, 'echo'>, sent: Body, accepted: Exchange, clauses: string[]): Promise<void> {
+export async function echoedBack(
+  t: TestHandle,
+  entry: Pick<RuleEntry, 'echo'>,
+  sent: Body,
+  accepted: Exchange,
+  clauses: string[],
+): Promise<void> {
   if (!entry.echo) return;
   bodyOf(accepted, clauses);
   // read as the contract types it (the label is the operationId): an encoding is the contract testcase's finding
   const operationId = accepted.label ?? '';
-  let shown: unknown = operationId in t.run.contract.operations ? readResponse(t.run.contract, operationId, accepted) : accepted.response?.json;
+  let shown: unknown =
+    operationId in t.run.contract.operations ? readResponse(t.run.contract, operationId, accepted) : accepted.response?.json;
   let ex = accepted;
   if (entry.echo.in === 'record') ({ ex, record: shown } = await activate(t, readInt(shown, 'idEnlace', '4.1-response-fields', accepted)));
   for (const field of entry.echo.fields) {

@@ -3,14 +3,34 @@
  * action. Here the doors the other suites do not take: the quick-pay form posted directly after its QR expired (from a
  * page opened in time), a screen first shown long after its link was created (its window counts from when it is
  * shown: 4.1 "after being shown"), a vigencia.fechaFin minutes in the past (no wait: an instant, not a calendar date),
- * through the screen and through PagoQr, and the success and failure limits reached on the screen, tried through PagoQr. Time passes by the target's clock where it has one, else in real time within
+ * through the screen and through PagoQr, and the success and failure limits reached on the screen, tried through
+ * PagoQr. Time passes by the target's clock where it has one, else in real time within
  * MAX_WAIT_S (harness/run/waits.ts).
  */
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
 import { createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen } from './flows.ts';
-import { asBool, clauseTest, consent, decodeQrPng, type Exchange, fail, field, letTimePass, notAccepted, paymentApproved, paymentNotApproved, pressGoOn, type Screen, type ScreenForm, skipUnlessTimeCanPass, targetNow, type TestHandle, waitingTimeoutMs } from '../harness/index.ts';
+import {
+  asBool,
+  clauseTest,
+  consent,
+  decodeQrPng,
+  type Exchange,
+  fail,
+  field,
+  letTimePass,
+  notAccepted,
+  paymentApproved,
+  paymentNotApproved,
+  pressGoOn,
+  type Screen,
+  type ScreenForm,
+  skipUnlessTimeCanPass,
+  targetNow,
+  type TestHandle,
+  waitingTimeoutMs,
+} from '../harness/index.ts';
 
 async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionRequest>, fields: Parameters<typeof observedLinkBody>[1] = {}) {
   const base = await observedLinkBody(t, fields);
@@ -22,9 +42,14 @@ async function openQuickPayPage(t: TestHandle, response: Record<string, unknown>
   const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
   const image = await t.run.payer.fetchImage(urlQR);
   const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-  if (text === undefined || !URL.canParse(text, urlQR)) return t.skip('page-not-driven', `the quick-pay QR at ${urlQR} is not a PNG the suite decodes (status ${image.status}): its page is judged by the quick-pay tests`);
+  if (text === undefined || !URL.canParse(text, urlQR))
+    return t.skip(
+      'page-not-driven',
+      `the quick-pay QR at ${urlQR} is not a PNG the suite decodes (status ${image.status}): its page is judged by the quick-pay tests`,
+    );
   const screen = await t.run.payer.openScreen(new URL(text, urlQR).href);
-  if (!screen.form || screen.status >= 400) return t.skip('page-not-driven', `the quick-pay page (status ${screen.status}) shows no form to post directly`);
+  if (!screen.form || screen.status >= 400)
+    return t.skip('page-not-driven', `the quick-pay page (status ${screen.status}) shows no form to post directly`);
   return screen as Screen & { form: ScreenForm };
 }
 
@@ -41,17 +66,25 @@ function postForm(t: TestHandle, screen: Screen & { form: ScreenForm }, what: st
 }
 
 describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
-  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true },
-    'the form of a quick-pay page opened before fechaVencimiento, posted after it, pays nothing', async (t) => {
+  clauseTest(
+    { clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true },
+    'the form of a quick-pay page opened before fechaVencimiento, posted after it, pays nothing',
+    async (t) => {
       // The door itself first: the page's form posted directly, in time, pays (else this payer cannot post it: not judged).
       const control = await createQuickPay(t);
       const posted = await postForm(t, await openQuickPayPage(t, control.response), 'the quick-pay form posted directly, in time');
       const { tx: paid } = await lookUp(t, control.response['idTransaccion']);
-      if (asBool(field(paid, 'esAprobada')) !== true) t.skip('page-not-driven', `the quick-pay form posted directly (status ${posted.response?.status ?? 'none'}) did not pay the quick-pay (it may want a cookie, a card or a choice a browser gives): the expiry on this door is not judged`);
+      if (asBool(field(paid, 'esAprobada')) !== true)
+        t.skip(
+          'page-not-driven',
+          `the quick-pay form posted directly (status ${posted.response?.status ?? 'none'}) did not pay the quick-pay ` +
+            `(it may want a cookie, a card or a choice a browser gives): the expiry on this door is not judged`,
+        );
 
       const { response } = await createQuickPay(t);
       const vence = Date.parse(String((response['datosQuickPay'] as { fechaVencimiento?: unknown } | undefined)?.fechaVencimiento ?? ''));
-      if (Number.isNaN(vence)) return t.skip('premise-elsewhere', 'the quick-pay states no fechaVencimiento this suite reads: judged by the 4.6 response tests');
+      if (Number.isNaN(vence))
+        return t.skip('premise-elsewhere', 'the quick-pay states no fechaVencimiento this suite reads: judged by the 4.6 response tests');
       const seconds = Math.ceil((vence - (await targetNow(t))) / 1000) + 15;
       skipUnlessTimeCanPass(t, seconds, 'a quick-pay form posted 15 s after its fechaVencimiento');
       const page = await openQuickPayPage(t, response);
@@ -59,26 +92,43 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
       const late = await postForm(t, page, 'the quick-pay form (page opened in time) posted after fechaVencimiento');
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       if (asBool(field(tx, 'esAprobada')) === true) {
-        fail('payment-not-approved', '4.6-qr-expiry', 'a quick-pay form posted after fechaVencimiento pays nothing (the QR expired), whether or not its page was opened in time',
-          `the post answered ${late.response?.status ?? 'nothing'} and the lookup says esAprobada true`, ex);
+        fail(
+          'payment-not-approved',
+          '4.6-qr-expiry',
+          'a quick-pay form posted after fechaVencimiento pays nothing (the QR expired), whether or not its page was opened in time',
+          `the post answered ${late.response?.status ?? 'nothing'} and the lookup says esAprobada true`,
+          ex,
+        );
       }
-    }, waitingTimeoutMs());
+    },
+    waitingTimeoutMs(),
+  );
 });
 
-describe('4.1 the screen\'s window counts from when it is shown', () => {
-  clauseTest({ clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
-    'a screen first shown more than duracionInterfazIntentoMinutos after its link was created is paid within its own window', async (t) => {
+describe("4.1 the screen's window counts from when it is shown", () => {
+  clauseTest(
+    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
+    'a screen first shown more than duracionInterfazIntentoMinutos after its link was created is paid within its own window',
+    async (t) => {
       // 70 s after the link's creation, for a window of 1 minute: shown then, paid at once.
       skipUnlessTimeCanPass(t, 70, 'a screen first shown 70 s after its link was created (duracionInterfazIntentoMinutos 1)');
       const { link } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
       await letTimePass(t, 70, 'a screen first shown 70 s after its link was created');
-      paymentApproved(await payOnScreen(t, link.urlEnlace), '4.1-duracion-intento', 'a payment made as soon as the screen was shown, 70 s after the link was created (validity 1 minute after being shown)');
-    }, waitingTimeoutMs());
+      paymentApproved(
+        await payOnScreen(t, link.urlEnlace),
+        '4.1-duracion-intento',
+        'a payment made as soon as the screen was shown, 70 s after the link was created (validity 1 minute after being shown)',
+      );
+    },
+    waitingTimeoutMs(),
+  );
 });
 
 describe('3 vigencia.fechaFin minutes in the past: no wait needed', () => {
-  clauseTest({ clauses: ['3-vigencia-bounds-use', '4.5-pays-the-link'], endpoint: 'flow', purchase: true },
-    'a link whose vigencia.fechaFin passed minutes ago today takes no payment, on its screen nor through PagoQr', async (t) => {
+  clauseTest(
+    { clauses: ['3-vigencia-bounds-use', '4.5-pays-the-link'], endpoint: 'flow', purchase: true },
+    'a link whose vigencia.fechaFin passed minutes ago today takes no payment, on its screen nor through PagoQr',
+    async (t) => {
       const now = await targetNow(t);
       // Three minutes ago, on today's UTC date (just after midnight: a second after it), written in UTC.
       const startOfDay = now - (now % 86_400_000);
@@ -87,32 +137,68 @@ describe('3 vigencia.fechaFin minutes in the past: no wait needed', () => {
       const created = await t.call('createPaymentLink', { json: base });
       // Refusing a link that is already over is stricter than the spec asks, and leaves nothing to pay.
       if (!(created.response && created.response.status >= 200 && created.response.status < 300)) {
-        t.observe('3-vigencia-bounds-use', `a link whose vigencia.fechaFin (${fechaFin}) has passed was refused at creation (status ${created.response?.status ?? 'none'})`);
+        t.observe(
+          '3-vigencia-bounds-use',
+          `a link whose vigencia.fechaFin (${fechaFin}) has passed was refused at creation (status ${created.response?.status ?? 'none'})`,
+        );
         return;
       }
       // The link itself made as every test makes one (its URL found the ways the spec gives).
       const { link } = await createLink(t, { ...base, identificadorEnlaceComercio: `${base.identificadorEnlaceComercio}-b` });
-      paymentNotApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', `a payment on the screen of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`);
+      paymentNotApproved(
+        await payOnScreen(t, link.urlEnlace),
+        '3-vigencia-bounds-use',
+        `a payment on the screen of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`,
+      );
       if (!t.run.target.account) return;
       const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
-      notAccepted(paid, ['3-vigencia-bounds-use', '4.5-pays-the-link'], `PagoQr of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`);
-    });
+      notAccepted(
+        paid,
+        ['3-vigencia-bounds-use', '4.5-pays-the-link'],
+        `PagoQr of a link whose vigencia.fechaFin ${fechaFin} passed minutes ago`,
+      );
+    },
+  );
 });
 
 describe('3 the success and failure limits reached on the screen hold for PagoQr too', () => {
-  clauseTest({ clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
-    'a link paid to its cantidadMaximaPagosExitosos on its screen is not paid again through PagoQr', async (t) => {
+  clauseTest(
+    {
+      clauses: ['3-success-limit-bounds-use', '4.5-pays-the-link'],
+      endpoint: 'POST /TransaccionCompra/PagoQr',
+      purchase: true,
+      needs: ['account'],
+    },
+    'a link paid to its cantidadMaximaPagosExitosos on its screen is not paid again through PagoQr',
+    async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', 'the one payment the link allows');
       const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
-      notAccepted(paid, ['3-success-limit-bounds-use', '4.5-pays-the-link'], 'PagoQr of a link at its success limit of 1 (reached on its screen)');
-    });
+      notAccepted(
+        paid,
+        ['3-success-limit-bounds-use', '4.5-pays-the-link'],
+        'PagoQr of a link at its success limit of 1 (reached on its screen)',
+      );
+    },
+  );
 
-  clauseTest({ clauses: ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'], endpoint: 'POST /TransaccionCompra/PagoQr', purchase: true, needs: ['account'] },
-    'a link made inactive by cantidadMaximaPagosFallidos declines on its screen is not paid through PagoQr', async (t) => {
+  clauseTest(
+    {
+      clauses: ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'],
+      endpoint: 'POST /TransaccionCompra/PagoQr',
+      purchase: true,
+      needs: ['account'],
+    },
+    'a link made inactive by cantidadMaximaPagosFallidos declines on its screen is not paid through PagoQr',
+    async (t) => {
       const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 1 } }));
       await declineOnScreen(t, link.urlEnlace, 1);
       const paid = await t.call('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace) });
-      notAccepted(paid, ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'], 'PagoQr of a link inactive after its failure limit of 1 (reached on its screen)');
-    });
+      notAccepted(
+        paid,
+        ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'],
+        'PagoQr of a link inactive after its failure limit of 1 (reached on its screen)',
+      );
+    },
+  );
 });

@@ -6,8 +6,29 @@
  */
 import { describe } from 'vitest';
 import type { PaymentLink } from '../spec/types.ts';
-import { notAcceptedWhereValidAccepted, activate, createLink, DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineNotNotifiedAsSuccess, declineOnScreen, observedLinkBody, payOnScreen } from './flows.ts';
-import { clauseTest, type Exchange, fieldEquals, holds, paymentApproved, paymentNotApproved, type PaymentOutcome, sharedWork, type TestHandle } from '../harness/index.ts';
+import {
+  notAcceptedWhereValidAccepted,
+  activate,
+  createLink,
+  DECLINE_CVV,
+  DECLINE_TESTCASE,
+  declinedAsPremise,
+  declineNotNotifiedAsSuccess,
+  declineOnScreen,
+  observedLinkBody,
+  payOnScreen,
+} from './flows.ts';
+import {
+  clauseTest,
+  type Exchange,
+  fieldEquals,
+  holds,
+  paymentApproved,
+  paymentNotApproved,
+  type PaymentOutcome,
+  sharedWork,
+  type TestHandle,
+} from '../harness/index.ts';
 
 const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
 
@@ -17,45 +38,70 @@ function refusalText(o: PaymentOutcome): string {
 }
 
 describe('3 failure limit and 4.2 activation', () => {
-  clauseTest(screenPayment(['3-failure-limit-deactivates', '3-inactive-no-payments']), 'after cantidadMaximaPagosFallidos declines, the link takes no further payment', async (t) => {
-    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
-    await declineOnScreen(t, link.urlEnlace, 2);
-    const outcome = await payOnScreen(t, link.urlEnlace);
-    paymentNotApproved(outcome, ['3-failure-limit-deactivates', '3-inactive-no-payments'], 'a payment with a valid card after the failure limit was reached');
-    t.observe('7-error-format-not-shown', `the payment on the inactive link ended in ${refusalText(outcome)}`);
-  });
+  clauseTest(
+    screenPayment(['3-failure-limit-deactivates', '3-inactive-no-payments']),
+    'after cantidadMaximaPagosFallidos declines, the link takes no further payment',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+      await declineOnScreen(t, link.urlEnlace, 2);
+      const outcome = await payOnScreen(t, link.urlEnlace);
+      paymentNotApproved(
+        outcome,
+        ['3-failure-limit-deactivates', '3-inactive-no-payments'],
+        'a payment with a valid card after the failure limit was reached',
+      );
+      t.observe('7-error-format-not-shown', `the payment on the inactive link ended in ${refusalText(outcome)}`);
+    },
+  );
 
-  clauseTest(screenPayment(['4.2-activar-restores', '4.2-endpoint', '3-usable-when-available'], ['account']), 'activar makes an inactive link usable and payable again, and returns its record', async (t) => {
-    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
-    await declineOnScreen(t, link.urlEnlace, 2);
-    const { ex, record } = await activate(t, link.idEnlace);
-    fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace of the returned record', '4.2-activar-restores', ex);
-    fieldEquals(record.usable, true, 'usable after activar', ['4.2-activar-restores', '3-usable-when-available'], ex);
-    paymentApproved(await payOnScreen(t, link.urlEnlace), '4.2-activar-restores', 'a payment after activar');
-  });
+  clauseTest(
+    screenPayment(['4.2-activar-restores', '4.2-endpoint', '3-usable-when-available'], ['account']),
+    'activar makes an inactive link usable and payable again, and returns its record',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+      await declineOnScreen(t, link.urlEnlace, 2);
+      const { ex, record } = await activate(t, link.idEnlace);
+      fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace of the returned record', '4.2-activar-restores', ex);
+      fieldEquals(record.usable, true, 'usable after activar', ['4.2-activar-restores', '3-usable-when-available'], ex);
+      paymentApproved(await payOnScreen(t, link.urlEnlace), '4.2-activar-restores', 'a payment after activar');
+    },
+  );
 
-  clauseTest({ clauses: ['4.2-endpoint', '3-usable-when-available'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'the record of a new link says usable true', async (t) => {
-    const { link } = await createLink(t);
-    const { ex, record } = await activate(t, link.idEnlace);
-    fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace', '4.2-endpoint', ex);
-    fieldEquals(record.usable, true, 'usable', '3-usable-when-available', ex);
-  });
+  clauseTest(
+    { clauses: ['4.2-endpoint', '3-usable-when-available'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'the record of a new link says usable true',
+    async (t) => {
+      const { link } = await createLink(t);
+      const { ex, record } = await activate(t, link.idEnlace);
+      fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace', '4.2-endpoint', ex);
+      fieldEquals(record.usable, true, 'usable', '3-usable-when-available', ex);
+    },
+  );
 
-  clauseTest({ clauses: '4.2-endpoint', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] }, 'activar of an unknown idEnlace is refused', async (t) => {
-    const ex = await t.call('activatePaymentLink', { pathParams: { id: 999_999_999 } });
-    await notAcceptedWhereValidAccepted(t, ex, 'activatePaymentLink', '4.2-endpoint', 'activar of a link that does not exist');
-    t.observe('7-error-format-not-shown', `activar of an unknown id answered ${ex.response?.status ?? 'nothing'}`);
-  });
+  clauseTest(
+    { clauses: '4.2-endpoint', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'activar of an unknown idEnlace is refused',
+    async (t) => {
+      const ex = await t.call('activatePaymentLink', { pathParams: { id: 999_999_999 } });
+      await notAcceptedWhereValidAccepted(t, ex, 'activatePaymentLink', '4.2-endpoint', 'activar of a link that does not exist');
+      t.observe('7-error-format-not-shown', `activar of an unknown id answered ${ex.response?.status ?? 'nothing'}`);
+    },
+  );
 });
 
 describe('3 success limit', () => {
-  clauseTest(screenPayment('3-success-limit-bounds-use'), 'after cantidadMaximaPagosExitosos approved payments, the link takes no further payment', async (t) => {
-    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 2 } }));
-    for (const n of [1, 2]) paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', `approved payment ${n} of 2`);
-    const outcome = await payOnScreen(t, link.urlEnlace);
-    paymentNotApproved(outcome, '3-success-limit-bounds-use', 'a third payment on a link limited to 2');
-    t.observe('3-other-link-transitions-not-shown', `a payment past the success limit ended in ${refusalText(outcome)}`);
-  });
+  clauseTest(
+    screenPayment('3-success-limit-bounds-use'),
+    'after cantidadMaximaPagosExitosos approved payments, the link takes no further payment',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosExitosos: 2 } }));
+      for (const n of [1, 2])
+        paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', `approved payment ${n} of 2`);
+      const outcome = await payOnScreen(t, link.urlEnlace);
+      paymentNotApproved(outcome, '3-success-limit-bounds-use', 'a third payment on a link limited to 2');
+      t.observe('3-other-link-transitions-not-shown', `a payment past the success limit ended in ${refusalText(outcome)}`);
+    },
+  );
 });
 
 /** A link paid decline, approve, decline, approve on its screen; its record read afterwards through activar. */
@@ -78,7 +124,10 @@ function linkHistory(t: TestHandle): Promise<History> {
     const approved: string[] = [];
     for (const cvv of [DECLINE_CVV, undefined, DECLINE_CVV, undefined]) {
       const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
-      const params = cvv === undefined ? paymentApproved(outcome, '7-dev-authorizes', 'a payment') : declinedAsPremise(t, outcome, 'a payment with cvv 111');
+      const params =
+        cvv === undefined
+          ? paymentApproved(outcome, '7-dev-authorizes', 'a payment')
+          : declinedAsPremise(t, outcome, 'a payment with cvv 111');
       const id = params['idTransaccion'];
       holds(id !== undefined && id !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect carries idTransaccion', JSON.stringify(id));
       (cvv === undefined ? approved : declined).push(id);
@@ -106,7 +155,14 @@ describe('2.1 counters and transactions of a link (decline, approve, decline, ap
     fieldEquals(record.transacciones.length, 4, 'number of transacciones', '2.1-transacciones-all', ex);
     for (const [id, esAprobada] of [...declined.map((id) => [id, false] as const), ...approved.map((id) => [id, true] as const)]) {
       const tx = listed.get(id);
-      holds(tx !== undefined, 'transaction-listed', '2.1-transacciones-all', `transacciones lists ${id}`, `ids listed: ${[...listed.keys()].join(', ')}`, ex);
+      holds(
+        tx !== undefined,
+        'transaction-listed',
+        '2.1-transacciones-all',
+        `transacciones lists ${id}`,
+        `ids listed: ${[...listed.keys()].join(', ')}`,
+        ex,
+      );
       fieldEquals(tx.esAprobada, esAprobada, `esAprobada of ${id}`, '2.1-transacciones-all', ex);
       fieldEquals(tx.monto, monto, `monto of ${id}`, '2.1-transacciones-all', ex);
     }
@@ -114,20 +170,44 @@ describe('2.1 counters and transactions of a link (decline, approve, decline, ap
 
   clauseTest(spec('2.1-transaccion-compra-last-success'), 'transaccionCompra is the last approved payment', async (t) => {
     const { ex, record, approved } = await linkHistory(t);
-    fieldEquals(record.transaccionCompra?.idTransaccion, approved[1], 'transaccionCompra.idTransaccion', '2.1-transaccion-compra-last-success', ex);
+    fieldEquals(
+      record.transaccionCompra?.idTransaccion,
+      approved[1],
+      'transaccionCompra.idTransaccion',
+      '2.1-transaccion-compra-last-success',
+      ex,
+    );
     fieldEquals(record.transaccionCompra?.esAprobada, true, 'transaccionCompra.esAprobada', '2.1-transaccion-compra-last-success', ex);
   });
 
-  clauseTest(spec(['7-cvv-111-declines', '7-failure-in-transaction']), 'a cvv 111 payment is recorded declined: esAprobada false, a mensaje, resultadoTransaccion 1 or 2', async (t) => {
-    const { ex, record, declined } = await linkHistory(t);
-    for (const id of declined) {
-      const tx = record.transacciones.find((x) => x.idTransaccion === id);
-      holds(tx !== undefined, 'transaction-listed', '2.1-transacciones-all', `transacciones lists the declined ${id}`, 'not listed', ex);
-      fieldEquals(tx.esAprobada, false, `esAprobada of ${id}`, '7-cvv-111-declines', ex);
-      holds(typeof tx.mensaje === 'string' && tx.mensaje.trim() !== '', 'failure-mensaje', '7-failure-in-transaction', `mensaje of ${id} holds the error text`, JSON.stringify(tx.mensaje), ex);
-      holds(tx.resultadoTransaccion === 1 || tx.resultadoTransaccion === 2, 'failure-resultado', '7-failure-in-transaction', `resultadoTransaccion of ${id} is 1 (declined) or 2 (failed)`, JSON.stringify(tx.resultadoTransaccion), ex);
-    }
-  });
+  clauseTest(
+    spec(['7-cvv-111-declines', '7-failure-in-transaction']),
+    'a cvv 111 payment is recorded declined: esAprobada false, a mensaje, resultadoTransaccion 1 or 2',
+    async (t) => {
+      const { ex, record, declined } = await linkHistory(t);
+      for (const id of declined) {
+        const tx = record.transacciones.find((x) => x.idTransaccion === id);
+        holds(tx !== undefined, 'transaction-listed', '2.1-transacciones-all', `transacciones lists the declined ${id}`, 'not listed', ex);
+        fieldEquals(tx.esAprobada, false, `esAprobada of ${id}`, '7-cvv-111-declines', ex);
+        holds(
+          typeof tx.mensaje === 'string' && tx.mensaje.trim() !== '',
+          'failure-mensaje',
+          '7-failure-in-transaction',
+          `mensaje of ${id} holds the error text`,
+          JSON.stringify(tx.mensaje),
+          ex,
+        );
+        holds(
+          tx.resultadoTransaccion === 1 || tx.resultadoTransaccion === 2,
+          'failure-resultado',
+          '7-failure-in-transaction',
+          `resultadoTransaccion of ${id} is 1 (declined) or 2 (failed)`,
+          JSON.stringify(tx.resultadoTransaccion),
+          ex,
+        );
+      }
+    },
+  );
 });
 
 describe('7 test mode on the payment screen', () => {
@@ -135,7 +215,11 @@ describe('7 test mode on the payment screen', () => {
     const { link } = await createLink(t, await observedLinkBody(t));
     const declinedId = (await declineOnScreen(t, link.urlEnlace, 1, true))[0]?.['idTransaccion'] ?? '';
     holds(declinedId !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of the declined payment carries idTransaccion', 'none');
-    const approved = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'a payment with a valid card after the decline');
+    const approved = paymentApproved(
+      await payOnScreen(t, link.urlEnlace),
+      '7-dev-authorizes',
+      'a payment with a valid card after the decline',
+    );
     await declineNotNotifiedAsSuccess(t, declinedId, approved['idTransaccion'] ?? '');
   });
 
@@ -143,7 +227,11 @@ describe('7 test mode on the payment screen', () => {
     const { link } = await createLink(t, await observedLinkBody(t));
     const cvvs = ['123', '000', '112', '999'];
     for (const [i, cvv] of cvvs.entries()) {
-      paymentApproved(await payOnScreen(t, link.urlEnlace, { cvv }), '7-dev-authorizes', `test payment ${i + 1} of ${cvvs.length} (a cvv other than 111)`);
+      paymentApproved(
+        await payOnScreen(t, link.urlEnlace, { cvv }),
+        '7-dev-authorizes',
+        `test payment ${i + 1} of ${cvvs.length} (a cvv other than 111)`,
+      );
     }
   });
 });

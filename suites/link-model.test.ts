@@ -20,7 +20,30 @@ import { purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
-import { amountDue, amountEquals, approvalOf, asBool, asNumber, asString, clauseTest, type Exchange, fail, field, holds, NoFormError, noFormMessage, outcomeOfPage, type PaymentOutcome, paymentWentThrough, readBool, readInt, succeeded, type TestHandle, testName, unreadPage } from '../harness/index.ts';
+import {
+  amountDue,
+  amountEquals,
+  approvalOf,
+  asBool,
+  asNumber,
+  asString,
+  clauseTest,
+  type Exchange,
+  fail,
+  field,
+  holds,
+  NoFormError,
+  noFormMessage,
+  outcomeOfPage,
+  type PaymentOutcome,
+  paymentWentThrough,
+  readBool,
+  readInt,
+  succeeded,
+  type TestHandle,
+  testName,
+  unreadPage,
+} from '../harness/index.ts';
 
 const FILE = 'suites/link-model.test.ts';
 
@@ -94,7 +117,11 @@ interface Prediction {
 const READINGS: Reading[] = (() => {
   const w: Window[] = ['since', 'total', 'reactivation'];
   const c: Window[] = ['total', 'since', 'reactivation'];
-  return w.flatMap((failWindow) => w.flatMap((successWindow) => c.flatMap((failCounter) => c.map((successCounter) => ({ failWindow, successWindow, failCounter, successCounter })))));
+  return w.flatMap((failWindow) =>
+    w.flatMap((successWindow) =>
+      c.flatMap((failCounter) => c.map((successCounter) => ({ failWindow, successWindow, failCounter, successCounter }))),
+    ),
+  );
 })();
 
 /** A world's count after an activar: kept (total), reset (since), or reset only when that limit had been reached. */
@@ -116,13 +143,28 @@ function successExhausted(m: LinkModel, w: World): boolean {
 function predict(m: LinkModel, w: World, decline: boolean, extra = 0, late = false): Prediction {
   const processed: Observed = decline ? 'declined' : 'approved';
   const notTaken = (reason: string, clauses: string[]): Prediction => ({ allowed: ['refused', 'declined'], reason, clauses });
-  if (late) return notTaken(`a payment on a screen shown more than duracionInterfazIntentoMinutos (${m.p.duracion}) ago is not processed`, ['4.1-duracion-intento']);
-  if (w.inactive) return notTaken(`the link reached cantidadMaximaPagosFallidos (${m.p.maxFallidos}) and takes no further payment`, ['3-failure-limit-deactivates', '3-inactive-no-payments']);
-  if (successExhausted(m, w)) return notTaken(`the link reached cantidadMaximaPagosExitosos (${m.p.maxExitosos})`, ['3-success-limit-bounds-use']);
+  if (late)
+    return notTaken(`a payment on a screen shown more than duracionInterfazIntentoMinutos (${m.p.duracion}) ago is not processed`, [
+      '4.1-duracion-intento',
+    ]);
+  if (w.inactive)
+    return notTaken(`the link reached cantidadMaximaPagosFallidos (${m.p.maxFallidos}) and takes no further payment`, [
+      '3-failure-limit-deactivates',
+      '3-inactive-no-payments',
+    ]);
+  if (successExhausted(m, w))
+    return notTaken(`the link reached cantidadMaximaPagosExitosos (${m.p.maxExitosos})`, ['3-success-limit-bounds-use']);
   const v = vigencia(m, extra);
   if (v !== 'within') {
-    if (m.vigenciaRevived) return { allowed: ['refused', 'declined', processed], reason: 'outside the validity after an activar (not shown)', clauses: ['3-other-link-transitions-not-shown'] };
-    return notTaken(`the clock is ${v === 'before' ? 'before vigencia.fechaInicio' : 'after vigencia.fechaFin'}`, ['3-vigencia-bounds-use']);
+    if (m.vigenciaRevived)
+      return {
+        allowed: ['refused', 'declined', processed],
+        reason: 'outside the validity after an activar (not shown)',
+        clauses: ['3-other-link-transitions-not-shown'],
+      };
+    return notTaken(`the clock is ${v === 'before' ? 'before vigencia.fechaInicio' : 'after vigencia.fechaFin'}`, [
+      '3-vigencia-bounds-use',
+    ]);
   }
   const clauses = decline ? ['7-cvv-111-declines'] : ['7-dev-authorizes'];
   // What could explain an unexpected refusal of a payable link: the limits and validity it has.
@@ -130,16 +172,36 @@ function predict(m: LinkModel, w: World, decline: boolean, extra = 0, late = fal
   if (m.p.maxExitosos !== null && m.successes.total > 0) clauses.push('3-success-limit-bounds-use');
   if (m.p.duracion !== null) clauses.push('4.1-duracion-intento');
   if (m.p.inicio !== null || m.p.fin !== null) clauses.push('3-vigencia-bounds-use');
-  return { allowed: [processed], reason: decline ? 'a cvv 111 payment on a payable link is declined' : 'a payment on a payable link is approved', clauses };
+  return {
+    allowed: [processed],
+    reason: decline ? 'a cvv 111 payment on a payable link is declined' : 'a payment on a payable link is approved',
+    clauses,
+  };
 }
 
 /** Notes, once per run, the silent readings a step settled (a dimension that had two values and now has one). */
 function settle(m: LinkModel, kept: World[]): void {
   const labels: Record<keyof Reading, Record<Window, string>> = {
-    failWindow: { total: 'the failure limit counts every decline since the link was created, activar or not', since: 'the failure limit counts the declines since the last activar', reactivation: 'the failure limit counts the declines since the activar that revived the link' },
-    successWindow: { total: 'the success limit counts every approved payment since the link was created (activar does not renew it)', since: 'the success limit counts the approved payments since the last activar (activar renews it)', reactivation: 'the success limit is renewed only by an activar of a link that reached it' },
-    failCounter: { total: 'after a second activar, cantidadIntentoPagoFallidos still counts every decline since the creation', since: 'activar resets cantidadIntentoPagoFallidos (it counts since the previous activar)', reactivation: 'cantidadIntentoPagoFallidos is reset only by an activar of a link inactive by its failure limit' },
-    successCounter: { total: 'after a second activar, cantidadPagosExitosos still counts every approved payment since the creation', since: 'activar resets cantidadPagosExitosos (it counts since the previous activar)', reactivation: 'cantidadPagosExitosos is reset only by an activar of a link past its success limit' },
+    failWindow: {
+      total: 'the failure limit counts every decline since the link was created, activar or not',
+      since: 'the failure limit counts the declines since the last activar',
+      reactivation: 'the failure limit counts the declines since the activar that revived the link',
+    },
+    successWindow: {
+      total: 'the success limit counts every approved payment since the link was created (activar does not renew it)',
+      since: 'the success limit counts the approved payments since the last activar (activar renews it)',
+      reactivation: 'the success limit is renewed only by an activar of a link that reached it',
+    },
+    failCounter: {
+      total: 'after a second activar, cantidadIntentoPagoFallidos still counts every decline since the creation',
+      since: 'activar resets cantidadIntentoPagoFallidos (it counts since the previous activar)',
+      reactivation: 'cantidadIntentoPagoFallidos is reset only by an activar of a link inactive by its failure limit',
+    },
+    successCounter: {
+      total: 'after a second activar, cantidadPagosExitosos still counts every approved payment since the creation',
+      since: 'activar resets cantidadPagosExitosos (it counts since the previous activar)',
+      reactivation: 'cantidadPagosExitosos is reset only by an activar of a link past its success limit',
+    },
   };
   for (const dim of Object.keys(labels) as (keyof Reading)[]) {
     const before = new Set(m.worlds.map((w) => w.reading[dim]));
@@ -154,7 +216,14 @@ function judge(m: LinkModel, predictions: Prediction[], observed: Observed, what
   const kept = m.worlds.filter((_w, i) => predictions[i]!.allowed.includes(observed));
   if (kept.length === 0) {
     const first = predictions[0]!;
-    fail('link-model', first.clauses, `${what}: ${first.allowed.join(' or ')} (${first.reason})`, `${observed}; link ${JSON.stringify(m.p)}, clock +${m.elapsed} s, ${m.fails.total} decline(s), ${m.successes.total} approval(s) so far`, ex);
+    fail(
+      'link-model',
+      first.clauses,
+      `${what}: ${first.allowed.join(' or ')} (${first.reason})`,
+      `${observed}; link ${JSON.stringify(m.p)}, clock +${m.elapsed} s, ${m.fails.total} decline(s), ` +
+        `${m.successes.total} approval(s) so far`,
+      ex,
+    );
   }
   settle(m, kept);
 }
@@ -202,7 +271,8 @@ function afterScreenPayment(m: LinkModel, o: PaymentOutcome, predictions: Predic
   holds(id !== '', 'redirect-id', '6.3-redirect-outcome', 'the redirect of a processed payment carries idTransaccion', 'none');
   const due = amountDue(m.p.monto, cantidad);
   const clause = m.p.esCantidadEditable ? '4.1-cantidad-editable' : '4.1-cantidad-por-defecto';
-  if (asNumber(o.params['monto']) === undefined) m.notes.add(`the redirect's monto ${JSON.stringify(o.params['monto'])} is not a number: the amount charged was not checked`);
+  if (asNumber(o.params['monto']) === undefined)
+    m.notes.add(`the redirect's monto ${JSON.stringify(o.params['monto'])} is not a number: the amount charged was not checked`);
   else amountEquals(o.params['monto'], due, `amount charged (quantity ${cantidad} × monto ${m.p.monto})`, clause);
   record(m, id, observed === 'approved');
 }
@@ -217,7 +287,10 @@ abstract class LinkCommand implements ModelCommand<LinkModel, Real> {
 
 /** Pays on the hosted screen, opened now: approved, declined (cvv 111), with a quantity where it is editable. */
 class Pay extends LinkCommand {
-  constructor(readonly decline: boolean, readonly cantidad: number) {
+  constructor(
+    readonly decline: boolean,
+    readonly cantidad: number,
+  ) {
     super();
   }
   override check(m: Readonly<LinkModel>): boolean {
@@ -225,7 +298,10 @@ class Pay extends LinkCommand {
   }
   async run(m: LinkModel, r: Real): Promise<void> {
     const predictions = m.worlds.map((w) => predict(m, w, this.decline));
-    const o = await payOnScreen(r.t, r.urlEnlace, { ...(this.decline ? { cvv: DECLINE_CVV } : {}), ...(m.p.esCantidadEditable ? { cantidad: this.cantidad } : {}) });
+    const o = await payOnScreen(r.t, r.urlEnlace, {
+      ...(this.decline ? { cvv: DECLINE_CVV } : {}),
+      ...(m.p.esCantidadEditable ? { cantidad: this.cantidad } : {}),
+    });
     const cantidad = m.p.esCantidadEditable ? this.cantidad : (m.p.cantidadPorDefecto ?? 1);
     afterScreenPayment(m, o, predictions, `${this} on the screen`, cantidad);
   }
@@ -236,7 +312,10 @@ class Pay extends LinkCommand {
 
 /** Opens the screen, lets the clock run (within or past duracionInterfazIntentoMinutos), then pays it. */
 class PayLate extends LinkCommand {
-  constructor(readonly late: boolean, readonly decline: boolean) {
+  constructor(
+    readonly late: boolean,
+    readonly decline: boolean,
+  ) {
     super();
   }
   override check(m: Readonly<LinkModel>): boolean {
@@ -271,7 +350,11 @@ class PayQr extends LinkCommand {
   async run(m: LinkModel, r: Real): Promise<void> {
     const predictions = m.worlds.map((w) => {
       const p = predict(m, w, false);
-      const allowed: Observed[] = p.allowed.includes('approved') ? (p.allowed.includes('refused') ? ['approved', 'refused'] : ['approved']) : ['refused'];
+      const allowed: Observed[] = p.allowed.includes('approved')
+        ? p.allowed.includes('refused')
+          ? ['approved', 'refused']
+          : ['approved']
+        : ['refused'];
       return { ...p, allowed, clauses: ['4.5-pays-the-link', ...p.clauses.filter((c) => c !== '7-dev-authorizes')] };
     });
     const ex = await r.t.call('purchasePagoQr', { json: purchasePagoQr(r.urlEnlace), label: 'PagoQr (link model)' });
@@ -313,11 +396,32 @@ class Activate extends LinkCommand {
     const kept = m.worlds.filter((_w, i) => fits(expectations[i]!));
     if (kept.length === 0) {
       const allowed = (k: 'fallidos' | 'exitosos') => [...new Set(expectations.map((e) => e[k]))].join(' or ');
-      if (!expectations.some((e) => e.fallidos === fallidos)) fail('link-model', '2.1-failed-attempts-counted', `cantidadIntentoPagoFallidos = ${allowed('fallidos')} (declines made with the link)`, `${fallidos}`, ex);
-      if (!expectations.some((e) => e.exitosos === exitosos)) fail('link-model', '2.1-successful-payments-counted', `cantidadPagosExitosos = ${allowed('exitosos')} (approved payments made with the link)`, `${exitosos}`, ex);
-      fail('link-model', ['4.2-activar-restores', '3-usable-when-available'], 'usable = true after activar (the link can make payments again)', `usable = ${usable}, cantidadIntentoPagoFallidos ${fallidos}, cantidadPagosExitosos ${exitosos}`, ex);
+      if (!expectations.some((e) => e.fallidos === fallidos))
+        fail(
+          'link-model',
+          '2.1-failed-attempts-counted',
+          `cantidadIntentoPagoFallidos = ${allowed('fallidos')} (declines made with the link)`,
+          `${fallidos}`,
+          ex,
+        );
+      if (!expectations.some((e) => e.exitosos === exitosos))
+        fail(
+          'link-model',
+          '2.1-successful-payments-counted',
+          `cantidadPagosExitosos = ${allowed('exitosos')} (approved payments made with the link)`,
+          `${exitosos}`,
+          ex,
+        );
+      fail(
+        'link-model',
+        ['4.2-activar-restores', '3-usable-when-available'],
+        'usable = true after activar (the link can make payments again)',
+        `usable = ${usable}, cantidadIntentoPagoFallidos ${fallidos}, cantidadPagosExitosos ${exitosos}`,
+        ex,
+      );
     }
-    if (!usable) m.notes.add(`after activar, the record of a link ${outside ? 'outside its validity' : 'past its success limit'} says usable false`);
+    if (!usable)
+      m.notes.add(`after activar, the record of a link ${outside ? 'outside its validity' : 'past its success limit'} says usable false`);
     settle(m, kept);
     checkPurchases(m, rec, ex);
     for (const w of m.worlds) {
@@ -339,23 +443,50 @@ class Activate extends LinkCommand {
 function checkPurchases(m: LinkModel, rec: unknown, ex: Exchange): void {
   const compra = asString(field(field(rec, 'transaccionCompra'), 'idTransaccion'));
   const expected = m.lastApproved ?? 'none (no approved payment yet)';
-  if ((compra ?? '') !== (m.lastApproved ?? '')) fail('link-model', '2.1-transaccion-compra-last-success', `transaccionCompra.idTransaccion = ${expected} (the last successful transaction)`, JSON.stringify(compra ?? null), ex);
+  if ((compra ?? '') !== (m.lastApproved ?? ''))
+    fail(
+      'link-model',
+      '2.1-transaccion-compra-last-success',
+      `transaccionCompra.idTransaccion = ${expected} (the last successful transaction)`,
+      JSON.stringify(compra ?? null),
+      ex,
+    );
   const list = field(rec, 'transacciones');
   if (!Array.isArray(list)) {
     if (m.txs.size === 0 && (list === null || list === undefined)) return;
-    fail('link-model', '2.1-transacciones-all', `transacciones lists the ${m.txs.size} payment(s) made with the link`, `transacciones = ${JSON.stringify(list)}`, ex);
+    fail(
+      'link-model',
+      '2.1-transacciones-all',
+      `transacciones lists the ${m.txs.size} payment(s) made with the link`,
+      `transacciones = ${JSON.stringify(list)}`,
+      ex,
+    );
   }
   const ids = list.map((tx) => asString(field(tx, 'idTransaccion')) ?? '?');
   const duplicated = ids.filter((id, i) => ids.indexOf(id) !== i);
   const missing = [...m.txs.keys()].filter((id) => !ids.includes(id));
   const extra = ids.filter((id) => !m.txs.has(id));
-  holds(duplicated.length === 0 && missing.length === 0 && extra.length === 0, 'link-model', '2.1-transacciones-all',
-    `transacciones lists each of the ${m.txs.size} payment(s) made with the link once (${[...m.txs].map(([id, a]) => `${id} ${a ? 'approved' : 'declined'}`).join(', ') || 'none'})`,
-    `${ids.length} listed; missing ${missing.join(', ') || 'none'}; not made with the link ${extra.join(', ') || 'none'}; listed twice ${duplicated.join(', ') || 'none'}`, ex);
+  holds(
+    duplicated.length === 0 && missing.length === 0 && extra.length === 0,
+    'link-model',
+    '2.1-transacciones-all',
+    `transacciones lists each of the ${m.txs.size} payment(s) made with the link once ` +
+      `(${[...m.txs].map(([id, a]) => `${id} ${a ? 'approved' : 'declined'}`).join(', ') || 'none'})`,
+    `${ids.length} listed; missing ${missing.join(', ') || 'none'}; not made with the link ` +
+      `${extra.join(', ') || 'none'}; listed twice ${duplicated.join(', ') || 'none'}`,
+    ex,
+  );
   for (const tx of list) {
     const id = asString(field(tx, 'idTransaccion')) ?? '?';
     const esAprobada = asBool(field(tx, 'esAprobada'));
-    holds(esAprobada === m.txs.get(id), 'link-model', '2.1-transacciones-all', `esAprobada of ${id} = ${m.txs.get(id)}`, JSON.stringify(field(tx, 'esAprobada')), ex);
+    holds(
+      esAprobada === m.txs.get(id),
+      'link-model',
+      '2.1-transacciones-all',
+      `esAprobada of ${id} = ${m.txs.get(id)}`,
+      JSON.stringify(field(tx, 'esAprobada')),
+      ex,
+    );
   }
 }
 
@@ -379,7 +510,8 @@ class Advance extends LinkCommand {
 function paramsArbitrary(clock: boolean): fc.Arbitrary<LinkParams> {
   const small = fc.option(fc.integer({ min: 1, max: 3 }), { nil: null, freq: 2 });
   /** Set one time in `every`: a bound that refuses every payment would leave little else to see. */
-  const sometimes = (arb: fc.Arbitrary<number>, every: number) => fc.oneof({ weight: every - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
+  const sometimes = (arb: fc.Arbitrary<number>, every: number) =>
+    fc.oneof({ weight: every - 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
   return fc
     .record({
       cents: fc.integer({ min: 100, max: 5000 }),
@@ -404,7 +536,12 @@ function commandArbitraries(t: TestHandle): fc.Arbitrary<LinkCommand>[] {
     pay,
     pay,
     ...(account ? [fc.constant(new PayQr()), fc.constant(new Activate()), fc.constant(new Activate())] : []),
-    ...(clock ? [fc.integer({ min: 1, max: 4 }).map((n) => new Advance(n)), fc.tuple(fc.boolean(), fc.boolean()).map(([late, decline]) => new PayLate(late, decline))] : []),
+    ...(clock
+      ? [
+          fc.integer({ min: 1, max: 4 }).map((n) => new Advance(n)),
+          fc.tuple(fc.boolean(), fc.boolean()).map(([late, decline]) => new PayLate(late, decline)),
+        ]
+      : []),
   ];
 }
 
@@ -412,11 +549,16 @@ async function setup(t: TestHandle, p: LinkParams, notes: Set<string>): Promise<
   const clock = t.run.target.capabilities.includes('clock');
   const start = clock ? (await t.run.control!.now()).getTime() : Date.now();
   const at = (halfMinutes: number) => new Date(start + (halfMinutes * 30 + 15) * 1000).toISOString();
-  const limites = { ...(p.maxExitosos === null ? {} : { cantidadMaximaPagosExitosos: p.maxExitosos }), ...(p.maxFallidos === null ? {} : { cantidadMaximaPagosFallidos: p.maxFallidos }) };
+  const limites = {
+    ...(p.maxExitosos === null ? {} : { cantidadMaximaPagosExitosos: p.maxExitosos }),
+    ...(p.maxFallidos === null ? {} : { cantidadMaximaPagosFallidos: p.maxFallidos }),
+  };
   const base = await observedLinkBody(t, {
     monto: p.monto,
     ...(Object.keys(limites).length > 0 ? { limitesDeUso: limites } : {}),
-    ...(p.inicio !== null || p.fin !== null ? { vigencia: { ...(p.inicio === null ? {} : { fechaInicio: at(p.inicio) }), ...(p.fin === null ? {} : { fechaFin: at(p.fin) }) } } : {}),
+    ...(p.inicio !== null || p.fin !== null
+      ? { vigencia: { ...(p.inicio === null ? {} : { fechaInicio: at(p.inicio) }), ...(p.fin === null ? {} : { fechaFin: at(p.fin) }) } }
+      : {}),
   });
   const request: PaymentLinkCreateRequest = {
     ...base,
@@ -429,28 +571,67 @@ async function setup(t: TestHandle, p: LinkParams, notes: Set<string>): Promise<
   };
   const { link } = await createLink(t, request);
   const model: LinkModel = {
-    p, clock, elapsed: 0, fails: { total: 0 }, successes: { total: 0 },
-    worlds: READINGS.map((reading) => ({ reading, inactive: false, failWindow: 0, successWindow: 0, failCounter: 0, successCounter: 0 })), txs: new Map(), lastApproved: null, vigenciaRevived: false, notes,
+    p,
+    clock,
+    elapsed: 0,
+    fails: { total: 0 },
+    successes: { total: 0 },
+    worlds: READINGS.map((reading) => ({ reading, inactive: false, failWindow: 0, successWindow: 0, failCounter: 0, successCounter: 0 })),
+    txs: new Map(),
+    lastApproved: null,
+    vigenciaRevived: false,
+    notes,
   };
   return { model, real: { t, idEnlace: Number(link.idEnlace), urlEnlace: link.urlEnlace } };
 }
 
-const SPEC = { clauses: ['3-failure-limit-deactivates', '3-success-limit-bounds-use', '2.1-failed-attempts-counted', '2.1-successful-payments-counted', '2.1-transaccion-compra-last-success', '2.1-transacciones-all', '4.2-activar-restores'], endpoint: 'flow', purchase: true } as const;
+const SPEC = {
+  clauses: [
+    '3-failure-limit-deactivates',
+    '3-success-limit-bounds-use',
+    '2.1-failed-attempts-counted',
+    '2.1-successful-payments-counted',
+    '2.1-transaccion-compra-last-success',
+    '2.1-transacciones-all',
+    '4.2-activar-restores',
+  ],
+  endpoint: 'flow',
+  purchase: true,
+} as const;
 
 describe('3 / 2.1 / 4.2 a payment link under random command sequences (model-based)', () => {
   const title = 'pay, decline, pay with a quantity, PagoQr, activar and clock moves keep the link as the model predicts';
   const clauses = [...SPEC.clauses];
-  clauseTest({ ...SPEC, clauses, movesClock: true }, title, async (t) => {
-    // Minutes of clock moves per sequence are not waited in real time (harness/run/waits.ts): the test below covers the rest.
-    if (!t.run.target.capabilities.includes('clock')) t.skip('capability-missing', 'the target has no clock control: the model test without clock moves covers these clauses (the clock moves of this one are not waited in real time)');
-    await modelRun(t, testName(clauses, title));
-  }, 120_000);
+  clauseTest(
+    { ...SPEC, clauses, movesClock: true },
+    title,
+    async (t) => {
+      // Minutes of clock moves per sequence are not waited in real time (harness/run/waits.ts): the test below covers the rest.
+      if (!t.run.target.capabilities.includes('clock'))
+        t.skip(
+          'capability-missing',
+          'the target has no clock control: the model test without clock moves covers these clauses (the clock moves ' +
+            'of this one are not waited in real time)',
+        );
+      await modelRun(t, testName(clauses, title));
+    },
+    120_000,
+  );
 
   const remoteTitle = 'pay, decline, PagoQr and activar keep the link as the model predicts (no clock control)';
-  clauseTest({ ...SPEC, clauses }, remoteTitle, async (t) => {
-    if (t.run.tenant) t.skip('covered-elsewhere', 'the target gives each test its own clock (test-control tenants): the model test with clock moves covers this one');
-    await modelRun(t, testName(clauses, remoteTitle));
-  }, 120_000);
+  clauseTest(
+    { ...SPEC, clauses },
+    remoteTitle,
+    async (t) => {
+      if (t.run.tenant)
+        t.skip(
+          'covered-elsewhere',
+          'the target gives each test its own clock (test-control tenants): the model test with clock moves covers this one',
+        );
+      await modelRun(t, testName(clauses, remoteTitle));
+    },
+    120_000,
+  );
 });
 
 async function modelRun(t: TestHandle, name: string): Promise<void> {
@@ -472,24 +653,60 @@ async function modelRun(t: TestHandle, name: string): Promise<void> {
 /** Pinned sequences: steps the random walk finds only sometimes, run through the same model every time. */
 describe('3 / 2.1 / 4.1 pinned sequences of the link model', () => {
   const pinned = async (t: TestHandle, p: Partial<LinkParams>, commands: LinkCommand[]) => {
-    const params: LinkParams = { monto: 10.5, maxExitosos: null, maxFallidos: null, cantidadPorDefecto: null, esCantidadEditable: false, duracion: null, inicio: null, fin: null, ...p };
+    const params: LinkParams = {
+      monto: 10.5,
+      maxExitosos: null,
+      maxFallidos: null,
+      cantidadPorDefecto: null,
+      esCantidadEditable: false,
+      duracion: null,
+      inicio: null,
+      fin: null,
+      ...p,
+    };
     const { model, real } = await setup(t, params, new Set());
     await fc.asyncModelRun(() => ({ model, real }), commands);
   };
 
-  clauseTest({ clauses: ['2.1-transaccion-compra-last-success', '7-cvv-111-declines'], endpoint: 'flow', purchase: true, needs: ['account'] },
-    'approve then decline: transaccionCompra stays the approved payment (the last successful one)', async (t) => {
+  clauseTest(
+    { clauses: ['2.1-transaccion-compra-last-success', '7-cvv-111-declines'], endpoint: 'flow', purchase: true, needs: ['account'] },
+    'approve then decline: transaccionCompra stays the approved payment (the last successful one)',
+    async (t) => {
       await pinned(t, {}, [new Pay(false, 1), new Pay(true, 1), new Activate()]);
-    });
+    },
+  );
 
-  clauseTest({ clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
-    'a screen shown minutes after the link was created is valid for duracionInterfazIntentoMinutos from when it is shown', async (t) => {
-      if (!t.run.target.capabilities.includes('clock')) t.skip('capability-missing', 'the target has no clock control: this sequence moves the clock 5 minutes (not waited in real time); the [4.1-duracion-intento] test of suites/links.test.ts waits for a screen\'s validity instead');
+  clauseTest(
+    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true },
+    'a screen shown minutes after the link was created is valid for duracionInterfazIntentoMinutos from when it is shown',
+    async (t) => {
+      if (!t.run.target.capabilities.includes('clock'))
+        t.skip(
+          'capability-missing',
+          "the target has no clock control: this sequence moves the clock 5 minutes (not waited in real time); the [4.1-duracion-intento] test of suites/links.test.ts waits for a screen's validity instead",
+        );
       await pinned(t, { duracion: 1 }, [new Advance(4), new PayLate(false, false), new Pay(false, 1)]);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['3-failure-limit-deactivates', '4.2-activar-restores', '2.1-failed-attempts-counted'], endpoint: 'flow', purchase: true, needs: ['account'] },
-    'decline to the failure limit, activar, decline again: refused, restored, counted', async (t) => {
-      await pinned(t, { maxFallidos: 2 }, [new Pay(true, 1), new Pay(true, 1), new Pay(false, 1), new Activate(), new Pay(true, 1), new Pay(false, 1), new Activate()]);
-    });
+  clauseTest(
+    {
+      clauses: ['3-failure-limit-deactivates', '4.2-activar-restores', '2.1-failed-attempts-counted'],
+      endpoint: 'flow',
+      purchase: true,
+      needs: ['account'],
+    },
+    'decline to the failure limit, activar, decline again: refused, restored, counted',
+    async (t) => {
+      await pinned(t, { maxFallidos: 2 }, [
+        new Pay(true, 1),
+        new Pay(true, 1),
+        new Pay(false, 1),
+        new Activate(),
+        new Pay(true, 1),
+        new Pay(false, 1),
+        new Activate(),
+      ]);
+    },
+  );
 });

@@ -4,7 +4,8 @@
  * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
  */
 import { describe } from 'vitest';
-import { notAcceptedWhereValidAccepted,
+import {
+  notAcceptedWhereValidAccepted,
   activate,
   buy3ds,
   buyMpos,
@@ -21,7 +22,25 @@ import { notAcceptedWhereValidAccepted,
   paidQuickPay,
   payOnScreen,
 } from './flows.ts';
-import { asBool, asEnum, asNumber, bodyOf, clauseTest, containsPairs, type Exchange, fieldEquals, fieldIn, flagEquals, FORMA_PAGO, holds, paymentApproved, readResponse, readString, succeeded, type TestHandle } from '../harness/index.ts';
+import {
+  asBool,
+  asEnum,
+  asNumber,
+  bodyOf,
+  clauseTest,
+  containsPairs,
+  type Exchange,
+  fieldEquals,
+  fieldIn,
+  flagEquals,
+  FORMA_PAGO,
+  holds,
+  paymentApproved,
+  readResponse,
+  readString,
+  succeeded,
+  type TestHandle,
+} from '../harness/index.ts';
 
 const ENDPOINT = 'GET /TransaccionCompra/{id}';
 
@@ -45,127 +64,241 @@ function sameTransaction(t: TestHandle, tx: Record<string, unknown>, expected: R
  */
 function sameAsRedirect(t: TestHandle, tx: Record<string, unknown>, params: Record<string, string>, ex: Exchange): void {
   const has = (name: string) => params[name] !== undefined;
-  sameTransaction(t, tx, {
-    idTransaccion: params['idTransaccion'],
-    ...(has('monto') ? { monto: asNumber(params['monto']) } : {}),
-    ...(has('formaPago') ? { formaPago: asEnum(params['formaPago'], 'formaPago') } : {}),
-  }, ex);
-  if (has('esAprobada')) t.soft(() => flagEquals(params['esAprobada'], asBool(tx['esAprobada']) === true, 'esAprobada (redirect vs lookup)', '4.8-same-transaction', ex));
-  if (has('esReal')) t.soft(() => flagEquals(params['esReal'], asBool(tx['esReal']) === true, 'esReal (redirect vs lookup)', '4.8-same-transaction', ex));
-  if (has('codigoAutorizacion')) t.soft(() => fieldEquals(tx['codigoAutorizacion'] ?? '', params['codigoAutorizacion'], 'codigoAutorizacion', '4.8-same-transaction', ex));
+  sameTransaction(
+    t,
+    tx,
+    {
+      idTransaccion: params['idTransaccion'],
+      ...(has('monto') ? { monto: asNumber(params['monto']) } : {}),
+      ...(has('formaPago') ? { formaPago: asEnum(params['formaPago'], 'formaPago') } : {}),
+    },
+    ex,
+  );
+  if (has('esAprobada'))
+    t.soft(() =>
+      flagEquals(params['esAprobada'], asBool(tx['esAprobada']) === true, 'esAprobada (redirect vs lookup)', '4.8-same-transaction', ex),
+    );
+  if (has('esReal'))
+    t.soft(() => flagEquals(params['esReal'], asBool(tx['esReal']) === true, 'esReal (redirect vs lookup)', '4.8-same-transaction', ex));
+  if (has('codigoAutorizacion'))
+    t.soft(() =>
+      fieldEquals(tx['codigoAutorizacion'] ?? '', params['codigoAutorizacion'], 'codigoAutorizacion', '4.8-same-transaction', ex),
+    );
 }
 
 async function paidLink(t: TestHandle, cvv?: string): Promise<Record<string, string>> {
   const { link } = await createLink(t, await observedLinkBody(t));
   const outcome = await payOnScreen(t, link.urlEnlace, cvv === undefined ? {} : { cvv });
-  return cvv === DECLINE_CVV ? declinedAsPremise(t, outcome, 'the payment with cvv 111') : paymentApproved(outcome, '7-dev-authorizes', 'the link payment');
+  return cvv === DECLINE_CVV
+    ? declinedAsPremise(t, outcome, 'the payment with cvv 111')
+    : paymentApproved(outcome, '7-dev-authorizes', 'the link payment');
 }
 
 describe('4.8 the looked-up transaction is the one purchased', () => {
-  clauseTest({ clauses: [...LOOKUP_TESTCASE.clauses], endpoint: ENDPOINT, purchase: true },
-    LOOKUP_TESTCASE, async (t) => {
-      const { request, response } = await buyWallet(t, { datosAdicionales: datosAdicionales('lookup-wallet') });
-      const { ex, tx } = await lookUp(t, response['idTransaccion'], true);
-      sameTransaction(t, tx, {
+  clauseTest({ clauses: [...LOOKUP_TESTCASE.clauses], endpoint: ENDPOINT, purchase: true }, LOOKUP_TESTCASE, async (t) => {
+    const { request, response } = await buyWallet(t, { datosAdicionales: datosAdicionales('lookup-wallet') });
+    const { ex, tx } = await lookUp(t, response['idTransaccion'], true);
+    sameTransaction(
+      t,
+      tx,
+      {
         idTransaccion: response['idTransaccion'],
         esReal: response['esReal'],
         monto: request.monto,
         formaPago: response['formaPago'],
         idExterno: request.idExterno,
-      }, ex);
-      t.soft(() => containsPairs(tx['datosAdicionales'], request.datosAdicionales!, 'datosAdicionales', '2.2-datos-adicionales-echo', ex));
-    });
-
-  clauseTest({ clauses: ['4.8-same-transaction', '6.3-redirect-outcome', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true }, 'a completed 3DS purchase', async (t) => {
-    const purchase = await buy3ds(t, { datosAdicionales: datosAdicionales('lookup-3ds') });
-    const params = await complete3ds(t, purchase);
-    const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
-    sameTransaction(t, tx, { esReal: purchase.response['esReal'], monto: purchase.request.monto }, ex);
-    sameAsRedirect(t, tx, params, ex);
-    t.soft(() => containsPairs(tx['datosAdicionales'], purchase.request.datosAdicionales!, 'datosAdicionales', '2.2-datos-adicionales-echo', ex));
+      },
+      ex,
+    );
+    t.soft(() => containsPairs(tx['datosAdicionales'], request.datosAdicionales!, 'datosAdicionales', '2.2-datos-adicionales-echo', ex));
   });
 
-  clauseTest({ clauses: ['4.8-same-transaction', '2.2-formapago-values', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
-    'a paid quick-pay, with formaPago QuickPay (4)', async (t) => {
+  clauseTest(
+    { clauses: ['4.8-same-transaction', '6.3-redirect-outcome', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true },
+    'a completed 3DS purchase',
+    async (t) => {
+      const purchase = await buy3ds(t, { datosAdicionales: datosAdicionales('lookup-3ds') });
+      const params = await complete3ds(t, purchase);
+      const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
+      sameTransaction(t, tx, { esReal: purchase.response['esReal'], monto: purchase.request.monto }, ex);
+      sameAsRedirect(t, tx, params, ex);
+      t.soft(() =>
+        containsPairs(tx['datosAdicionales'], purchase.request.datosAdicionales!, 'datosAdicionales', '2.2-datos-adicionales-echo', ex),
+      );
+    },
+  );
+
+  clauseTest(
+    { clauses: ['4.8-same-transaction', '2.2-formapago-values', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
+    'a paid quick-pay, with formaPago QuickPay (4)',
+    async (t) => {
       const { request, response } = await createQuickPay(t);
       // A payment the suite itself made after the stated fechaVencimiento is not the target's decline.
       const { ex, tx } = await paidQuickPay(t, response);
-      sameTransaction(t, tx, { idTransaccion: response['idTransaccion'], esReal: response['esReal'], monto: request.monto, idExterno: request.idExterno, esAprobada: true }, ex);
+      sameTransaction(
+        t,
+        tx,
+        {
+          idTransaccion: response['idTransaccion'],
+          esReal: response['esReal'],
+          monto: request.monto,
+          idExterno: request.idExterno,
+          esAprobada: true,
+        },
+        ex,
+      );
       // a value outside 2.2 (not an enum at all) is the contract testcase's finding; a wrong member is this test's
-      if (asEnum(tx['formaPago'], 'formaPago') !== undefined) t.soft(() => fieldEquals(tx['formaPago'], FORMA_PAGO.QuickPay, 'formaPago (QuickPay=4)', '2.2-formapago-values', ex));
-    });
+      if (asEnum(tx['formaPago'], 'formaPago') !== undefined)
+        t.soft(() => fieldEquals(tx['formaPago'], FORMA_PAGO.QuickPay, 'formaPago (QuickPay=4)', '2.2-formapago-values', ex));
+    },
+  );
 
-  clauseTest({ clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] }, 'an MPOS purchase', async (t) => {
-    const { request, response } = await buyMpos(t);
-    const { ex, tx } = await lookUp(t, response['idTransaccion']);
-    sameTransaction(t, tx, {
-      idTransaccion: response['idTransaccion'],
-      esReal: response['esReal'],
-      esAprobada: response['esAprobada'],
-      codigoAutorizacion: response['codigoAutorizacion'] ?? null,
-      monto: request.monto,
-    }, ex);
-  });
+  clauseTest(
+    { clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
+    'an MPOS purchase',
+    async (t) => {
+      const { request, response } = await buyMpos(t);
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      sameTransaction(
+        t,
+        tx,
+        {
+          idTransaccion: response['idTransaccion'],
+          esReal: response['esReal'],
+          esAprobada: response['esAprobada'],
+          codigoAutorizacion: response['codigoAutorizacion'] ?? null,
+          monto: request.monto,
+        },
+        ex,
+      );
+    },
+  );
 
-  clauseTest({ clauses: ['4.8-same-transaction', '6.3-redirect-outcome'], endpoint: ENDPOINT, purchase: true }, 'a link paid on its screen', async (t) => {
-    const params = await paidLink(t);
-    const { ex, tx } = await lookUp(t, params['idTransaccion']);
-    sameAsRedirect(t, tx, params, ex);
-  });
+  clauseTest(
+    { clauses: ['4.8-same-transaction', '6.3-redirect-outcome'], endpoint: ENDPOINT, purchase: true },
+    'a link paid on its screen',
+    async (t) => {
+      const params = await paidLink(t);
+      const { ex, tx } = await lookUp(t, params['idTransaccion']);
+      sameAsRedirect(t, tx, params, ex);
+    },
+  );
 
-  clauseTest({ clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true, needs: ['account'] }, 'a link paid through PagoQr', async (t) => {
-    const { link, request } = await createLink(t);
-    const paid = await t.call('purchasePagoQr', { json: { urlEnlacePago: link.urlEnlace } });
-    succeeded(paid, '4.5-endpoint', 'paying the link through PagoQr');
-    bodyOf(paid, '4.5-response-fields');
-    const response = readResponse(t.run.contract, 'purchasePagoQr', paid);
-    const { ex, tx } = await lookUp(t, readString(response, 'idTransaccion', '4.5-response-fields', paid));
-    sameTransaction(t, tx, { idTransaccion: response['idTransaccion'], monto: request.monto }, ex);
-  });
+  clauseTest(
+    { clauses: '4.8-same-transaction', endpoint: ENDPOINT, purchase: true, needs: ['account'] },
+    'a link paid through PagoQr',
+    async (t) => {
+      const { link, request } = await createLink(t);
+      const paid = await t.call('purchasePagoQr', { json: { urlEnlacePago: link.urlEnlace } });
+      succeeded(paid, '4.5-endpoint', 'paying the link through PagoQr');
+      bodyOf(paid, '4.5-response-fields');
+      const response = readResponse(t.run.contract, 'purchasePagoQr', paid);
+      const { ex, tx } = await lookUp(t, readString(response, 'idTransaccion', '4.5-response-fields', paid));
+      sameTransaction(t, tx, { idTransaccion: response['idTransaccion'], monto: request.monto }, ex);
+    },
+  );
 });
 
 describe('4.8 a transaction not yet paid', () => {
   // docs/decisions.md "Null and absent": 2.2's nullable fields are null until they have a value; one left out (a
   // serializer that ignores nulls) reads as null, and the contract testcase observes it (2-nullable-omitted).
-  clauseTest({ clauses: ['4.8-response-fields', '2.2-transaction-types'], endpoint: ENDPOINT, purchase: true },
-    'a 3DS purchase not yet completed is looked up with montoOriginal and resultadoTransaccion null (or left out) or of their 2.2 types', async (t) => {
+  clauseTest(
+    { clauses: ['4.8-response-fields', '2.2-transaction-types'], endpoint: ENDPOINT, purchase: true },
+    'a 3DS purchase not yet completed is looked up with montoOriginal and resultadoTransaccion null (or left out) or of their 2.2 types',
+    async (t) => {
       const purchase = await buy3ds(t);
       const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
       const montoOriginal = tx['montoOriginal'] ?? null;
-      holds(montoOriginal === null || typeof montoOriginal === 'number', 'nullable-present', ['4.8-response-fields', '2.2-transaction-types'], 'montoOriginal a decimal or null (left out reads as null)', `montoOriginal = ${JSON.stringify(montoOriginal)}`, ex);
+      holds(
+        montoOriginal === null || typeof montoOriginal === 'number',
+        'nullable-present',
+        ['4.8-response-fields', '2.2-transaction-types'],
+        'montoOriginal a decimal or null (left out reads as null)',
+        `montoOriginal = ${JSON.stringify(montoOriginal)}`,
+        ex,
+      );
       // no result yet (null, or left out) or one of 2.2's
-      fieldIn(tx['resultadoTransaccion'] ?? null, [null, 0, 1, 2], 'resultadoTransaccion (none yet, or ExitosaAprobada=0, ExitosaDeclinada=1, Fallida=2)', ['4.8-response-fields', '2.2-transaction-types'], ex);
-    });
+      fieldIn(
+        tx['resultadoTransaccion'] ?? null,
+        [null, 0, 1, 2],
+        'resultadoTransaccion (none yet, or ExitosaAprobada=0, ExitosaDeclinada=1, Fallida=2)',
+        ['4.8-response-fields', '2.2-transaction-types'],
+        ex,
+      );
+    },
+  );
 });
 
 describe('4.8 a Bitcoin payment', () => {
   // The transaction of a payment made on the screen is found through the link's record (2.1 transacciones, via activar).
-  clauseTest({ clauses: ['4.8-datos-bitcoin', '2.1-transacciones-all'], endpoint: ENDPOINT, purchase: true, needs: ['account'] },
-    'carries datosBitcoin: urlQR, qrData, amounts in bitcoins and dollars, and the QR expiry', async (t) => {
-      const { link } = await createLink(t, await observedLinkBody(t, {
-        formaPago: { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false },
-      }));
+  clauseTest(
+    { clauses: ['4.8-datos-bitcoin', '2.1-transacciones-all'], endpoint: ENDPOINT, purchase: true, needs: ['account'] },
+    'carries datosBitcoin: urlQR, qrData, amounts in bitcoins and dollars, and the QR expiry',
+    async (t) => {
+      const { link } = await createLink(
+        t,
+        await observedLinkBody(t, {
+          formaPago: {
+            permitirTarjetaCreditoDebido: false,
+            permitirPagoConPuntoPartner: false,
+            permitirPagoEnCuotasPartner: false,
+            permitirPagoEnBitcoin: true,
+            permitePagoQuickPay: false,
+          },
+        }),
+      );
       await payOnScreen(t, link.urlEnlace, { formaPago: 3 });
       const { ex: read, record } = await activate(t, link.idEnlace);
       const bitcoin = (record.transacciones ?? []).find((tx) => tx.formaPago === 3);
-      holds(bitcoin !== undefined, 'bitcoin-transaction', '2.1-transacciones-all', 'the Bitcoin payment among the link\'s transacciones (formaPago 3)', JSON.stringify(record.transacciones ?? null).slice(0, 300), read);
+      holds(
+        bitcoin !== undefined,
+        'bitcoin-transaction',
+        '2.1-transacciones-all',
+        "the Bitcoin payment among the link's transacciones (formaPago 3)",
+        JSON.stringify(record.transacciones ?? null).slice(0, 300),
+        read,
+      );
       const { ex, tx } = await lookUp(t, bitcoin.idTransaccion);
       const datos = tx['datosBitcoin'] as Record<string, unknown> | null | undefined;
-      holds(typeof datos === 'object' && datos !== null, 'datos-bitcoin', '4.8-datos-bitcoin', 'datosBitcoin for a Bitcoin payment', JSON.stringify(datos), ex);
+      holds(
+        typeof datos === 'object' && datos !== null,
+        'datos-bitcoin',
+        '4.8-datos-bitcoin',
+        'datosBitcoin for a Bitcoin payment',
+        JSON.stringify(datos),
+        ex,
+      );
       fieldEquals(datos['ammountInDollars'], tx['monto'], 'datosBitcoin.ammountInDollars', '4.8-datos-bitcoin', ex);
-    });
+    },
+  );
 });
 
 describe('7 a failed payment is reported in the transaction', () => {
-  clauseTest({ clauses: ['7-failure-in-transaction', '2.2-mensaje-on-error', '2.2-resultado-values'], endpoint: ENDPOINT, purchase: true },
-    'a declined payment: esAprobada false, mensaje with the error, resultadoTransaccion 1 or 2', async (t) => {
+  clauseTest(
+    { clauses: ['7-failure-in-transaction', '2.2-mensaje-on-error', '2.2-resultado-values'], endpoint: ENDPOINT, purchase: true },
+    'a declined payment: esAprobada false, mensaje with the error, resultadoTransaccion 1 or 2',
+    async (t) => {
       const params = await paidLink(t, DECLINE_CVV);
       const { ex, tx } = await lookUp(t, params['idTransaccion']);
       fieldEquals(tx['esAprobada'], false, 'esAprobada', '7-failure-in-transaction', ex);
       const mensaje = tx['mensaje'];
-      holds(typeof mensaje === 'string' && mensaje.trim() !== '', 'mensaje-on-error', ['7-failure-in-transaction', '2.2-mensaje-on-error'], 'mensaje holding the error text', JSON.stringify(mensaje), ex);
-      fieldIn(tx['resultadoTransaccion'], [1, 2], 'resultadoTransaccion (ExitosaDeclinada=1, Fallida=2)', ['7-failure-in-transaction', '2.2-resultado-values'], ex);
-    });
+      holds(
+        typeof mensaje === 'string' && mensaje.trim() !== '',
+        'mensaje-on-error',
+        ['7-failure-in-transaction', '2.2-mensaje-on-error'],
+        'mensaje holding the error text',
+        JSON.stringify(mensaje),
+        ex,
+      );
+      fieldIn(
+        tx['resultadoTransaccion'],
+        [1, 2],
+        'resultadoTransaccion (ExitosaDeclinada=1, Fallida=2)',
+        ['7-failure-in-transaction', '2.2-resultado-values'],
+        ex,
+      );
+    },
+  );
 });
 
 describe('4.8 an unknown id', () => {
@@ -173,6 +306,7 @@ describe('4.8 an unknown id', () => {
     const ex = await t.call('getTransaction', { pathParams: { id: '00000000-0000-4000-8000-000000000000' }, auth: 'bearer' });
     await notAcceptedWhereValidAccepted(t, ex, 'getTransaction', '4.8-endpoint', 'a lookup of an id that names no transaction');
     const status = ex.response?.status ?? 0;
-    if (status < 400 || status > 499) t.observe('7-error-format-not-shown', `an unknown id answered ${status} (a 4xx such as 404 would be usual)`);
+    if (status < 400 || status > 499)
+      t.observe('7-error-format-not-shown', `an unknown id answered ${status} (a 4xx such as 404 would be usual)`);
   });
 });

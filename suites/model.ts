@@ -14,7 +14,11 @@ const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
 function fromEnv(name: string, pattern: RegExp, example: string): string | undefined {
   const value = process.env[name]?.trim();
   if (value === undefined || value === '') return undefined;
-  if (!pattern.test(value)) throw new Error(`${name} must be what a failing model test printed (example: ${name}=${example}); got "${value}". Unset it to explore instead of replaying.`);
+  if (!pattern.test(value))
+    throw new Error(
+      `${name} must be what a failing model test printed (example: ${name}=${example}); got "${value}". Unset it to ` +
+        `explore instead of replaying.`,
+    );
   return value;
 }
 
@@ -77,7 +81,8 @@ export async function runModel<P, M extends object, R>(t: TestHandle, spec: Mode
   if (broken !== undefined) throw broken;
   if (!details.failed) return;
   const path = details.counterexamplePath ?? '';
-  if (details.counterexample === null) throw new Error(`suite error, not a finding: the model could not run (${String(details.errorInstance)}; seed ${seed})`);
+  if (details.counterexample === null)
+    throw new Error(`suite error, not a finding: the model could not run (${String(details.errorInstance)}; seed ${seed})`);
   const [params, cmds] = details.counterexample;
   const shown = String(cmds);
   const replayPath = /replayPath="([^"]*)"/.exec(shown)?.[1];

@@ -12,45 +12,75 @@ import { clauseTest, containsPairs, fieldEquals, fieldIn, notAccepted } from '..
 const ENDPOINT = 'POST /TransaccionCompra/Mpos/Banda';
 
 describe('4.7 MPOS purchase by a business with the permission', () => {
-  clauseTest({ clauses: ['4.7-endpoint', '4.7-permission-required', '7-dev-authorizes'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
-    'the purchase is approved in development', async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.7-endpoint', '4.7-permission-required', '7-dev-authorizes'],
+      endpoint: ENDPOINT,
+      purchase: true,
+      needs: ['mposPermission'],
+    },
+    'the purchase is approved in development',
+    async (t) => {
       const { ex, response } = await buyMpos(t);
       fieldEquals(response['esAprobada'], true, 'esAprobada', '7-dev-authorizes', ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: '4.7-tipo-transaccion', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] }, 'tipoTransaccion is MPosChip (4) or MPosContactless (5)', async (t) => {
-    const { ex, response } = await buyMpos(t);
-    fieldIn(response['tipoTransaccion'], [4, 5], 'tipoTransaccion', '4.7-tipo-transaccion', ex);
-  });
+  clauseTest(
+    { clauses: '4.7-tipo-transaccion', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
+    'tipoTransaccion is MPosChip (4) or MPosContactless (5)',
+    async (t) => {
+      const { ex, response } = await buyMpos(t);
+      fieldIn(response['tipoTransaccion'], [4, 5], 'tipoTransaccion', '4.7-tipo-transaccion', ex);
+    },
+  );
 
-  clauseTest({ clauses: ['4.7-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
-    'esReal is false for a development business', async (t) => {
+  clauseTest(
+    { clauses: ['4.7-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
+    'esReal is false for a development business',
+    async (t) => {
       const { ex, response } = await buyMpos(t);
       fieldEquals(response['esReal'], false, 'esReal', ['4.7-response-fields', '2.2-esreal-test-not-charged'], ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['4.7-response-fields'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] }, 'monto is the amount sent', async (t) => {
-    const { ex, request, response } = await buyMpos(t, { monto: 31.5 });
-    fieldEquals(response['monto'], request.monto, 'monto', '4.7-response-fields', ex);
-  });
+  clauseTest(
+    { clauses: ['4.7-response-fields'], endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
+    'monto is the amount sent',
+    async (t) => {
+      const { ex, request, response } = await buyMpos(t, { monto: 31.5 });
+      fieldEquals(response['monto'], request.monto, 'monto', '4.7-response-fields', ex);
+    },
+  );
 
-  clauseTest({ clauses: ['4.7-idaplicativo-conditional', '4.7-endpoint', '2.2-datos-adicionales-echo'], endpoint: 'flow', purchase: true, needs: ['mposPermission'] },
-    'without idAplicativo the business\'s own is taken: the business finds the transaction with its data', async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.7-idaplicativo-conditional', '4.7-endpoint', '2.2-datos-adicionales-echo'],
+      endpoint: 'flow',
+      purchase: true,
+      needs: ['mposPermission'],
+    },
+    "without idAplicativo the business's own is taken: the business finds the transaction with its data",
+    async (t) => {
       const sent = datosAdicionales('mpos');
       const { request, response } = await buyMpos(t, { datosAdicionales: sent });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       fieldEquals(tx['monto'], request.monto, 'monto', '4.7-idaplicativo-conditional', ex);
       containsPairs(tx['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
-    });
+    },
+  );
 });
 
 describe('4.7 MPOS purchase by a business without the permission', () => {
-  clauseTest({ clauses: '4.7-permission-required', endpoint: ENDPOINT, purchase: true, needs: ['businessNoMpos'] },
-    'is refused', async (t) => {
+  clauseTest(
+    { clauses: '4.7-permission-required', endpoint: ENDPOINT, purchase: true, needs: ['businessNoMpos'] },
+    'is refused',
+    async (t) => {
       const call = t.run.callAs(t.run.target.businessNoMpos);
       const ex = await call('purchaseMposBanda', { json: purchaseMposBanda(t.run.config.testData), auth: 'bearer' });
       notAccepted(ex, '4.7-permission-required', 'an MPOS purchase by a business without the additional permission');
       const status = ex.response?.status ?? 0;
       if (status < 400 || status > 499) t.observe('7-error-format-not-shown', `refused with status ${status} (a 4xx would be usual)`);
-    });
+    },
+  );
 });

@@ -9,9 +9,26 @@ import { describe } from 'vitest';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, declineOnScreen, observedLinkBody } from './flows.ts';
-import { asBool, bodyOf, clauseTest, type Exchange, fieldEquals, holds, notAccepted, readResponse, readString, succeeded, type TestHandle } from '../harness/index.ts';
+import {
+  asBool,
+  bodyOf,
+  clauseTest,
+  type Exchange,
+  fieldEquals,
+  holds,
+  notAccepted,
+  readResponse,
+  readString,
+  succeeded,
+  type TestHandle,
+} from '../harness/index.ts';
 
-const spec = (clauses: string | string[]) => ({ clauses, endpoint: 'POST /TransaccionCompra/PagoQr', needs: ['account' as const], purchase: true });
+const spec = (clauses: string | string[]) => ({
+  clauses,
+  endpoint: 'POST /TransaccionCompra/PagoQr',
+  needs: ['account' as const],
+  purchase: true,
+});
 
 async function payQr(t: TestHandle, urlEnlacePago: string, label?: string): Promise<Exchange> {
   return t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlacePago), ...(label ? { label } : {}) });
@@ -25,7 +42,12 @@ async function approvedNow(t: TestHandle, paid: Exchange, what: string): Promise
   succeeded(ex, '4.8-endpoint', 'looking the PagoQr transaction up');
   bodyOf(ex, '4.8-response-fields');
   const esAprobada = readResponse(t.run.contract, 'getTransaction', ex)['esAprobada'];
-  if (asBool(esAprobada) !== true) t.observe('4.5-pays-the-link', `the PagoQr transaction ${id} is not approved right after the request (esAprobada ${JSON.stringify(esAprobada)}): ${what} not checked`);
+  if (asBool(esAprobada) !== true)
+    t.observe(
+      '4.5-pays-the-link',
+      `the PagoQr transaction ${id} is not approved right after the request (esAprobada ` +
+        `${JSON.stringify(esAprobada)}): ${what} not checked`,
+    );
   return asBool(esAprobada) === true;
 }
 
@@ -36,19 +58,30 @@ function refused(t: TestHandle, ex: Exchange, clauses: string | string[], what: 
 }
 
 describe('4.5 paying a link from its QR', () => {
-  clauseTest(spec(['4.5-endpoint', '4.5-pays-the-link', '4.5-response-fields']), 'PagoQr with the short URL pays the link for its monto', async (t) => {
-    const request: PaymentLinkCreateRequest = paymentLinkMinimal({ monto: 17.35 });
-    const { link } = await createLink(t, request);
-    const ex = await payQr(t, link.urlEnlace);
-    succeeded(ex, ['4.5-endpoint', '4.5-pays-the-link'], 'paying the link from its short URL');
-    bodyOf(ex, '4.5-response-fields');
-    const body = readResponse(t.run.contract, 'purchasePagoQr', ex);
-    holds(readString(body, 'idTransaccion', '4.5-response-fields', ex) !== '', 'id-transaccion', '4.5-response-fields', 'a non-empty idTransaccion', JSON.stringify(body['idTransaccion']), ex);
-    fieldEquals(body['monto'], request.monto, 'monto (the link\'s amount)', '4.5-pays-the-link', ex);
-    if (body['producto'] !== request.nombreProducto) {
-      t.observe('4.5-response-fields', `producto is ${JSON.stringify(body['producto'])}, not the link's nombreProducto`);
-    }
-  });
+  clauseTest(
+    spec(['4.5-endpoint', '4.5-pays-the-link', '4.5-response-fields']),
+    'PagoQr with the short URL pays the link for its monto',
+    async (t) => {
+      const request: PaymentLinkCreateRequest = paymentLinkMinimal({ monto: 17.35 });
+      const { link } = await createLink(t, request);
+      const ex = await payQr(t, link.urlEnlace);
+      succeeded(ex, ['4.5-endpoint', '4.5-pays-the-link'], 'paying the link from its short URL');
+      bodyOf(ex, '4.5-response-fields');
+      const body = readResponse(t.run.contract, 'purchasePagoQr', ex);
+      holds(
+        readString(body, 'idTransaccion', '4.5-response-fields', ex) !== '',
+        'id-transaccion',
+        '4.5-response-fields',
+        'a non-empty idTransaccion',
+        JSON.stringify(body['idTransaccion']),
+        ex,
+      );
+      fieldEquals(body['monto'], request.monto, "monto (the link's amount)", '4.5-pays-the-link', ex);
+      if (body['producto'] !== request.nombreProducto) {
+        t.observe('4.5-response-fields', `producto is ${JSON.stringify(body['producto'])}, not the link's nombreProducto`);
+      }
+    },
+  );
 
   clauseTest(
     spec(['4.5-pays-the-link', '2.1-successful-payments-counted', '2.1-transacciones-all', '2.1-transaccion-compra-last-success']),
@@ -61,10 +94,29 @@ describe('4.5 paying a link from its QR', () => {
       const id = readString(readResponse(t.run.contract, 'purchasePagoQr', paid), 'idTransaccion', '4.5-response-fields', paid);
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadPagosExitosos, 1, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
-      holds(record.transacciones.some((tx) => tx.idTransaccion === id), 'transaction-listed', '2.1-transacciones-all', `transacciones lists ${String(id)}`, `ids listed: ${record.transacciones.map((tx) => tx.idTransaccion).join(', ') || '(none)'}`, ex);
-      fieldEquals(record.transaccionCompra?.idTransaccion, id, 'transaccionCompra.idTransaccion', '2.1-transaccion-compra-last-success', ex);
+      holds(
+        record.transacciones.some((tx) => tx.idTransaccion === id),
+        'transaction-listed',
+        '2.1-transacciones-all',
+        `transacciones lists ${String(id)}`,
+        `ids listed: ${record.transacciones.map((tx) => tx.idTransaccion).join(', ') || '(none)'}`,
+        ex,
+      );
+      fieldEquals(
+        record.transaccionCompra?.idTransaccion,
+        id,
+        'transaccionCompra.idTransaccion',
+        '2.1-transaccion-compra-last-success',
+        ex,
+      );
       // The nombreAplicativo of the purchase and of the link record name the same owning business.
-      fieldEquals(bodyOf(paid, '4.5-response-fields')['nombreAplicativo'], record.nombreAplicativo, 'nombreAplicativo', '4.5-response-fields', paid);
+      fieldEquals(
+        bodyOf(paid, '4.5-response-fields')['nombreAplicativo'],
+        record.nombreAplicativo,
+        'nombreAplicativo',
+        '4.5-response-fields',
+        paid,
+      );
     },
   );
 
@@ -75,17 +127,26 @@ describe('4.5 paying a link from its QR', () => {
     refused(t, await payQr(t, unknown.href), '4.5-pays-the-link', 'PagoQr with the short URL of no link');
   });
 
-  clauseTest(spec(['4.5-pays-the-link', '3-inactive-no-payments']), 'PagoQr of a link made inactive by its failure limit is refused', async (t) => {
-    const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 1 } }));
-    await declineOnScreen(t, link.urlEnlace, 1);
-    refused(t, await payQr(t, link.urlEnlace), ['4.5-pays-the-link', '3-inactive-no-payments'], 'PagoQr of an inactive link');
-  });
+  clauseTest(
+    spec(['4.5-pays-the-link', '3-inactive-no-payments']),
+    'PagoQr of a link made inactive by its failure limit is refused',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { limitesDeUso: { cantidadMaximaPagosFallidos: 1 } }));
+      await declineOnScreen(t, link.urlEnlace, 1);
+      refused(t, await payQr(t, link.urlEnlace), ['4.5-pays-the-link', '3-inactive-no-payments'], 'PagoQr of an inactive link');
+    },
+  );
 
   clauseTest(spec(['4.5-pays-the-link', '3-success-limit-bounds-use']), 'PagoQr of a link past its success limit is refused', async (t) => {
     const { link } = await createLink(t, paymentLinkMinimal({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
     const first = await payQr(t, link.urlEnlace, 'PagoQr 1 of 1');
     succeeded(first, '4.5-endpoint', 'the one payment the link allows');
     if (!(await approvedNow(t, first, 'the success limit'))) return;
-    refused(t, await payQr(t, link.urlEnlace, 'PagoQr 2 of 1'), ['4.5-pays-the-link', '3-success-limit-bounds-use'], 'PagoQr past cantidadMaximaPagosExitosos');
+    refused(
+      t,
+      await payQr(t, link.urlEnlace, 'PagoQr 2 of 1'),
+      ['4.5-pays-the-link', '3-success-limit-bounds-use'],
+      'PagoQr past cantidadMaximaPagosExitosos',
+    );
   });
 });

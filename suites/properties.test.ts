@@ -13,9 +13,29 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { catalogue, onlyCoercibleTypes, validProblem, violatesOnly, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
+import {
+  catalogue,
+  onlyCoercibleTypes,
+  validProblem,
+  violatesOnly,
+  withUniqueRef,
+  type Body,
+  type RuleEntry,
+} from '../generators/requests.ts';
 import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
-import { checkAhead, CheckFailure, clauseTest, counterexampleFound, createdNothing, type Exchange, redactValue, rejected, succeeded, type TestHandle, testName } from '../harness/index.ts';
+import {
+  checkAhead,
+  CheckFailure,
+  clauseTest,
+  counterexampleFound,
+  createdNothing,
+  type Exchange,
+  redactValue,
+  rejected,
+  succeeded,
+  type TestHandle,
+  testName,
+} from '../harness/index.ts';
 
 const FILE = 'suites/properties.test.ts';
 
@@ -23,7 +43,10 @@ const FILE = 'suites/properties.test.ts';
 function replayPath(value = process.env['FC_PATH']): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d+(:\d+)*$/.test(value.trim())) {
-    throw new Error(`FC_PATH must be a fast-check path, digits separated by colons as a failing property prints it (example: FC_PATH=4:1:0); got "${value}". Unset it to explore instead of replaying.`);
+    throw new Error(
+      `FC_PATH must be a fast-check path, digits separated by colons as a failing property prints it (example: ` +
+        `FC_PATH=4:1:0); got "${value}". Unset it to explore instead of replaying.`,
+    );
   }
   return value.trim();
 }
@@ -68,7 +91,16 @@ async function property(t: TestHandle, p: Property): Promise<void> {
   let broken: unknown;
   const params = { numRuns: t.run.config.fastCheck.numRuns, seed, ...(PATH ? { path: PATH } : {}) };
   // The cases are checked ahead, MAX_CONCURRENCY at a time; the run below replays their outcomes (harness/judge/property-cases.ts).
-  const ahead = await checkAhead(p.arbitrary, params, async (g) => { const body = withUniqueRef(g); if (p.misfit(body) === undefined) await p.check(body); }, t.run.config.maxConcurrency, (err) => !(err instanceof CheckFailure));
+  const ahead = await checkAhead(
+    p.arbitrary,
+    params,
+    async (g) => {
+      const body = withUniqueRef(g);
+      if (p.misfit(body) === undefined) await p.check(body);
+    },
+    t.run.config.maxConcurrency,
+    (err) => !(err instanceof CheckFailure),
+  );
   const details = await fc.check(
     fc.asyncProperty(p.arbitrary, async (generated) => {
       if (broken !== undefined) throw broken;
@@ -88,14 +120,27 @@ async function property(t: TestHandle, p: Property): Promise<void> {
   if (!details.failed) return;
   const path = details.counterexamplePath ?? '';
   if (details.counterexample === null) {
-    throw new Error(`suite error, not a finding: the property could not run (${String(details.errorInstance ?? `${details.numSkips} generated bodies skipped`)}; seed ${seed}): see generators/requests.ts`);
+    throw new Error(
+      `suite error, not a finding: the property could not run ` +
+        `(${String(details.errorInstance ?? `${details.numSkips} generated bodies skipped`)}; seed ${seed}): see generators/requests.ts`,
+    );
   }
   const [body] = details.counterexample;
   const misfit = p.misfit(withUniqueRef(body));
-  if (misfit !== undefined) throw new Error(`suite error, not a finding: the shrunk counterexample does not belong to the property (${misfit}); seed ${seed}, path ${path}`);
+  if (misfit !== undefined)
+    throw new Error(
+      `suite error, not a finding: the shrunk counterexample does not belong to the property (${misfit}); seed ${seed}, path ${path}`,
+    );
   const command = replayCommand(t, seed, path, p.name);
   t.replay(seed, command);
-  counterexampleFound(p.clauses, p.statement, { error: details.errorInstance, counterexample: JSON.stringify(redactValue(body)), seed, path, shrinks: details.numShrinks, command });
+  counterexampleFound(p.clauses, p.statement, {
+    error: details.errorInstance,
+    counterexample: JSON.stringify(redactValue(body)),
+    seed,
+    path,
+    shrinks: details.numShrinks,
+    command,
+  });
 }
 
 /** The entry rebuilt with the run's data (the MPOS business id only for the rule about it). */
@@ -116,7 +161,12 @@ async function skipWhenCanonicalBroken(t: TestHandle, e: RuleEntry, kind: Kind):
   const s = ex.response?.status ?? 0;
   const holds = kind === 'violating' ? s >= 400 && s <= 499 : s >= 200 && s <= 299;
   if (!holds) {
-    t.skip('premise-elsewhere', `the canonical ${kind === 'violating' ? 'violation' : 'boundary'} "${example.label}" was ${kind === 'violating' ? 'not rejected' : 'refused'} (${s || 'no answer'}): reported by the rule's testcase in validation.test.ts; the property explores beyond it once it holds`);
+    t.skip(
+      'premise-elsewhere',
+      `the canonical ${kind === 'violating' ? 'violation' : 'boundary'} "${example.label}" was ` +
+        `${kind === 'violating' ? 'not rejected' : 'refused'} (${s || 'no answer'}): reported by the rule's testcase ` +
+        `in validation.test.ts; the property explores beyond it once it holds`,
+    );
   }
 }
 
@@ -157,13 +207,23 @@ describe('a body that violates exactly one stated rule is rejected (4xx)', () =>
         },
       });
       if (coerced.length > 0) {
-        t.observe(e.rule, `${coerced.length} generated bodies breaking only a JSON type were accepted (${[...new Set(coerced)].slice(0, 3).join('; ')}); section 7 lists no type rule, and a lenient server coerces`);
+        t.observe(
+          e.rule,
+          `${coerced.length} generated bodies breaking only a JSON type were accepted ` +
+            `(${[...new Set(coerced)].slice(0, 3).join('; ')}); section 7 lists no type rule, and a lenient server coerces`,
+        );
         return;
       }
       const after = await stats?.stats();
       if (before && after) {
         const seed = t.run.config.fastCheck.seed ?? RANDOM_SEED;
-        createdNothing(before, after, clauses, last, `over all the bodies of the property (seed ${seed}; replay: ${replayCommand(t, seed, undefined, name)})`);
+        createdNothing(
+          before,
+          after,
+          clauses,
+          last,
+          `over all the bodies of the property (seed ${seed}; replay: ${replayCommand(t, seed, undefined, name)})`,
+        );
       }
     });
   }
@@ -173,7 +233,9 @@ describe('a body at the valid boundary of a stated rule is accepted and comes ba
   for (const entry of catalogue().filter((e) => e.kind === 'rule')) {
     const clauses = [entry.rule];
     const record = entry.echo?.in === 'record';
-    const title = `${entry.operationId}: any body at the valid boundary of ${entry.rule} is accepted${entry.echo ? ` and ${record ? 'stored' : 'answered'} as sent` : ''}`;
+    const title =
+      `${entry.operationId}: any body at the valid boundary of ${entry.rule} is ` +
+      `accepted${entry.echo ? ` and ${record ? 'stored' : 'answered'} as sent` : ''}`;
     clauseTest(bodyTestSpec(entry, clauses, record ? ['account'] : []), title, async (t) => {
       const e = await runEntry(t, entry, 'boundary');
       await skipWhenCanonicalBroken(t, e, 'boundary');

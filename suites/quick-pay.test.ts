@@ -7,105 +7,180 @@
  */
 import { describe } from 'vitest';
 import { createQuickPay, datosAdicionales, lookUp, paidQuickPay, payQuickPay, webhookFor } from './flows.ts';
-import { absoluteUrl, asBool, clauseTest, containsPairs, dateAfter, fieldEquals, hasClock, isImage, letTimePass, notLate, onOurClock, PayerError, targetNow, waitingTimeoutMs, webhookPairs } from '../harness/index.ts';
+import {
+  absoluteUrl,
+  asBool,
+  clauseTest,
+  containsPairs,
+  dateAfter,
+  fieldEquals,
+  hasClock,
+  isImage,
+  letTimePass,
+  notLate,
+  onOurClock,
+  PayerError,
+  targetNow,
+  waitingTimeoutMs,
+  webhookPairs,
+} from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
 
-const datosQuickPay = (response: Record<string, unknown>) => (response['datosQuickPay'] ?? {}) as { urlQR?: unknown; fechaVencimiento?: unknown };
+const datosQuickPay = (response: Record<string, unknown>) =>
+  (response['datosQuickPay'] ?? {}) as { urlQR?: unknown; fechaVencimiento?: unknown };
 
 describe('4.6 the quick-pay QR', () => {
-  clauseTest({ clauses: ['4.6-url-qr', '4.6-endpoint'], endpoint: ENDPOINT, purchase: true }, 'urlQR is an absolute URL serving an image', async (t) => {
-    const { ex, response } = await createQuickPay(t);
-    const url = absoluteUrl(datosQuickPay(response).urlQR, 'datosQuickPay.urlQR', '4.6-url-qr', ex);
-    const image = await t.run.payer.fetchImage(url.href);
-    isImage(image, url.href, '4.6-url-qr');
-    // The format is not shown (4.6 "URL of the QR"); the suite pays only a PNG's code.
-    if (!image.isPng) t.observe('4.6-url-qr', `the QR image is ${image.contentType || 'of no content type'}, not PNG: the suite cannot pay it`);
-  });
+  clauseTest(
+    { clauses: ['4.6-url-qr', '4.6-endpoint'], endpoint: ENDPOINT, purchase: true },
+    'urlQR is an absolute URL serving an image',
+    async (t) => {
+      const { ex, response } = await createQuickPay(t);
+      const url = absoluteUrl(datosQuickPay(response).urlQR, 'datosQuickPay.urlQR', '4.6-url-qr', ex);
+      const image = await t.run.payer.fetchImage(url.href);
+      isImage(image, url.href, '4.6-url-qr');
+      // The format is not shown (4.6 "URL of the QR"); the suite pays only a PNG's code.
+      if (!image.isPng)
+        t.observe('4.6-url-qr', `the QR image is ${image.contentType || 'of no content type'}, not PNG: the suite cannot pay it`);
+    },
+  );
 
   clauseTest({ clauses: '4.6-qr-expiry', endpoint: ENDPOINT, purchase: true }, 'fechaVencimiento lies in the future', async (t) => {
     const { ex, response } = await createQuickPay(t);
     dateAfter(datosQuickPay(response).fechaVencimiento, new Date(), 'datosQuickPay.fechaVencimiento', '4.6-qr-expiry', ex);
   });
 
-  clauseTest({ clauses: ['4.6-url-qr', '4.6-qr-expiry', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
-    'paying the QR before it expires approves the transaction', async (t) => {
+  clauseTest(
+    { clauses: ['4.6-url-qr', '4.6-qr-expiry', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
+    'paying the QR before it expires approves the transaction',
+    async (t) => {
       const { response } = await createQuickPay(t);
       // A payment the suite itself made after the stated fechaVencimiento is not the target's decline.
       const { ex, tx } = await paidQuickPay(t, response);
       fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
-    });
+    },
+  );
 
   // The other side of the limit: the validity stated is the one honoured (a page that refuses well before the
   // fechaVencimiento it states passes the test after this one).
-  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true }, 'a payment shortly before fechaVencimiento is still approved', async (t) => {
-    const { response } = await createQuickPay(t);
-    const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
-    const fromNow = (vence - (await targetNow(t))) / 1000;
-    // A margin for the payment's own round trips: a tenth of the validity, at least 5 s and at most 60 s.
-    const shortlyBefore = Math.floor(fromNow - Math.min(60, Math.max(5, fromNow / 10)));
-    if (shortlyBefore <= 0) return t.skip('nothing-to-judge', `the QR is valid for ${fromNow.toFixed(0)} s only: too short to pay it shortly before its end with a margin`);
-    // Validity longer than the run may wait in real time: paid as late as MAX_WAIT_S allows — still before the stated
-    // fechaVencimiento, so still to be approved (a QR that dies well before what it states fails here).
-    const maxWaitS = t.run.config.budget.maxWaitS;
-    const before = hasClock(t) || shortlyBefore <= maxWaitS ? shortlyBefore : maxWaitS;
-    if (before < shortlyBefore) t.observe('4.6-qr-expiry', `the QR states ${fromNow.toFixed(0)} s of validity, more than MAX_WAIT_S=${maxWaitS}: paid ${before} s into it, not shortly before its end`);
-    if (before <= 0) return t.skip('beyond-max-wait', `real-time waits are off (MAX_WAIT_S=0): the QR's ${fromNow.toFixed(0)} s of validity cannot be waited for`);
-    await letTimePass(t, before, `a payment ${before} s into a QR valid for ${fromNow.toFixed(0)} s`, before);
-    const outcome = await payQuickPay(t, datosQuickPay(response).urlQR);
-    const { ex, tx } = await lookUp(t, response['idTransaccion']);
-    if (asBool(tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, vence), 'the QR payment shortly before fechaVencimiento');
-    fieldEquals(tx['esAprobada'], true, `esAprobada after paying the QR ${before} s into its ${fromNow.toFixed(0)} s of validity`, '4.6-qr-expiry', ex);
-  }, waitingTimeoutMs());
+  clauseTest(
+    { clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true },
+    'a payment shortly before fechaVencimiento is still approved',
+    async (t) => {
+      const { response } = await createQuickPay(t);
+      const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
+      const fromNow = (vence - (await targetNow(t))) / 1000;
+      // A margin for the payment's own round trips: a tenth of the validity, at least 5 s and at most 60 s.
+      const shortlyBefore = Math.floor(fromNow - Math.min(60, Math.max(5, fromNow / 10)));
+      if (shortlyBefore <= 0)
+        return t.skip(
+          'nothing-to-judge',
+          `the QR is valid for ${fromNow.toFixed(0)} s only: too short to pay it shortly before its end with a margin`,
+        );
+      // Validity longer than the run may wait in real time: paid as late as MAX_WAIT_S allows — still before the stated
+      // fechaVencimiento, so still to be approved (a QR that dies well before what it states fails here).
+      const maxWaitS = t.run.config.budget.maxWaitS;
+      const before = hasClock(t) || shortlyBefore <= maxWaitS ? shortlyBefore : maxWaitS;
+      if (before < shortlyBefore)
+        t.observe(
+          '4.6-qr-expiry',
+          `the QR states ${fromNow.toFixed(0)} s of validity, more than MAX_WAIT_S=${maxWaitS}: paid ${before} s into ` +
+            `it, not shortly before its end`,
+        );
+      if (before <= 0)
+        return t.skip(
+          'beyond-max-wait',
+          `real-time waits are off (MAX_WAIT_S=0): the QR's ${fromNow.toFixed(0)} s of validity cannot be waited for`,
+        );
+      await letTimePass(t, before, `a payment ${before} s into a QR valid for ${fromNow.toFixed(0)} s`, before);
+      const outcome = await payQuickPay(t, datosQuickPay(response).urlQR);
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      if (asBool(tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, vence), 'the QR payment shortly before fechaVencimiento');
+      fieldEquals(
+        tx['esAprobada'],
+        true,
+        `esAprobada after paying the QR ${before} s into its ${fromNow.toFixed(0)} s of validity`,
+        '4.6-qr-expiry',
+        ex,
+      );
+    },
+    waitingTimeoutMs(),
+  );
 
-  clauseTest({ clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true }, 'a payment after fechaVencimiento is refused and the transaction stays unapproved', async (t) => {
-    const { response } = await createQuickPay(t);
-    const id = response['idTransaccion'];
-    const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
-    // Measured on the target's clock (a test clock moves only when moved; a remote one may run ahead of ours).
-    const fromNow = (vence - (await targetNow(t))) / 1000;
-    await letTimePass(t, Math.ceil(fromNow) + 2, 'a payment after the quick-pay\'s fechaVencimiento', fromNow);
-    // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
-    try {
-      const outcome = await payQuickPay(t, datosQuickPay(response).urlQR, false);
-      if (outcome.kind !== 'refused') t.observe('4.6-qr-expiry', `the expired QR's page answered ${outcome.kind === 'page' ? `a page with status ${outcome.status}` : 'a redirect'}, not a refusal`);
-    } catch (err) {
-      if (!(err instanceof PayerError)) throw err;
-      t.observe('4.6-qr-expiry', `the expired QR could not be paid: ${err.message}`);
-    }
-    const { ex, tx } = await lookUp(t, id);
-    fieldEquals(tx['esAprobada'], false, 'esAprobada after paying an expired QR', '4.6-qr-expiry', ex);
-  }, waitingTimeoutMs());
+  clauseTest(
+    { clauses: '4.6-qr-expiry', endpoint: 'flow', purchase: true, movesClock: true },
+    'a payment after fechaVencimiento is refused and the transaction stays unapproved',
+    async (t) => {
+      const { response } = await createQuickPay(t);
+      const id = response['idTransaccion'];
+      const vence = Date.parse(String(datosQuickPay(response).fechaVencimiento));
+      // Measured on the target's clock (a test clock moves only when moved; a remote one may run ahead of ours).
+      const fromNow = (vence - (await targetNow(t))) / 1000;
+      await letTimePass(t, Math.ceil(fromNow) + 2, "a payment after the quick-pay's fechaVencimiento", fromNow);
+      // How a vendor's page refuses is not shown: anything but a refusal is noted, and the lookup decides.
+      try {
+        const outcome = await payQuickPay(t, datosQuickPay(response).urlQR, false);
+        if (outcome.kind !== 'refused')
+          t.observe(
+            '4.6-qr-expiry',
+            `the expired QR's page answered ` +
+              `${outcome.kind === 'page' ? `a page with status ${outcome.status}` : 'a redirect'}, not a refusal`,
+          );
+      } catch (err) {
+        if (!(err instanceof PayerError)) throw err;
+        t.observe('4.6-qr-expiry', `the expired QR could not be paid: ${err.message}`);
+      }
+      const { ex, tx } = await lookUp(t, id);
+      fieldEquals(tx['esAprobada'], false, 'esAprobada after paying an expired QR', '4.6-qr-expiry', ex);
+    },
+    waitingTimeoutMs(),
+  );
 });
 
 describe('4.6 what the quick-pay keeps', () => {
-  clauseTest({ clauses: ['4.6-response-fields', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true }, 'idExterno and monto are echoed', async (t) => {
-    const { ex, request, response } = await createQuickPay(t, { monto: 4.75 });
-    t.soft(() => fieldEquals(response['idExterno'], request.idExterno, 'idExterno', '2.2-idexterno-echo', ex));
-    t.soft(() => fieldEquals(response['monto'], request.monto, 'monto', '4.6-response-fields', ex));
-  });
+  clauseTest(
+    { clauses: ['4.6-response-fields', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
+    'idExterno and monto are echoed',
+    async (t) => {
+      const { ex, request, response } = await createQuickPay(t, { monto: 4.75 });
+      t.soft(() => fieldEquals(response['idExterno'], request.idExterno, 'idExterno', '2.2-idexterno-echo', ex));
+      t.soft(() => fieldEquals(response['monto'], request.monto, 'monto', '4.6-response-fields', ex));
+    },
+  );
 
-  clauseTest({ clauses: ['4.6-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
-    'esReal is false for a development business', async (t) => {
+  clauseTest(
+    { clauses: ['4.6-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
+    'esReal is false for a development business',
+    async (t) => {
       const { ex, response } = await createQuickPay(t);
       fieldEquals(response['esReal'], false, 'esReal', '2.2-esreal-test-not-charged', ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['2.2-datos-adicionales-echo', '4.8-same-transaction'], endpoint: 'flow', purchase: true },
-    'datosAdicionales are kept with the transaction', async (t) => {
+  clauseTest(
+    { clauses: ['2.2-datos-adicionales-echo', '4.8-same-transaction'], endpoint: 'flow', purchase: true },
+    'datosAdicionales are kept with the transaction',
+    async (t) => {
       const sent = datosAdicionales('qp');
       const { response } = await createQuickPay(t, { datosAdicionales: sent });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       containsPairs(tx['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['6.1-webhook-datos-adicionales', '6.1-webhook-on-success'], endpoint: 'flow', purchase: true },
-    'a paid quick-pay is notified with its datosAdicionales', async (t) => {
+  clauseTest(
+    { clauses: ['6.1-webhook-datos-adicionales', '6.1-webhook-on-success'], endpoint: 'flow', purchase: true },
+    'a paid quick-pay is notified with its datosAdicionales',
+    async (t) => {
       const receiver = await t.run.receiver();
       const sent = datosAdicionales('qp-webhook');
-      const { response } = await createQuickPay(t, { datosAdicionales: sent, configuracion: { urlWebhook: receiver.webhookUrl('quick-pay') } });
+      const { response } = await createQuickPay(t, {
+        datosAdicionales: sent,
+        configuracion: { urlWebhook: receiver.webhookUrl('quick-pay') },
+      });
       await payQuickPay(t, datosQuickPay(response).urlQR);
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
       containsPairs(webhookPairs(webhook.json, sent).pairs, sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
-    });
+    },
+  );
 });

@@ -11,24 +11,54 @@
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
 import { businessIdOf, buyWallet, createLink, lookUp } from './flows.ts';
-import { asString, type Call, type CheckName, clauseTest, describeExchange, type Exchange, fail, field, type Need, type TestHandle } from '../harness/index.ts';
+import {
+  asString,
+  type Call,
+  type CheckName,
+  clauseTest,
+  describeExchange,
+  type Exchange,
+  fail,
+  field,
+  type Need,
+  type TestHandle,
+} from '../harness/index.ts';
 
 /** `purchase`: a leak would pay the first merchant's link or business, so its mode is checked too (the interlock). */
-const security = (clause: string, endpoint: string, needs: Need[] = [], purchase = false) =>
-  ({ clauses: clause, endpoint, needs: ['otherTenant' as const, ...needs], purchase });
+const security = (clause: string, endpoint: string, needs: Need[] = [], purchase = false) => ({
+  clauses: clause,
+  endpoint,
+  needs: ['otherTenant' as const, ...needs],
+  purchase,
+});
 
 /**
  * A security check, its severity chosen here (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the
  * same evidence. Returns whether the rule held, so a test stops after a WARN as it would after a FAIL.
  */
-function securityCheck(t: TestHandle, condition: boolean, check: CheckName, clause: string, expected: string, actual: string, ex?: Exchange): boolean {
+function securityCheck(
+  t: TestHandle,
+  condition: boolean,
+  check: CheckName,
+  clause: string,
+  expected: string,
+  actual: string,
+  ex?: Exchange,
+): boolean {
   if (condition) return true;
   if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
-  t.observe(clause, `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ${actual}${ex ? `\n${describeExchange(ex)}` : ''}`);
+  t.observe(
+    clause,
+    `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ` +
+      `${actual}${ex ? `\n${describeExchange(ex)}` : ''}`,
+  );
   return false;
 }
 
-const is2xx = (ex: Exchange): boolean => { const s = ex.response?.status; return s !== undefined && s >= 200 && s < 300; };
+const is2xx = (ex: Exchange): boolean => {
+  const s = ex.response?.status;
+  return s !== undefined && s >= 200 && s < 300;
+};
 const statusText = (ex: Exchange): string => (ex.response ? String(ex.response.status) : 'no response');
 
 /** The second merchant's client (its business token; its account for account operations). */
@@ -40,54 +70,132 @@ function other(t: TestHandle): Call {
 /** The other merchant's business creates a link and its account activates it: both credentials work. */
 async function otherCredentialsWork(t: TestHandle, clause: string): Promise<boolean> {
   const call = other(t);
-  const created = await call('createPaymentLink', { json: paymentLinkMinimal(), auth: 'bearer', label: 'createPaymentLink (other merchant)' });
-  if (!securityCheck(t, is2xx(created), 'success', clause, 'the other merchant\'s business creating a link of its own (its credentials work) succeeds (2xx)', statusText(created), created)) return false;
+  const created = await call('createPaymentLink', {
+    json: paymentLinkMinimal(),
+    auth: 'bearer',
+    label: 'createPaymentLink (other merchant)',
+  });
+  if (
+    !securityCheck(
+      t,
+      is2xx(created),
+      'success',
+      clause,
+      "the other merchant's business creating a link of its own (its credentials work) succeeds (2xx)",
+      statusText(created),
+      created,
+    )
+  )
+    return false;
   const idEnlace = asString(field(created.response?.json, 'idEnlace')) ?? '';
-  const activated = await call('activatePaymentLink', { pathParams: { id: idEnlace }, auth: 'account', label: 'activatePaymentLink (other merchant, own link)' });
-  return securityCheck(t, is2xx(activated), 'success', clause, 'the other merchant\'s account activating its own link (its credentials work) succeeds (2xx)', statusText(activated), activated);
+  const activated = await call('activatePaymentLink', {
+    pathParams: { id: idEnlace },
+    auth: 'account',
+    label: 'activatePaymentLink (other merchant, own link)',
+  });
+  return securityCheck(
+    t,
+    is2xx(activated),
+    'success',
+    clause,
+    "the other merchant's account activating its own link (its credentials work) succeeds (2xx)",
+    statusText(activated),
+    activated,
+  );
 }
 
 /** The other merchant's request on the first's object was refused (not 2xx); a 2xx is the finding. */
 function refusedAcrossTenants(t: TestHandle, ex: Exchange, clause: string, what: string): void {
-  securityCheck(t, !is2xx(ex), 'tenant-isolation', clause, `${what} is refused (not 2xx): one merchant's credentials reach no object of another (OWASP API1:2023)`, `answered ${statusText(ex)}`, ex);
+  securityCheck(
+    t,
+    !is2xx(ex),
+    'tenant-isolation',
+    clause,
+    `${what} is refused (not 2xx): one merchant's credentials reach no object of another (OWASP API1:2023)`,
+    `answered ${statusText(ex)}`,
+    ex,
+  );
 }
 
 describe('security: another merchant reaches nothing of the first (OWASP API1:2023)', () => {
   for (const auth of ['bearer', 'account'] as const) {
     const who = auth === 'bearer' ? 'business token' : 'account user and password';
-    clauseTest(security('security-tenant-transaction-read', 'GET /TransaccionCompra/{id}', [], true), `the other merchant's ${who} cannot GET the first merchant's transaction`, async (t) => {
-      const { response } = await buyWallet(t);
-      const id = String(response['idTransaccion']);
-      await lookUp(t, id); // the id is real: its owner reads it
-      if (!(await otherCredentialsWork(t, 'security-tenant-transaction-read'))) return;
-      const ex = await other(t)('getTransaction', { pathParams: { id }, auth, label: `getTransaction (other merchant, ${auth})` });
-      refusedAcrossTenants(t, ex, 'security-tenant-transaction-read', `GET /TransaccionCompra/${id} with the other merchant's ${who}`);
-    });
+    clauseTest(
+      security('security-tenant-transaction-read', 'GET /TransaccionCompra/{id}', [], true),
+      `the other merchant's ${who} cannot GET the first merchant's transaction`,
+      async (t) => {
+        const { response } = await buyWallet(t);
+        const id = String(response['idTransaccion']);
+        await lookUp(t, id); // the id is real: its owner reads it
+        if (!(await otherCredentialsWork(t, 'security-tenant-transaction-read'))) return;
+        const ex = await other(t)('getTransaction', { pathParams: { id }, auth, label: `getTransaction (other merchant, ${auth})` });
+        refusedAcrossTenants(t, ex, 'security-tenant-transaction-read', `GET /TransaccionCompra/${id} with the other merchant's ${who}`);
+      },
+    );
   }
 
-  clauseTest(security('security-tenant-link-activate', 'PUT /EnlacePago/{id}/activar'), 'the other merchant\'s account cannot activate (and read) the first merchant\'s link', async (t) => {
-    const { link } = await createLink(t);
-    if (!(await otherCredentialsWork(t, 'security-tenant-link-activate'))) return;
-    const ex = await other(t)('activatePaymentLink', { pathParams: { id: link.idEnlace }, auth: 'account', label: 'activatePaymentLink (other merchant)' });
-    refusedAcrossTenants(t, ex, 'security-tenant-link-activate', `PUT /EnlacePago/${link.idEnlace}/activar with the other merchant's account`);
-  });
+  clauseTest(
+    security('security-tenant-link-activate', 'PUT /EnlacePago/{id}/activar'),
+    "the other merchant's account cannot activate (and read) the first merchant's link",
+    async (t) => {
+      const { link } = await createLink(t);
+      if (!(await otherCredentialsWork(t, 'security-tenant-link-activate'))) return;
+      const ex = await other(t)('activatePaymentLink', {
+        pathParams: { id: link.idEnlace },
+        auth: 'account',
+        label: 'activatePaymentLink (other merchant)',
+      });
+      refusedAcrossTenants(
+        t,
+        ex,
+        'security-tenant-link-activate',
+        `PUT /EnlacePago/${link.idEnlace}/activar with the other merchant's account`,
+      );
+    },
+  );
 
-  clauseTest(security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true), 'whether the other merchant\'s account can pay the first merchant\'s link through PagoQr (observed)', async (t) => {
-    const { link } = await createLink(t);
-    if (!(await otherCredentialsWork(t, 'security-tenant-pagoqr'))) return;
-    // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/setup/interlock.ts).
-    const ex = await other(t)('purchasePagoQr', { json: purchasePagoQr(link.urlEnlace), auth: 'account', label: 'purchasePagoQr (other merchant)' });
-    // Observed, never failed: PagoQr's response (the merchant's bank account and trade name) reads like a payer-side
-    // operation, where paying another merchant's link is its purpose; the spec does not say who calls it.
-    const s = ex.response?.status ?? 0;
-    if (s >= 200 && s < 300) t.observe('security-tenant-pagoqr', `PagoQr of the first merchant's link with the other merchant's account answered ${s}: accepted (a leak if PagoQr acts for the link's owner; its purpose if it is a payer-side operation)`);
-  });
+  clauseTest(
+    security('security-tenant-pagoqr', 'POST /TransaccionCompra/PagoQr', [], true),
+    "whether the other merchant's account can pay the first merchant's link through PagoQr (observed)",
+    async (t) => {
+      const { link } = await createLink(t);
+      if (!(await otherCredentialsWork(t, 'security-tenant-pagoqr'))) return;
+      // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/setup/interlock.ts).
+      const ex = await other(t)('purchasePagoQr', {
+        json: purchasePagoQr(link.urlEnlace),
+        auth: 'account',
+        label: 'purchasePagoQr (other merchant)',
+      });
+      // Observed, never failed: PagoQr's response (the merchant's bank account and trade name) reads like a payer-side
+      // operation, where paying another merchant's link is its purpose; the spec does not say who calls it.
+      const s = ex.response?.status ?? 0;
+      if (s >= 200 && s < 300)
+        t.observe(
+          'security-tenant-pagoqr',
+          `PagoQr of the first merchant's link with the other merchant's account answered ${s}: accepted (a leak if ` +
+            `PagoQr acts for the link's owner; its purpose if it is a payer-side operation)`,
+        );
+    },
+  );
 
-  clauseTest(security('security-tenant-mpos-idaplicativo', 'POST /TransaccionCompra/Mpos/Banda', ['account'], true), 'the other merchant\'s account cannot buy through MPOS as the first merchant\'s idAplicativo', async (t) => {
-    const idAplicativo = await businessIdOf(t);
-    if (!(await otherCredentialsWork(t, 'security-tenant-mpos-idaplicativo'))) return;
-    const body = purchaseMposBanda(t.run.config.testData, { idAplicativo });
-    const ex = await other(t)('purchaseMposBanda', { json: body, auth: 'account', label: 'purchaseMposBanda (other merchant, first merchant\'s idAplicativo)' });
-    refusedAcrossTenants(t, ex, 'security-tenant-mpos-idaplicativo', `MPOS with idAplicativo ${idAplicativo} (the first merchant's) as the other merchant's account`);
-  });
+  clauseTest(
+    security('security-tenant-mpos-idaplicativo', 'POST /TransaccionCompra/Mpos/Banda', ['account'], true),
+    "the other merchant's account cannot buy through MPOS as the first merchant's idAplicativo",
+    async (t) => {
+      const idAplicativo = await businessIdOf(t);
+      if (!(await otherCredentialsWork(t, 'security-tenant-mpos-idaplicativo'))) return;
+      const body = purchaseMposBanda(t.run.config.testData, { idAplicativo });
+      const ex = await other(t)('purchaseMposBanda', {
+        json: body,
+        auth: 'account',
+        label: "purchaseMposBanda (other merchant, first merchant's idAplicativo)",
+      });
+      refusedAcrossTenants(
+        t,
+        ex,
+        'security-tenant-mpos-idaplicativo',
+        `MPOS with idAplicativo ${idAplicativo} (the first merchant's) as the other merchant's account`,
+      );
+    },
+  );
 });

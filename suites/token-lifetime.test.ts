@@ -7,7 +7,20 @@
 import { describe } from 'vitest';
 import { paymentLinkMinimal } from '../generators/bodies.ts';
 import { requestToken } from './flows.ts';
-import { asInt, bodyOf, clauseTest, hasClock, holds, letTimePass, notAccepted, secrets, skipUnlessTimeCanPass, succeeded, type TestHandle, waitingTimeoutMs } from '../harness/index.ts';
+import {
+  asInt,
+  bodyOf,
+  clauseTest,
+  hasClock,
+  holds,
+  letTimePass,
+  notAccepted,
+  secrets,
+  skipUnlessTimeCanPass,
+  succeeded,
+  type TestHandle,
+  waitingTimeoutMs,
+} from '../harness/index.ts';
 
 /** A token issued now, outside the run's cache, and the lifetime it announces. */
 async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number }> {
@@ -16,36 +29,65 @@ async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: nu
   const body = bodyOf(ex, '5.2-token-response');
   // "3600" is read as 3600: how expires_in is written is the contract testcase's finding
   const expiresIn = asInt(body['expires_in']);
-  holds(expiresIn !== undefined && expiresIn > 0, 'expires-in', '8-token-lifetime', 'expires_in a positive number of seconds', JSON.stringify(expiresIn), ex);
+  holds(
+    expiresIn !== undefined && expiresIn > 0,
+    'expires-in',
+    '8-token-lifetime',
+    'expires_in a positive number of seconds',
+    JSON.stringify(expiresIn),
+    ex,
+  );
   const token = String(body['access_token']);
   secrets.add(token, 'access-token');
   return { token, expiresIn };
 }
 
 describe('8 access token lifetime', () => {
-  clauseTest({ clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
-    'a token is accepted when issued and refused once expires_in seconds have passed', async (t) => {
+  clauseTest(
+    { clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
+    'a token is accepted when issued and refused once expires_in seconds have passed',
+    async (t) => {
       const { token, expiresIn } = await freshToken(t);
       const auth = { header: `Bearer ${token}` };
-      succeeded(await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth }), '5.2-token-reuse', 'a request with the token just issued');
-      await letTimePass(t, expiresIn + 1, `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`, expiresIn);
+      succeeded(
+        await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth }),
+        '5.2-token-reuse',
+        'a request with the token just issued',
+      );
+      await letTimePass(
+        t,
+        expiresIn + 1,
+        `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`,
+        expiresIn,
+      );
       const late = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth });
       notAccepted(late, '8-token-lifetime', `a request with the token ${expiresIn + 1} s after it was issued (expires_in ${expiresIn})`);
-    }, waitingTimeoutMs());
+    },
+    waitingTimeoutMs(),
+  );
 
   // The other side of the limit: the lifetime advertised is the one honoured (a token that dies at a third of its
   // expires_in passes the test above). Without clock control the token is used as late as MAX_WAIT_S allows, so a
   // token dying early is still caught where its early death comes within the run's wait.
-  clauseTest({ clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
-    'a token is still accepted as late as the run can use it inside its expires_in (shortly before it runs out, or after MAX_WAIT_S)', async (t) => {
+  clauseTest(
+    { clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', movesClock: true },
+    'a token is still accepted as late as the run can use it inside its expires_in (shortly before it runs out, or after MAX_WAIT_S)',
+    async (t) => {
       const { token, expiresIn } = await freshToken(t);
       // A margin for the round trips between issue and use: a tenth of the lifetime, at least 2 s and at most 60 s.
       const inside = Math.max(1, expiresIn - Math.min(60, Math.max(2, Math.ceil(expiresIn / 10))));
       const maxWait = t.run.config.budget.maxWaitS;
-      if (!hasClock(t) && maxWait === 0) skipUnlessTimeCanPass(t, inside, `a request with the token ${inside} s after it was issued (expires_in ${expiresIn})`);
+      if (!hasClock(t) && maxWait === 0)
+        skipUnlessTimeCanPass(t, inside, `a request with the token ${inside} s after it was issued (expires_in ${expiresIn})`);
       const before = hasClock(t) ? inside : Math.min(inside, maxWait);
       await letTimePass(t, before, `a request with the token ${before} s after it was issued (expires_in ${expiresIn})`, before);
       const late = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `Bearer ${token}` } });
-      succeeded(late, ['8-token-lifetime', '5.2-token-reuse'], `a request with the token ${before} s after it was issued, inside its expires_in of ${expiresIn} s`);
-    }, waitingTimeoutMs());
+      succeeded(
+        late,
+        ['8-token-lifetime', '5.2-token-reuse'],
+        `a request with the token ${before} s after it was issued, inside its expires_in of ${expiresIn} s`,
+      );
+    },
+    waitingTimeoutMs(),
+  );
 });

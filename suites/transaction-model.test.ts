@@ -12,9 +12,41 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
-import { activate, buy3ds, buyMpos, buyWallet, complete3ds, createLink, createQuickPay, DECLINE_CVV, idOf, lookUp, observedLinkBody, payOnScreen, payQuickPay, type Purchase } from './flows.ts';
+import {
+  activate,
+  buy3ds,
+  buyMpos,
+  buyWallet,
+  complete3ds,
+  createLink,
+  createQuickPay,
+  DECLINE_CVV,
+  idOf,
+  lookUp,
+  observedLinkBody,
+  payOnScreen,
+  payQuickPay,
+  type Purchase,
+} from './flows.ts';
 import { runModel, type ModelCommand } from './model.ts';
-import { amountEquals, asBool, asEnum, asString, clauseTest, type Exchange, fail, field, FORMA_PAGO, holds, lateBy, onOurClock, paymentWentThrough, type TestHandle, testName, unreadPage } from '../harness/index.ts';
+import {
+  amountEquals,
+  asBool,
+  asEnum,
+  asString,
+  clauseTest,
+  type Exchange,
+  fail,
+  field,
+  FORMA_PAGO,
+  holds,
+  lateBy,
+  onOurClock,
+  paymentWentThrough,
+  type TestHandle,
+  testName,
+  unreadPage,
+} from '../harness/index.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
 
@@ -44,20 +76,39 @@ interface Real {
   link: { idEnlace: number; urlEnlace: string; monto: number };
 }
 
-const CLAUSES = ['4.8-same-transaction', '2.2-resultado-values', '2.2-esreal-test-not-charged', '2.2-formapago-values', '2.2-idexterno-echo', '4.8-datos-bitcoin', '4.6-qr-expiry', '7-dev-authorizes', '7-cvv-111-declines', '7-cvv-111-not-3ds'];
+const CLAUSES = [
+  '4.8-same-transaction',
+  '2.2-resultado-values',
+  '2.2-esreal-test-not-charged',
+  '2.2-formapago-values',
+  '2.2-idexterno-echo',
+  '4.8-datos-bitcoin',
+  '4.6-qr-expiry',
+  '7-dev-authorizes',
+  '7-cvv-111-declines',
+  '7-cvv-111-not-3ds',
+];
 
 /** GET the transaction and compare it with the model: the finding is the first field that disagrees. */
 async function judgeLookup(w: TxWorld, r: Real, id: string): Promise<void> {
   const m = w.txs.get(id)!;
   const { ex, tx } = await lookUp(r.t, id);
   const what = `${m.kind} ${id} (${m.state})`;
-  const same = (ok: boolean, clauses: string | string[], expected: string, actual: unknown) => holds(ok, 'transaction-model', clauses, `lookup of the ${what}: ${expected}`, JSON.stringify(actual), ex);
+  const same = (ok: boolean, clauses: string | string[], expected: string, actual: unknown) =>
+    holds(ok, 'transaction-model', clauses, `lookup of the ${what}: ${expected}`, JSON.stringify(actual), ex);
   same(asString(field(tx, 'idTransaccion')) === id, '4.8-same-transaction', `idTransaccion = ${id}`, field(tx, 'idTransaccion'));
   amountEquals(field(tx, 'monto'), m.monto, `lookup of the ${what}: monto`, '4.8-same-transaction', ex);
-  same(asBool(field(tx, 'esReal')) === false, '2.2-esreal-test-not-charged', 'esReal = false (a development business makes test transactions)', field(tx, 'esReal'));
-  if (m.idExterno !== undefined) same(field(tx, 'idExterno') === m.idExterno, '2.2-idexterno-echo', `idExterno = ${m.idExterno} (as sent)`, field(tx, 'idExterno'));
+  same(
+    asBool(field(tx, 'esReal')) === false,
+    '2.2-esreal-test-not-charged',
+    'esReal = false (a development business makes test transactions)',
+    field(tx, 'esReal'),
+  );
+  if (m.idExterno !== undefined)
+    same(field(tx, 'idExterno') === m.idExterno, '2.2-idexterno-echo', `idExterno = ${m.idExterno} (as sent)`, field(tx, 'idExterno'));
   const formaPago = asEnum(field(tx, 'formaPago'), 'formaPago');
-  if (m.formaPago !== undefined && !(m.state === 'pending' && formaPago === undefined)) same(formaPago === m.formaPago, '2.2-formapago-values', `formaPago = ${m.formaPago}`, field(tx, 'formaPago'));
+  if (m.formaPago !== undefined && !(m.state === 'pending' && formaPago === undefined))
+    same(formaPago === m.formaPago, '2.2-formapago-values', `formaPago = ${m.formaPago}`, field(tx, 'formaPago'));
   if (m.bitcoin) checkBitcoin(m, tx, ex);
   judgeState(w, m, tx, ex, what);
 }
@@ -67,18 +118,50 @@ function judgeState(w: TxWorld, m: TxModel, tx: Record<string, unknown>, ex: Exc
   const resultado = field(tx, 'resultadoTransaccion');
   const r = resultado === null || resultado === undefined ? null : asEnum(resultado, 'resultadoTransaccion');
   if (m.state === 'pending') {
-    w.notes.add(`a ${m.kind} in a state the spec does not show (not completed, or PagoQr right after the request) looks up as esAprobada ${JSON.stringify(field(tx, 'esAprobada'))}, resultadoTransaccion ${JSON.stringify(resultado ?? null)}`);
+    w.notes.add(
+      `a ${m.kind} in a state the spec does not show (not completed, or PagoQr right after the request) looks up as ` +
+        `esAprobada ${JSON.stringify(field(tx, 'esAprobada'))}, resultadoTransaccion ${JSON.stringify(resultado ?? null)}`,
+    );
     return;
   }
-  const clauses = m.state === 'approved' ? ['4.8-same-transaction', '7-dev-authorizes'] : ['7-cvv-111-declines', '7-failure-in-transaction'];
-  if (esAprobada !== (m.state === 'approved')) fail('transaction-model', m.kind === 'quick-pay (paid after fechaVencimiento)' ? '4.6-qr-expiry' : clauses, `lookup of the ${what}: esAprobada = ${m.state === 'approved'}`, JSON.stringify(field(tx, 'esAprobada')), ex);
-  if (m.state === 'approved' && r !== 0 && r !== null) fail('transaction-model', '2.2-resultado-values', `lookup of the ${what}: resultadoTransaccion = 0 (ExitosaAprobada)`, JSON.stringify(resultado), ex);
-  if (m.state === 'declined' && r !== 1 && r !== 2) fail('transaction-model', '7-failure-in-transaction', `lookup of the ${what}: resultadoTransaccion 1 (declined) or 2 (failed)`, JSON.stringify(resultado ?? null), ex);
+  const clauses =
+    m.state === 'approved' ? ['4.8-same-transaction', '7-dev-authorizes'] : ['7-cvv-111-declines', '7-failure-in-transaction'];
+  if (esAprobada !== (m.state === 'approved'))
+    fail(
+      'transaction-model',
+      m.kind === 'quick-pay (paid after fechaVencimiento)' ? '4.6-qr-expiry' : clauses,
+      `lookup of the ${what}: esAprobada = ${m.state === 'approved'}`,
+      JSON.stringify(field(tx, 'esAprobada')),
+      ex,
+    );
+  if (m.state === 'approved' && r !== 0 && r !== null)
+    fail(
+      'transaction-model',
+      '2.2-resultado-values',
+      `lookup of the ${what}: resultadoTransaccion = 0 (ExitosaAprobada)`,
+      JSON.stringify(resultado),
+      ex,
+    );
+  if (m.state === 'declined' && r !== 1 && r !== 2)
+    fail(
+      'transaction-model',
+      '7-failure-in-transaction',
+      `lookup of the ${what}: resultadoTransaccion 1 (declined) or 2 (failed)`,
+      JSON.stringify(resultado ?? null),
+      ex,
+    );
 }
 
 function checkBitcoin(m: TxModel, tx: Record<string, unknown>, ex: Exchange): void {
   const datos = field(tx, 'datosBitcoin');
-  if (datos === null || typeof datos !== 'object') fail('transaction-model', '4.8-datos-bitcoin', 'datosBitcoin (urlQR, qrData, amounts, expiry) for a Bitcoin payment', JSON.stringify(datos ?? null), ex);
+  if (datos === null || typeof datos !== 'object')
+    fail(
+      'transaction-model',
+      '4.8-datos-bitcoin',
+      'datosBitcoin (urlQR, qrData, amounts, expiry) for a Bitcoin payment',
+      JSON.stringify(datos ?? null),
+      ex,
+    );
   amountEquals(field(datos, 'ammountInDollars'), m.monto, 'datosBitcoin.ammountInDollars', '4.8-datos-bitcoin', ex);
 }
 
@@ -104,7 +187,12 @@ class Wallet extends TxCommand {
   async run(w: TxWorld, r: Real): Promise<void> {
     const idExterno = this.withIdExterno ? uniqueRef('tx-model').slice(0, 40) : undefined;
     const { request, response } = await buyWallet(r.t, idExterno === undefined ? {} : { idExterno });
-    await this.add(w, r, response['idTransaccion'], { kind: 'wallet purchase', monto: request.monto, state: 'approved', ...(idExterno ? { idExterno } : {}) });
+    await this.add(w, r, response['idTransaccion'], {
+      kind: 'wallet purchase',
+      monto: request.monto,
+      state: 'approved',
+      ...(idExterno ? { idExterno } : {}),
+    });
   }
   toString(): string {
     return `Wallet(${this.withIdExterno ? 'idExterno' : ''})`;
@@ -117,9 +205,19 @@ class ThreeDs extends TxCommand {
     super();
   }
   async run(w: TxWorld, r: Real): Promise<void> {
-    const card = { numeroTarjeta: r.t.run.config.testData.cardNumber, cvv: DECLINE_CVV, mesVencimiento: 1, anioVencimiento: new Date().getUTCFullYear() + 3 };
+    const card = {
+      numeroTarjeta: r.t.run.config.testData.cardNumber,
+      cvv: DECLINE_CVV,
+      mesVencimiento: 1,
+      anioVencimiento: new Date().getUTCFullYear() + 3,
+    };
     const purchase = await buy3ds(r.t, this.cvv111 ? { tarjetaCreditoDebido: card } : {});
-    await this.add(w, r, purchase.response['idTransaccion'], { kind: `3DS purchase${this.cvv111 ? ' (cvv 111)' : ''}`, monto: purchase.request.monto, state: 'pending', threeDs: purchase });
+    await this.add(w, r, purchase.response['idTransaccion'], {
+      kind: `3DS purchase${this.cvv111 ? ' (cvv 111)' : ''}`,
+      monto: purchase.request.monto,
+      state: 'pending',
+      threeDs: purchase,
+    });
   }
   toString(): string {
     return `ThreeDs(${this.cvv111 ? 'cvv 111' : ''})`;
@@ -153,7 +251,15 @@ class QuickPay extends TxCommand {
     const datos = field(response, 'datosQuickPay');
     const urlQR = asString(field(datos, 'urlQR')) ?? '';
     const venceMs = Date.parse(asString(field(datos, 'fechaVencimiento')) ?? '');
-    await this.add(w, r, response['idTransaccion'], { kind: 'quick-pay', monto: request.monto, state: 'pending', formaPago: FORMA_PAGO.QuickPay, urlQR, venceMs, ...(idExterno ? { idExterno } : {}) });
+    await this.add(w, r, response['idTransaccion'], {
+      kind: 'quick-pay',
+      monto: request.monto,
+      state: 'pending',
+      formaPago: FORMA_PAGO.QuickPay,
+      urlQR,
+      venceMs,
+      ...(idExterno ? { idExterno } : {}),
+    });
   }
   toString(): string {
     return `QuickPay(${this.withIdExterno ? 'idExterno' : ''})`;
@@ -173,10 +279,14 @@ class PayQuickPay extends TxCommand {
     const control = r.t.run.target.capabilities.includes('clock') ? r.t.run.control : undefined;
     const now = (await control?.now())?.getTime() ?? Date.now();
     if (this.expired && control) await control.advanceClock(Math.ceil((m.venceMs! - now) / 1000) + 2);
-    const late = this.expired && control !== undefined ? true : now > m.venceMs! + 1000 ? true : now < m.venceMs! - 5000 ? false : undefined;
+    const late =
+      this.expired && control !== undefined ? true : now > m.venceMs! + 1000 ? true : now < m.venceMs! - 5000 ? false : undefined;
     const outcome = await payQuickPay(r.t, m.urlQR!, late === false);
     // Paid meaning to be in time, but not approved and answered near or past the limit: the suite was late.
-    const tooLate = late === false && control === undefined ? lateBy(outcome, await onOurClock(r.t, m.venceMs!), 'a quick-pay meant to be paid in time') : undefined;
+    const tooLate =
+      late === false && control === undefined
+        ? lateBy(outcome, await onOurClock(r.t, m.venceMs!), 'a quick-pay meant to be paid in time')
+        : undefined;
     if (late === undefined || tooLate !== undefined) {
       w.notes.add(tooLate ?? 'a quick-pay paid within seconds of its fechaVencimiento: its outcome was not judged');
       w.txs.delete(id);
@@ -196,7 +306,14 @@ class PayQuickPay extends TxCommand {
 async function lateLookup(w: TxWorld, r: Real, id: string): Promise<void> {
   const m = w.txs.get(id)!;
   const { ex, tx } = await lookUp(r.t, id);
-  if (asBool(field(tx, 'esAprobada')) === true) fail('transaction-model', '4.6-qr-expiry', `lookup of the ${m.kind} ${id}: esAprobada false (a payment after fechaVencimiento is not taken)`, JSON.stringify(field(tx, 'esAprobada')), ex);
+  if (asBool(field(tx, 'esAprobada')) === true)
+    fail(
+      'transaction-model',
+      '4.6-qr-expiry',
+      `lookup of the ${m.kind} ${id}: esAprobada false (a payment after fechaVencimiento is not taken)`,
+      JSON.stringify(field(tx, 'esAprobada')),
+      ex,
+    );
   m.state = 'pending'; // neither approved nor (necessarily) declined: later lookups only check it stays unapproved
   m.kind = 'quick-pay (paid after fechaVencimiento)';
   m.urlQR = undefined;
@@ -217,7 +334,10 @@ class Mpos extends TxCommand {
 
 /** Pays the run's link on its screen: card or points, approved or cvv 111 (7). */
 class Screen extends TxCommand {
-  constructor(readonly formaPago: 0 | 1, readonly decline: boolean) {
+  constructor(
+    readonly formaPago: 0 | 1,
+    readonly decline: boolean,
+  ) {
     super();
   }
   async run(w: TxWorld, r: Real): Promise<void> {
@@ -225,8 +345,19 @@ class Screen extends TxCommand {
     paymentWentThrough(o, `${this}`);
     unreadPage(o, `${this}`);
     const id = idOf(o);
-    if (!id) fail('transaction-model', this.decline ? '7-cvv-111-declines' : '7-dev-authorizes', `${this} is processed (a redirect carrying idTransaccion)`, `${o.kind}${o.kind === 'redirect' ? '' : ` (status ${o.status})`}`);
-    await this.add(w, r, id, { kind: `screen payment (${this.formaPago === 0 ? 'card' : 'points'}${this.decline ? ', cvv 111' : ''})`, monto: r.link.monto, state: this.decline ? 'declined' : 'approved', formaPago: this.formaPago });
+    if (!id)
+      fail(
+        'transaction-model',
+        this.decline ? '7-cvv-111-declines' : '7-dev-authorizes',
+        `${this} is processed (a redirect carrying idTransaccion)`,
+        `${o.kind}${o.kind === 'redirect' ? '' : ` (status ${o.status})`}`,
+      );
+    await this.add(w, r, id, {
+      kind: `screen payment (${this.formaPago === 0 ? 'card' : 'points'}${this.decline ? ', cvv 111' : ''})`,
+      monto: r.link.monto,
+      state: this.decline ? 'declined' : 'approved',
+      formaPago: this.formaPago,
+    });
   }
   toString(): string {
     return `Screen(${this.formaPago === 0 ? 'card' : 'points'}${this.decline ? ', cvv 111' : ''})`;
@@ -238,9 +369,24 @@ class Bitcoin extends TxCommand {
   async run(w: TxWorld, r: Real): Promise<void> {
     await payOnScreen(r.t, r.link.urlEnlace, { formaPago: FORMA_PAGO.Bitcoin });
     const { ex, record } = await activate(r.t, r.link.idEnlace);
-    const fresh = (record.transacciones ?? []).map((tx) => asString(field(tx, 'idTransaccion')) ?? '').filter((id) => id !== '' && !w.txs.has(id));
-    holds(fresh.length === 1, 'transaction-model', '2.1-transacciones-all', 'the Bitcoin payment listed among the link\'s transacciones', `${fresh.length} new transaction(s) listed`, ex);
-    await this.add(w, r, fresh[0], { kind: 'Bitcoin payment on the screen', monto: r.link.monto, state: 'pending', formaPago: FORMA_PAGO.Bitcoin, bitcoin: true });
+    const fresh = (record.transacciones ?? [])
+      .map((tx) => asString(field(tx, 'idTransaccion')) ?? '')
+      .filter((id) => id !== '' && !w.txs.has(id));
+    holds(
+      fresh.length === 1,
+      'transaction-model',
+      '2.1-transacciones-all',
+      "the Bitcoin payment listed among the link's transacciones",
+      `${fresh.length} new transaction(s) listed`,
+      ex,
+    );
+    await this.add(w, r, fresh[0], {
+      kind: 'Bitcoin payment on the screen',
+      monto: r.link.monto,
+      state: 'pending',
+      formaPago: FORMA_PAGO.Bitcoin,
+      bitcoin: true,
+    });
   }
   toString(): string {
     return 'Bitcoin()';
@@ -300,25 +446,55 @@ function commandArbitraries(t: TestHandle): fc.Arbitrary<TxCommand>[] {
 
 async function setup(t: TestHandle, notes: Set<string>, cents: number): Promise<{ model: TxWorld; real: Real }> {
   const monto = cents / 100;
-  const formaPago = { permitirTarjetaCreditoDebido: true, permitirPagoConPuntoPartner: true, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false } as const;
+  const formaPago = {
+    permitirTarjetaCreditoDebido: true,
+    permitirPagoConPuntoPartner: true,
+    permitirPagoEnCuotasPartner: false,
+    permitirPagoEnBitcoin: true,
+    permitePagoQuickPay: false,
+  } as const;
   const { link } = await createLink(t, await observedLinkBody(t, { monto, formaPago }));
-  return { model: { txs: new Map(), order: [], notes }, real: { t, link: { idEnlace: Number(link.idEnlace), urlEnlace: link.urlEnlace, monto } } };
+  return {
+    model: { txs: new Map(), order: [], notes },
+    real: { t, link: { idEnlace: Number(link.idEnlace), urlEnlace: link.urlEnlace, monto } },
+  };
 }
 
 describe('4.8 transaction lookup under random purchase sequences (model-based)', () => {
   const spec = { clauses: CLAUSES, endpoint: 'GET /TransaccionCompra/{id}', purchase: true } as const;
   // With clock control a quick-pay is also paid after its fechaVencimiento (the clock moves: needs 'clock').
-  const title = 'after every purchase, completion and payment (and quick-pays paid after expiry), GET /TransaccionCompra/{id} shows what the model predicts';
-  clauseTest({ ...spec, movesClock: true }, title, async (t) => {
-    if (!t.run.target.capabilities.includes('clock')) t.skip('capability-missing', 'the target has no clock control: the model test without expired quick-pays covers these clauses (a quick-pay\'s expiry is waited for by the [4.6-qr-expiry] test)');
-    await lookupModel(t, testName(CLAUSES, title));
-  }, 120_000);
+  const title =
+    'after every purchase, completion and payment (and quick-pays paid after expiry), GET /TransaccionCompra/{id} ' +
+    'shows what the model predicts';
+  clauseTest(
+    { ...spec, movesClock: true },
+    title,
+    async (t) => {
+      if (!t.run.target.capabilities.includes('clock'))
+        t.skip(
+          'capability-missing',
+          "the target has no clock control: the model test without expired quick-pays covers these clauses (a quick-pay's expiry is waited for by the [4.6-qr-expiry] test)",
+        );
+      await lookupModel(t, testName(CLAUSES, title));
+    },
+    120_000,
+  );
 
-  const remoteTitle = 'after every purchase, completion and payment, GET /TransaccionCompra/{id} shows what the model predicts (no clock control)';
-  clauseTest(spec, remoteTitle, async (t) => {
-    if (t.run.tenant) t.skip('covered-elsewhere', 'the target gives each test its own clock (test-control tenants): the model test with expired quick-pays covers this one');
-    await lookupModel(t, testName(CLAUSES, remoteTitle));
-  }, 120_000);
+  const remoteTitle =
+    'after every purchase, completion and payment, GET /TransaccionCompra/{id} shows what the model predicts (no clock control)';
+  clauseTest(
+    spec,
+    remoteTitle,
+    async (t) => {
+      if (t.run.tenant)
+        t.skip(
+          'covered-elsewhere',
+          'the target gives each test its own clock (test-control tenants): the model test with expired quick-pays covers this one',
+        );
+      await lookupModel(t, testName(CLAUSES, remoteTitle));
+    },
+    120_000,
+  );
 });
 
 async function lookupModel(t: TestHandle, name: string): Promise<void> {

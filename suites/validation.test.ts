@@ -11,7 +11,16 @@
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
-import { catalogue, onlyCoercibleTypes, REQUIRED_FIELDS, setAt, validBody, withUniqueRef, type Body, type RuleEntry } from '../generators/requests.ts';
+import {
+  catalogue,
+  onlyCoercibleTypes,
+  REQUIRED_FIELDS,
+  setAt,
+  validBody,
+  withUniqueRef,
+  type Body,
+  type RuleEntry,
+} from '../generators/requests.ts';
 import type { OperationId } from '../spec/types.ts';
 import { acceptsValid, activate, bodyContext, bodyTestSpec, echoedBack, rejectedWhereValidAccepted, sendBody } from './flows.ts';
 import { clauseTest, createdNothing, type Exchange, fieldEquals, readInt, succeeded, type TestHandle } from '../harness/index.ts';
@@ -36,7 +45,11 @@ const is2xx = (ex: Exchange) => status(ex) >= 200 && status(ex) < 300;
  */
 function skipUnlessRejected(t: TestHandle, ex: Exchange, reportedBy: string): void {
   const s = status(ex);
-  if (s < 400 || s > 499) t.skip('premise-elsewhere', `the request was not rejected (${s || 'no answer'}): reported by ${reportedBy}; what a rejection creates is not observable here`);
+  if (s < 400 || s > 499)
+    t.skip(
+      'premise-elsewhere',
+      `the request was not rejected (${s || 'no answer'}): reported by ${reportedBy}; what a rejection creates is not observable here`,
+    );
 }
 const entries = catalogue();
 /** Stated rules (a target that breaks one FAILs) and descriptions (only observed). */
@@ -49,15 +62,19 @@ describe('stated rules: the canonical violations are rejected', () => {
   for (const entry of rules.filter((e) => e.canonical.violating.length > 0)) {
     const clauses = [entry.rule, '7-violations-rejected'];
     const labels = entry.canonical.violating.map((v) => v.label);
-    clauseTest(bodyTestSpec(entry, clauses), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} rejected (${entry.statement})`, async (t) => {
-      for (const [i, { label }] of entry.canonical.violating.entries()) {
-        const body = await example(t, entry, 'violating', i);
-        const ex = await sendBody(t, entry.operationId, body, entry.auth);
-        if (tolerated(t, entry, body, ex, label)) continue;
-        await rejectedWhereValidAccepted(t, ex, entry.operationId, clauses, `${entry.statement} (${label})`);
-      }
-      await observeNearMisses(t, entry);
-    });
+    clauseTest(
+      bodyTestSpec(entry, clauses),
+      `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} rejected (${entry.statement})`,
+      async (t) => {
+        for (const [i, { label }] of entry.canonical.violating.entries()) {
+          const body = await example(t, entry, 'violating', i);
+          const ex = await sendBody(t, entry.operationId, body, entry.auth);
+          if (tolerated(t, entry, body, ex, label)) continue;
+          await rejectedWhereValidAccepted(t, ex, entry.operationId, clauses, `${entry.statement} (${label})`);
+        }
+        await observeNearMisses(t, entry);
+      },
+    );
   }
 });
 
@@ -67,7 +84,8 @@ describe('stated rules: the canonical violations are rejected', () => {
  */
 function tolerated(t: TestHandle, entry: RuleEntry, body: Body, ex: Exchange, label: string): boolean {
   const coerced = is2xx(ex) ? onlyCoercibleTypes(t.run.contract, entry.operationId as OperationId, body) : undefined;
-  if (coerced !== undefined) t.observe(entry.rule, `${label} was accepted (${status(ex)}): ${coerced}; section 7 lists no type rule, and a lenient server coerces`);
+  if (coerced !== undefined)
+    t.observe(entry.rule, `${label} was accepted (${status(ex)}): ${coerced}; section 7 lists no type rule, and a lenient server coerces`);
   return coerced !== undefined;
 }
 
@@ -80,7 +98,8 @@ async function observeNearMisses(t: TestHandle, entry: RuleEntry): Promise<void>
   const nearMisses = entry.canonical.nearMiss ?? [];
   for (const [i, { label }] of nearMisses.entries()) {
     const ex = await sendBody(t, entry.operationId, await example(t, entry, 'nearMiss', i), entry.auth);
-    if (status(ex) < 400 || status(ex) > 499) t.observe(entry.rule, `${label} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx`);
+    if (status(ex) < 400 || status(ex) > 499)
+      t.observe(entry.rule, `${label} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx`);
   }
 }
 
@@ -89,28 +108,37 @@ async function observeNearMisses(t: TestHandle, entry: RuleEntry): Promise<void>
 describe('described formats: a value that does not look as described is observed, never failed', () => {
   for (const entry of descriptions) {
     const labels = [...entry.canonical.violating, ...(entry.canonical.nearMiss ?? [])].map((v) => v.label);
-    clauseTest(bodyTestSpec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} — observed when taken (${entry.statement})`, async (t) => {
-      for (const [i, { label }] of entry.canonical.violating.entries()) {
-        const ex = await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth);
-        if (status(ex) < 400 || status(ex) > 499) t.observe(entry.rule, `${label} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx: ${entry.statement}`);
-      }
-      await observeNearMisses(t, entry);
-    });
+    clauseTest(
+      bodyTestSpec(entry, [entry.rule]),
+      `${entry.operationId}: ${labels.join('; ')} — observed when taken (${entry.statement})`,
+      async (t) => {
+        for (const [i, { label }] of entry.canonical.violating.entries()) {
+          const ex = await sendBody(t, entry.operationId, await example(t, entry, 'violating', i), entry.auth);
+          if (status(ex) < 400 || status(ex) > 499)
+            t.observe(entry.rule, `${label} was answered ${status(ex) || 'with nothing'}, not refused with a 4xx: ${entry.statement}`);
+        }
+        await observeNearMisses(t, entry);
+      },
+    );
   }
 });
 
 describe('stated rules: the boundary is accepted', () => {
   for (const entry of rules.filter((e) => e.canonical.boundary.length > 0)) {
     const labels = entry.canonical.boundary.map((b) => b.label);
-    clauseTest(bodyTestSpec(entry, [entry.rule]), `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} accepted`, async (t) => {
-      for (const [i, { label }] of entry.canonical.boundary.entries()) {
-        const body = await example(t, entry, 'boundary', i);
-        const ex = await sendBody(t, entry.operationId, body, entry.auth);
-        succeeded(ex, entry.rule, `${entry.operationId} with ${label}`);
-        if (entry.echo?.in === 'response') await echoedBack(t, entry, body, ex, [entry.rule]);
-        if (i === 0) await observeOverPrecision(t, entry, body);
-      }
-    });
+    clauseTest(
+      bodyTestSpec(entry, [entry.rule]),
+      `${entry.operationId}: ${labels.join('; ')} ${labels.length > 1 ? 'are each' : 'is'} accepted`,
+      async (t) => {
+        for (const [i, { label }] of entry.canonical.boundary.entries()) {
+          const body = await example(t, entry, 'boundary', i);
+          const ex = await sendBody(t, entry.operationId, body, entry.auth);
+          succeeded(ex, entry.rule, `${entry.operationId} with ${label}`);
+          if (entry.echo?.in === 'response') await echoedBack(t, entry, body, ex, [entry.rule]);
+          if (i === 0) await observeOverPrecision(t, entry, body);
+        }
+      },
+    );
   }
 });
 
@@ -120,7 +148,8 @@ async function observeOverPrecision(t: TestHandle, entry: RuleEntry, body: Body)
   const monto = amounts[entry.rule];
   if (monto === undefined) return;
   const ex = await sendBody(t, entry.operationId, withUniqueRef(setAt(body, '/monto', monto)));
-  if (status(ex) < 200 || status(ex) > 299) t.observe(entry.rule, `monto ${monto} (more than two decimals, yet within the rule) was answered ${status(ex) || 'with nothing'}`);
+  if (status(ex) < 200 || status(ex) > 299)
+    t.observe(entry.rule, `monto ${monto} (more than two decimals, yet within the rule) was answered ${status(ex) || 'with nothing'}`);
 }
 
 describe('stated rules: the boundary is stored as sent (link record, read through activar)', () => {
@@ -131,7 +160,11 @@ describe('stated rules: the boundary is stored as sent (link record, read throug
       const body = await example(t, entry, 'boundary', 0);
       const ex = await sendBody(t, entry.operationId, body);
       // A refused boundary is the finding of the rule's own testcase ("… is accepted"); here nothing is stored to read.
-      if (!is2xx(ex)) return t.skip('premise-elsewhere', `${label} was refused (${status(ex) || 'no answer'}): reported by the rule's "is accepted" testcase; nothing stored to compare`);
+      if (!is2xx(ex))
+        return t.skip(
+          'premise-elsewhere',
+          `${label} was refused (${status(ex) || 'no answer'}): reported by the rule's "is accepted" testcase; nothing stored to compare`,
+        );
       if (entry.echo) return echoedBack(t, entry, body, ex, clauses);
       // 2.1 gives the record's cantidadMaximaCuotas as the number of instalments; the request's "Tres" is three.
       const { ex: read, record } = await activate(t, readInt(ex.response?.json, 'idEnlace', '4.1-response-fields', ex));
@@ -148,7 +181,13 @@ describe('4.x required fields: a request without one is rejected', () => {
       const clauses = [clause, '7-violations-rejected'];
       clauseTest(bodyTestSpec({ operationId }, clauses), `${operationId} without ${field.slice(1)} is rejected`, async (t) => {
         const [valid] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS, await bodyContext(t)), { numRuns: 1, seed: 1 });
-        await rejectedWhereValidAccepted(t, await sendBody(t, operationId, withUniqueRef(setAt(valid!, field, undefined))), operationId, clauses, `${field.slice(1)} is required`);
+        await rejectedWhereValidAccepted(
+          t,
+          await sendBody(t, operationId, withUniqueRef(setAt(valid!, field, undefined))),
+          operationId,
+          clauses,
+          `${field.slice(1)} is required`,
+        );
       });
     }
   }
@@ -165,45 +204,73 @@ describe('4 request bodies are JSON', () => {
   const clauses = ['4-json-bodies', '7-violations-rejected'];
   // One testcase per operation: every malformed body is sent, the first not rejected fails it.
   for (const operationId of ['createPaymentLink', 'purchaseQuickPay']) {
-    clauseTest(bodyTestSpec({ operationId }, clauses), `${operationId} with ${raw.map(([what]) => what).join('; ')} is rejected each time (4xx, never 5xx)`, async (t) => {
-      for (const [what, contentType, body] of raw) {
-        const ex = await t.call(operationId, { body, headers: { 'content-type': contentType }, auth: 'bearer', label: `${operationId} with ${what}` });
-        await rejectedWhereValidAccepted(t, ex, operationId, clauses, `a request body that is not a JSON object (${what})`);
-      }
-    });
+    clauseTest(
+      bodyTestSpec({ operationId }, clauses),
+      `${operationId} with ${raw.map(([what]) => what).join('; ')} is rejected each time (4xx, never 5xx)`,
+      async (t) => {
+        for (const [what, contentType, body] of raw) {
+          const ex = await t.call(operationId, {
+            body,
+            headers: { 'content-type': contentType },
+            auth: 'bearer',
+            label: `${operationId} with ${what}`,
+          });
+          await rejectedWhereValidAccepted(t, ex, operationId, clauses, `a request body that is not a JSON object (${what})`);
+        }
+      },
+    );
   }
 });
 
 describe('7 a rejected request creates nothing', () => {
-  const firstOfEach = [...new Map(rules.filter((e) => e.canonical.violating.length > 0 && !e.auth).reverse().map((e) => [e.operationId, e])).values()];
+  const firstOfEach = [
+    ...new Map(
+      rules
+        .filter((e) => e.canonical.violating.length > 0 && !e.auth)
+        .reverse()
+        .map((e) => [e.operationId, e]),
+    ).values(),
+  ];
   for (const entry of firstOfEach) {
     const clauses = [entry.rule, '7-violations-rejected'];
-    clauseTest(bodyTestSpec(entry, clauses, ['stats']), `${entry.operationId}: ${entry.canonical.violating[0]!.label} creates no link and no transaction`, async (t) => {
-      const body = await example(t, entry, 'violating', 0);
-      await acceptsValid(t, entry.operationId);
-      const before = await t.run.control!.stats();
-      const ex = await sendBody(t, entry.operationId, body);
-      skipUnlessRejected(t, ex, 'the rule\'s "is rejected" testcase');
-      createdNothing(before, await t.run.control!.stats(), clauses, ex);
-    });
+    clauseTest(
+      bodyTestSpec(entry, clauses, ['stats']),
+      `${entry.operationId}: ${entry.canonical.violating[0]!.label} creates no link and no transaction`,
+      async (t) => {
+        const body = await example(t, entry, 'violating', 0);
+        await acceptsValid(t, entry.operationId);
+        const before = await t.run.control!.stats();
+        const ex = await sendBody(t, entry.operationId, body);
+        skipUnlessRejected(t, ex, 'the rule\'s "is rejected" testcase');
+        createdNothing(before, await t.run.control!.stats(), clauses, ex);
+      },
+    );
   }
 
   const walletClauses = ['4.4-request-fields', '7-violations-rejected'];
-  clauseTest(bodyTestSpec({ operationId: 'purchaseWallet' }, walletClauses, ['stats']), 'purchaseWallet without monto creates no transaction', async (t) => {
-    const [valid] = fc.sample(validBody('purchaseWallet', await bodyContext(t)), { numRuns: 1, seed: 1 });
-    await acceptsValid(t, 'purchaseWallet');
-    const before = await t.run.control!.stats();
-    const ex = await sendBody(t, 'purchaseWallet', setAt(valid!, '/monto', undefined));
-    skipUnlessRejected(t, ex, '"purchaseWallet without monto is rejected"');
-    createdNothing(before, await t.run.control!.stats(), walletClauses, ex);
-  });
+  clauseTest(
+    bodyTestSpec({ operationId: 'purchaseWallet' }, walletClauses, ['stats']),
+    'purchaseWallet without monto creates no transaction',
+    async (t) => {
+      const [valid] = fc.sample(validBody('purchaseWallet', await bodyContext(t)), { numRuns: 1, seed: 1 });
+      await acceptsValid(t, 'purchaseWallet');
+      const before = await t.run.control!.stats();
+      const ex = await sendBody(t, 'purchaseWallet', setAt(valid!, '/monto', undefined));
+      skipUnlessRejected(t, ex, '"purchaseWallet without monto is rejected"');
+      createdNothing(before, await t.run.control!.stats(), walletClauses, ex);
+    },
+  );
 
   const jsonClauses = ['4-json-bodies', '7-violations-rejected'];
-  clauseTest(bodyTestSpec({ operationId: 'createPaymentLink' }, jsonClauses, ['stats']), 'createPaymentLink with a truncated JSON body creates no link', async (t) => {
-    await acceptsValid(t, 'createPaymentLink');
-    const before = await t.run.control!.stats();
-    const ex = await t.call('createPaymentLink', { body: '{"monto": 10.5,', headers: { 'content-type': 'application/json' } });
-    skipUnlessRejected(t, ex, '"createPaymentLink with a truncated JSON body is rejected"');
-    createdNothing(before, await t.run.control!.stats(), jsonClauses, ex);
-  });
+  clauseTest(
+    bodyTestSpec({ operationId: 'createPaymentLink' }, jsonClauses, ['stats']),
+    'createPaymentLink with a truncated JSON body creates no link',
+    async (t) => {
+      await acceptsValid(t, 'createPaymentLink');
+      const before = await t.run.control!.stats();
+      const ex = await t.call('createPaymentLink', { body: '{"monto": 10.5,', headers: { 'content-type': 'application/json' } });
+      skipUnlessRejected(t, ex, '"createPaymentLink with a truncated JSON body is rejected"');
+      createdNothing(before, await t.run.control!.stats(), jsonClauses, ex);
+    },
+  );
 });

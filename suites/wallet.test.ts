@@ -10,38 +10,65 @@ import { asEnum, clauseTest, containsPairs, fieldEquals, RESULTADO } from '../ha
 const ENDPOINT = 'POST /TransaccionCompra/Wallet';
 
 describe('4.4 wallet purchase', () => {
-  clauseTest({ clauses: ['4.4-endpoint', '7-dev-authorizes'], endpoint: ENDPOINT, purchase: true },
-    'a wallet purchase of a development business is approved', async (t) => {
+  clauseTest(
+    { clauses: ['4.4-endpoint', '7-dev-authorizes'], endpoint: ENDPOINT, purchase: true },
+    'a wallet purchase of a development business is approved',
+    async (t) => {
       const { response } = await buyWallet(t);
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       fieldEquals(tx['esAprobada'], true, 'esAprobada', '7-dev-authorizes', ex);
-    });
+    },
+  );
 
-  clauseTest({ clauses: ['4.4-response-fields', '2.2-resultado-values', '4.4-resultado-string', '4.4-fecha-datetime'], endpoint: ENDPOINT, purchase: true },
-    'resultadoTransaccion of the approved purchase is ExitosaAprobada', async (t) => {
+  clauseTest(
+    {
+      clauses: ['4.4-response-fields', '2.2-resultado-values', '4.4-resultado-string', '4.4-fecha-datetime'],
+      endpoint: ENDPOINT,
+      purchase: true,
+    },
+    'resultadoTransaccion of the approved purchase is ExitosaAprobada',
+    async (t) => {
       const { ex, response } = await buyWallet(t);
-      fieldEquals(asEnum(response['resultadoTransaccion'], 'resultadoTransaccion'), RESULTADO.ExitosaAprobada, 'resultadoTransaccion (ExitosaAprobada = 0)', ['2.2-resultado-values', '4.4-resultado-string'], ex);
-    });
+      fieldEquals(
+        asEnum(response['resultadoTransaccion'], 'resultadoTransaccion'),
+        RESULTADO.ExitosaAprobada,
+        'resultadoTransaccion (ExitosaAprobada = 0)',
+        ['2.2-resultado-values', '4.4-resultado-string'],
+        ex,
+      );
+    },
+  );
 
-  clauseTest({ clauses: ['4.4-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
-    'esReal is false for a development business', async (t) => {
+  clauseTest(
+    { clauses: ['4.4-response-fields', '2.2-esreal-test-not-charged'], endpoint: ENDPOINT, purchase: true },
+    'esReal is false for a development business',
+    async (t) => {
       const { ex, response } = await buyWallet(t);
       fieldEquals(response['esReal'], false, 'esReal', '2.2-esreal-test-not-charged', ex);
-    });
+    },
+  );
 
   clauseTest({ clauses: ['4.4-response-fields'], endpoint: ENDPOINT, purchase: true }, 'monto is the amount sent', async (t) => {
     const { ex, request, response } = await buyWallet(t, { monto: 19.99 });
     fieldEquals(response['monto'], request.monto, 'monto', '4.4-response-fields', ex);
   });
 
-  clauseTest({ clauses: ['4.4-response-fields', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true }, 'idExterno is echoed', async (t) => {
-    const { ex, request, response } = await buyWallet(t);
-    fieldEquals(response['idExterno'], request.idExterno, 'idExterno', '2.2-idexterno-echo', ex);
-  });
+  clauseTest(
+    { clauses: ['4.4-response-fields', '2.2-idexterno-echo'], endpoint: ENDPOINT, purchase: true },
+    'idExterno is echoed',
+    async (t) => {
+      const { ex, request, response } = await buyWallet(t);
+      fieldEquals(response['idExterno'], request.idExterno, 'idExterno', '2.2-idexterno-echo', ex);
+    },
+  );
 
-  clauseTest({ clauses: ['4.4-response-fields', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true }, 'datosAdicionales are echoed', async (t) => {
-    const sent = datosAdicionales('wallet');
-    const { ex, response } = await buyWallet(t, { datosAdicionales: sent });
-    containsPairs(response['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
-  });
+  clauseTest(
+    { clauses: ['4.4-response-fields', '2.2-datos-adicionales-echo'], endpoint: ENDPOINT, purchase: true },
+    'datosAdicionales are echoed',
+    async (t) => {
+      const sent = datosAdicionales('wallet');
+      const { ex, response } = await buyWallet(t, { datosAdicionales: sent });
+      containsPairs(response['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
+    },
+  );
 });

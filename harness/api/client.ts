@@ -11,7 +11,8 @@
  * that exists nowhere): accepted there, the 401 was this request's own answer and is returned as is; refused, the
  * token died early (5.2), which is recorded (`earlyRefusals`) for one run-wide testcase. Then the token is dropped
  * and the request re-sent once with a new token ONLY when idempotent (GET/HEAD); a POST is never re-sent: after an
- * early refusal its test is not judged (TokenRefusedEarly), after an expired token's 401 it is returned as is. A request whose token expired
+ * early refusal its test is not judged (TokenRefusedEarly), after an expired token's 401 it is returned as is. A
+ * request whose token expired
  * (by a clock move) while it waited for its turn is not sent at all (`stillValid`): it is prepared again with a new token.
  */
 import { quoted, testcase } from '../record/testcase.ts';
@@ -22,7 +23,10 @@ import type { Exchange, Http } from './http.ts';
 import { earlyRefusals, type TokenCache } from './tokens.ts';
 
 /** The testcase that judges tokens refused inside their lifetime (suites/contract.test.ts). */
-export const EARLY_REFUSAL_TESTCASE = testcase(['5.2-token-reuse', '8-token-lifetime'], 'no token was refused inside its expires_in during the run');
+export const EARLY_REFUSAL_TESTCASE = testcase(
+  ['5.2-token-reuse', '8-token-lifetime'],
+  'no token was refused inside its expires_in during the run',
+);
 import type { AuthKind, OperationMeta } from './contract.ts';
 
 /** What the client needs of an operation: the first security alternative's first scheme is the default auth. */
@@ -66,7 +70,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (auth === 'none') return {};
     if (typeof auth === 'object') return { header: auth.header };
     if (auth === 'bearer') {
-      if (!tokens) throw new Error('a bearer call needs business credentials (CLIENT_ID / CLIENT_SECRET), and none were given to this client');
+      if (!tokens)
+        throw new Error('a bearer call needs business credentials (CLIENT_ID / CLIENT_SECRET), and none were given to this client');
       const token = await tokens.get();
       return { header: `Bearer ${token}`, cache: tokens, token };
     }
@@ -74,7 +79,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (accountAuth === 'basic') {
       return { header: `Basic ${Buffer.from(`${account.user}:${account.password}`).toString('base64')}` };
     }
-    if (!accountTokens) throw new Error('ACCOUNT_AUTH=password-grant needs an account token cache (accountTokens), and none was given to this client');
+    if (!accountTokens)
+      throw new Error('ACCOUNT_AUTH=password-grant needs an account token cache (accountTokens), and none was given to this client');
     const token = await accountTokens.get();
     return { header: `Bearer ${token}`, cache: accountTokens, token };
   }
@@ -106,8 +112,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         if (inLifetime && !(await tokenRefused(header!))) return { ex, retry: false };
         const life = cache.lifetime(token);
         if (inLifetime) {
-          earlyRefusals.push({ operationId, ageS: Math.round(life?.ageS ?? 0), expiresInS: life?.expiresInS ?? 0, kind: cache === accountTokens ? 'account-token' : 'access-token' });
-          noteStep({ kind: 'token', title: `the target refused a token ${Math.round(life?.ageS ?? 0)} s old with expires_in ${life?.expiresInS ?? '?'} (5.2: reused until it expires); a new one is fetched` });
+          earlyRefusals.push({
+            operationId,
+            ageS: Math.round(life?.ageS ?? 0),
+            expiresInS: life?.expiresInS ?? 0,
+            kind: cache === accountTokens ? 'account-token' : 'access-token',
+          });
+          noteStep({
+            kind: 'token',
+            title:
+              `the target refused a token ${Math.round(life?.ageS ?? 0)} s old with expires_in ` +
+              `${life?.expiresInS ?? '?'} (5.2: reused until it expires); a new one is fetched`,
+          });
         }
         // The target no longer accepts it: the next call asks for a new one.
         cache.invalidate(token);
@@ -141,7 +157,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (first.retry && idempotent) return (await send()).ex;
       // A payment or creation is never re-sent: what the refused token stopped is not judged (5.2 is, once).
       if (first.early) {
-        throw new TokenRefusedEarly(`the target refused (401) a token inside its expires_in on ${method} ${operation.path}, which is never re-sent; judged once by ${quoted(EARLY_REFUSAL_TESTCASE)}`);
+        throw new TokenRefusedEarly(
+          `the target refused (401) a token inside its expires_in on ${method} ${operation.path}, which is never ` +
+            `re-sent; judged once by ${quoted(EARLY_REFUSAL_TESTCASE)}`,
+        );
       }
       return first.ex;
     },

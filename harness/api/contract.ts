@@ -117,7 +117,10 @@ export function loadContract(): Promise<Contract> {
   return cached;
 }
 
-/** Builds a fresh contract (new ajv instance) from a parsed document, or from spec/openapi.yaml; `lazy`: each schema compiled on first use. */
+/**
+ * Builds a fresh contract (new ajv instance) from a parsed document, or from spec/openapi.yaml; `lazy`: each schema
+ * compiled on first use.
+ */
 export async function createContract(document?: unknown, options: { lazy?: boolean } = {}): Promise<Contract> {
   // from the file, swagger-parser's own YAML reader is several times faster than the yaml package; dereference
   // mutates its input and keeps shared sub-schemas shared (no copies)
@@ -198,7 +201,9 @@ export async function createContract(document?: unknown, options: { lazy?: boole
   };
 
   return {
-    operations: Object.freeze(Object.fromEntries([...operations].map(([id, op]) => [id, Object.freeze(op.meta)]))) as Contract['operations'],
+    operations: Object.freeze(
+      Object.fromEntries([...operations].map(([id, op]) => [id, Object.freeze(op.meta)])),
+    ) as Contract['operations'],
     document: doc as unknown as OpenAPI.Document,
     validateRequest(operationId, body) {
       const { request } = operation(operationId);
@@ -208,7 +213,15 @@ export async function createContract(document?: unknown, options: { lazy?: boole
       const op = operation(operationId);
       const key = [String(status), `${Math.floor(status / 100)}XX`, 'default'].find((k) => op.responses.has(k));
       if (key === undefined) {
-        return [{ path: '', message: `status ${status} is not a response of ${operationId}`, keyword: 'status', clause: op.meta.clauses, severity: 'fail' }];
+        return [
+          {
+            path: '',
+            message: `status ${status} is not a response of ${operationId}`,
+            keyword: 'status',
+            clause: op.meta.clauses,
+            severity: 'fail',
+          },
+        ];
       }
       const compiled = op.responses.get(key);
       return compiled ? run(compiled, body, { nullableOmitted: true }) : [];
@@ -314,9 +327,12 @@ function relevantErrors(errors: ErrorObject[], root: Obj, data: unknown): ErrorO
     if (keep) dropped.add(combinator);
   }
   // a value of the wrong type also fails its schema's enum/const: the type error says it all
-  const mistyped = new Set(errors.filter((e) => e.keyword === 'type').map((e) => `${e.instancePath}|${e.schemaPath.replace(/\/type$/, '')}`));
+  const mistyped = new Set(
+    errors.filter((e) => e.keyword === 'type').map((e) => `${e.instancePath}|${e.schemaPath.replace(/\/type$/, '')}`),
+  );
   for (const error of errors) {
-    if (error.keyword !== 'type' && mistyped.has(`${error.instancePath}|${error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/'))}`)) dropped.add(error);
+    if (error.keyword !== 'type' && mistyped.has(`${error.instancePath}|${error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/'))}`))
+      dropped.add(error);
   }
   // a field required both by its object and by a rule's allOf branch: keep the branch's (deeper) error
   const required = new Map<string, ErrorObject>();
@@ -340,7 +356,13 @@ function toViolation(error: ErrorObject, compiled: Compiled, data: unknown): Vio
   const severity = clause.length > 0 && clause.every(compiled.observed) ? 'observe' : 'fail';
   if (error.keyword === 'required') {
     const missing = String(error.params.missingProperty);
-    return { path: `${error.instancePath}/${escapePointer(missing)}`, message: `required field ${missing} is missing`, keyword: 'required', clause, severity };
+    return {
+      path: `${error.instancePath}/${escapePointer(missing)}`,
+      message: `required field ${missing} is missing`,
+      keyword: 'required',
+      clause,
+      severity,
+    };
   }
   let keyword = error.keyword;
   let message = error.message ?? keyword;
@@ -358,7 +380,13 @@ function toViolation(error: ErrorObject, compiled: Compiled, data: unknown): Vio
       message = owner.description.replace(/\.$/, '');
     }
   }
-  return { path: error.instancePath, message: `${message} (got ${describe(pointerGet(data, error.instancePath))})`, keyword, clause, severity };
+  return {
+    path: error.instancePath,
+    message: `${message} (got ${describe(pointerGet(data, error.instancePath))})`,
+    keyword,
+    clause,
+    severity,
+  };
 }
 
 /**

@@ -75,7 +75,6 @@ export interface Http {
   readonly limiter?: RequestLimiter;
 }
 
-
 /**
  * The cap on requests in flight (a semaphore whose size moves: AIMD) and the run-wide pause after a 429/503.
  * Waiters are served first come, first served.
@@ -411,7 +410,13 @@ function describeFailure(
     code === 'UND_ERR_ABORTED';
   if (timedOut) {
     // HTTP_TIMEOUT_MS is the target's: no answer within it is the target's failure; the run bound is the suite's.
-    if (byDeadline) return { message: `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`, cause: err, retryable: false, byTarget: false };
+    if (byDeadline)
+      return {
+        message: `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`,
+        cause: err,
+        retryable: false,
+        byTarget: false,
+      };
     return { message: `no response within ${budgetMs / 1000} s from ${what}`, cause: err, retryable: false, byTarget: true };
   }
   if (code === 'ECONNREFUSED') return { message: `connection refused by ${host} (${what})`, cause: err, retryable: true, byTarget: false };

@@ -6,7 +6,8 @@ import { currentScope, forOtherTests } from '../record/test-record.ts';
 
 /**
  * A test's place in a queue for shared capacity (the request cap, the browser payer's turns). Work tests wait for
- * goes first (shared work, a test's tenant being created): it is on their path. Then the longest chain of requests still to run, where the last run's report in REPORT_DIR tells each
+ * goes first (shared work, a test's tenant being created): it is on their path. Then the longest chain of requests
+ * still to run, where the last run's report in REPORT_DIR tells each
  * test's length (critical path first, harness/run/chains.ts); without one, the test furthest along its own chain.
  */
 export function priorityNow(): number {

@@ -85,7 +85,14 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     requests++;
     const fetchedIn = epoch;
     const form: Record<string, string> = password
-      ? { grant_type: 'password', audience, client_id: clientId, client_secret: clientSecret, username: password.username, password: password.password }
+      ? {
+          grant_type: 'password',
+          audience,
+          client_id: clientId,
+          client_secret: clientSecret,
+          username: password.username,
+          password: password.password,
+        }
       : { grant_type: 'client_credentials', audience, client_id: clientId, client_secret: clientSecret };
     const ex = await http.request({ method: 'POST', url: tokenUrl, form, idempotent: true, label: 'issueToken' });
     const res = ex.response!;

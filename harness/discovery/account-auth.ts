@@ -30,30 +30,58 @@ export interface AccountProbe {
 export function accountAuthFrom(basic: number | undefined, grant: number | undefined, grantRefused?: string): AccountAuthFound {
   const ok = (s: number | undefined) => s !== undefined && s >= 200 && s < 300;
   if (ok(basic)) return { accountAuth: 'basic', found: true, evidence: `PUT /EnlacePago/{id}/activar with HTTP Basic answered ${basic}` };
-  if (ok(grant)) return { accountAuth: 'password-grant', found: true, evidence: `PUT /EnlacePago/{id}/activar with HTTP Basic answered ${basic ?? 'nothing'}; with a password-grant token answered ${grant}` };
+  if (ok(grant))
+    return {
+      accountAuth: 'password-grant',
+      found: true,
+      evidence:
+        `PUT /EnlacePago/{id}/activar with HTTP Basic answered ${basic ?? 'nothing'}; with a password-grant ` + `token answered ${grant}`,
+    };
   return {
     accountAuth: 'basic',
     found: false,
-    evidence: `neither was accepted: HTTP Basic answered ${basic ?? 'nothing'}; the password grant ${grantRefused ?? `token was refused by activar (${grant ?? 'nothing'})`}`,
+    evidence:
+      `neither was accepted: HTTP Basic answered ${basic ?? 'nothing'}; the password grant ` +
+      `${grantRefused ?? `token was refused by activar (${grant ?? 'nothing'})`}`,
   };
 }
 
 export async function discoverAccountAuth(p: AccountProbe): Promise<AccountAuthFound> {
   const tokenUrl = `${p.authUrl}/connect/token`;
-  const business = createTokenCache({ http: p.http, tokenUrl, clientId: p.business.clientId, clientSecret: p.business.clientSecret, audience: p.audience });
+  const business = createTokenCache({
+    http: p.http,
+    tokenUrl,
+    clientId: p.business.clientId,
+    clientSecret: p.business.clientSecret,
+    audience: p.audience,
+  });
   const created = await p.http.request({
     method: 'POST',
     url: `${p.baseUrl}/EnlacePago`,
     headers: { authorization: `Bearer ${await business.get()}` },
-    json: { identificadorEnlaceComercio: `conformance-auth-probe-${Date.now()}`, monto: 1, nombreProducto: 'conformance account-auth probe', configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'conformance@example.com' } },
+    json: {
+      identificadorEnlaceComercio: `conformance-auth-probe-${Date.now()}`,
+      monto: 1,
+      nombreProducto: 'conformance account-auth probe',
+      configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'conformance@example.com' },
+    },
     label: 'account auth probe (link)',
   });
   const idEnlace = (created.response?.json as { idEnlace?: unknown } | undefined)?.idEnlace;
   if (typeof idEnlace !== 'number' && typeof idEnlace !== 'string') {
-    return { accountAuth: 'basic', found: false, evidence: `the probe link could not be created (POST /EnlacePago answered ${created.response?.status ?? 'nothing'})` };
+    return {
+      accountAuth: 'basic',
+      found: false,
+      evidence: `the probe link could not be created (POST /EnlacePago answered ${created.response?.status ?? 'nothing'})`,
+    };
   }
   const activar = (authorization: string) =>
-    p.http.request({ method: 'PUT', url: `${p.baseUrl}/EnlacePago/${encodeURIComponent(String(idEnlace))}/activar`, headers: { authorization }, label: 'account auth probe (activar)' });
+    p.http.request({
+      method: 'PUT',
+      url: `${p.baseUrl}/EnlacePago/${encodeURIComponent(String(idEnlace))}/activar`,
+      headers: { authorization },
+      label: 'account auth probe (activar)',
+    });
   const answered = (ex: Awaited<ReturnType<typeof activar>>) => ({ status: ex.response!.status, json: ex.response!.json });
   const byBasic = await activar(`Basic ${Buffer.from(`${p.account.user}:${p.account.password}`).toString('base64')}`);
   const basic = byBasic.response?.status;
@@ -61,7 +89,14 @@ export async function discoverAccountAuth(p: AccountProbe): Promise<AccountAuthF
   let token: string;
   try {
     const password = { username: p.account.user, password: p.account.password };
-    token = await createTokenCache({ http: p.http, tokenUrl, clientId: p.business.clientId, clientSecret: p.business.clientSecret, audience: p.audience, password }).get();
+    token = await createTokenCache({
+      http: p.http,
+      tokenUrl,
+      clientId: p.business.clientId,
+      clientSecret: p.business.clientSecret,
+      audience: p.audience,
+      password,
+    }).get();
   } catch (err) {
     return accountAuthFrom(basic, undefined, `got no token (${(err as Error).message})`);
   }
@@ -81,7 +116,14 @@ export async function findAccountAuth(config: Config, target: TargetInfo): Promi
   if (!target.account) return undefined;
   const http = createRunHttp(config, target.deadline);
   try {
-    return await discoverAccountAuth({ http, baseUrl: target.baseUrl, authUrl: target.authUrl, business: target.business, account: target.account, audience: config.tokenAudience });
+    return await discoverAccountAuth({
+      http,
+      baseUrl: target.baseUrl,
+      authUrl: target.authUrl,
+      business: target.business,
+      account: target.account,
+      audience: config.tokenAudience,
+    });
   } catch (err) {
     return { accountAuth: 'basic', found: false, evidence: `the probe failed: ${(err as Error).message}` };
   } finally {

@@ -29,7 +29,10 @@ const OIDC_SCOPES = new Set(['openid', 'profile', 'email', 'address', 'phone', '
 /** Pure: the candidates after the configured one, in order: published scopes first, then names from the hosts. */
 export function audienceCandidates(configured: string, published: readonly string[], hosts: readonly string[]): string[] {
   const fromHosts = hosts.flatMap((host) => {
-    const labels = host.toLowerCase().split('.').filter((l) => l !== '' && !/^(www|api|auth|login|id|sso|sandbox|dev|test|com|net|org|io|\d+)$/.test(l));
+    const labels = host
+      .toLowerCase()
+      .split('.')
+      .filter((l) => l !== '' && !/^(www|api|auth|login|id|sso|sandbox|dev|test|com|net|org|io|\d+)$/.test(l));
     return labels.slice(0, 2).flatMap((l) => [`${l}_api`, l, `${l}-api`]);
   });
   const all = [configured, ...published.filter((s) => !OIDC_SCOPES.has(s)), ...fromHosts, 'api'];
@@ -39,7 +42,12 @@ export function audienceCandidates(configured: string, published: readonly strin
 /** The scopes an issuer publishes in its discovery document, or [] when it publishes none. */
 async function publishedScopes(http: Http, authUrl: string): Promise<string[]> {
   try {
-    const ex = await http.request({ method: 'GET', url: `${authUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`, idempotent: true, label: 'audience discovery (openid-configuration)' });
+    const ex = await http.request({
+      method: 'GET',
+      url: `${authUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+      idempotent: true,
+      label: 'audience discovery (openid-configuration)',
+    });
     const scopes = (ex.response?.json as { scopes_supported?: unknown } | undefined)?.scopes_supported;
     return ex.response?.status === 200 && Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
   } catch {

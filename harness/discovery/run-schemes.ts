@@ -86,7 +86,9 @@ export function createRedirectHashes(config: Config, clientSecret: string): Redi
         // The first redirect of its kind recorded this run is the one discovery runs on (else this one).
         const first = seen[kind][0] ?? params;
         const scheme = configured(kind, first);
-        ref = Promise.resolve(scheme ? { seen: first, scheme, alike: [scheme], source, tried: '' } : discovered(first, findRedirectScheme(first, secret, kind)));
+        ref = Promise.resolve(
+          scheme ? { seen: first, scheme, alike: [scheme], source, tried: '' } : discovered(first, findRedirectScheme(first, secret, kind)),
+        );
         references.set(kind, ref);
       }
       return ref;
@@ -111,7 +113,9 @@ export function createWebhookSignatures(config: Config, clientSecret: string): W
   const w = config.webhook;
   if (w.signature === 'off') return undefined;
   const configured: WebhookSignature | undefined =
-    w.signature === 'auto' ? undefined : { header: w.signatureHeader, scheme: digestOf(w.signature, w.signatureUnkeyed, w.signatureEncoding) };
+    w.signature === 'auto'
+      ? undefined
+      : { header: w.signatureHeader, scheme: digestOf(w.signature, w.signatureUnkeyed, w.signatureEncoding) };
   let ref: Promise<Reference<WebhookSignature, ReceivedWebhook>> | undefined;
   const source = configured ? 'configured' : 'discovered';
   return {

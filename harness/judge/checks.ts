@@ -23,24 +23,79 @@ import { NoFormError, PaymentRefused } from '../payer/errors.ts';
  */
 export const CHECKS = [
   // generic checks of this file
-  'success', 'rejected', 'not-accepted', 'field-equals', 'json-object', 'absolute-url', 'date-after', 'hash-verifies',
-  'image', 'payment-approved', 'payment-declined', 'payment-not-approved', 'flag-equals', 'field-in', 'contains-pairs',
-  'echoed', 'created-nothing', 'property',
+  'success',
+  'rejected',
+  'not-accepted',
+  'field-equals',
+  'json-object',
+  'absolute-url',
+  'date-after',
+  'hash-verifies',
+  'image',
+  'payment-approved',
+  'payment-declined',
+  'payment-not-approved',
+  'flag-equals',
+  'field-in',
+  'contains-pairs',
+  'echoed',
+  'created-nothing',
+  'property',
   // the run's own: a response against the contract, a request the target never answered
-  'contract', 'answers',
+  'contract',
+  'answers',
   // rules the suites state with holds()
-  'token-issued', 'token-type', 'expires-in', 'token-lifetime', 'no-token',
-  'link-model', 'idenlace-unique', 'usable-field', 'payment-screen', 'screen-product', 'qr-readable', 'back-button',
-  'redirect-id', 'redirect-monto', 'redirect-target', 'redirect-outcome', 'hash-present', 'url-completar',
-  'transaction-model', 'transaction-listed', 'id-transaccion', 'amount-charged', 'bitcoin-transaction', 'datos-bitcoin',
-  'nullable-present', 'mensaje-on-error', 'failure-mensaje', 'failure-resultado', 'decline', 'business-id',
-  'success-limit', 'failure-limit', 'payments-counted',
-  'webhook-received', 'webhook-method', 'webhook-target', 'webhook-signature', 'webhook-identificador',
+  'token-issued',
+  'token-type',
+  'expires-in',
+  'token-lifetime',
+  'no-token',
+  'link-model',
+  'idenlace-unique',
+  'usable-field',
+  'payment-screen',
+  'screen-product',
+  'qr-readable',
+  'back-button',
+  'redirect-id',
+  'redirect-monto',
+  'redirect-target',
+  'redirect-outcome',
+  'hash-present',
+  'url-completar',
+  'transaction-model',
+  'transaction-listed',
+  'id-transaccion',
+  'amount-charged',
+  'bitcoin-transaction',
+  'datos-bitcoin',
+  'nullable-present',
+  'mensaje-on-error',
+  'failure-mensaje',
+  'failure-resultado',
+  'decline',
+  'business-id',
+  'success-limit',
+  'failure-limit',
+  'payments-counted',
+  'webhook-received',
+  'webhook-method',
+  'webhook-target',
+  'webhook-signature',
+  'webhook-identificador',
   'decline-not-notified-approved',
-  'email-sent', 'sms-sent', 'customer-emailed', 'customer-not-emailed', 'email-identificador',
-  'account-record', 'account-businesses',
+  'email-sent',
+  'sms-sent',
+  'customer-emailed',
+  'customer-not-emailed',
+  'email-identificador',
+  'account-record',
+  'account-businesses',
   // money to the cent; a read after a change; credentials the contract does not allow for an operation
-  'amount-equals', 'state-after-change', 'changed-nothing', 'tenant-field-ignored',
+  'amount-equals',
+  'state-after-change',
+  'changed-nothing',
+  'tenant-field-ignored',
   // category security (not spec clauses): tenant isolation
   'tenant-isolation',
 ] as const;
@@ -66,11 +121,7 @@ export function describeExchange(exchange: Exchange): string {
 }
 
 export function formatEvidence(e: CheckEvidence): string {
-  const parts = [
-    `[${e.check}] clause ${e.clauses.join(', ')}`,
-    `expected: ${e.expected}`,
-    `actual:   ${e.actual}`,
-  ];
+  const parts = [`[${e.check}] clause ${e.clauses.join(', ')}`, `expected: ${e.expected}`, `actual:   ${e.actual}`];
   if (e.exchange) parts.push('--- exchange (secrets redacted)', e.exchange);
   if (e.curl) parts.push('--- reproduce', e.curl);
   return parts.join('\n');
@@ -108,10 +159,19 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
   const findings: ContractFinding[] = [];
   const success = status >= 200 && status < 300;
   if (success && (jsonError !== undefined || json === undefined)) {
-    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
-      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}`, severity: 'fail' });
+    findings.push({
+      clauses: ['4-json-bodies'],
+      expected: 'a JSON response body (spec 4: "Request bodies and responses are JSON")',
+      actual: `not a JSON response body: ${contentType || 'no content type'}${jsonError ? `; ${jsonError}` : ''}`,
+      severity: 'fail',
+    });
   } else if (success && jsonUnlabelled) {
-    findings.push({ clauses: ['4-json-bodies'], expected: 'a JSON body labelled as JSON (content-type application/json)', actual: `JSON labelled ${contentType || 'with no content type'}`, severity: 'fail' });
+    findings.push({
+      clauses: ['4-json-bodies'],
+      expected: 'a JSON body labelled as JSON (content-type application/json)',
+      actual: `JSON labelled ${contentType || 'with no content type'}`,
+      severity: 'fail',
+    });
   }
   if (success && json === undefined) return findings;
   findings.push(...fractionFindings(json));
@@ -120,7 +180,12 @@ export function contractFindings(contract: Contract, operationId: string, ex: Ex
     // 5.2's scope is the audience asked for: a scope equal to a TOKEN_AUDIENCE of the service's own follows from
     // that audience (one finding: the audience, 5.1), not a second deviation of the response.
     if (asked !== undefined && v.path === '/scope' && scopeHolds(json, asked)) continue;
-    findings.push({ clauses: v.clause, expected: `a ${status} response of ${operationId} that matches the contract`, actual: `${v.path || '/'} ${v.message}`, severity: v.severity });
+    findings.push({
+      clauses: v.clause,
+      expected: `a ${status} response of ${operationId} that matches the contract`,
+      actual: `${v.path || '/'} ${v.message}`,
+      severity: v.severity,
+    });
   }
   return findings;
 }
@@ -138,13 +203,33 @@ function scopeHolds(json: unknown, audience: string): boolean {
 }
 
 /** What of a webhook body breaks the contract (6.1); PascalCase names are read as camelCase with fieldCase 'insensitive'. */
-export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'exact' | 'insensitive' = 'exact', read: { bom?: boolean } = {}): ContractFinding[] {
+export function webhookFindings(
+  contract: Contract,
+  body: unknown,
+  fieldCase: 'exact' | 'insensitive' = 'exact',
+  read: { bom?: boolean } = {},
+): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
-  if (body === undefined) return [{ clauses: ['4-json-bodies', ...fallback], expected: 'a JSON webhook body (6.1)', actual: 'a body that is not JSON', severity: 'fail' }];
+  if (body === undefined)
+    return [
+      {
+        clauses: ['4-json-bodies', ...fallback],
+        expected: 'a JSON webhook body (6.1)',
+        actual: 'a body that is not JSON',
+        severity: 'fail',
+      },
+    ];
   // A tolerant reader: what a client in the wild strips or coerces is observed once per webhook, and every other
   // field still judged (the payload is not shown by 6.1).
   const tolerated: ContractFinding[] = read.bom
-    ? [{ clauses: ['6.1-webhook-payload-not-shown'], expected: 'a JSON webhook body', actual: 'a UTF-8 byte-order mark before the JSON (read after it; a strict JSON parser would refuse the body)', severity: 'observe' }]
+    ? [
+        {
+          clauses: ['6.1-webhook-payload-not-shown'],
+          expected: 'a JSON webhook body',
+          actual: 'a UTF-8 byte-order mark before the JSON (read after it; a strict JSON parser would refuse the body)',
+          severity: 'observe',
+        },
+      ]
     : [];
   // The transaction data, unwrapped where the body wraps it (the payload is "not shown": 6.1).
   const data = webhookTransaction(body, fieldCase) ?? body;
@@ -158,9 +243,19 @@ export function webhookFindings(contract: Contract, body: unknown, fieldCase: 'e
     ...contract.validateWebhook(shown).map((v): ContractFinding => {
       const value = atPointer(shown, v.path);
       if (v.keyword === 'type' && typeof value === 'string' && NUMERIC.test(value.trim())) {
-        return { clauses: ['6.1-webhook-payload-not-shown'], expected: `${v.path} a JSON number (2.2 types it)`, actual: `${v.path} a number written as a string (${JSON.stringify(value)}): read as ${Number(value)}`, severity: 'observe' };
+        return {
+          clauses: ['6.1-webhook-payload-not-shown'],
+          expected: `${v.path} a JSON number (2.2 types it)`,
+          actual: `${v.path} a number written as a string (${JSON.stringify(value)}): read as ${Number(value)}`,
+          severity: 'observe',
+        };
       }
-      return { clauses: v.clause.length > 0 ? v.clause : fallback, expected: 'a webhook body that matches the contract (transactionSucceeded)', actual: `${v.path || '/'} ${v.message}`, severity: v.severity };
+      return {
+        clauses: v.clause.length > 0 ? v.clause : fallback,
+        expected: 'a webhook body that matches the contract (transactionSucceeded)',
+        actual: `${v.path || '/'} ${v.message}`,
+        severity: v.severity,
+      };
     }),
   ];
 }
@@ -179,7 +274,14 @@ export function fractionFindings(body: unknown): ContractFinding[] {
   walk(body, '');
   if (found.length === 0) return [];
   const { at, digits } = found[0]!;
-  return [{ clauses: ['2-datetime-type'], expected: 'date-times a millisecond reader takes (at most 3 fractional digits)', actual: `${found.length} date-time(s) with ${digits} fractional digits, e.g. ${at} (valid ISO 8601: read at millisecond precision)`, severity: 'observe' }];
+  return [
+    {
+      clauses: ['2-datetime-type'],
+      expected: 'date-times a millisecond reader takes (at most 3 fractional digits)',
+      actual: `${found.length} date-time(s) with ${digits} fractional digits, e.g. ${at} (valid ISO 8601: read at millisecond precision)`,
+      severity: 'observe',
+    },
+  ];
 }
 
 const LONG_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{4,})(?:Z|[+-]\d{2}:?\d{2})?$/;
@@ -191,7 +293,10 @@ const NUMERIC = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 function atPointer(root: unknown, pointer: string): unknown {
   if (pointer === '') return root;
   let at: unknown = root;
-  for (const part of pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+  for (const part of pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))) {
     if (at === null || typeof at !== 'object') return undefined;
     at = (at as Record<string, unknown>)[part];
   }
@@ -218,7 +323,8 @@ export function notAccepted(ex: Exchange, clauses: Clauses, what: string): void 
 
 /** A field of the response equals what was sent or what the spec fixes. */
 export function fieldEquals(actual: unknown, expected: unknown, field: string, clauses: Clauses, ex?: Exchange): void {
-  if (!sameValue(actual, expected)) fail('field-equals', clauses, `${field} = ${JSON.stringify(expected)}`, `${field} = ${JSON.stringify(actual)}`, ex);
+  if (!sameValue(actual, expected))
+    fail('field-equals', clauses, `${field} = ${JSON.stringify(expected)}`, `${field} = ${JSON.stringify(actual)}`, ex);
 }
 
 /** Equal values: numbers to 1e-9, objects key by key whatever their order (a server may order keys as it likes), arrays item by item. */
@@ -245,8 +351,14 @@ export function bodyOf(ex: Exchange, clauses: Clauses): Record<string, unknown> 
     const res = ex.response;
     const notJson = res !== undefined && json === undefined;
     const actual = notJson
-      ? `not a JSON response body: ${res.contentType || 'no content type'}${res.jsonError ? `; ${res.jsonError}` : ''}; the contract testcase of ${ex.label ?? 'these'} responses reports it (4-json-bodies)`
-      : Array.isArray(json) ? 'an array' : json === null ? 'null' : typeof json;
+      ? `not a JSON response body: ` +
+        `${res.contentType || 'no content type'}${res.jsonError ? `; ${res.jsonError}` : ''}; the contract testcase of ` +
+        `${ex.label ?? 'these'} responses reports it (4-json-bodies)`
+      : Array.isArray(json)
+        ? 'an array'
+        : json === null
+          ? 'null'
+          : typeof json;
     fail('json-object', clauses, 'a JSON response body holding an object', actual, ex);
   }
   return json as Record<string, unknown>;
@@ -282,7 +394,12 @@ export function dateAfter(value: unknown, after: Date, field: string, clauses: C
 export function hashVerifies(params: Record<string, string>, schemes: readonly RedirectScheme[], secret: string, clauses: Clauses): void {
   const got = params['hash'] ?? '';
   if (!schemes.some((s) => redirectVerifies(params, s, secret))) {
-    fail('hash-verifies', clauses, `hash = ${schemes[0] ? describeRedirectScheme(schemes[0]) : '(no scheme)'}`, got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`);
+    fail(
+      'hash-verifies',
+      clauses,
+      `hash = ${schemes[0] ? describeRedirectScheme(schemes[0]) : '(no scheme)'}`,
+      got === '' ? 'no hash parameter' : `a hash that does not verify (${got.slice(0, 12)}…)`,
+    );
   }
 }
 
@@ -293,12 +410,24 @@ export function hashVerifies(params: Record<string, string>, schemes: readonly R
 export function isImage(image: { status: number; contentType?: string; isPng: boolean }, url: string, clauses: Clauses): void {
   const typed = /^image\//i.test(image.contentType?.trim() ?? '');
   if (image.status < 200 || image.status > 299 || !(typed || image.isPng)) {
-    fail('image', clauses, `${url} serves an image (2xx, content-type image/*)`, `${image.status} ${image.contentType || 'no content type'}${image.isPng ? '' : ' (not PNG bytes)'}`);
+    fail(
+      'image',
+      clauses,
+      `${url} serves an image (2xx, content-type image/*)`,
+      `${image.status} ${image.contentType || 'no content type'}${image.isPng ? '' : ' (not PNG bytes)'}`,
+    );
   }
 }
 
 /** A plain condition with its evidence: for the few rules no other check expresses. */
-export function holds(condition: boolean, check: CheckName, clauses: Clauses, expected: string, actual: string, ex?: Exchange): asserts condition {
+export function holds(
+  condition: boolean,
+  check: CheckName,
+  clauses: Clauses,
+  expected: string,
+  actual: string,
+  ex?: Exchange,
+): asserts condition {
   if (!condition) fail(check, clauses, expected, actual, ex);
 }
 
@@ -309,7 +438,11 @@ function outcomeText(o: PaymentOutcome): string {
       ? `a redirect to the merchant without esAprobada; the lookup says esAprobada=${o.settled.esAprobada}`
       : `a redirect to the merchant with esAprobada=${o.params['esAprobada'] ?? '(absent)'}`;
   }
-  if (o.kind === 'page' && o.settled) return `a page (status ${o.status}) after the payment; the lookup of ${o.settled.idTransaccion ?? 'its transaction'} says esAprobada=${o.settled.esAprobada}`;
+  if (o.kind === 'page' && o.settled)
+    return (
+      `a page (status ${o.status}) after the payment; the lookup of ` +
+      `${o.settled.idTransaccion ?? 'its transaction'} says esAprobada=${o.settled.esAprobada}`
+    );
   if (o.kind === 'refused' && o.by === 'words') return `a page saying it refuses (status ${o.status}): "${o.text}"`;
   return `${o.kind === 'refused' ? 'a refusal' : 'a page'} (status ${o.status}${o.estado ? `, estado "${o.estado}"` : ''})`;
 }
@@ -327,12 +460,16 @@ export function approvalOf(o: PaymentOutcome): 'true' | 'false' | undefined {
 }
 const esAprobada = approvalOf;
 
-/** A hosted-screen payment was processed and approved: the customer is sent back with esAprobada=true (spec 6.3). Returns the outcome query. */
+/**
+ * A hosted-screen payment was processed and approved: the customer is sent back with esAprobada=true (spec 6.3).
+ * Returns the outcome query.
+ */
 export function paymentApproved(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
   paymentWentThrough(o, what);
   unreadPage(o, what);
   if (o.kind === 'page' && esAprobada(o) === 'true') return settledParams(o);
-  if (o.kind !== 'redirect' || esAprobada(o) !== 'true') fail('payment-approved', clauses, `${what} is approved (redirect with esAprobada=true)`, outcomeText(o));
+  if (o.kind !== 'redirect' || esAprobada(o) !== 'true')
+    fail('payment-approved', clauses, `${what} is approved (redirect with esAprobada=true)`, outcomeText(o));
   return o.params;
 }
 
@@ -344,8 +481,16 @@ export function paymentApproved(o: PaymentOutcome, clauses: Clauses, what: strin
  */
 export function unreadPage(o: PaymentOutcome, what: string): void {
   if (o.kind !== 'page' || o.settled) return;
-  const heading = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(o.html)?.[1]?.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
-  throw new UnreadPage(`${what}: after the submission the page (status ${o.status}${heading ? `, "${heading}"` : ''}) is neither a redirect to urlRedirect, nor a refusal, nor a step with a button to go on, and no lookup told the outcome (no idTransaccion known or shown): "${o.text || '(no text)'}"; with PAYER=browser a page that finishes by script is followed`);
+  const heading = /<h1[^>]*>([\s\S]*?)<\/h1>/i
+    .exec(o.html)?.[1]
+    ?.replace(/<[^>]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  throw new UnreadPage(
+    `${what}: after the submission the page (status ${o.status}${heading ? `, "${heading}"` : ''}) is neither a ` +
+      `redirect to urlRedirect, nor a refusal, nor a step with a button to go on, and no lookup told the outcome (no ` +
+      `idTransaccion known or shown): "${o.text || '(no text)'}"; with PAYER=browser a page that finishes by script is followed`,
+  );
 }
 
 /**
@@ -354,7 +499,12 @@ export function unreadPage(o: PaymentOutcome, what: string): void {
  */
 export function redirectSeen(o: PaymentOutcome, what: string): asserts o is PaymentOutcome & { kind: 'redirect' } {
   unreadPage(o, what);
-  if (o.kind === 'page') throw new UnreadPage(`${what} ended on a page (status ${o.status}), not a redirect the payer saw (the lookup says esAprobada=${o.settled?.esAprobada}): the redirect is judged where one is seen; with PAYER=browser a redirect by script is followed`);
+  if (o.kind === 'page')
+    throw new UnreadPage(
+      `${what} ended on a page (status ${o.status}), not a redirect the payer saw (the lookup says ` +
+        `esAprobada=${o.settled?.esAprobada}): the redirect is judged where one is seen; with PAYER=browser a redirect ` +
+        `by script is followed`,
+    );
 }
 
 /** The query a settled page stands for: the transaction and its approval as the lookup told them (no redirect came). */
@@ -371,8 +521,11 @@ function settledParams(o: PaymentOutcome & { kind: 'page' }): Record<string, str
 export function paymentWentThrough(o: PaymentOutcome, what: string): void {
   if (o.kind !== 'refused') return;
   // A page with no way to pay and no words of refusal, where a payment was expected: a page the suite cannot read,
-  // never a verdict (issue 26) — not judged, with the page's answer.
-  if (o.by === 'no-form') throw new NoFormError(`${what}: the page (status ${o.status}) shows no form to pay and no words of refusal: "${o.text || o.estado || '(no text)'}"`);
+  // never a verdict: not judged, with the page's answer.
+  if (o.by === 'no-form')
+    throw new NoFormError(
+      `${what}: the page (status ${o.status}) shows no form to pay and no words of refusal: "${o.text || o.estado || '(no text)'}"`,
+    );
   // 410 (Gone) and a page saying in words that the link cannot be paid are states the tests judge.
   if (o.answered !== 'submission' || o.status === 410 || o.by === 'words') return;
   const how = o.formAgain ? `showed its form again (status ${o.status})` : `answered ${o.status}`;
@@ -383,7 +536,8 @@ export function paymentWentThrough(o: PaymentOutcome, what: string): void {
 export function paymentDeclined(o: PaymentOutcome, clauses: Clauses, what: string): Record<string, string> {
   unreadPage(o, what);
   if (o.kind === 'page' && esAprobada(o) === 'false') return settledParams(o);
-  if (o.kind !== 'redirect' || esAprobada(o) !== 'false') fail('payment-declined', clauses, `${what} is declined (redirect with esAprobada=false)`, outcomeText(o));
+  if (o.kind !== 'redirect' || esAprobada(o) !== 'false')
+    fail('payment-declined', clauses, `${what} is declined (redirect with esAprobada=false)`, outcomeText(o));
   return o.params;
 }
 
@@ -394,7 +548,10 @@ export function paymentDeclined(o: PaymentOutcome, clauses: Clauses, what: strin
  */
 export function paymentNotApproved(o: PaymentOutcome, clauses: Clauses, what: string): void {
   if (o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
-    throw new NoFormError(`${what}: the page (status ${o.status}) shows no form and no words of refusal, and no page of this target was paid in this run to tell it from a page the suite cannot read: "${o.text || '(no text)'}"`);
+    throw new NoFormError(
+      `${what}: the page (status ${o.status}) shows no form and no words of refusal, and no page of this target was ` +
+        `paid in this run to tell it from a page the suite cannot read: "${o.text || '(no text)'}"`,
+    );
   }
   unreadPage(o, what);
   if (esAprobada(o) === 'true') fail('payment-not-approved', clauses, `${what} is not processed (no approved payment)`, outcomeText(o));
@@ -403,20 +560,36 @@ export function paymentNotApproved(o: PaymentOutcome, clauses: Clauses, what: st
 /** A boolean as JSON or as redirect text ("true"/"false", any case) equals `expected`. */
 export function flagEquals(actual: unknown, expected: boolean, field: string, clauses: Clauses, ex?: Exchange): void {
   const text = typeof actual === 'string' ? actual.trim().toLowerCase() : actual;
-  if (text !== expected && text !== String(expected)) fail('flag-equals', clauses, `${field} = ${expected}`, `${field} = ${JSON.stringify(actual)}`, ex);
+  if (text !== expected && text !== String(expected))
+    fail('flag-equals', clauses, `${field} = ${expected}`, `${field} = ${JSON.stringify(actual)}`, ex);
 }
 
 /** A field holds one of the values the spec allows. */
 export function fieldIn(actual: unknown, allowed: readonly unknown[], field: string, clauses: Clauses, ex?: Exchange): void {
-  if (!allowed.some((a) => sameValue(actual, a))) fail('field-in', clauses, `${field} one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, `${field} = ${JSON.stringify(actual)}`, ex);
+  if (!allowed.some((a) => sameValue(actual, a)))
+    fail(
+      'field-in',
+      clauses,
+      `${field} one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+      `${field} = ${JSON.stringify(actual)}`,
+      ex,
+    );
 }
 
 /** Every key/value pair that was sent comes back unchanged (datosAdicionales echoed: spec 2.2, 6.1). */
 export function containsPairs(actual: unknown, sent: Record<string, string>, field: string, clauses: Clauses, ex?: Exchange): void {
   const got = actual !== null && typeof actual === 'object' && !Array.isArray(actual) ? (actual as Record<string, unknown>) : undefined;
-  const missing = Object.entries(sent).filter(([k, v]) => got?.[k] !== v).map(([k]) => k);
+  const missing = Object.entries(sent)
+    .filter(([k, v]) => got?.[k] !== v)
+    .map(([k]) => k);
   if (missing.length > 0) {
-    fail('contains-pairs', clauses, `${field} holds the pairs sent (${Object.keys(sent).join(', ')})`, got ? `${field} differs at ${missing.join(', ')}: ${JSON.stringify(got)}` : `${field} = ${JSON.stringify(actual)}`, ex);
+    fail(
+      'contains-pairs',
+      clauses,
+      `${field} holds the pairs sent (${Object.keys(sent).join(', ')})`,
+      got ? `${field} differs at ${missing.join(', ')}: ${JSON.stringify(got)}` : `${field} = ${JSON.stringify(actual)}`,
+      ex,
+    );
   }
 }
 
@@ -430,7 +603,10 @@ export function echoed(shown: unknown, sent: unknown, field: string, clauses: Cl
     for (const [key, value] of Object.entries(sent)) echoed(got[key], value, `${field}.${key}`, clauses, ex);
     return;
   }
-  const describe = (v: unknown) => (typeof v === 'string' && v.length > 80 ? `a string of ${[...v].length} characters starting ${JSON.stringify(v.slice(0, 40))}` : JSON.stringify(v));
+  const describe = (v: unknown) =>
+    typeof v === 'string' && v.length > 80
+      ? `a string of ${[...v].length} characters starting ${JSON.stringify(v.slice(0, 40))}`
+      : JSON.stringify(v);
   if (!sameValue(shown, sent)) fail('echoed', clauses, `${field} = ${describe(sent)} (as sent)`, `${field} = ${describe(shown)}`, ex);
 }
 
@@ -468,8 +644,13 @@ export function createdNothing(
   over?: string,
 ): void {
   if (after.links !== before.links || after.transactions !== before.transactions) {
-    fail('created-nothing', clauses, 'a rejected request creates no link and no transaction',
-      `links ${before.links} → ${after.links}, transactions ${before.transactions} → ${after.transactions}${over ? `, ${over}` : ''}`, ex);
+    fail(
+      'created-nothing',
+      clauses,
+      'a rejected request creates no link and no transaction',
+      `links ${before.links} → ${after.links}, transactions ${before.transactions} → ${after.transactions}${over ? `, ${over}` : ''}`,
+      ex,
+    );
   }
 }
 
@@ -523,15 +704,22 @@ const centsText = (cents: bigint): string => {
  * never compared within a tolerance (a JSON number 0.30000000000000004 is not 0.30; 0.31 is a cent off). How it is
  * written (10.5, "10.50") is the contract testcase's matter: any decimal text of the same cents passes.
  */
-export function amountEquals(actual: unknown, expected: number | { cents: bigint; text: string }, field: string, clauses: Clauses, ex?: Exchange): void {
+export function amountEquals(
+  actual: unknown,
+  expected: number | { cents: bigint; text: string },
+  field: string,
+  clauses: Clauses,
+  ex?: Exchange,
+): void {
   const due = typeof expected === 'number' ? amountDue(expected) : expected;
   const text = amountText(actual);
   const cents = text === undefined ? undefined : centsOf(text);
   if (cents === due.cents) return;
-  const how = text === undefined
-    ? `not a number: ${JSON.stringify(actual)}`
-    : cents === undefined
-      ? `${text}, not a whole number of cents (binary floating-point noise, or a fraction of a cent)`
-      : `${text}, ${cents > due.cents ? cents - due.cents : due.cents - cents} cent(s) ${cents > due.cents ? 'more' : 'less'}`;
+  const how =
+    text === undefined
+      ? `not a number: ${JSON.stringify(actual)}`
+      : cents === undefined
+        ? `${text}, not a whole number of cents (binary floating-point noise, or a fraction of a cent)`
+        : `${text}, ${cents > due.cents ? cents - due.cents : due.cents - cents} cent(s) ${cents > due.cents ? 'more' : 'less'}`;
   fail('amount-equals', clauses, `${field} = ${due.text} exactly (to the cent)`, `${field} = ${how}`, ex);
 }

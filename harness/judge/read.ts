@@ -76,7 +76,11 @@ export function asString(value: unknown): string | undefined {
  * The one case-folding lookup of the harness: the key of `record` that is `name` — exactly, or (`insensitive`, the
  * default) in any letter case when no key is exactly it (PascalCase payloads, keys a lookup re-cased).
  */
-export function keyOf(record: Record<string, unknown>, name: string, fieldCase: 'exact' | 'insensitive' = 'insensitive'): string | undefined {
+export function keyOf(
+  record: Record<string, unknown>,
+  name: string,
+  fieldCase: 'exact' | 'insensitive' = 'insensitive',
+): string | undefined {
   if (name in record) return name;
   if (fieldCase === 'exact') return undefined;
   const lower = name.toLowerCase();
@@ -107,8 +111,13 @@ function contractFindingOf(ex?: Exchange): string {
 
 function need<V>(value: V | undefined, raw: unknown, name: string, as: string, clauses: Clauses, ex?: Exchange): V {
   if (value === undefined) {
-    fail('usable-field', clauses, `${name} readable as ${as} (in any common encoding) to judge this behaviour`,
-      `${name} is ${shown(raw)}: unusable; ${contractFindingOf(ex)}`, ex);
+    fail(
+      'usable-field',
+      clauses,
+      `${name} readable as ${as} (in any common encoding) to judge this behaviour`,
+      `${name} is ${shown(raw)}: unusable; ${contractFindingOf(ex)}`,
+      ex,
+    );
   }
   return value;
 }
@@ -148,7 +157,9 @@ export function readAsContract(schema: Schema | undefined, value: unknown, name 
     const { allOf: _allOf, ...rest } = schema;
     return rest.type === undefined && rest.properties === undefined ? out : readAsContract(rest, out, name);
   }
-  const alternatives = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined)?.filter(isRecord);
+  const alternatives = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined)?.filter(
+    isRecord,
+  );
   if (alternatives) {
     if (value === null) return null;
     for (const branch of alternatives.filter((b) => b.type !== 'null')) {
@@ -186,7 +197,12 @@ export function readAsContract(schema: Schema | undefined, value: unknown, name 
 function typeMatches(schema: Schema, value: unknown): boolean {
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  return types.some((t) => t === actual || (t === 'integer' && Number.isInteger(value)) || (t === undefined && isRecord(schema.properties) && actual === 'object'));
+  return types.some(
+    (t) =>
+      t === actual ||
+      (t === 'integer' && Number.isInteger(value)) ||
+      (t === undefined && isRecord(schema.properties) && actual === 'object'),
+  );
 }
 
 /** The success body of an operation read as the contract types it (readAsContract), as a record. */

@@ -52,7 +52,11 @@ export function digestCandidates(): DigestScheme[] {
 }
 
 export function digest(message: string | Buffer, s: DigestScheme, secret: string): string {
-  const d = s.hmac ? createHmac(s.algorithm, s.key === 'none' ? '' : secret).update(message) : createHash(s.algorithm).update(message).update(s.key === 'none' ? '' : secret);
+  const d = s.hmac
+    ? createHmac(s.algorithm, s.key === 'none' ? '' : secret).update(message)
+    : createHash(s.algorithm)
+        .update(message)
+        .update(s.key === 'none' ? '' : secret);
   return d.digest(s.encoding);
 }
 
@@ -73,7 +77,7 @@ export function normalised(field: string, value: string): string {
 }
 
 export function redirectMessage(params: Record<string, string>, s: Pick<RedirectScheme, 'values' | 'order'>): string {
-  return HASH_FIELDS[s.order].map((f) => (s.values === 'normalised' ? normalised(f, params[f] ?? '') : params[f] ?? '')).join('');
+  return HASH_FIELDS[s.order].map((f) => (s.values === 'normalised' ? normalised(f, params[f] ?? '') : (params[f] ?? ''))).join('');
 }
 
 export function redirectHashOf(params: Record<string, string>, s: RedirectScheme, secret: string): string {
@@ -91,7 +95,9 @@ export const redirectKind = (params: Record<string, string>): RedirectKind => (p
 
 export function redirectCandidates(kind: RedirectKind): RedirectScheme[] {
   const orders: RedirectScheme['order'][] = kind === 'link' ? ['spec', 'link'] : ['spec'];
-  return orders.flatMap((order) => (['query', 'normalised'] as const).flatMap((values) => digestCandidates().map((d) => ({ ...d, values, order }))));
+  return orders.flatMap((order) =>
+    (['query', 'normalised'] as const).flatMap((values) => digestCandidates().map((d) => ({ ...d, values, order }))),
+  );
 }
 
 export interface Found<S> {
@@ -106,9 +112,16 @@ export interface Found<S> {
 }
 
 /** The first candidate scheme under which the redirect's hash verifies (spec 6.3's order first). */
-export function findRedirectScheme(params: Record<string, string>, secret: string, kind: RedirectKind = redirectKind(params)): Found<RedirectScheme> {
+export function findRedirectScheme(
+  params: Record<string, string>,
+  secret: string,
+  kind: RedirectKind = redirectKind(params),
+): Found<RedirectScheme> {
   const candidates = redirectCandidates(kind);
-  const orders = kind === 'link' ? "6.3's seven values, and the link order identificadorEnlaceComercio, idTransaccion, idEnlace, monto" : "6.3's seven values";
+  const orders =
+    kind === 'link'
+      ? "6.3's seven values, and the link order identificadorEnlaceComercio, idTransaccion, idEnlace, monto"
+      : "6.3's seven values";
   const tried = `${candidates.length} schemes: ${triedDigests()}; values as in the query or normalised; orders: ${orders}`;
   if (!params['hash']) return { tried: `nothing: the redirect has no hash parameter` };
   const alike = candidates.filter((c) => redirectVerifies(params, c, secret));
@@ -116,17 +129,27 @@ export function findRedirectScheme(params: Record<string, string>, secret: strin
 }
 
 function triedDigests(): string {
-  return `${ALGORITHMS.map((a) => ALGORITHM_NAMES[a]).join(', ')}, each as HMAC keyed with the client secret, plain with the client secret appended, plain without a key; encodings hex (either case), base64, base64url`;
+  return (
+    `${ALGORITHMS.map((a) => ALGORITHM_NAMES[a]).join(', ')}, each as HMAC keyed with the client secret, plain ` +
+    `with the client secret appended, plain without a key; encodings hex (either case), base64, base64url`
+  );
 }
 
 export function describeDigest(s: DigestScheme): string {
   const name = ALGORITHM_NAMES[s.algorithm];
-  const how = s.hmac ? `HMAC-${name} keyed with the client secret` : s.key === 'none' ? `${name} without a key` : `${name} of the message followed by the client secret`;
+  const how = s.hmac
+    ? `HMAC-${name} keyed with the client secret`
+    : s.key === 'none'
+      ? `${name} without a key`
+      : `${name} of the message followed by the client secret`;
   return `${how}, ${s.encoding === 'hex' ? 'hex' : s.encoding}`;
 }
 
 export function describeRedirectScheme(s: RedirectScheme): string {
-  return `${describeDigest(s)}, over ${HASH_FIELDS[s.order].join(' + ')} (${s.values === 'query' ? 'values as in the query' : 'values normalised'})`;
+  return (
+    `${describeDigest(s)}, over ${HASH_FIELDS[s.order].join(' + ')} ` +
+    `(${s.values === 'query' ? 'values as in the query' : 'values normalised'})`
+  );
 }
 
 /** The variables of .env.example that select a redirect scheme (REDIRECT_HASH_ORDER is the link payments' order). */
@@ -146,7 +169,23 @@ export function redirectSchemeSettings(s: RedirectScheme, kind: RedirectKind): R
 /** Header names that say "signature" in some language or convention (x-signature, x-hub-signature-256, firma, …). */
 const SIGNATURE_NAME = /sign|firma|assinatura|hmac|hash|digest|mac\b/i;
 /** Headers that are never a signature, whatever their value looks like. */
-const ORDINARY = new Set(['host', 'content-type', 'content-length', 'user-agent', 'accept', 'accept-encoding', 'connection', 'date', 'traceparent', 'tracestate', 'x-request-id', 'x-correlation-id', 'idempotency-key', 'transfer-encoding', 'expect']);
+const ORDINARY = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'connection',
+  'date',
+  'traceparent',
+  'tracestate',
+  'x-request-id',
+  'x-correlation-id',
+  'idempotency-key',
+  'transfer-encoding',
+  'expect',
+]);
 /** Digest lengths (hex characters, base64 characters) of MD5, SHA-1, SHA-256 and SHA-512. */
 const HEX_LENGTHS = new Set([32, 40, 64, 128]);
 const B64_LENGTHS = new Set([22, 24, 27, 28, 43, 44, 86, 88]);
@@ -179,19 +218,31 @@ export interface WebhookSignature {
 }
 
 /** The header and scheme under which a webhook's signature verifies over its raw body (`preferred` header first). */
-export function findWebhookSignature(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, secret: string, preferred?: string): Found<WebhookSignature> & { headers: string[] } {
+export function findWebhookSignature(
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: Buffer,
+  secret: string,
+  preferred?: string,
+): Found<WebhookSignature> & { headers: string[] } {
   const found = signatureHeaders(headers);
   const names = preferred && typeof headers[preferred] === 'string' ? [preferred, ...found.filter((n) => n !== preferred)] : found;
   const tried = `headers ${names.length > 0 ? names.join(', ') : '(none named like a signature or shaped like a digest)'} under ${digestCandidates().length} schemes over the raw body: ${triedDigests()}`;
   for (const header of names) {
     const value = signatureValue(String(headers[header]));
-    const alike = digestCandidates().filter((c) => sameDigest(value, digest(rawBody, c, secret), c.encoding)).map((scheme) => ({ header, scheme }));
+    const alike = digestCandidates()
+      .filter((c) => sameDigest(value, digest(rawBody, c, secret), c.encoding))
+      .map((scheme) => ({ header, scheme }));
     if (alike.length > 0) return { scheme: alike[0]!, alike, tried, headers: names };
   }
   return { tried, headers: names };
 }
 
-export function webhookVerifies(headers: Record<string, string | string[] | undefined>, rawBody: Buffer, s: WebhookSignature, secret: string): boolean {
+export function webhookVerifies(
+  headers: Record<string, string | string[] | undefined>,
+  rawBody: Buffer,
+  s: WebhookSignature,
+  secret: string,
+): boolean {
   const value = headers[s.header];
   return typeof value === 'string' && sameDigest(signatureValue(value), digest(rawBody, s.scheme, secret), s.scheme.encoding);
 }

@@ -91,7 +91,12 @@ export class Session {
   }
 
   /** timeoutMs: the target's answer to a navigation sent here; stepMs: a step of the browser's own. */
-  constructor(readonly context: BrowserContext, readonly page: Page, readonly timeoutMs: number, readonly stepMs: number) {
+  constructor(
+    readonly context: BrowserContext,
+    readonly page: Page,
+    readonly timeoutMs: number,
+    readonly stepMs: number,
+  ) {
     page.on('response', (r) => {
       const req = r.request();
       if (!req.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
@@ -213,7 +218,8 @@ export class Session {
     if (req.isNavigationRequest() && !top) return this.#fetchFrame(route);
     if (!req.isNavigationRequest()) {
       // A script's submission (fetch): kept for a replay the test may ask for, as a form's is.
-      if (this.stop && req.method() !== 'GET' && ['fetch', 'xhr'].includes(req.resourceType()) && req.frame() === this.page.mainFrame()) await this.#keep(req);
+      if (this.stop && req.method() !== 'GET' && ['fetch', 'xhr'].includes(req.resourceType()) && req.frame() === this.page.mainFrame())
+        await this.#keep(req);
       return route.continue();
     }
     const url = req.url();
@@ -247,7 +253,7 @@ export class Session {
    * under a page this session answered (fetchOnce) gets an error page in Chromium instead of its document.
    */
   async #fetchFrame(route: Route): Promise<void> {
-    let res;
+    let res: Awaited<ReturnType<Route['fetch']>>;
     try {
       res = await route.fetch({ timeout: this.timeoutMs });
     } catch {
@@ -258,7 +264,7 @@ export class Session {
 
   /** Sends the navigation itself (redirects not followed) to see where a redirect leads before the browser goes. */
   async #fetchOnce(route: Route, url: string, method: string): Promise<void> {
-    let res;
+    let res: Awaited<ReturnType<Route['fetch']>>;
     try {
       res = await route.fetch({ maxRedirects: 0, timeout: this.timeoutMs });
     } catch (err) {
@@ -275,7 +281,10 @@ export class Session {
       }
       if ((res.status() === 307 || res.status() === 308) && method !== 'GET') {
         // The browser sends it on, as it does for any customer: the target asked for it, the payer sends nothing again.
-        noteStep({ kind: 'page', title: `the target answered ${res.status()} to the submission: the browser sends it on to ${bare(next)}` }, this.#scope);
+        noteStep(
+          { kind: 'page', title: `the target answered ${res.status()} to the submission: the browser sends it on to ${bare(next)}` },
+          this.#scope,
+        );
         this.#forwarded.add(`${method} ${bare(next)}`);
       }
     }

@@ -19,14 +19,49 @@ import { priorityNow } from '../api/queue-order.ts';
 import { waitingFor } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
-import { cannotDriveMessage, fieldMappings, FieldsNotFoundError, mapPage, placeByElimination, type FieldMapping, type PageKind, type UnmatchedOption } from './field-mapping.ts';
+import {
+  cannotDriveMessage,
+  fieldMappings,
+  FieldsNotFoundError,
+  mapPage,
+  placeByElimination,
+  type FieldMapping,
+  type PageKind,
+  type UnmatchedOption,
+} from './field-mapping.ts';
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
 import { stopOf, submissions, type HttpPayer } from './http.ts';
 import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, shownCode } from './steps.ts';
-import type { CardPayment, FieldName, FieldNames, Followed, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type {
+  CardPayment,
+  FieldName,
+  FieldNames,
+  Followed,
+  OptionValues,
+  PageInput,
+  Payer,
+  PaymentOutcome,
+  Screen,
+  ScreenForm,
+} from './types.ts';
 import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, Session, Turns, type Stop } from './browser-session.ts';
-import { addHidden, controls, describeTargets, emptyInputs, enterInPage, findScope, inputKind, namesIn, readPage, textOf, watchPage, type Control, type FieldKind, type Shown } from './in-page.ts';
+import {
+  addHidden,
+  controls,
+  describeTargets,
+  emptyInputs,
+  enterInPage,
+  findScope,
+  inputKind,
+  namesIn,
+  readPage,
+  textOf,
+  watchPage,
+  type Control,
+  type FieldKind,
+  type Shown,
+} from './in-page.ts';
 
 export interface BrowserPayerOptions {
   chromiumPath: string;
@@ -44,7 +79,6 @@ export interface BrowserPayerOptions {
   /** Fetches images (QR codes) as they are: no page needed. */
   http: HttpPayer;
 }
-
 
 export class BrowserPayer implements Payer {
   readonly #options: BrowserPayerOptions;
@@ -78,10 +112,12 @@ export class BrowserPayer implements Payer {
       // A script may build the form after the document was parsed (even after fetching its own settings).
       const waitMs = session.status < 400 ? Math.min(this.#options.timeoutMs, 10_000) : 0;
       const html = session.outcome ? '' : await this.#html(session, waitMs);
-      if (session.outcome) return { session, screen: { ...readHtml(session.status, session.page.url(), html, this.#names), openedAt }, html };
+      if (session.outcome)
+        return { session, screen: { ...readHtml(session.status, session.page.url(), html, this.#names), openedAt }, html };
       // A page whose fields are in no form of its own (a shell with frames): read with its frames, once they show inputs.
       const formless = !/<form[\s>]/i.test(html);
-      const parts = formless ? await this.#parts(session, html, 'inputs', waitMs) : undefined;
+      // Frames render on this machine's time: the browser's own step bound (the wait ends as soon as they show).
+      const parts = formless ? await this.#parts(session, html, 'inputs', this.#stepMs) : undefined;
       return { session, screen: { ...(await this.#screenOf(session, html, parts)), openedAt }, html };
     } catch (err) {
       throw await this.#failure(session, 'opening', err);
@@ -120,13 +156,20 @@ export class BrowserPayer implements Payer {
     const stuck = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         void held?.close();
-        reject(new PayerError(`the browser did not finish with a page in ${Math.round(bound / 1000)} s (hung or crashed); its context was closed, the payment's outcome is unknown`));
+        reject(
+          new PayerError(
+            `the browser did not finish with a page in ${Math.round(bound / 1000)} s (hung or crashed); its context ` +
+              `was closed, the payment's outcome is unknown`,
+          ),
+        );
       }, bound);
     });
     // The run's summary says how long pages were being driven (where the time went).
     const ended = pending('browser', 'a browser page');
     try {
-      return await waitingFor('the browser driving a page (each step bounded by its own timeout)', () => Promise.race([fn((session) => (held = session)), stuck]));
+      return await waitingFor('the browser driving a page (each step bounded by its own timeout)', () =>
+        Promise.race([fn((session) => (held = session)), stuck]),
+      );
     } finally {
       ended();
       clearTimeout(timer);
@@ -150,7 +193,9 @@ export class BrowserPayer implements Payer {
       const browser = await launchChromium(this.#options.chromiumPath);
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     } catch (err) {
-      throw new PayerError(`the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`);
+      throw new PayerError(
+        `the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`,
+      );
     }
     return Session.open(context, this.#options.timeoutMs, this.#stepMs);
   }
@@ -186,7 +231,9 @@ export class BrowserPayer implements Payer {
     const page = frame.page();
     const found = await frame.evaluate(findScope, card);
     if (found !== -1) {
-      const handle = (await frame.evaluateHandle((i) => (i >= 0 ? document.querySelectorAll('form')[i]! : document.body), found)).asElement()!;
+      const handle = (
+        await frame.evaluateHandle((i) => (i >= 0 ? document.querySelectorAll('form')[i]! : document.body), found)
+      ).asElement()!;
       const within = found >= 0 ? frame.locator('form').nth(found) : frame.locator('body');
       return { page, frame, isForm: found >= 0, evaluate: evaluateOn(handle), locator: (selector) => within.locator(selector) };
     }
@@ -198,7 +245,13 @@ export class BrowserPayer implements Payer {
   /** The whole document of a frame (its controls, wherever they are). */
   async #bodyScope(frame: Frame): Promise<TestRecord> {
     const handle = (await frame.evaluateHandle(() => document.body)).asElement()!;
-    return { page: frame.page(), frame, isForm: false, evaluate: evaluateOn(handle), locator: (selector) => frame.locator('body').locator(selector) };
+    return {
+      page: frame.page(),
+      frame,
+      isForm: false,
+      evaluate: evaluateOn(handle),
+      locator: (selector) => frame.locator('body').locator(selector),
+    };
   }
 
   /**
@@ -209,7 +262,9 @@ export class BrowserPayer implements Payer {
   async #parts(session: Session, html: string, until: 'card' | 'inputs' | undefined, waitMs: number): Promise<Part[]> {
     const deadline = Date.now() + waitMs;
     for (let top = html; ; top = await this.#html(session)) {
-      const views: { frame: Frame; html: string; mapping: FieldMapping }[] = [{ frame: session.page.mainFrame(), html: top, mapping: mapPage(top, this.#options.fieldNames) }];
+      const views: { frame: Frame; html: string; mapping: FieldMapping }[] = [
+        { frame: session.page.mainFrame(), html: top, mapping: mapPage(top, this.#options.fieldNames) },
+      ];
       for (const frame of session.page.frames()) {
         if (frame === session.page.mainFrame() || frame.isDetached()) continue;
         const inner = await frame.evaluate(readPage, [FIELDS, REFUSAL_WORDS.source, 0] as const).catch(() => undefined);
@@ -233,7 +288,12 @@ export class BrowserPayer implements Payer {
   async #screenOf(session: Session, html: string, parts?: Part[]): Promise<Screen> {
     const screen = readHtml(session.status, session.page.url(), html, mapPage(html, this.#options.fieldNames).names);
     if (screen.form || !parts) return screen;
-    const top = await session.page.mainFrame().evaluate(() => document.body ?? document.documentElement).then(async (body) => (body ? (await this.#bodyScope(session.page.mainFrame())).evaluate(controls, ['page', null, '', ''] as const) : { list: [] }));
+    const top = await session.page
+      .mainFrame()
+      .evaluate(() => document.body ?? document.documentElement)
+      .then(async (body) =>
+        body ? (await this.#bodyScope(session.page.mainFrame())).evaluate(controls, ['page', null, '', ''] as const) : { list: [] },
+      );
     const form = shellForm(screen.url, parts, top.list);
     return form ? { ...screen, form } : screen;
   }
@@ -250,7 +310,12 @@ export class BrowserPayer implements Payer {
    * by that field's name there (a frame of another origin included), else through Playwright's selectors in the top
    * document. `mapping` names each field's input in the part it was found in (`where`).
    */
-  async #place(parts: Part[], fields: FieldName[], mapping: FieldMapping, where: (field: FieldName) => number): Promise<Map<FieldName, Placed>> {
+  async #place(
+    parts: Part[],
+    fields: FieldName[],
+    mapping: FieldMapping,
+    where: (field: FieldName) => number,
+  ): Promise<Map<FieldName, Placed>> {
     const placed = new Map<FieldName, Placed>();
     const targetIn = (field: FieldName, i: number): string => (i === where(field) ? mapping.names[field] : parts[i]!.mapping.names[field]);
     let left = fields;
@@ -261,7 +326,10 @@ export class BrowserPayer implements Payer {
         byPart.set(i, [...(byPart.get(i) ?? []), field]);
       }
       for (const [i, asked] of byPart) {
-        const kinds = await parts[i]!.scope.evaluate(describeTargets, asked.map((f) => cssOf(targetIn(f, i))));
+        const kinds = await parts[i]!.scope.evaluate(
+          describeTargets,
+          asked.map((f) => cssOf(targetIn(f, i))),
+        );
         asked.forEach((field, j) => {
           if (kinds[j]) placed.set(field, { part: i, target: targetIn(field, i), kind: kinds[j]!, inDom: true });
         });
@@ -283,7 +351,10 @@ export class BrowserPayer implements Payer {
   }
 
   /** The mapping of the whole page (the first part finding each field), each field's part, each part's inputs. */
-  async #merged(parts: Part[], kind?: PageKind): Promise<{ mapping: FieldMapping; where: (field: FieldName) => number; inputs: Set<string>[] }> {
+  async #merged(
+    parts: Part[],
+    kind?: PageKind,
+  ): Promise<{ mapping: FieldMapping; where: (field: FieldName) => number; inputs: Set<string>[] }> {
     const inputs = (await Promise.all(parts.map((p) => p.scope.evaluate(namesIn, undefined)))).map((names) => new Set(names));
     const found = (field: FieldName, i: number): boolean => {
       const f = parts[i]!.mapping.found[field];
@@ -292,7 +363,15 @@ export class BrowserPayer implements Payer {
     const first = new Map<FieldName, number>();
     for (const field of Object.keys(parts[0]!.mapping.names) as FieldName[]) {
       const i = parts.findIndex((_, j) => found(field, j));
-      first.set(field, i >= 0 ? i : Math.max(0, parts.findIndex((p) => p.mapping.found[field] !== undefined)));
+      first.set(
+        field,
+        i >= 0
+          ? i
+          : Math.max(
+              0,
+              parts.findIndex((p) => p.mapping.found[field] !== undefined),
+            ),
+      );
     }
     const names = { ...parts[0]!.mapping.names };
     const byField: FieldMapping['found'] = {};
@@ -313,7 +392,14 @@ export class BrowserPayer implements Payer {
    * named so, the one empty input left. Never a code the page does not show. `step`: a page after the first, whose
    * hidden fields are the page's own. Returns what was filled (names of fields, never values).
    */
-  async #fillPresent(session: Session, parts: Part[], values: [FieldName, string][], challenge: PageInput['codigoDesafio'], kind: PageKind | undefined, step: boolean): Promise<string[]> {
+  async #fillPresent(
+    session: Session,
+    parts: Part[],
+    values: [FieldName, string][],
+    challenge: PageInput['codigoDesafio'],
+    kind: PageKind | undefined,
+    step: boolean,
+  ): Promise<string[]> {
     const { mapping, where } = await this.#merged(parts, kind);
     const fields = values.map(([field]) => field);
     const placed = await this.#place(parts, [...fields, 'codigoDesafio'], mapping, where);
@@ -331,13 +417,27 @@ export class BrowserPayer implements Payer {
     const code = await this.#codeField(parts, placed, entries);
     if (code) {
       // A selector that matches nothing leaves the field as the page has it.
-      const value = challenge ? await this.#challengeCode(session, challenge) : (shownCode(parts[code.part]!.html) ?? shownCode(parts[0]!.html))?.code;
+      const value = challenge
+        ? await this.#challengeCode(session, challenge)
+        : (shownCode(parts[code.part]!.html) ?? shownCode(parts[0]!.html))?.code;
       if (value !== undefined) {
-        entries.push({ field: 'codigoDesafio', part: code.part, selector: cssOf(code.target), name: code.target, value, how: 'type', inDom: code.inDom });
+        entries.push({
+          field: 'codigoDesafio',
+          part: code.part,
+          selector: cssOf(code.target),
+          name: code.target,
+          value,
+          how: 'type',
+          inDom: code.inDom,
+        });
         filled.push(`${code.target} (the code ${challenge ? 'configured' : 'the page shows'})`);
       }
     }
-    for (const [i, part] of parts.entries()) await this.#enterAll(part.scope, entries.filter((e) => e.part === i));
+    for (const [i, part] of parts.entries())
+      await this.#enterAll(
+        part.scope,
+        entries.filter((e) => e.part === i),
+      );
     this.#secretsOf(session, placed);
     return filled;
   }
@@ -354,7 +454,14 @@ export class BrowserPayer implements Payer {
       if (!form) continue;
       const fields = { ...form.fields };
       for (const name of consent(form, fields, new Set(entries.filter((e) => e.part === i).map((e) => e.name)))) {
-        entries.push({ part: i, selector: cssOf(name), name, value: fields[name]!, how: form.radios?.includes(name) ? 'check' : 'tick', inDom: true });
+        entries.push({
+          part: i,
+          selector: cssOf(name),
+          name,
+          value: fields[name]!,
+          how: form.radios?.includes(name) ? 'check' : 'tick',
+          inDom: true,
+        });
         answered.push(`${name} (agreed)`);
       }
     }
@@ -362,7 +469,11 @@ export class BrowserPayer implements Payer {
   }
 
   /** Where a challenge's code goes: the field named so, else the one empty input left on the page (in any frame). */
-  async #codeField(parts: Part[], placed: Map<FieldName, Placed>, entries: Entry[]): Promise<{ part: number; target: string; inDom: boolean } | undefined> {
+  async #codeField(
+    parts: Part[],
+    placed: Map<FieldName, Placed>,
+    entries: Entry[],
+  ): Promise<{ part: number; target: string; inDom: boolean } | undefined> {
     const named = placed.get('codigoDesafio');
     if (named && named.kind.type !== 'hidden') return { part: named.part, target: named.target, inDom: named.inDom };
     const empty: { part: number; target: string }[] = [];
@@ -394,14 +505,35 @@ export class BrowserPayer implements Payer {
    * Enters the payment as a customer would, in the page and its frames, then the forged fields (set or added as a
    * customer's devtools could). Every field the page cannot take is named at once, and nothing is entered then.
    */
-  async #fill(session: Session, parts: Part[], where: string, payment: CardPayment, forged: Partial<Record<FieldName, string>>): Promise<void> {
+  async #fill(
+    session: Session,
+    parts: Part[],
+    where: string,
+    payment: CardPayment,
+    forged: Partial<Record<FieldName, string>>,
+  ): Promise<void> {
     const values = paymentValues(payment);
     const merged = await this.#merged(parts);
     // The form's own inputs (not the page's), for the quantity or amount placed by elimination.
-    const mapping = placeByElimination(merged.mapping, values.map(([field]) => field), (target) => merged.inputs.some((s) => s.has(target)) || !isInputName(target));
+    const mapping = placeByElimination(
+      merged.mapping,
+      values.map(([field]) => field),
+      (target) => merged.inputs.some((s) => s.has(target)) || !isInputName(target),
+    );
     fieldMappings.record('link screen', mapping);
-    const partOf = (field: FieldName): number => (mapping.found[field]?.by === 'elimination' ? Math.max(0, merged.inputs.findIndex((s) => s.has(mapping.names[field]))) : merged.where(field));
-    const placed = await this.#place(parts, values.map(([field]) => field), mapping, partOf);
+    const partOf = (field: FieldName): number =>
+      mapping.found[field]?.by === 'elimination'
+        ? Math.max(
+            0,
+            merged.inputs.findIndex((s) => s.has(mapping.names[field])),
+          )
+        : merged.where(field);
+    const placed = await this.#place(
+      parts,
+      values.map(([field]) => field),
+      mapping,
+      partOf,
+    );
     const missing: FieldName[] = [];
     const unmatched: UnmatchedOption[] = [];
     const entries: Entry[] = [];
@@ -415,10 +547,15 @@ export class BrowserPayer implements Payer {
       if (pick === undefined) unmatched.push({ field, target: at.target, value, offered: describeOptions(at.kind.options!) });
       else entries.push(entryOf(field, at, pick));
     }
-    if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(where)}`, missing, unmatched, mapping));
+    if (missing.length > 0 || unmatched.length > 0)
+      throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(where)}`, missing, unmatched, mapping));
     this.#consent(parts, entries);
     // The page's own parts first (its payment form may show other fields), then its frames.
-    for (const [i, part] of parts.entries()) await this.#enterAll(part.scope, entries.filter((e) => e.part === i));
+    for (const [i, part] of parts.entries())
+      await this.#enterAll(
+        part.scope,
+        entries.filter((e) => e.part === i),
+      );
     this.#secretsOf(session, placed);
     for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
       if (value === undefined) continue;
@@ -438,13 +575,24 @@ export class BrowserPayer implements Payer {
   async #enterAll(scope: TestRecord, entries: Entry[]): Promise<void> {
     let next = 0;
     while (next < entries.length) {
-      next += await scope.evaluate(enterInPage, entries.slice(next).map((e) => (e.inDom ? ([e.selector, e.how, e.value] as [string, Entry['how'], string]) : null)));
+      next += await scope.evaluate(
+        enterInPage,
+        entries.slice(next).map((e) => (e.inDom ? ([e.selector, e.how, e.value] as [string, Entry['how'], string]) : null)),
+      );
       if (next >= entries.length) break;
       const slow = entries[next]!;
       const input = scope.locator(slow.selector).first();
       if (slow.how === 'select') await input.selectOption(slow.value, { timeout: this.#stepMs });
-      else if (slow.how === 'tick') await scope.locator(`input[type=checkbox][name="${slow.name.replace(/["\\]/g, '\\$&')}"]`).first().check({ timeout: this.#stepMs, force: true });
-      else if (slow.how === 'check') await scope.locator(`input[type=radio][name="${slow.name.replace(/["\\]/g, '\\$&')}"][value="${slow.value.replace(/["\\]/g, '\\$&')}"]`).first().check({ timeout: this.#stepMs, force: true });
+      else if (slow.how === 'tick')
+        await scope
+          .locator(`input[type=checkbox][name="${slow.name.replace(/["\\]/g, '\\$&')}"]`)
+          .first()
+          .check({ timeout: this.#stepMs, force: true });
+      else if (slow.how === 'check')
+        await scope
+          .locator(`input[type=radio][name="${slow.name.replace(/["\\]/g, '\\$&')}"][value="${slow.value.replace(/["\\]/g, '\\$&')}"]`)
+          .first()
+          .check({ timeout: this.#stepMs, force: true });
       else if (slow.how === 'set') await setValue(input, slow.value);
       else await input.fill(slow.value, { timeout: this.#stepMs });
       next++;
@@ -457,7 +605,15 @@ export class BrowserPayer implements Payer {
    * page whose fields are in no form (a shell), the page's control whose words mean going on.
    */
   async #control(parts: Part[]): Promise<Pressing> {
-    const scopes = parts[0]!.scope.isForm ? [parts[0]!.scope] : [await this.#bodyScope(parts[0]!.frame), ...parts.slice(1).filter((p) => p.scope.isForm).map((p) => p.scope)];
+    const scopes = parts[0]!.scope.isForm
+      ? [parts[0]!.scope]
+      : [
+          await this.#bodyScope(parts[0]!.frame),
+          ...parts
+            .slice(1)
+            .filter((p) => p.scope.isForm)
+            .map((p) => p.scope),
+        ];
     const seen: string[] = [];
     for (const scope of scopes) {
       const mode = scope.isForm ? 'form' : 'page';
@@ -471,7 +627,10 @@ export class BrowserPayer implements Payer {
       }
       seen.push(...list.map((c) => `"${c.text}"`));
     }
-    throw new NoFormError(`no control of the page at ${bare(parts[0]!.frame.url())} means paying or going on: it shows ${seen.slice(0, 12).join(', ') || 'none'}`);
+    throw new NoFormError(
+      `no control of the page at ${bare(parts[0]!.frame.url())} means paying or going on: it shows ` +
+        `${seen.slice(0, 12).join(', ') || 'none'}`,
+    );
   }
 
   /**
@@ -484,14 +643,18 @@ export class BrowserPayer implements Payer {
     for (;;) {
       let before: Shown | null | undefined;
       try {
-        before = (await pressing.scope.evaluate(controls, [pressing.mode, pressing.index, REFUSAL_WORDS.source, pressing.text] as const)).before;
+        before = (await pressing.scope.evaluate(controls, [pressing.mode, pressing.index, REFUSAL_WORDS.source, pressing.text] as const))
+          .before;
       } catch (err) {
         // The navigation it starts may end the call's context: that is the submission going out.
         if (MOVED_ON.test((err as Error).message)) return undefined;
         throw err;
       }
       if (before) return before;
-      if (Date.now() >= until) throw new PayerError(`"${pressing.text}" was not ready to press (disabled or hidden) ${session.stepMs} ms after the page showed it`);
+      if (Date.now() >= until)
+        throw new PayerError(
+          `"${pressing.text}" was not ready to press (disabled or hidden) ${session.stepMs} ms after the page showed it`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -506,11 +669,25 @@ export class BrowserPayer implements Payer {
     const page = session.page;
     const bound = session.stepMs;
     const never = new Promise<undefined>(() => {});
-    const loaded = page.waitForEvent('domcontentloaded', { timeout: bound }).then(() => 'a new document', () => undefined);
-    const inFrame = pressing.scope.frame === page.mainFrame() ? never : pressing.scope.frame.waitForNavigation({ timeout: bound, waitUntil: 'domcontentloaded' }).then(() => 'the frame moved on', () => never);
+    const loaded = page.waitForEvent('domcontentloaded', { timeout: bound }).then(
+      () => 'a new document',
+      () => undefined,
+    );
+    const inFrame =
+      pressing.scope.frame === page.mainFrame()
+        ? never
+        : pressing.scope.frame.waitForNavigation({ timeout: bound, waitUntil: 'domcontentloaded' }).then(
+            () => 'the frame moved on',
+            () => never,
+          );
     const before = await this.#press(session, pressing);
     // (A watch ended by a navigation is answered by `loaded`.)
-    const watched = before ? pressing.scope.frame.evaluate(watchPage, [before, REFUSAL_WORDS.source, bound] as const).then((what) => what || undefined, () => never) : never;
+    const watched = before
+      ? pressing.scope.frame.evaluate(watchPage, [before, REFUSAL_WORDS.source, bound] as const).then(
+          (what) => what || undefined,
+          () => never,
+        )
+      : never;
     const what = await Promise.race([session.settled().then(() => 'the outcome'), loaded, inFrame, watched]);
     if (session.outcome || session.error) return what;
     if (what === undefined) {
@@ -532,7 +709,14 @@ export class BrowserPayer implements Payer {
    * asks that the payment has and its go-on button pressed, each step noted in the transcript, up to MAX_STEPS
    * pages. An answer other than a refusal marks the screen's origin as one whose pages this payer drives.
    */
-  async #submitted(session: Session, parts: Part[], stop: Stop, screen: Screen, openedAt: number, input: StepInput): Promise<PaymentOutcome> {
+  async #submitted(
+    session: Session,
+    parts: Part[],
+    stop: Stop,
+    screen: Screen,
+    openedAt: number,
+    input: StepInput,
+  ): Promise<PaymentOutcome> {
     session.stop = stop;
     let pressing = await this.#control(parts);
     const submittedAt = Date.now();
@@ -544,17 +728,27 @@ export class BrowserPayer implements Payer {
       const answer = await this.#reread(session);
       const outcome = outcomeOf(answer.screen, sent);
       // The same form after a wait that saw no answer (only some other change) is no refusal: nothing was answered.
-      if (what === 'the page changed' && outcome.kind === 'refused' && outcome.by === 'form-again') throw new PayerError(nothingFollowed(pressing.text, session.stepMs));
-      if (outcome.kind !== 'page' || !answer.screen.form || goOnButton(answer.screen.form) === undefined) return this.#done(screen, timed(outcome, openedAt, submittedAt));
+      if (what === 'the page changed' && outcome.kind === 'refused' && outcome.by === 'form-again')
+        throw new PayerError(nothingFollowed(pressing.text, session.stepMs));
+      if (outcome.kind !== 'page' || !answer.screen.form || goOnButton(answer.screen.form) === undefined)
+        return this.#done(screen, timed(outcome, openedAt, submittedAt));
       if (step >= MAX_STEPS) {
-        noteStep({ kind: 'page', title: `checkout step ${step + 1} not taken: more than ${MAX_STEPS} pages after the first (a loop, or pages the payer misreads)` });
+        noteStep({
+          kind: 'page',
+          title: `checkout step ${step + 1} not taken: more than ${MAX_STEPS} pages after the first (a loop, or pages the payer misreads)`,
+        });
         return this.#done(screen, timed(outcome, openedAt, submittedAt));
       }
       const values = 'payment' in input ? paymentValues(input.payment) : pageValues(input.card);
       const challenge = 'payment' in input ? undefined : input.card?.codigoDesafio;
       const filled = await this.#fillPresent(session, answer.parts, values, challenge, undefined, true);
       pressing = await this.#control(answer.parts);
-      noteStep({ kind: 'page', title: `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ${filled.length > 0 ? `filled ${filled.join(', ')}` : 'nothing to fill'}; pressed "${pressing.text}"` });
+      noteStep({
+        kind: 'page',
+        title:
+          `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ` +
+          `${filled.length > 0 ? `filled ${filled.join(', ')}` : 'nothing to fill'}; pressed "${pressing.text}"`,
+      });
       // Pressing the step's button is the payer's own submission, not the page sending the last one again.
       session.nextSubmission();
       sent = answer.screen.form;
@@ -572,11 +766,18 @@ export class BrowserPayer implements Payer {
    * for it), through the checkout's steps; the session is closed afterwards, its evidence kept on failure. `html`:
    * the page as just read, when it was (else it is read now: a script may have built its form since).
    */
-  async #pay(session: Session, screen: Screen & { openedAt: number }, input: StepInput, stop: Stop, forged: Partial<Record<FieldName, string>> = {}, html?: string): Promise<PaymentOutcome> {
+  async #pay(
+    session: Session,
+    screen: Screen & { openedAt: number },
+    input: StepInput,
+    stop: Stop,
+    forged: Partial<Record<FieldName, string>> = {},
+    html?: string,
+  ): Promise<PaymentOutcome> {
     try {
       // The page as the customer sees it (its frames too): the same discovery as the HTTP payer's.
       const needsCard = 'payment' in input || input.card?.numeroTarjeta !== undefined;
-      const parts = await this.#parts(session, html ?? (await this.#html(session)), needsCard ? 'card' : undefined, Math.min(this.#options.timeoutMs, 10_000));
+      const parts = await this.#parts(session, html ?? (await this.#html(session)), needsCard ? 'card' : undefined, this.#stepMs);
       if ('payment' in input) await this.#fill(session, parts, screen.url, input.payment, forged);
       else await this.#fillPresent(session, parts, pageValues(input.card), input.card?.codigoDesafio, input.kind, false);
       const outcome = await this.#submitted(session, parts, stop, screen, screen.openedAt, input);
@@ -625,7 +826,10 @@ export class BrowserPayer implements Payer {
 
   async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
     const session = this.#sessions.get(screen);
-    if (!session) throw new PayerError(`the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`);
+    if (!session)
+      throw new PayerError(
+        `the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`,
+      );
     this.#sessions.delete(screen);
     this.#open.splice(this.#open.indexOf(screen), 1);
     const openedAt = screen.openedAt ?? Date.now();
@@ -668,17 +872,35 @@ export class BrowserPayer implements Payer {
         const index = controlMeaning(list, meaning);
         if (index === undefined) {
           await this.#release(session);
-          return { notFound: `no control of the screen at ${bare(screen.url)} says ${MEANINGS[meaning]}: it shows ${list.filter((c) => c.ready).map((c) => `"${c.text}"`).slice(0, 12).join(', ') || 'no control'}` };
+          return {
+            notFound: `no control of the screen at ${bare(screen.url)} says ${MEANINGS[meaning]}: it shows ${
+              list
+                .filter((c) => c.ready)
+                .map((c) => `"${c.text}"`)
+                .slice(0, 12)
+                .join(', ') || 'no control'
+            }`,
+          };
         }
         const text = list[index]!.text;
         session.reset((url) => !URL.canParse(url) || new URL(url).origin !== origin);
-        const loaded = session.page.waitForEvent('domcontentloaded', { timeout: session.stepMs }).then(() => true, () => false);
+        const loaded = session.page.waitForEvent('domcontentloaded', { timeout: session.stepMs }).then(
+          () => true,
+          () => false,
+        );
         await this.#press(session, { scope: body, mode: 'page', index, text });
         const navigated = await Promise.race([session.settled().then(() => false), loaded]);
         const url = session.outcome?.location ?? (navigated ? session.page.url() : undefined);
-        noteStep({ kind: 'page', title: `pressed "${text}" on the screen (${meaning}): ${url ? `it leads to ${url}` : `nothing followed within ${session.stepMs} ms`}` });
+        noteStep({
+          kind: 'page',
+          title:
+            `pressed "${text}" on the screen (${meaning}): ` +
+            `${url ? `it leads to ${url}` : `nothing followed within ${session.stepMs} ms`}`,
+        });
         await this.#release(session);
-        return url ? { url, control: text } : { notFound: `pressing "${text}" (${meaning}) on the screen at ${bare(screen.url)} led nowhere within ${session.stepMs} ms` };
+        return url
+          ? { url, control: text }
+          : { notFound: `pressing "${text}" (${meaning}) on the screen at ${bare(screen.url)} led nowhere within ${session.stepMs} ms` };
       } catch (err) {
         throw await this.#failure(session, 'following', err);
       }
@@ -701,7 +923,10 @@ export class BrowserPayer implements Payer {
     return this.#openAndPay(urlEnlace, { payment }, stopOf(payment));
   }
 
-  complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
+  complete3ds(
+    urlCompletarPago3Ds: string,
+    { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput },
+  ): Promise<PaymentOutcome> {
     return this.#openAndPay(urlCompletarPago3Ds, { card, kind: '3DS page' }, stopOf({ redirectPrefix }));
   }
 
@@ -714,12 +939,14 @@ export class BrowserPayer implements Payer {
   }
 }
 
-
 /** A navigation under way ended the page's script context (or the page itself). */
 const MOVED_ON = /context was destroyed|navigat|Target (page, context or browser )?(has been )?closed/i;
 
 function nothingFollowed(pressed: string, ms: number): string {
-  return `nothing the payer can read followed "${pressed}" within ${ms} ms: no navigation, no message, no next step (the payment was sent once and is not sent again)`;
+  return (
+    `nothing the payer can read followed "${pressed}" within ${ms} ms: no navigation, no message, no next step ` +
+    `(the payment was sent once and is not sent again)`
+  );
 }
 
 /** What a frame shows that a customer fills. */
@@ -811,11 +1038,19 @@ function shellForm(url: string, parts: { mapping: FieldMapping }[], shown: Contr
   };
 }
 
-const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+const fold = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 /** Words of going back, and of cancelling: which of the controls that leave (meansLeave) a meaning asks for first. */
 const BACK = /(^|[^a-z])(volver|regres|atras|back|return|retorn|voltar)/;
 const CANCEL = /(^|[^a-z])(cancel|anular|salir|exit|cerrar|close)/;
-const MEANINGS = { back: 'going back (Volver, Regresar, Atrás, Back, Return; else Cancelar, Cancel)', cancel: 'cancelling (Cancelar, Anular, Cancel; else Volver, Back)', 'go-on': 'paying or going on (Pagar, Continuar, Confirmar, Pay, Continue…)' } as const;
+const MEANINGS = {
+  back: 'going back (Volver, Regresar, Atrás, Back, Return; else Cancelar, Cancel)',
+  cancel: 'cancelling (Cancelar, Anular, Cancel; else Volver, Back)',
+  'go-on': 'paying or going on (Pagar, Continuar, Confirmar, Pay, Continue…)',
+} as const;
 
 /** The control a customer would press for `meaning`, among those shown. */
 function controlMeaning(list: Control[], meaning: 'back' | 'cancel' | 'go-on'): number | undefined {
@@ -836,7 +1071,10 @@ interface Visit {
   html: string;
 }
 
-/** A value to enter: in which part, where (`inDom`: reachable by the page's querySelector), how, and what (the payment's field, where it is one). */
+/**
+ * A value to enter: in which part, where (`inDom`: reachable by the page's querySelector), how, and what (the
+ * payment's field, where it is one).
+ */
 interface Entry {
   field?: FieldName;
   part: number;

@@ -27,7 +27,10 @@ export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** One line saying how to get a browser, for config errors and skips. */
 export function installHint(path: string): string {
-  return `no Chromium at ${path}: install it with \`apt-get install -y chromium\` (Debian/Ubuntu), or set CHROMIUM_PATH to the chromium executable`;
+  return (
+    `no Chromium at ${path}: install it with \`apt-get install -y chromium\` (Debian/Ubuntu), or set ` +
+    `CHROMIUM_PATH to the chromium executable`
+  );
 }
 
 export function chromiumAvailable(path: string = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH): boolean {
@@ -40,7 +43,9 @@ const launched = new Map<string, Promise<Browser>>();
 export function launchChromium(path: string): Promise<Browser> {
   let browser = launched.get(path);
   if (!browser) {
-    const starting = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 30_000 }));
+    const starting = import('playwright-core').then(({ chromium }) =>
+      chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 30_000 }),
+    );
     browser = starting;
     // A failed launch is not cached, nor a browser that went away (a crash): the next payment starts another.
     starting.then(
@@ -61,14 +66,29 @@ export async function closeChromium(): Promise<void> {
 
 /** Card number and cvv inputs: the configured targets, those the payer typed them into, what autofill would recognise. */
 function sensitiveSelectors(cardTarget: string, cvvTarget: string, typed: string[]): string[] {
-  return [...new Set([cssOf(cardTarget), cssOf(cvvTarget), ...typed, '[autocomplete=cc-number]', '[autocomplete=cc-csc]', 'input[type=password]'])];
+  return [
+    ...new Set([
+      cssOf(cardTarget),
+      cssOf(cvvTarget),
+      ...typed,
+      '[autocomplete=cc-number]',
+      '[autocomplete=cc-csc]',
+      'input[type=password]',
+    ]),
+  ];
 }
 
 /**
  * Empties the card and cvv inputs (and any input holding a card-like number), and masks a card number the page
  * echoes as text, in the page and every frame of it (of any origin), so a screenshot shows neither.
  */
-export async function blankSecrets(page: Page, cardTarget: string, cvvTarget: string, cardNumbers: string[] = [], typed: string[] = []): Promise<void> {
+export async function blankSecrets(
+  page: Page,
+  cardTarget: string,
+  cvvTarget: string,
+  cardNumbers: string[] = [],
+  typed: string[] = [],
+): Promise<void> {
   const selectors = sensitiveSelectors(cardTarget, cvvTarget, typed);
   await Promise.all(
     page.frames().map((frame) =>
@@ -83,7 +103,8 @@ export async function blankSecrets(page: Page, cardTarget: string, cvvTarget: st
                 // a selector only Playwright reads
               }
             }
-            for (const el of document.querySelectorAll<HTMLInputElement>('input, textarea')) if (/^\d(?:[ -]?\d){12,18}$/.test(el.value.trim())) el.value = '';
+            for (const el of document.querySelectorAll<HTMLInputElement>('input, textarea'))
+              if (/^\d(?:[ -]?\d){12,18}$/.test(el.value.trim())) el.value = '';
             if (!document.body) return;
             const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
             for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -106,7 +127,10 @@ let shots = 0;
  * Evidence of the page the payer is on, for a failure message: its URL (redacted), a screenshot in
  * REPORT_DIR/screens/ and its text (redacted; also written beside the screenshot).
  */
-export async function pageEvidence(page: Page, options: { reportDir: string; label: string; cardTarget: string; cvvTarget: string; cardNumbers?: string[]; secretTargets?: string[] }): Promise<string> {
+export async function pageEvidence(
+  page: Page,
+  options: { reportDir: string; label: string; cardTarget: string; cvvTarget: string; cardNumbers?: string[]; secretTargets?: string[] },
+): Promise<string> {
   const url = redactUrl(page.url());
   const parts = [`page ${url}`];
   try {
@@ -114,7 +138,10 @@ export async function pageEvidence(page: Page, options: { reportDir: string; lab
     const dir = join(options.reportDir, 'screens');
     mkdirSync(dir, { recursive: true });
     // Base 36: a 13-digit timestamp can pass Luhn and be masked as a card number in the message quoting the path.
-    const base = join(dir, `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now().toString(36)}${(shots++).toString(36)}`);
+    const base = join(
+      dir,
+      `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now().toString(36)}${(shots++).toString(36)}`,
+    );
     await page.screenshot({ path: `${base}.png`, fullPage: true, timeout: 20_000 });
     const text = secrets.redactText(await page.innerText('body', { timeout: 5_000 }));
     writeFileSync(`${base}.txt`, `${url}\n\n${text}\n`);

@@ -1,5 +1,5 @@
 /**
- * Field discovery on hosted pages (issue 22): which input of a page takes each of the spec's fields, read from the
+ * Field mapping on hosted pages: which input of a page takes each of the spec's fields, read from the
  * page's HTML (as served, or a browser's DOM), so both payers map a vendor's screen the same way. A field is found,
  * in this order, by SCREEN_FIELD_NAMES (the user's word overrides), by its HTML autofill token
  * (`autocomplete="cc-number"`…), by its label (`<label for>`, a wrapping label, aria-label, placeholder; Spanish or
@@ -85,7 +85,13 @@ const LOOKED_FOR: Record<FieldName, string> = {
   codigoDesafio: 'autocomplete=one-time-code, a label like "Código de verificación"/"Verification code"',
 };
 
-const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ').trim();
+const fold = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** The inputs a customer can fill (not hidden, not buttons), in page order. */
 export function candidatesOf(html: string): Candidate[] {
@@ -106,11 +112,31 @@ export function candidatesOf(html: string): Candidate[] {
     const id = el.getAttribute('id');
     const target = name && isInputName(name) ? name : id ? `#${id}` : undefined;
     if (!target) continue; // neither submitted nor addressable
-    const labelledBy = (el.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean).map((ref) => root.querySelector(`[id="${ref}"]`)?.text ?? '');
-    const label = [id ? labelFor.get(id) : undefined, wrappingLabel(el), el.getAttribute('aria-label'), ...labelledBy, el.getAttribute('placeholder'), el.getAttribute('title')]
-      .filter((s): s is string => !!s && s.trim() !== '').map((s) => s.replace(/\s+/g, ' ').trim()).join(' / ');
+    const labelledBy = (el.getAttribute('aria-labelledby') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((ref) => root.querySelector(`[id="${ref}"]`)?.text ?? '');
+    const label = [
+      id ? labelFor.get(id) : undefined,
+      wrappingLabel(el),
+      el.getAttribute('aria-label'),
+      ...labelledBy,
+      el.getAttribute('placeholder'),
+      el.getAttribute('title'),
+    ]
+      .filter((s): s is string => !!s && s.trim() !== '')
+      .map((s) => s.replace(/\s+/g, ' ').trim())
+      .join(' / ');
     const options = tag === 'select' ? el.querySelectorAll('option').flatMap((o) => [o.getAttribute('value') ?? '', o.text.trim()]) : [];
-    out.push({ target, tag, type, autocomplete: fold(el.getAttribute('autocomplete') ?? ''), inputmode: fold(el.getAttribute('inputmode') ?? ''), label, options });
+    out.push({
+      target,
+      tag,
+      type,
+      autocomplete: fold(el.getAttribute('autocomplete') ?? ''),
+      inputmode: fold(el.getAttribute('inputmode') ?? ''),
+      label,
+      options,
+    });
   }
   return out;
 }
@@ -133,7 +159,15 @@ function radioOption(el: HTMLElement, labelFor: Map<string, string>, groups: Map
       else if (p.getAttribute?.('role') === 'radiogroup') legend = p.getAttribute('aria-label') ?? undefined;
       if (tag === 'form' || tag === 'body') break;
     }
-    group = { target: name, tag: 'select', type: 'radio', autocomplete: '', inputmode: '', label: (legend ?? '').replace(/\s+/g, ' ').trim(), options: [] };
+    group = {
+      target: name,
+      tag: 'select',
+      type: 'radio',
+      autocomplete: '',
+      inputmode: '',
+      label: (legend ?? '').replace(/\s+/g, ' ').trim(),
+      options: [],
+    };
     groups.set(name, group);
     out.push(group);
   }
@@ -172,7 +206,8 @@ function byOptions(c: Candidate): FieldName | undefined {
 function byType(c: Candidate, free: Set<FieldName>): FieldName | undefined {
   if (c.type === 'email') return 'email';
   if (c.type === 'password') return 'cvv';
-  if (c.tag === 'input' && (c.inputmode === 'numeric' || c.type === 'tel')) return free.has('numeroTarjeta') ? 'numeroTarjeta' : free.has('cvv') ? 'cvv' : undefined;
+  if (c.tag === 'input' && (c.inputmode === 'numeric' || c.type === 'tel'))
+    return free.has('numeroTarjeta') ? 'numeroTarjeta' : free.has('cvv') ? 'cvv' : undefined;
   return undefined;
 }
 
@@ -187,7 +222,11 @@ export function discoverFields(html: string, configured: Partial<FieldNames> = {
   const used = new Set(Object.values(found).map((f) => f.target));
   const free = () => new Set((Object.keys(defaultFieldNames) as FieldName[]).filter((f) => !found[f]));
   const stages: [FoundBy, (c: Candidate, free: Set<FieldName>) => FieldName | undefined][] = [
-    ['autocomplete', (c) => (Object.keys(AUTOCOMPLETE) as FieldName[]).find((f) => c.autocomplete.split(' ').some((token) => AUTOCOMPLETE[f]!.includes(token)))],
+    [
+      'autocomplete',
+      (c) =>
+        (Object.keys(AUTOCOMPLETE) as FieldName[]).find((f) => c.autocomplete.split(' ').some((token) => AUTOCOMPLETE[f]!.includes(token))),
+    ],
     ['default name', (c) => (Object.keys(defaultFieldNames) as FieldName[]).find((f) => defaultFieldNames[f] === c.target)],
     ['label', byLabel],
     ['options', byOptions],
@@ -225,7 +264,13 @@ export function isDiscovered(mapping: FieldMapping): boolean {
 /** The inputs a page shows, for a reason: `f1 "Número de tarjeta" (text)`. */
 export function describeCandidates(candidates: Candidate[]): string {
   if (candidates.length === 0) return 'the page shows no input a customer can fill';
-  const shown = candidates.slice(0, 12).map((c) => `${c.target}${c.label ? ` "${c.label}"` : ''} (${c.tag === 'input' ? c.type : c.tag}${c.autocomplete ? `, autocomplete=${c.autocomplete}` : ''})`);
+  const shown = candidates
+    .slice(0, 12)
+    .map(
+      (c) =>
+        `${c.target}${c.label ? ` "${c.label}"` : ''} ` +
+        `(${c.tag === 'input' ? c.type : c.tag}${c.autocomplete ? `, autocomplete=${c.autocomplete}` : ''})`,
+    );
   return `inputs seen: ${shown.join('; ')}${candidates.length > 12 ? `; … ${candidates.length - 12} more` : ''}`;
 }
 
@@ -242,7 +287,7 @@ export function placeByElimination(mapping: FieldMapping, needs: FieldName[], pr
     if (field === 'monto' && needs.includes('cantidad') && !present(result.names.cantidad)) continue;
     const placed = new Set(Object.values(result.found).map((f) => f.target));
     const left = result.candidates.filter((c) => c.tag === 'input' && numberLike(c) && !placed.has(c.target));
-    // The quantity is the last number input left (issue 26: where it is editable, it follows the amount); the amount
+    // The quantity is the last number input left (where it is editable, it follows the amount); the amount
     // only when it is the one left.
     if (left.length === 0 || (field === 'monto' && left.length !== 1)) continue;
     const target = left[left.length - 1]!.target;
@@ -252,7 +297,8 @@ export function placeByElimination(mapping: FieldMapping, needs: FieldName[], pr
 }
 
 /** An input taking a number: type number, or a text input whose keyboard is numeric (inputmode numeric or decimal). */
-const numberLike = (c: Candidate): boolean => c.type === 'number' || (['text', 'tel', ''].includes(c.type) && ['numeric', 'decimal'].includes(c.inputmode));
+const numberLike = (c: Candidate): boolean =>
+  c.type === 'number' || (['text', 'tel', ''].includes(c.type) && ['numeric', 'decimal'].includes(c.inputmode));
 
 /** A select whose options hold none meaning the suite's value: the field, the value sought, what was offered. */
 export interface UnmatchedOption {
@@ -270,7 +316,9 @@ export function cannotDriveMessage(where: string, missing: FieldName[], unmatche
   const parts = [
     ...(missing.length > 0 ? [`could not find ${lookedFor(missing, mapping)}`] : []),
     ...unmatched.map(
-      (u) => `no option of ${u.field} (${u.target}) means "${u.value}": it offers ${u.offered}; set SCREEN_OPTION_VALUES, e.g. {"${u.field}":{"${u.value}":"<the option's value>"}}`,
+      (u) =>
+        `no option of ${u.field} (${u.target}) means "${u.value}": it offers ${u.offered}; set SCREEN_OPTION_VALUES, ` +
+        `e.g. {"${u.field}":{"${u.value}":"<the option's value>"}}`,
     ),
   ];
   return `${where}: ${parts.join('; ')}; ${describeCandidates(mapping.candidates)}`;
@@ -287,7 +335,12 @@ export function notFoundMessage(where: string, missing: FieldName[], mapping: Fi
 }
 
 function lookedFor(missing: FieldName[], mapping: FieldMapping): string {
-  return missing.map((f) => `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}", but the page has no field "${mapping.names[f]}"` : LOOKED_FOR[f]})`).join(', ');
+  return missing
+    .map(
+      (f) =>
+        `${f} (looked for ${mapping.found[f]?.by === 'configured' ? `SCREEN_FIELD_NAMES "${mapping.names[f]}", but the page has no field "${mapping.names[f]}"` : LOOKED_FOR[f]})`,
+    )
+    .join(', ');
 }
 
 /**
@@ -317,7 +370,11 @@ export class FieldMappings {
 }
 
 /** The clause each kind of page is reached by (its URL in the spec). */
-const PAGE_CLAUSE: Record<PageKind, string> = { 'link screen': '4.1-url-enlace-leads-to-screen', '3DS page': '4.3-url-completar', 'quick-pay page': '4.6-url-qr' };
+const PAGE_CLAUSE: Record<PageKind, string> = {
+  'link screen': '4.1-url-enlace-leads-to-screen',
+  '3DS page': '4.3-url-completar',
+  'quick-pay page': '4.6-url-qr',
+};
 
 /** The process-wide record (one run per process), as the secrets registry. */
 export const fieldMappings = new FieldMappings();

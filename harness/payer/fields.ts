@@ -49,7 +49,18 @@ export function resolveNames(names: FieldNames, html: string): FieldNames {
 
 /** The payment's values in the order a customer fills the screen (payment form first: it may show other fields). */
 export function paymentValues(payment: CardPayment): [FieldName, string][] {
-  const order = ['formaPago', 'cuotas', 'cantidad', 'monto', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'] as const;
+  const order = [
+    'formaPago',
+    'cuotas',
+    'cantidad',
+    'monto',
+    'numeroTarjeta',
+    'cvv',
+    'mesVencimiento',
+    'anioVencimiento',
+    'nombreTitular',
+    'email',
+  ] as const;
   return order.flatMap((field) => (payment[field] === undefined ? [] : [[field, String(payment[field])] as [FieldName, string]]));
 }
 
@@ -65,13 +76,28 @@ export interface Option {
   text: string;
 }
 
-const foldText = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ').trim();
+const foldText = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** Month names and abbreviations (Spanish, English, Portuguese), folded; index + 1 is the month. */
 const MONTHS: RegExp[] = [
-  /^(enero|ene|january|jan|janeiro)$/, /^(febrero|feb|february|fevereiro|fev)$/, /^(marzo|mar|march|marco)$/, /^(abril|abr|april|apr)$/,
-  /^(mayo|may|maio|mai)$/, /^(junio|jun|june|junho)$/, /^(julio|jul|july|julho)$/, /^(agosto|ago|august|aug)$/,
-  /^(septiembre|setiembre|sep|sept|set|september|setembro)$/, /^(octubre|oct|october|outubro|out)$/, /^(noviembre|nov|november|novembro)$/, /^(diciembre|dic|december|dec|dezembro|dez)$/,
+  /^(enero|ene|january|jan|janeiro)$/,
+  /^(febrero|feb|february|fevereiro|fev)$/,
+  /^(marzo|mar|march|marco)$/,
+  /^(abril|abr|april|apr)$/,
+  /^(mayo|may|maio|mai)$/,
+  /^(junio|jun|june|junho)$/,
+  /^(julio|jul|july|julho)$/,
+  /^(agosto|ago|august|aug)$/,
+  /^(septiembre|setiembre|sep|sept|set|september|setembro)$/,
+  /^(octubre|oct|october|outubro|out)$/,
+  /^(noviembre|nov|november|novembro)$/,
+  /^(diciembre|dic|december|dec|dezembro|dez)$/,
 ];
 
 /** The month a value or a text names: a number 1–12 ("01", "01 - Enero") or a month's name; undefined when none. */
@@ -121,7 +147,9 @@ function meaningOf(field: FieldName, option: Option): number | undefined {
   switch (field) {
     case 'mesVencimiento': {
       // A name in the text is the month ("Febrero" behind a 0-based value "1"); else the value's number, else the text's.
-      const named = foldText(option.text).split(/[^a-z]+/).some((w) => MONTHS.some((re) => re.test(w)));
+      const named = foldText(option.text)
+        .split(/[^a-z]+/)
+        .some((w) => MONTHS.some((re) => re.test(w)));
       return (named ? monthOf(option.text) : undefined) ?? monthOf(option.value) ?? monthOf(option.text);
     }
     case 'anioVencimiento':
@@ -175,7 +203,8 @@ export function chooseOption(field: FieldName, value: string, options: Option[],
   const byText = options.find((o) => foldText(o.text) === foldText(value));
   if (byText) return byText.value;
   const asNumber = Number(value);
-  if (value.trim() !== '' && Number.isFinite(asNumber)) return options.find((o) => o.value.trim() !== '' && Number(o.value) === asNumber)?.value;
+  if (value.trim() !== '' && Number.isFinite(asNumber))
+    return options.find((o) => o.value.trim() !== '' && Number(o.value) === asNumber)?.value;
   return undefined;
 }
 

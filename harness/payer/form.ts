@@ -16,10 +16,16 @@ import type { FieldNames, PaymentOutcome, Screen, ScreenForm, Timing } from './t
  * (`no-form`, with whether this payer already drove a payable screen of that origin).
  */
 export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'form' | 'url'>, submitted?: ScreenForm): PaymentOutcome {
-  const base = { status: screen.status, html: screen.html, text: pageText(screen.html), ...(screen.estado === undefined ? {} : { estado: screen.estado }) };
+  const base = {
+    status: screen.status,
+    html: screen.html,
+    text: pageText(screen.html),
+    ...(screen.estado === undefined ? {} : { estado: screen.estado }),
+  };
   const answered = submitted ? 'submission' : 'opening';
   if (screen.status >= 400) return { kind: 'refused', ...base, answered, by: 'status' };
-  if (submitted && screen.form && sameForm(screen.form, submitted)) return { kind: 'refused', ...base, answered, by: 'form-again', formAgain: true };
+  if (submitted && screen.form && sameForm(screen.form, submitted))
+    return { kind: 'refused', ...base, answered, by: 'form-again', formAgain: true };
   if (!screen.form && refusalWords(fullText(screen.html)) !== undefined) return { kind: 'refused', ...base, answered, by: 'words' };
   if (!screen.form && !submitted) return { kind: 'refused', ...base, answered, by: 'no-form', payableSeen: payableOrigins.has(screen.url) };
   return { kind: 'page', ...base };
@@ -37,19 +43,62 @@ export function timed(outcome: PaymentOutcome, openedAt: number, submittedAt?: n
  */
 export const REFUSAL_WORDS = new RegExp(
   [
-    'ya no esta disponible', 'no esta disponible', 'no disponible', 'no longer available', 'not available', 'unavailable',
-    'nao esta disponivel', 'nao disponivel', 'indisponivel',
-    'ha expirado', 'expirad[oa]', 'expired', 'expirou', 'vencid[oa]', 'caducad[oa]', 'caduco', 'has ended', 'ha finalizado',
-    'desactivad[oa]', 'deactivated', 'inactiv[oa]', 'inactive', 'inativ[oa]', 'disabled',
-    'agotad[oa]', 'sold out', 'esgotad[oa]',
-    'limite (de [a-z]+ )?(alcanzado|excedido|superado)', 'limit (reached|exceeded)', '(?<!fecha )(?<!data )limite', 'reached (its|the) limit',
-    'no se puede', 'no es posible', 'cannot be paid', "can ?not be used", "can't be paid", 'can no longer', 'nao pode',
-    'ya no', 'no longer',
-    'enlace no valido', 'link no valido', 'invalid link', 'no es valido', 'no valid[oa]',
-  ].map((w) => `\\b${w}\\b`).join('|'),
+    'ya no esta disponible',
+    'no esta disponible',
+    'no disponible',
+    'no longer available',
+    'not available',
+    'unavailable',
+    'nao esta disponivel',
+    'nao disponivel',
+    'indisponivel',
+    'ha expirado',
+    'expirad[oa]',
+    'expired',
+    'expirou',
+    'vencid[oa]',
+    'caducad[oa]',
+    'caduco',
+    'has ended',
+    'ha finalizado',
+    'desactivad[oa]',
+    'deactivated',
+    'inactiv[oa]',
+    'inactive',
+    'inativ[oa]',
+    'disabled',
+    'agotad[oa]',
+    'sold out',
+    'esgotad[oa]',
+    'limite (de [a-z]+ )?(alcanzado|excedido|superado)',
+    'limit (reached|exceeded)',
+    '(?<!fecha )(?<!data )limite',
+    'reached (its|the) limit',
+    'no se puede',
+    'no es posible',
+    'cannot be paid',
+    'can ?not be used',
+    "can't be paid",
+    'can no longer',
+    'nao pode',
+    'ya no',
+    'no longer',
+    'enlace no valido',
+    'link no valido',
+    'invalid link',
+    'no es valido',
+    'no valid[oa]',
+  ]
+    .map((w) => `\\b${w}\\b`)
+    .join('|'),
 );
 
-const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s\u00a0]+/g, ' ');
+const fold = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[\s\u00a0]+/g, ' ');
 
 /** The phrase of refusal a page's text says ("no disponible", "expired"…), accents and case folded; undefined when none. */
 export function refusalWords(text: string): string | undefined {
@@ -118,7 +167,8 @@ export function readHtml(status: number, url: string, html: string, names: Field
   const root = parse(html);
   const estado = root.querySelector('#estado')?.text.trim();
   const forms = root.querySelectorAll('form');
-  const formElement = forms.find((f) => f.querySelectorAll('[name]').some((el) => el.getAttribute('name') === names.numeroTarjeta)) ?? forms[0];
+  const formElement =
+    forms.find((f) => f.querySelectorAll('[name]').some((el) => el.getAttribute('name') === names.numeroTarjeta)) ?? forms[0];
   return {
     status,
     url,
@@ -148,7 +198,11 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     const type = (el.getAttribute('type') ?? (tag === 'button' ? 'submit' : 'text')).toLowerCase();
     if (el.hasAttribute('disabled')) continue;
     if (type === 'submit' || type === 'image') {
-      const text = (tag === 'button' ? el.text : el.getAttribute('value') ?? el.getAttribute('alt') ?? '') || el.getAttribute('aria-label') || el.getAttribute('title') || '';
+      const text =
+        (tag === 'button' ? el.text : (el.getAttribute('value') ?? el.getAttribute('alt') ?? '')) ||
+        el.getAttribute('aria-label') ||
+        el.getAttribute('title') ||
+        '';
       buttons.push({ ...(name ? { name } : {}), value: el.getAttribute('value') ?? '', text: text.replace(/\s+/g, ' ').trim() });
     }
     if (!name) continue;
@@ -207,5 +261,14 @@ function labelOf(el: HTMLElement, root: HTMLElement, orValue = true): string {
   let wrapping: string | undefined;
   for (let p = el.parentNode; p && !wrapping; p = p.parentNode) if (p.tagName?.toLowerCase() === 'label') wrapping = p.text;
   const next = el.nextSibling?.text;
-  return (byFor ?? wrapping ?? (next && next.trim() !== '' ? next : undefined) ?? el.getAttribute('aria-label') ?? (orValue ? el.getAttribute('value') : undefined) ?? '').replace(/\s+/g, ' ').trim();
+  return (
+    byFor ??
+    wrapping ??
+    (next && next.trim() !== '' ? next : undefined) ??
+    el.getAttribute('aria-label') ??
+    (orValue ? el.getAttribute('value') : undefined) ??
+    ''
+  )
+    .replace(/\s+/g, ' ')
+    .trim();
 }

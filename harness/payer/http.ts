@@ -1,9 +1,11 @@
 /**
  * Pays hosted screens as a browser would, without one (spec 4.1 urlEnlace, 4.3 urlCompletarPago3Ds, 4.6 urlQR): a
- * cookie jar per customer (each payment, each screen opened), redirects followed (at most 10), HTML parsed with node-html-parser, hidden fields kept, inputs filled
+ * cookie jar per customer (each payment, each screen opened), redirects followed (at most 10), HTML parsed with
+ * node-html-parser, hidden fields kept, inputs filled
  * by name (SCREEN_FIELD_NAMES; a CSS selector is resolved to the name of the input it matches), select options
  * picked by meaning (chooseOption). A page that refuses (an error status, words of refusal, no form) is a refused
- * outcome; every outcome carries its timing. Every request goes through the harness http, so it is recorded and redacted. A form submission is sent
+ * outcome; every outcome carries its timing. Every request goes through the harness http, so it is recorded and
+ * redacted. A form submission is sent
  * once and never re-sent by the payer: a 307/308 the target answers is followed as a browser follows it (the target
  * asked for it), a meta refresh too. A 3DS or quick-pay page gets the card where it shows the card's fields. A
  * checkout with steps is finished as a person would (steps.ts): a review page or an issuer's challenge after a
@@ -15,11 +17,30 @@ import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse, type HTMLElement } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
-import { cannotDriveMessage, FieldsNotFoundError, mapPage, placeByElimination, type PageKind, type UnmatchedOption } from './field-mapping.ts';
+import {
+  cannotDriveMessage,
+  FieldsNotFoundError,
+  mapPage,
+  placeByElimination,
+  type PageKind,
+  type UnmatchedOption,
+} from './field-mapping.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
 import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, metaRefresh, pressGoOn, shownCode } from './steps.ts';
-import type { CardPayment, FieldName, FieldNames, Followed, Submission, OptionValues, PageInput, Payer, PaymentOutcome, Screen, ScreenForm } from './types.ts';
+import type {
+  CardPayment,
+  FieldName,
+  FieldNames,
+  Followed,
+  Submission,
+  OptionValues,
+  PageInput,
+  Payer,
+  PaymentOutcome,
+  Screen,
+  ScreenForm,
+} from './types.ts';
 
 const maxRedirects = 10;
 
@@ -37,7 +58,10 @@ export function stopOf(payment: { redirectPrefix?: string | undefined; stopWhen?
 export const submissions = new WeakMap<Screen, Submission>();
 
 export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>): string {
-  return `the screen at ${bare(screen.url)} (status ${screen.status}${screen.estado ? `, "${screen.estado}"` : ''}) shows no form the suite can fill`;
+  return (
+    `the screen at ${bare(screen.url)} (status ${screen.status}${screen.estado ? `, "${screen.estado}"` : ''}) ` +
+    `shows no form the suite can fill`
+  );
 }
 
 export class HttpPayer implements Payer {
@@ -56,7 +80,14 @@ export class HttpPayer implements Payer {
   }
 
   /** `submission`: a form sent by the customer — a payment, never retried by http whatever its method. */
-  async #send(jar: CookieJar, method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, label: string, submission: boolean): Promise<Exchange> {
+  async #send(
+    jar: CookieJar,
+    method: 'GET' | 'POST',
+    url: string,
+    form: Record<string, string> | undefined,
+    label: string,
+    submission: boolean,
+  ): Promise<Exchange> {
     const cookie = jar.header(url);
     const ex = await this.#http.request({
       method,
@@ -74,7 +105,15 @@ export class HttpPayer implements Payer {
    * Sends a request and follows redirects as a browser does (303/301/302 → GET), stopping at a Location that
    * `stop` accepts. Returns the last exchange, or the redirect outcome.
    */
-  async #navigate(jar: CookieJar, method: 'GET' | 'POST', url: string, form: Record<string, string> | undefined, stop: Stop | undefined, label: string, submission = false): Promise<Navigation> {
+  async #navigate(
+    jar: CookieJar,
+    method: 'GET' | 'POST',
+    url: string,
+    form: Record<string, string> | undefined,
+    stop: Stop | undefined,
+    label: string,
+    submission = false,
+  ): Promise<Navigation> {
     const visited = [url];
     let ex = await this.#send(jar, method, url, form, label, submission);
     let current = url;
@@ -99,7 +138,11 @@ export class HttpPayer implements Payer {
       current = next;
       // A 307/308 keeps the method and body, as a browser does: the target asked for it (not a retry of the payer's).
       const keep = refresh === undefined && (res.status === 307 || res.status === 308) && ex.request.method !== 'GET';
-      if (keep) noteStep({ kind: 'page', title: `the target answered ${res.status} to the submission: sent on to ${bare(next)} as a browser does` });
+      if (keep)
+        noteStep({
+          kind: 'page',
+          title: `the target answered ${res.status} to the submission: sent on to ${bare(next)} as a browser does`,
+        });
       ex = keep
         ? await this.#send(jar, 'POST', next, form, `${label} (${res.status} to ${bare(next)})`, submission)
         : await this.#send(jar, 'GET', next, undefined, `${label} (${how === 'meta refresh' ? 'meta refresh' : 'redirect'})`, false);
@@ -126,14 +169,30 @@ export class HttpPayer implements Payer {
    * filled with what it asks that the payment has and submitted in turn, up to MAX_STEPS pages; each step is noted
    * in the transcript. An answer other than a refusal marks the screen's origin as one whose pages this payer drives.
    */
-  async #submit(jar: CookieJar, screen: Screen & { form: ScreenForm }, fields: Record<string, string>, stop: Stop, label: string, openedAt: number, input: StepInput): Promise<PaymentOutcome> {
+  async #submit(
+    jar: CookieJar,
+    screen: Screen & { form: ScreenForm },
+    fields: Record<string, string>,
+    stop: Stop,
+    label: string,
+    openedAt: number,
+    input: StepInput,
+  ): Promise<PaymentOutcome> {
     const submittedAt = Date.now();
     let current: Screen & { form: ScreenForm } = screen;
     let sent = fields;
     for (let step = 1; ; step++) {
       this.#remember(jar, screen, current.form, sent);
       const url = current.form.method === 'POST' ? current.form.action : withQuery(current.form.action, sent);
-      const result = await this.#navigate(jar, current.form.method, url, current.form.method === 'POST' ? sent : undefined, stop, step === 1 ? label : `${label}: step ${step}`, true);
+      const result = await this.#navigate(
+        jar,
+        current.form.method,
+        url,
+        current.form.method === 'POST' ? sent : undefined,
+        stop,
+        step === 1 ? label : `${label}: step ${step}`,
+        true,
+      );
       if ('redirect' in result) {
         payableOrigins.add(screen.url);
         return timed(result.redirect, openedAt, submittedAt);
@@ -147,14 +206,25 @@ export class HttpPayer implements Payer {
         // A result page whose link back to the merchant carries the outcome: a person follows it.
         const back = linkTo(answer.html, answer.url, stop);
         if (back === undefined) return timed(outcome, openedAt, submittedAt);
-        noteStep({ kind: 'redirect', title: `the page after the payment links to the merchant with the outcome: followed as a person would (not fetched): ${back}` });
+        noteStep({
+          kind: 'redirect',
+          title: `the page after the payment links to the merchant with the outcome: followed as a person would (not fetched): ${back}`,
+        });
         return timed({ kind: 'redirect', location: back, params: Object.fromEntries(new URL(back).searchParams) }, openedAt, submittedAt);
       }
       if (step >= MAX_STEPS) {
-        noteStep({ kind: 'page', title: `checkout step ${step + 1} not taken: a checkout of more than ${MAX_STEPS} steps (a loop, or pages the payer misreads)` });
+        noteStep({
+          kind: 'page',
+          title: `checkout step ${step + 1} not taken: a checkout of more than ${MAX_STEPS} steps (a loop, or pages the payer misreads)`,
+        });
         return timed(outcome, openedAt, submittedAt);
       }
-      noteStep({ kind: 'page', title: `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ${next.filled.length > 0 ? `filled ${next.filled.join(', ')}` : 'nothing to fill'}; pressed "${next.pressed}"` });
+      noteStep({
+        kind: 'page',
+        title:
+          `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ` +
+          `${next.filled.length > 0 ? `filled ${next.filled.join(', ')}` : 'nothing to fill'}; pressed "${next.pressed}"`,
+      });
       current = answer as Screen & { form: ScreenForm };
       sent = next.fields;
     }
@@ -168,7 +238,10 @@ export class HttpPayer implements Payer {
       method: form.method,
       url,
       ...(form.method === 'POST' ? { body: new URLSearchParams(fields).toString() } : {}),
-      headers: { ...(form.method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...(cookie ? { cookie } : {}) },
+      headers: {
+        ...(form.method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...(cookie ? { cookie } : {}),
+      },
     });
   }
 
@@ -177,7 +250,10 @@ export class HttpPayer implements Payer {
    * card, the payment form, a code the page shows) and the button that goes on pressed. Undefined when the page
    * has no button a person would press to go on (a result page the payer cannot read).
    */
-  #nextStep(page: Screen & { form: ScreenForm }, input: StepInput): { fields: Record<string, string>; filled: string[]; pressed: string } | undefined {
+  #nextStep(
+    page: Screen & { form: ScreenForm },
+    input: StepInput,
+  ): { fields: Record<string, string>; filled: string[]; pressed: string } | undefined {
     if (goOnButton(page.form) === undefined) return undefined;
     const { fields, filled } = this.#fillPresent(page, input, 'payment' in input ? 'link screen' : input.kind);
     const pressed = pressGoOn(page.form, fields)!;
@@ -188,7 +264,11 @@ export class HttpPayer implements Payer {
    * Opens a screen; a redirect that `stop` accepts, an error status, or a page without a form (its words of
    * refusal, else no form at all: PAYER=auto then tries the browser) is the outcome itself, timed.
    */
-  async #screenWithForm(jar: CookieJar, url: string, stop: Stop): Promise<{ screen: Screen & { form: ScreenForm; openedAt: number } } | { outcome: PaymentOutcome }> {
+  async #screenWithForm(
+    jar: CookieJar,
+    url: string,
+    stop: Stop,
+  ): Promise<{ screen: Screen & { form: ScreenForm; openedAt: number } } | { outcome: PaymentOutcome }> {
     const openedAt = Date.now();
     const result = await this.#navigate(jar, 'GET', url, undefined, stop, 'hosted screen');
     if ('redirect' in result) return { outcome: timed(result.redirect, openedAt) };
@@ -198,13 +278,21 @@ export class HttpPayer implements Payer {
   }
 
   /** The form's fields with the payment entered as a customer would; `forged` set whether or not the screen shows them. */
-  #filled(screen: Screen & { form: ScreenForm }, payment: CardPayment, forged: Partial<Record<FieldName, string>> = {}): Record<string, string> {
+  #filled(
+    screen: Screen & { form: ScreenForm },
+    payment: CardPayment,
+    forged: Partial<Record<FieldName, string>> = {},
+  ): Record<string, string> {
     const { form } = screen;
     const fields = { ...form.fields };
     const values = paymentValues(payment);
     // A radio group none of whose buttons is checked is a field too (it submits nothing until one is).
     const present = (name: string): boolean => name in fields || name in form.selects;
-    const mapping = placeByElimination(mapPage(screen.html, this.#configured, 'link screen'), values.map(([field]) => field), present);
+    const mapping = placeByElimination(
+      mapPage(screen.html, this.#configured, 'link screen'),
+      values.map(([field]) => field),
+      present,
+    );
     const names = mapping.names;
     // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
     const missing = values.filter(([field]) => !present(names[field])).map(([field]) => field);
@@ -218,7 +306,8 @@ export class HttpPayer implements Payer {
       if (pick === undefined) unmatched.push({ field, target: name, value, offered: describeOptions(options!) });
       else chosen.push([name, pick]);
     }
-    if (missing.length > 0 || unmatched.length > 0) throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
+    if (missing.length > 0 || unmatched.length > 0)
+      throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
     for (const [name, value] of chosen) fields[name] = value;
     for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
     consent(form, fields, new Set(chosen.map(([name]) => name)));
@@ -232,7 +321,11 @@ export class HttpPayer implements Payer {
    * one configured (SCREEN_CHALLENGE_CODE), else the one the page shows (shownCode), typed into the code field or,
    * where none is named so, the one empty input left. Never a code the page does not show.
    */
-  #fillPresent(screen: Screen & { form: ScreenForm }, input: StepInput, kind: PageKind): { fields: Record<string, string>; filled: string[] } {
+  #fillPresent(
+    screen: Screen & { form: ScreenForm },
+    input: StepInput,
+    kind: PageKind,
+  ): { fields: Record<string, string>; filled: string[] } {
     const mapping = mapPage(screen.html, this.#configured, kind);
     const names = mapping.names;
     const fields = { ...screen.form.fields };
@@ -254,7 +347,11 @@ export class HttpPayer implements Payer {
     const codeField = present(names.codigoDesafio) ? names.codigoDesafio : emptyInputs.length === 1 ? emptyInputs[0] : undefined;
     if (codeField !== undefined) {
       // A selector that matches nothing leaves the field as the page has it.
-      const code = challenge ? ('code' in challenge ? challenge.code : shownText(screen.html, challenge.shownIn)) : shownCode(screen.html)?.code;
+      const code = challenge
+        ? 'code' in challenge
+          ? challenge.code
+          : shownText(screen.html, challenge.shownIn)
+        : shownCode(screen.html)?.code;
       if (code !== undefined) {
         fields[codeField] = code;
         filled.push(`${codeField} (the code ${challenge ? 'configured' : 'the page shows'})`);
@@ -270,17 +367,34 @@ export class HttpPayer implements Payer {
    */
   async follow(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed> {
     const root = parse(screen.html);
-    const words = (el: HTMLElement): string => (el.text || el.getAttribute('value') || el.getAttribute('aria-label') || el.getAttribute('title') || '').replace(/\s+/g, ' ').trim();
-    const means = (w: string): boolean => (meaning === 'go-on' ? meansGoOn(w) : meaning === 'cancel' ? /cancel|anular/i.test(w) : meansLeave(w));
+    const words = (el: HTMLElement): string =>
+      (el.text || el.getAttribute('value') || el.getAttribute('aria-label') || el.getAttribute('title') || '').replace(/\s+/g, ' ').trim();
+    const means = (w: string): boolean =>
+      meaning === 'go-on' ? meansGoOn(w) : meaning === 'cancel' ? /cancel|anular/i.test(w) : meansLeave(w);
     const controls = root.querySelectorAll('a, button, input[type=submit], input[type=button]').filter((el) => means(words(el)));
     for (const el of controls) {
       const form = el.closest('form');
-      const target = el.getAttribute('href') ?? el.getAttribute('formaction') ?? (el.tagName === 'A' ? undefined : form?.getAttribute('action') ?? undefined);
-      if (target === undefined || target === '' || target.startsWith('#') || /^javascript:/i.test(target) || !URL.canParse(target, screen.url)) continue;
+      const target =
+        el.getAttribute('href') ??
+        el.getAttribute('formaction') ??
+        (el.tagName === 'A' ? undefined : (form?.getAttribute('action') ?? undefined));
+      if (
+        target === undefined ||
+        target === '' ||
+        target.startsWith('#') ||
+        /^javascript:/i.test(target) ||
+        !URL.canParse(target, screen.url)
+      )
+        continue;
       return { url: new URL(target, screen.url).href, control: words(el) };
     }
     const seen = controls.map((el) => `"${words(el)}"`).join(', ');
-    return { notFound: controls.length > 0 ? `the control(s) ${seen} lead nowhere the HTML says (a script drives them): PAYER=browser presses them` : `no link or button whose words mean ${meaning} on the screen at ${bare(screen.url)}` };
+    return {
+      notFound:
+        controls.length > 0
+          ? `the control(s) ${seen} lead nowhere the HTML says (a script drives them): PAYER=browser presses them`
+          : `no link or button whose words mean ${meaning} on the screen at ${bare(screen.url)}`,
+    };
   }
 
   async fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }> {
@@ -299,7 +413,10 @@ export class HttpPayer implements Payer {
     return this.#submit(jar, opened.screen, this.#filled(opened.screen, payment), stop, 'pay link', opened.screen.openedAt, { payment });
   }
 
-  /** A screen opened earlier: an error status or words of refusal are its outcome; a page with no form at all cannot be submitted (NoFormError). */
+  /**
+   * A screen opened earlier: an error status or words of refusal are its outcome; a page with no form at all cannot
+   * be submitted (NoFormError).
+   */
   async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
     const openedAt = screen.openedAt ?? Date.now();
     if (!screen.form || screen.status >= 400) {
@@ -308,7 +425,15 @@ export class HttpPayer implements Payer {
       throw new NoFormError(noFormMessage(screen));
     }
     const withForm = screen as Screen & { form: ScreenForm };
-    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), withForm, this.#filled(withForm, payment, forged), stopOf(payment), 'pay link (screen opened earlier)', openedAt, { payment });
+    return this.#submit(
+      this.#jars.get(screen) ?? new CookieJar(),
+      withForm,
+      this.#filled(withForm, payment, forged),
+      stopOf(payment),
+      'pay link (screen opened earlier)',
+      openedAt,
+      { payment },
+    );
   }
 
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
@@ -332,13 +457,17 @@ export class HttpPayer implements Payer {
     const location = header(res, 'location');
     if (res.status >= 300 && res.status <= 399 && location !== undefined) {
       const next = new URL(location, submission.url).href;
-      if (stop(next)) return timed({ kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) }, sentAt, sentAt);
+      if (stop(next))
+        return timed({ kind: 'redirect', location: next, params: Object.fromEntries(new URL(next).searchParams) }, sentAt, sentAt);
       return timed({ kind: 'page', status: res.status, html: '', text: `a redirect to ${bare(next)}` }, sentAt, sentAt);
     }
     return timed(outcomeOf(this.#read(ex, submission.url)), sentAt, sentAt);
   }
 
-  async complete3ds(urlCompletarPago3Ds: string, { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome> {
+  async complete3ds(
+    urlCompletarPago3Ds: string,
+    { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput },
+  ): Promise<PaymentOutcome> {
     const stop = stopOf({ redirectPrefix });
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
@@ -365,7 +494,10 @@ export class HttpPayer implements Payer {
   async quickPayPage(urlQR: string): Promise<string> {
     const image = await this.fetchImage(urlQR);
     if (image.status < 200 || image.status > 299 || !image.isPng) {
-      throw new PayerError(`the quick-pay QR at ${urlQR} is not a PNG image the suite can decode (status ${image.status}, ${image.contentType || 'no content type'})`);
+      throw new PayerError(
+        `the quick-pay QR at ${urlQR} is not a PNG image the suite can decode (status ${image.status}, ` +
+          `${image.contentType || 'no content type'})`,
+      );
     }
     const qr = decodeQrPng(image.bytes);
     if (qr.text === undefined) throw new PayerError(`the quick-pay QR at ${urlQR} could not be read: ${qr.reason}`);

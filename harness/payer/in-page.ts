@@ -30,7 +30,11 @@ export async function readPage([shown, words, waitMs]: readonly [string, string,
       ready = document.querySelector('form') !== null; // a selector only Playwright reads
     }
     if (!ready) {
-      const text = (document.body?.innerText ?? '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ');
+      const text = (document.body?.innerText ?? '')
+        .normalize('NFD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/\s+/g, ' ');
       ready = new RegExp(words).test(text);
     }
     if (ready || Date.now() >= until) break;
@@ -65,7 +69,8 @@ export function describeTargets(form: Element, selectors: string[]): (FieldKind 
     if (!el) return null;
     const input = el as HTMLInputElement;
     let options: Option[] | null = null;
-    if (el instanceof HTMLSelectElement) options = [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() }));
+    if (el instanceof HTMLSelectElement)
+      options = [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() }));
     else if (input.type === 'radio') {
       const group = [...form.querySelectorAll<HTMLInputElement>('input[type=radio]')].filter((r) => r.name === input.name && !r.disabled);
       options = group.map((r) => {
@@ -92,7 +97,9 @@ export function enterInPage(form: Element, entries: ([string, 'select' | 'set' |
     if (!el) return i;
     if (how === 'tick') {
       // A checkbox ticked as a customer does (its handlers run), the one submitting that value.
-      const box = [...form.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].find((b) => b.name === (el as HTMLInputElement).name && b.value === value);
+      const box = [...form.querySelectorAll<HTMLInputElement>('input[type=checkbox]')].find(
+        (b) => b.name === (el as HTMLInputElement).name && b.value === value,
+      );
       if (!box || box.disabled) return i;
       if (!box.checked) box.click();
       if (!box.checked) {
@@ -104,7 +111,9 @@ export function enterInPage(form: Element, entries: ([string, 'select' | 'set' |
     }
     if (how === 'check') {
       // The group's button with that value, clicked as a customer does (its handlers run); checked by hand if a handler refused.
-      const radio = [...form.querySelectorAll<HTMLInputElement>('input[type=radio]')].find((r) => r.name === (el as HTMLInputElement).name && r.value === value);
+      const radio = [...form.querySelectorAll<HTMLInputElement>('input[type=radio]')].find(
+        (r) => r.name === (el as HTMLInputElement).name && r.value === value,
+      );
       if (!radio || radio.disabled) return i;
       radio.click();
       if (!radio.checked) {
@@ -114,15 +123,22 @@ export function enterInPage(form: Element, entries: ([string, 'select' | 'set' |
       }
       continue;
     }
-    if (how === 'select' && (el.disabled || !(el instanceof HTMLSelectElement) || ![...el.options].some((o) => o.value === value))) return i;
+    if (how === 'select' && (el.disabled || !(el instanceof HTMLSelectElement) || ![...el.options].some((o) => o.value === value)))
+      return i;
     if (how === 'type') {
       const box = el.getBoundingClientRect();
       const style = getComputedStyle(el);
-      if (box.width === 0 || box.height === 0 || style.visibility === 'hidden' || el.disabled || (el as HTMLInputElement).readOnly) return i;
+      if (box.width === 0 || box.height === 0 || style.visibility === 'hidden' || el.disabled || (el as HTMLInputElement).readOnly)
+        return i;
       el.focus();
     }
     if (how === 'set') el.disabled = false;
-    const proto = el instanceof HTMLSelectElement ? HTMLSelectElement.prototype : el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    const proto =
+      el instanceof HTMLSelectElement
+        ? HTMLSelectElement.prototype
+        : el instanceof HTMLTextAreaElement
+          ? HTMLTextAreaElement.prototype
+          : HTMLInputElement.prototype;
     Object.getOwnPropertyDescriptor(proto, 'value')!.set!.call(el, value);
     el.dispatchEvent(new Event('input', { bubbles: true }));
     el.dispatchEvent(new Event('change', { bubbles: true }));
@@ -137,7 +153,8 @@ export function inputKind(el: Element): FieldKind {
     tag: el.tagName.toLowerCase(),
     type: (el as HTMLInputElement).type,
     name: (el as HTMLInputElement).name ?? '',
-    options: el instanceof HTMLSelectElement ? [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() })) : null,
+    options:
+      el instanceof HTMLSelectElement ? [...el.options].map((o) => ({ value: o.value, text: o.text.replace(/\s+/g, ' ').trim() })) : null,
   };
 }
 
@@ -173,35 +190,67 @@ export interface Shown {
  * test: what it would refuse reaches it) and returns what the page showed just before; -1 submits the form itself
  * as Enter does. A control not ready (disabled, not shown) returns `before: null` and nothing is done.
  */
-export function controls(root: Element, [mode, index, words, said]: readonly ['form' | 'page', number | null, string, string]): { list: Control[]; before?: Shown | null } {
-  const all = [...root.querySelectorAll<HTMLElement>(mode === 'form' ? 'button, input' : 'button, input, a, area, [role=button], [role=link]')].filter((el) => {
+export function controls(
+  root: Element,
+  [mode, index, words, said]: readonly ['form' | 'page', number | null, string, string],
+): { list: Control[]; before?: Shown | null } {
+  const all = [
+    ...root.querySelectorAll<HTMLElement>(mode === 'form' ? 'button, input' : 'button, input, a, area, [role=button], [role=link]'),
+  ].filter((el) => {
     const tag = el.tagName.toLowerCase();
     const type = (el.getAttribute('type') ?? (tag === 'button' ? 'submit' : tag === 'input' ? 'text' : '')).toLowerCase();
-    if (tag === 'input') return mode === 'form' ? type === 'submit' || type === 'image' : ['submit', 'image', 'button', 'reset'].includes(type);
+    if (tag === 'input')
+      return mode === 'form' ? type === 'submit' || type === 'image' : ['submit', 'image', 'button', 'reset'].includes(type);
     return true;
   });
   // (No named helper: it would not reach the page.)
-  const submits = all.map((el) => ['submit', 'image'].includes((el.getAttribute('type') ?? (el.tagName === 'BUTTON' ? 'submit' : '')).toLowerCase()));
+  const submits = all.map((el) =>
+    ['submit', 'image'].includes((el.getAttribute('type') ?? (el.tagName === 'BUTTON' ? 'submit' : '')).toLowerCase()),
+  );
   // A form whose buttons all run scripts (type=button) is pressed through them.
   const els = mode === 'form' && submits.includes(true) ? all.filter((_, i) => submits[i]) : all;
   const list = els.map((el) => {
     const box = el.getBoundingClientRect();
     const field = el as HTMLInputElement;
-    const text = (el.innerText || field.value || el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || '').replace(/\s+/g, ' ').trim();
-    const ready = !field.disabled && el.getAttribute('aria-disabled') !== 'true' && box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+    const text = (el.innerText || field.value || el.getAttribute('alt') || el.getAttribute('aria-label') || el.getAttribute('title') || '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    const ready =
+      !field.disabled &&
+      el.getAttribute('aria-disabled') !== 'true' &&
+      box.width > 0 &&
+      box.height > 0 &&
+      getComputedStyle(el).visibility !== 'hidden';
     return { text, submits: submits[all.indexOf(el)]!, ready };
   });
   if (index === null) return { list };
   // The control chosen by its words: found again by them if the page re-rendered its controls meanwhile.
-  const press = index >= 0 && list[index]?.text !== said && list.some((c) => c.text === said) ? list.findIndex((c) => c.text === said) : index;
+  const press =
+    index >= 0 && list[index]?.text !== said && list.some((c) => c.text === said) ? list.findIndex((c) => c.text === said) : index;
   const target = press >= 0 ? els[press] : undefined;
   if (press >= 0 && (!target || !list[press]!.ready)) return { list, before: null };
-  const shown = (document.body?.innerText ?? '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ');
+  const shown = (document.body?.innerText ?? '')
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ');
   const before: Shown = {
     text: shown,
-    messages: [...document.querySelectorAll<HTMLElement>('[role=alert], #estado, #errores, .errores, .error, .errors')].map((m) => m.innerText.trim()).join('\n'),
+    messages: [...document.querySelectorAll<HTMLElement>('[role=alert], #estado, #errores, .errores, .error, .errors')]
+      .map((m) => m.innerText.trim())
+      .join('\n'),
     refusal: new RegExp(words).test(shown),
-    forms: [...document.forms].map((f) => [...f.elements].filter((e) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((e as HTMLInputElement).type) && (e as HTMLInputElement).name).map((e) => (e as HTMLInputElement).name).sort().join(',')).join('|'),
+    forms: [...document.forms]
+      .map((f) =>
+        [...f.elements]
+          .filter(
+            (e) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((e as HTMLInputElement).type) && (e as HTMLInputElement).name,
+          )
+          .map((e) => (e as HTMLInputElement).name)
+          .sort()
+          .join(','),
+      )
+      .join('|'),
   };
   for (const f of document.forms) f.noValidate = true;
   if (target) target.click();
@@ -218,13 +267,30 @@ export function controls(root: Element, [mode, index, words, said]: readonly ['f
 export async function watchPage([before, words, waitMs]: readonly [Shown, string, number]): Promise<string> {
   const until = Date.now() + waitMs;
   for (;;) {
-    const messages = [...document.querySelectorAll<HTMLElement>('[role=alert], #estado, #errores, .errores, .error, .errors')].map((m) => m.innerText.trim()).join('\n');
-    if (messages !== before.messages && messages.replace(/\s+/g, '') !== '') return `a message: "${messages.replace(/\s+/g, ' ').slice(0, 120)}"`;
-    const text = (document.body?.innerText ?? '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/\s+/g, ' ');
+    const messages = [...document.querySelectorAll<HTMLElement>('[role=alert], #estado, #errores, .errores, .error, .errors')]
+      .map((m) => m.innerText.trim())
+      .join('\n');
+    if (messages !== before.messages && messages.replace(/\s+/g, '') !== '')
+      return `a message: "${messages.replace(/\s+/g, ' ').slice(0, 120)}"`;
+    const text = (document.body?.innerText ?? '')
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/\s+/g, ' ');
     if (!before.refusal && new RegExp(words).test(text)) return 'words of refusal';
-    const forms = [...document.forms].map((f) => [...f.elements].filter((e) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((e as HTMLInputElement).type) && (e as HTMLInputElement).name).map((e) => (e as HTMLInputElement).name).sort().join(','));
+    const forms = [...document.forms].map((f) =>
+      [...f.elements]
+        .filter(
+          (e) => !['hidden', 'submit', 'button', 'image', 'reset'].includes((e as HTMLInputElement).type) && (e as HTMLInputElement).name,
+        )
+        .map((e) => (e as HTMLInputElement).name)
+        .sort()
+        .join(','),
+    );
     const known = new Set(before.forms.split('|'));
-    const next = [...document.forms].find((f, i) => !known.has(forms[i]!) && f.querySelector('button:not([disabled]), input[type=submit]:not([disabled])') !== null);
+    const next = [...document.forms].find(
+      (f, i) => !known.has(forms[i]!) && f.querySelector('button:not([disabled]), input[type=submit]:not([disabled])') !== null,
+    );
     if (next) return 'a next step (a form asking for other inputs)';
     // At the bound: whether the page shows anything else at all (read, never taken for the same form refusing).
     if (Date.now() >= until) return text !== before.text ? 'the page changed' : '';
@@ -238,13 +304,17 @@ export async function watchPage([before, words, waitMs]: readonly [Shown, string
  */
 export function emptyInputs(root: Element): string[] {
   return [...root.querySelectorAll<HTMLInputElement>('input, textarea')]
-    .filter((el) => ['text', 'tel', 'number', 'password', 'textarea', ''].includes(el.type) && el.value === '' && !el.disabled && !el.readOnly)
+    .filter(
+      (el) => ['text', 'tel', 'number', 'password', 'textarea', ''].includes(el.type) && el.value === '' && !el.disabled && !el.readOnly,
+    )
     .flatMap((el) => (el.name ? [el.name] : el.id ? [`#${el.id}`] : []));
 }
 
 /** The fields of a form or a frame's body (runs in the page): each name, else #id. */
 export function namesIn(root: Element): string[] {
-  return [...root.querySelectorAll('input, select, textarea')].flatMap((el) => (el.getAttribute('name') ? [el.getAttribute('name')!] : el.id ? [`#${el.id}`] : []));
+  return [...root.querySelectorAll('input, select, textarea')].flatMap((el) =>
+    el.getAttribute('name') ? [el.getAttribute('name')!] : el.id ? [`#${el.id}`] : [],
+  );
 }
 
 /**

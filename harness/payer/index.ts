@@ -28,7 +28,19 @@ import { outcomeOf } from './form.ts';
 import { HttpPayer } from './http.ts';
 import type { OptionValues, Payer, PayerKind, PaymentOutcome } from './types.ts';
 
-export type { CardPayment, FieldName, FieldNames, OptionValues, Payer, PayerKind, PaymentOutcome, Refusal, Screen, ScreenForm, Timing } from './types.ts';
+export type {
+  CardPayment,
+  FieldName,
+  FieldNames,
+  OptionValues,
+  Payer,
+  PayerKind,
+  PaymentOutcome,
+  Refusal,
+  Screen,
+  ScreenForm,
+  Timing,
+} from './types.ts';
 export { defaultFieldNames } from './types.ts';
 export { chooseOption } from './fields.ts';
 export { outcomeOf as outcomeOfPage, payableOrigins, refusalWords } from './form.ts';
@@ -69,14 +81,17 @@ export function createPayer(options: PayerOptions): Payer {
 /**
  * For callers that judge outcomes without knowing `no-form`: a page with no form and no words of refusal, on an
  * origin where this process never drove a payable screen (payableSeen false), is a page the payer cannot read, never
- * a verdict (issue 26: neither an expected refusal nor a FAIL) — the NoFormError it replaced, with the page's text.
+ * a verdict (neither an expected refusal nor a FAIL): a NoFormError, with the page's text.
  * A `no-form` refusal with payableSeen true is returned as it is.
  */
 export function unreadPagesThrow(payer: Payer): Payer {
   const checked = async (what: string, outcome: Promise<PaymentOutcome>): Promise<PaymentOutcome> => {
     const o = await outcome;
     if (o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
-      throw new NoFormError(`${what}: the page (status ${o.status}${o.estado ? `, "${o.estado}"` : ''}) shows no form the suite can fill, and no payable page of its origin was paid in this run: "${o.text || '(no text)'}"`);
+      throw new NoFormError(
+        `${what}: the page (status ${o.status}${o.estado ? `, "${o.estado}"` : ''}) shows no form the suite can fill, ` +
+          `and no payable page of its origin was paid in this run: "${o.text || '(no text)'}"`,
+      );
     }
     return o;
   };
@@ -116,11 +131,16 @@ function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string)
       outcome = await first();
     } catch (err) {
       if (!(err instanceof NoFormError)) throw err;
-      if (!chromiumAvailable(chromiumPath)) throw new NoFormError(`${err.message}; PAYER=auto would use a browser, but there is ${installHint(chromiumPath)}`);
+      if (!chromiumAvailable(chromiumPath))
+        throw new NoFormError(`${err.message}; PAYER=auto would use a browser, but there is ${installHint(chromiumPath)}`);
       return second();
     }
     if (outcome.kind !== 'refused' || outcome.by !== 'no-form') return outcome;
-    if (!chromiumAvailable(chromiumPath)) throw new NoFormError(`the page (status ${outcome.status}, "${outcome.text}") shows no form the suite can fill; PAYER=auto would use a browser, but there is ${installHint(chromiumPath)}`);
+    if (!chromiumAvailable(chromiumPath))
+      throw new NoFormError(
+        `the page (status ${outcome.status}, "${outcome.text}") shows no form the suite can fill; PAYER=auto would use ` +
+          `a browser, but there is ${installHint(chromiumPath)}`,
+      );
     return second();
   };
   return {
@@ -131,18 +151,33 @@ function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string)
       if (screen.form || opened?.kind !== 'refused' || opened.by !== 'no-form' || !chromiumAvailable(chromiumPath)) return screen;
       return browser.openScreen(url);
     },
-    payLink: (url, payment) => orBrowser(() => http.payLink(url, payment), () => browser.payLink(url, payment)),
-    submitScreen: (screen, payment, forged) => (browser.owns(screen) ? browser.submitScreen(screen, payment, forged) : http.submitScreen(screen, payment, forged)),
+    payLink: (url, payment) =>
+      orBrowser(
+        () => http.payLink(url, payment),
+        () => browser.payLink(url, payment),
+      ),
+    submitScreen: (screen, payment, forged) =>
+      browser.owns(screen) ? browser.submitScreen(screen, payment, forged) : http.submitScreen(screen, payment, forged),
     // Each payer keeps the submissions it sent (one shared record, keyed by the screen): either can send one again.
     resubmitScreen: (screen, stop) => http.resubmitScreen(screen, stop),
-    complete3ds: (url, o) => orBrowser(() => http.complete3ds(url, o), () => browser.complete3ds(url, o)),
-    payQuickPay: (url, o) => orBrowser(() => http.payQuickPay(url, o), () => browser.payQuickPay(url, o)),
+    complete3ds: (url, o) =>
+      orBrowser(
+        () => http.complete3ds(url, o),
+        () => browser.complete3ds(url, o),
+      ),
+    payQuickPay: (url, o) =>
+      orBrowser(
+        () => http.payQuickPay(url, o),
+        () => browser.payQuickPay(url, o),
+      ),
     fetchImage: (url) => http.fetchImage(url),
     async follow(screen, meaning) {
       if (browser.owns(screen)) return browser.follow(screen, meaning);
       const read = await (http as Payer).follow?.(screen, meaning);
       if (read && 'url' in read) return read;
-      return chromiumAvailable(chromiumPath) ? browser.follow(screen, meaning) : (read ?? { notFound: `where the screen's controls lead needs a browser: there is ${installHint(chromiumPath)}` });
+      return chromiumAvailable(chromiumPath)
+        ? browser.follow(screen, meaning)
+        : (read ?? { notFound: `where the screen's controls lead needs a browser: there is ${installHint(chromiumPath)}` });
     },
   };
 }

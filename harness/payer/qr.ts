@@ -28,7 +28,10 @@ export function decodeQrPng(bytes: Buffer): QrText {
   const width = bytes.readUInt32BE(16);
   const height = bytes.readUInt32BE(20);
   if (width > MAX_QR_SIDE || height > MAX_QR_SIDE) {
-    return { reason: `the PNG declares ${width}×${height} pixels, more than the ${MAX_QR_SIDE}×${MAX_QR_SIDE} the suite decodes`, tooLarge: true };
+    return {
+      reason: `the PNG declares ${width}×${height} pixels, more than the ${MAX_QR_SIDE}×${MAX_QR_SIDE} the suite decodes`,
+      tooLarge: true,
+    };
   }
   try {
     const png = PNG.sync.read(bytes);

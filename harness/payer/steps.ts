@@ -9,15 +9,23 @@ import type { ScreenForm } from './types.ts';
 /** Submissions a checkout may take before the payer gives up (a loop, or a page it misreads). */
 export const MAX_STEPS = 6;
 
-const fold = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[\s\u00a0]+/g, ' ').trim();
+const fold = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[\s\u00a0]+/g, ' ')
+    .trim();
 
 /**
  * Words of a button that goes on with the payment, by stem (Spanish, English, Portuguese): pay, confirm, continue,
  * next, accept, submit, send, proceed, finish, complete, verify, authorise, validate, buy.
  */
-const GO_ON = /(^|[^a-z])(pag(ar|a|o|ue)|pay|confirm|continu|siguiente|seguir|sigue|next|proxim|acept|accept|submit|envi|send|proce[ds]|prosseg|prossig|finaliz|finish|conclu|complet|verific|verify|autoriz|authori[sz]|valid|compra|buy|checkout|ok)/;
+const GO_ON =
+  /(^|[^a-z])(pag(ar|a|o|ue)|pay|confirm|continu|siguiente|seguir|sigue|next|proxim|acept|accept|submit|envi|send|proce[ds]|prosseg|prossig|finaliz|finish|conclu|complet|verific|verify|autoriz|authori[sz]|valid|compra|buy|checkout|ok)/;
 /** Words of a control that leaves the payment: back, cancel, edit, close. Checked first ("Cancelar pago" does not pay). */
-const LEAVES = /(^|[^a-z])(volver|regres|atras|cancel|back|return|retorn|anular|salir|exit|cerrar|close|modific|editar|edit|cambiar|change|voltar)/;
+const LEAVES =
+  /(^|[^a-z])(volver|regres|atras|cancel|back|return|retorn|anular|salir|exit|cerrar|close|modific|editar|edit|cambiar|change|voltar)/;
 
 /** Whether a control's words mean going on with the payment (and not leaving it). */
 export function meansGoOn(words: string): boolean {
@@ -57,7 +65,11 @@ export function meansConsent(words: string): boolean {
  * agreeing option is checked, and an unticked checkbox whose label agrees is ticked (a consent the page asks for).
  * `placed`: inputs already filled with the payment's values. Returns the names answered.
  */
-export function consent(form: Pick<ScreenForm, 'radios' | 'selects' | 'optionTexts' | 'checkboxes'>, fields: Record<string, string>, placed: ReadonlySet<string>): string[] {
+export function consent(
+  form: Pick<ScreenForm, 'radios' | 'selects' | 'optionTexts' | 'checkboxes'>,
+  fields: Record<string, string>,
+  placed: ReadonlySet<string>,
+): string[] {
   const answered: string[] = [];
   for (const name of form.radios ?? []) {
     if (placed.has(name) || name in fields) continue;
@@ -137,7 +149,9 @@ function withSelector(el: HTMLElement): { selector?: string } {
  * the page's; undefined when the page has none.
  */
 export function metaRefresh(html: string, pageUrl: string): string | undefined {
-  const meta = parse(html).querySelectorAll('meta').find((m) => (m.getAttribute('http-equiv') ?? '').toLowerCase() === 'refresh');
+  const meta = parse(html)
+    .querySelectorAll('meta')
+    .find((m) => (m.getAttribute('http-equiv') ?? '').toLowerCase() === 'refresh');
   const content = meta?.getAttribute('content');
   const url = content ? /url\s*=\s*['"]?([^'"]+)['"]?/i.exec(content)?.[1]?.trim() : undefined;
   return url && URL.canParse(url, pageUrl) ? new URL(url, pageUrl).href : undefined;

@@ -125,7 +125,18 @@ export interface PageInput {
 export type ChallengeCode = { code: string } | { shownIn: string };
 
 /** Fields by the spec's vocabulary (codigoDesafio: the answer to a 3DS page's challenge). */
-export type FieldName = 'numeroTarjeta' | 'cvv' | 'mesVencimiento' | 'anioVencimiento' | 'nombreTitular' | 'email' | 'formaPago' | 'cuotas' | 'cantidad' | 'monto' | 'codigoDesafio';
+export type FieldName =
+  | 'numeroTarjeta'
+  | 'cvv'
+  | 'mesVencimiento'
+  | 'anioVencimiento'
+  | 'nombreTitular'
+  | 'email'
+  | 'formaPago'
+  | 'cuotas'
+  | 'cantidad'
+  | 'monto'
+  | 'codigoDesafio';
 
 /**
  * SCREEN_OPTION_VALUES: per field, the suite's value → the page's option value (`{"formaPago":{"0":"TC"}}`), tried
@@ -178,7 +189,10 @@ export interface Payer {
   follow?(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed>;
 }
 
-/** Where a control leads (`url`, the first navigation it starts, not fetched off the screen's origin; `control`: its words), or why none was found. */
+/**
+ * Where a control leads (`url`, the first navigation it starts, not fetched off the screen's origin; `control`: its
+ * words), or why none was found.
+ */
 export type Followed = { url: string; control?: string } | { notFound: string };
 
 /** A payment as it was sent (kept in memory only, for resubmitScreen: it holds what the customer typed). */

@@ -11,13 +11,19 @@ const SCRIPTS = { run: 'conformance', discover: 'discover', sandbox: 'sandbox', 
 export type Command = keyof typeof SCRIPTS;
 
 export function installed(): boolean {
-  return Boolean(process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim()) || fileURLToPath(import.meta.url).split(sep).includes('node_modules');
+  return (
+    Boolean(process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim()) ||
+    fileURLToPath(import.meta.url)
+      .split(sep)
+      .includes('node_modules')
+  );
 }
 
 /** `command('run', "-t 'x'")`: `npx payment-conformance run -t 'x'` installed, `npm run conformance -- -t 'x'` in a clone. */
 export function command(name: Command, args = ''): string {
   const rest = args.trim();
-  if (installed()) return `${process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim() || 'npx payment-conformance'} ${name}${rest ? ` ${rest}` : ''}`;
+  if (installed())
+    return `${process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim() || 'npx payment-conformance'} ${name}${rest ? ` ${rest}` : ''}`;
   return `npm run ${SCRIPTS[name]}${rest ? ` -- ${rest}` : ''}`;
 }
 

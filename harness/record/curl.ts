@@ -138,17 +138,25 @@ function curlBodyText(text: string, registry: SecretRegistry): string {
  * Shell lines to run before the curl lines of a report: what to export, and ACCESS_TOKEN fetched from the token
  * endpoint with $CLIENT_ID / $CLIENT_SECRET (parsed with node, no jq needed).
  */
-export function curlPreamble(config: { authUrl?: string | undefined; accountAuth?: 'basic' | 'password-grant'; audience?: string }): string[] {
+export function curlPreamble(config: {
+  authUrl?: string | undefined;
+  accountAuth?: 'basic' | 'password-grant';
+  audience?: string;
+}): string[] {
   const audience = shellQuote(`audience=${config.audience ?? 'service_api'}`);
   const tokenUrl = config.authUrl ? shellQuote(`${config.authUrl.replace(/\/+$/, '')}/connect/token`) : '"$AUTH_URL/connect/token"';
   const readToken = `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).access_token'`;
   const lines = [
     '# export CLIENT_ID, CLIENT_SECRET, ACCOUNT_USER, ACCOUNT_PASSWORD, CARD_NUMBER and CVV first (values are not in this report)',
-    `export ACCESS_TOKEN="$(curl -sS -X POST ${tokenUrl} --data-urlencode 'grant_type=client_credentials' --data-urlencode ${audience} --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET" | ${readToken})"`,
+    `export ACCESS_TOKEN="$(curl -sS -X POST ${tokenUrl} --data-urlencode 'grant_type=client_credentials' ` +
+      `--data-urlencode ${audience} --data-urlencode "client_id=$CLIENT_ID" --data-urlencode ` +
+      `"client_secret=$CLIENT_SECRET" | ${readToken})"`,
   ];
   if (config.accountAuth === 'password-grant') {
     lines.push(
-      `export ACCOUNT_TOKEN="$(curl -sS -X POST ${tokenUrl} --data-urlencode 'grant_type=password' --data-urlencode ${audience} --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET" --data-urlencode "username=$ACCOUNT_USER" --data-urlencode "password=$ACCOUNT_PASSWORD" | ${readToken})"`,
+      `export ACCOUNT_TOKEN="$(curl -sS -X POST ${tokenUrl} --data-urlencode 'grant_type=password' --data-urlencode ` +
+        `${audience} --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET" ` +
+        `--data-urlencode "username=$ACCOUNT_USER" --data-urlencode "password=$ACCOUNT_PASSWORD" | ${readToken})"`,
     );
   }
   return lines;

@@ -4,7 +4,6 @@
  * setup/errors.ts's, the transport's and tokens' errors api/errors.ts's, the payer's payer/errors.ts's.
  */
 
-
 /**
  * What a test needs to judge its behaviour could not be had for a reason that is neither the target's fault under
  * this test's clauses nor the suite's crash: an outcome no channel told, the suite itself too late for a validity

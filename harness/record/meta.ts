@@ -1,6 +1,7 @@
 /**
  * What a conformance test tells the reporters, carried in vitest's TaskMeta (serialised to the main process).
- * Suites set it through `clauseTest` (harness/run/conformance.ts), written once from the test's TestRecord (`toMeta`); reporters read `testCase.meta()`.
+ * Suites set it through `clauseTest` (harness/run/conformance.ts), written once from the test's TestRecord
+ * (`toMeta`); reporters read `testCase.meta()`.
  */
 import type { SkipKind } from './skips.ts';
 import type { Verdict } from './verdict.ts';

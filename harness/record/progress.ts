@@ -75,7 +75,10 @@ export function whereTheTimeWent(now = Date.now()): string {
   const waited = waits === 0 ? 'no real-time waits' : `real-time waits ${seconds('wait')} s (${waits}, the longest ${longestWaitS} s)`;
   // The browser payer reports the pages it drives with pending('browser', …) (harness/payer/browser.ts).
   const browser = busy.browser.totalMs > 0 || busy.browser.count > 0 ? `; browser pages ${seconds('browser')} s` : '';
-  return `where the time went: ${((now - startedAt) / 1000).toFixed(1)} s in all; ${waited}; requests in flight ${seconds('request')} s${browser} (wall time with at least one pending; they overlap)`;
+  return (
+    `where the time went: ${((now - startedAt) / 1000).toFixed(1)} s in all; ${waited}; requests in flight ` +
+    `${seconds('request')} s${browser} (wall time with at least one pending; they overlap)`
+  );
 }
 
 function startTicker(): void {

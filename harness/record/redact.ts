@@ -151,10 +151,7 @@ export function redactExchange(exchange: Exchange, registry: SecretRegistry = se
   return out;
 }
 
-function redactHeaders<T extends string | string[]>(
-  headers: Record<string, T>,
-  registry: SecretRegistry,
-): Record<string, T> {
+function redactHeaders<T extends string | string[]>(headers: Record<string, T>, registry: SecretRegistry): Record<string, T> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
@@ -173,11 +170,18 @@ function redactHeaders<T extends string | string[]>(
  * type or length (a JSON number where the spec says a string of digits) then still shows its cause.
  */
 export function cvvShape(value: unknown): string {
-  const digits = (text: string) => (/^\d+$/.test(text) ? `${text.length} digit${text.length === 1 ? '' : 's'}` : `${[...text].length} characters, not all digits`);
+  const digits = (text: string) =>
+    /^\d+$/.test(text) ? `${text.length} digit${text.length === 1 ? '' : 's'}` : `${[...text].length} characters, not all digits`;
   const shape =
-    typeof value === 'number' ? `a number of ${digits(String(Math.abs(Math.trunc(value))))}${Number.isInteger(value) ? '' : ' with a fraction'}`
-    : typeof value === 'string' ? `a string of ${digits(value)}`
-    : value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    typeof value === 'number'
+      ? `a number of ${digits(String(Math.abs(Math.trunc(value))))}${Number.isInteger(value) ? '' : ' with a fraction'}`
+      : typeof value === 'string'
+        ? `a string of ${digits(value)}`
+        : value === null
+          ? 'null'
+          : Array.isArray(value)
+            ? 'an array'
+            : `a ${typeof value}`;
   return `[REDACTED:cvv, ${shape}]`;
 }
 

@@ -101,7 +101,10 @@ export class TestRecord {
     this.clauses = [...new Set([...this.clauses, ...more])];
   }
 
-  /** What the reporters read of this test (harness/record/meta.ts): `failure` is the first failed check, `failures` all of them when several. */
+  /**
+   * What the reporters read of this test (harness/record/meta.ts): `failure` is the first failed check, `failures`
+   * all of them when several.
+   */
   toMeta(): Partial<ConformanceMeta> {
     const [failure] = this.failures;
     return {

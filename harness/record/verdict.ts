@@ -32,14 +32,21 @@ export const CLAUSE_ORDER = ['FAIL', 'expected failure', 'ERROR', 'WARN', 'PASS'
 
 /** The colour class of each clause status in index.html (a status's class is its own name). */
 export const CLAUSE_CLASS: Record<(typeof CLAUSE_ORDER)[number], string> = {
-  FAIL: 'fail', 'expected failure': 'expectedFailure', ERROR: 'error', WARN: 'warn', PASS: 'pass', SKIP: 'skip', 'not run': 'notRun', 'not covered': 'uncovered',
+  FAIL: 'fail',
+  'expected failure': 'expectedFailure',
+  ERROR: 'error',
+  WARN: 'warn',
+  PASS: 'pass',
+  SKIP: 'skip',
+  'not run': 'notRun',
+  'not covered': 'uncovered',
 };
 
 /** What a clause's status in the grid means, for the legend. */
 export const CLAUSE_MEANINGS: Record<(typeof CLAUSE_ORDER)[number], string> = {
   FAIL: 'a failing check cites it: the target broke the clause',
   'expected failure': 'failed, listed in EXPECTED_FAILURES_FILE',
-  ERROR: 'a test of it judged nothing: the suite\'s own failure, not the target\'s',
+  ERROR: "a test of it judged nothing: the suite's own failure, not the target's",
   WARN: 'passed; observed something where the spec is silent',
   PASS: 'the target did what the clause says',
   SKIP: 'could not be checked here (reason given)',
@@ -86,8 +93,10 @@ export interface TestEnd {
 export function classify(end: TestEnd): Verdict {
   const evidence = [...end.failures];
   if (end.expected === 'failed') return { status: 'expectedFailure', evidence };
-  if (end.state === 'skip') return { status: 'skip', evidence, ...(end.skipKind ? { skipKind: end.skipKind } : {}), ...(end.reason ? { reason: end.reason } : {}) };
-  if (end.state === 'fail') return { status: end.judged || evidence.length > 0 || end.errorName === 'AssertionError' ? 'fail' : 'error', evidence };
+  if (end.state === 'skip')
+    return { status: 'skip', evidence, ...(end.skipKind ? { skipKind: end.skipKind } : {}), ...(end.reason ? { reason: end.reason } : {}) };
+  if (end.state === 'fail')
+    return { status: end.judged || evidence.length > 0 || end.errorName === 'AssertionError' ? 'fail' : 'error', evidence };
   if (end.expected === 'passed') return { status: 'expectedFailurePassed', evidence };
   return { status: end.observed ? 'warn' : 'pass', evidence };
 }

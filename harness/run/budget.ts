@@ -48,11 +48,16 @@ export function withinBudget<T>(scope: TestRecord, budgetMs: number, work: Promi
       if (used >= budgetMs && scope.waitingFor === undefined) {
         const doing = scope.doing;
         const last = scope.steps.at(-1);
-        const what = doing.length > 0 ? `waiting for the answer to ${doing.join(', ')}` : `running its own code${last ? ` (its last step: ${last.title})` : ' (no request made yet)'}`;
-        reject(new TestBudgetError(
-          `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s (TEST_TIMEOUT_MS; ` +
-            `${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
-        ));
+        const what =
+          doing.length > 0
+            ? `waiting for the answer to ${doing.join(', ')}`
+            : `running its own code${last ? ` (its last step: ${last.title})` : ' (no request made yet)'}`;
+        reject(
+          new TestBudgetError(
+            `the suite's own time limit: the test worked ${(used / 1000).toFixed(1)} s, past its budget of ${budgetMs / 1000} s (TEST_TIMEOUT_MS; ` +
+              `${(waited / 1000).toFixed(1)} s waiting for other tests not counted), while ${what}; not judged`,
+          ),
+        );
         return;
       }
       timer = setTimeout(check, Math.max(budgetMs - used, 250));

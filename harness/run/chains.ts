@@ -32,7 +32,8 @@ export function chainLengths(json: string | undefined): Lengths {
   try {
     const parsed = JSON.parse(json ?? '') as { tests?: unknown };
     if (Array.isArray(parsed.tests)) for (const t of parsed.tests as { name?: unknown; requests?: unknown }[]) add(t?.name, t?.requests);
-    else if (parsed.tests && typeof parsed.tests === 'object') for (const [name, requests] of Object.entries(parsed.tests)) add(name, requests);
+    else if (parsed.tests && typeof parsed.tests === 'object')
+      for (const [name, requests] of Object.entries(parsed.tests)) add(name, requests);
   } catch {
     // no file, or not one of ours: no lengths
   }

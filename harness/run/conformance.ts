@@ -16,7 +16,8 @@
  * FAIL or ERROR (docs/decisions.md): a failed named check (or the target not answering within HTTP_TIMEOUT_MS) is the
  * target's failure, with its evidence in the meta; anything else that ends a test (its own budget, a harness
  * exception, a payer or browser crash) is the suite's — the reporters call it ERROR. Either way the test's transcript
- * (every step it made, harness/record/transcript.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS, harness/run/budget.ts) starts when its
+ * (every step it made, harness/record/transcript.ts) goes into the meta. A test's own budget (TEST_TIMEOUT_MS,
+ * harness/run/budget.ts) starts when its
  * work starts (its tenant, if any, created) and does not count its waits for other tests; vitest's timeout is the
  * run bound.
  *
@@ -45,7 +46,16 @@ import { missing, NEED_KINDS, needReason, type Need } from './needs.ts';
 import { declaredInShard } from './suite-files.ts';
 import type { SkipKind } from '../record/skips.ts';
 import { spoken } from '../record/command.ts';
-import { CheckFailures, evidenceOf, judged, notJudgedReason, observeServerErrors, UNPROCESSED, withPreamble, withSoftFailures } from './outcome.ts';
+import {
+  CheckFailures,
+  evidenceOf,
+  judged,
+  notJudgedReason,
+  observeServerErrors,
+  UNPROCESSED,
+  withPreamble,
+  withSoftFailures,
+} from './outcome.ts';
 
 export type { Need } from './needs.ts';
 export { TEST_BUDGET_MS, TestBudgetError } from './budget.ts';
@@ -118,7 +128,12 @@ export function testApi(ctx: TestContext, run: Run, record: TestRecord, softs: C
  * Runs the test's body in its record's scope; with soft failures it ends failing once, with every one of them.
  * Resolves to the number of its requests the target did not process (429, 503).
  */
-export async function runBody(record: TestRecord, t: TestHandle, softs: readonly CheckFailure[], fn: (t: TestHandle) => Promise<void>): Promise<number> {
+export async function runBody(
+  record: TestRecord,
+  t: TestHandle,
+  softs: readonly CheckFailure[],
+  fn: (t: TestHandle) => Promise<void>,
+): Promise<number> {
   return withScope(record, async () => {
     await fn(t);
     if (softs.length > 0) throw new CheckFailures(softs);
@@ -133,10 +148,16 @@ export async function runBody(record: TestRecord, t: TestHandle, softs: readonly
  * Declares a test; returns its identity (harness/record/testcase.ts). `title` may be a Testcase other tests refer to:
  * its clauses must be the spec's, so the name they quote is the test's.
  */
-export function clauseTest(spec: ClauseTestSpec, title: string | Testcase, fn: (t: TestHandle) => Promise<void>, timeoutMs?: number): Testcase {
+export function clauseTest(
+  spec: ClauseTestSpec,
+  title: string | Testcase,
+  fn: (t: TestHandle) => Promise<void>,
+  timeoutMs?: number,
+): Testcase {
   const clauses = Array.isArray(spec.clauses) ? spec.clauses : [spec.clauses];
   const declared = typeof title === 'string' ? testcase(clauses, title) : title;
-  if (declared.clauses.join(' ') !== clauses.join(' ')) throw new Error(`clauseTest: the testcase "${declared.name}" is declared with other clauses than the test's (${clauses.join(' ')})`);
+  if (declared.clauses.join(' ') !== clauses.join(' '))
+    throw new Error(`clauseTest: the testcase "${declared.name}" is declared with other clauses than the test's (${clauses.join(' ')})`);
   const { name } = declared;
   if (!declaredInShard()) return declared; // another shard's test (harness/run/suite-files.ts)
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
@@ -147,7 +168,11 @@ export function clauseTest(spec: ClauseTestSpec, title: string | Testcase, fn: (
       record.closed = true;
       const state = task.result?.state === 'fail' ? 'fail' : task.result?.state === 'skip' ? 'skip' : 'pass';
       const error = task.result?.errors?.[0];
-      if (state === 'fail' && !record.transcript) record.transcript = transcriptOf(record, { failingExchangeId: record.failures[0]?.exchangeId, end: error?.message ?? 'the test failed' });
+      if (state === 'fail' && !record.transcript)
+        record.transcript = transcriptOf(record, {
+          failingExchangeId: record.failures[0]?.exchangeId,
+          end: error?.message ?? 'the test failed',
+        });
       // The verdict, once, here where the test ran: reporters copy it.
       record.verdict = classify({
         state,

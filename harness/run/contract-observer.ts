@@ -10,7 +10,8 @@
  *   contractRecord('createPaymentLink')                      // { seen, broken, clauses, evidence }
  *
  * The state is process-wide: the conformance project is one test file declaring every suite
- * (suites/all.conformance.ts), so every suite reports here. Nothing in it assumes one test at a time (concurrent tests only add to the counts).
+ * (suites/all.conformance.ts), so every suite reports here. Nothing in it assumes one test at a time (concurrent
+ * tests only add to the counts).
  */
 import { contractFindings, describeExchange, webhookFindings, type ContractFinding } from '../judge/checks.ts';
 import type { Contract } from '../api/contract.ts';
@@ -41,7 +42,10 @@ export interface ContractRecord {
   broken: number;
   clauses: Map<string, ClauseTally>;
   evidence: JudgedEvidence[];
-  /** Per clause of kind description: responses whose value does not look as the spec describes it, or that leave a nullable field out (WARN only). */
+  /**
+   * Per clause of kind description: responses whose value does not look as the spec describes it, or that leave a
+   * nullable field out (WARN only).
+   */
   observed: Map<string, ClauseTally>;
 }
 
@@ -64,10 +68,18 @@ function count(into: Map<string, ClauseTally>, findings: ContractFinding[]): voi
   }
 }
 
-function tally(record: ContractRecord, all: ContractFinding[], success: boolean, evidence: () => Pick<CheckEvidence, 'exchange' | 'curl'>): void {
+function tally(
+  record: ContractRecord,
+  all: ContractFinding[],
+  success: boolean,
+  evidence: () => Pick<CheckEvidence, 'exchange' | 'curl'>,
+): void {
   record.seen++;
   if (success) record.successes++;
-  count(record.observed, all.filter((f) => f.severity === 'observe'));
+  count(
+    record.observed,
+    all.filter((f) => f.severity === 'observe'),
+  );
   const findings = all.filter((f) => f.severity === 'fail');
   if (findings.length === 0) return;
   record.broken++;

@@ -1,6 +1,7 @@
 /**
  * vitest global setup of the conformance project: selects and probes the target once per run, hands it and the run's
- * bounds to the worker (`inject('target')`, `inject('config')`) and to the reporters (CONFORMANCE_RUN_INFO), and stops the embedded sandbox at the end.
+ * bounds to the worker (`inject('target')`, `inject('config')`) and to the reporters (CONFORMANCE_RUN_INFO), and
+ * stops the embedded sandbox at the end.
  */
 import type { TestProject } from 'vitest/node';
 import { ConfigError, loadConfig, type Config } from '../setup/config.ts';
@@ -31,10 +32,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info = checked?.accountRefused ? { ...withoutAccount, accountRefused: checked.accountRefused } : selected.info;
   // ACCOUNT_AUTH=auto: found beside the probe, whose account steps (it activates a link as the account) wait for it.
   const found = config.accountAuthAuto && info.kind === 'remote' ? findAccountAuth(config, info) : Promise.resolve(undefined);
-  const probed = await probeTarget(info, config, found.then((f) => (f ? { config: withAccountAuth(config, f.accountAuth), ...(f.activation ? { activation: f.activation } : {}) } : { config })));
+  const probed = await probeTarget(
+    info,
+    config,
+    found.then((f) =>
+      f ? { config: withAccountAuth(config, f.accountAuth), ...(f.activation ? { activation: f.activation } : {}) } : { config },
+    ),
+  );
   const accountAuth = await found;
   // (The activation's answer was the probe's; the report keeps how the account authenticates and what showed it.)
-  const target = accountAuth ? { ...probed, accountAuth: { accountAuth: accountAuth.accountAuth, found: accountAuth.found, evidence: accountAuth.evidence } } : probed;
+  const target = accountAuth
+    ? { ...probed, accountAuth: { accountAuth: accountAuth.accountAuth, found: accountAuth.found, evidence: accountAuth.evidence } }
+    : probed;
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({
     targetUrl: target.baseUrl,

@@ -11,24 +11,38 @@ export type Need = Capability | 'account' | 'businessNoMpos' | 'deletion' | 'has
 
 /** The kind of skip each missing need is. */
 export const NEED_KINDS: Record<Need, SkipKind> = {
-  clock: 'capability-missing', outbox: 'capability-missing', stats: 'capability-missing', tenants: 'capability-missing', reset: 'capability-missing',
-  mposPermission: 'capability-missing', account: 'credential-missing', businessNoMpos: 'credential-missing', otherTenant: 'credential-missing',
-  deletion: 'opt-in-destructive', hash: 'setting-off',
+  clock: 'capability-missing',
+  outbox: 'capability-missing',
+  stats: 'capability-missing',
+  tenants: 'capability-missing',
+  reset: 'capability-missing',
+  mposPermission: 'capability-missing',
+  account: 'credential-missing',
+  businessNoMpos: 'credential-missing',
+  otherTenant: 'credential-missing',
+  deletion: 'opt-in-destructive',
+  hash: 'setting-off',
 };
 
 export const NEED_REASONS: Record<Need, string> = {
   clock: 'the target has no clock control of its own for a test (no sandbox test-control API with tenants)',
   outbox: 'the target exposes no notification outbox (no sandbox test-control API)',
-  stats: 'the target exposes no state counters of its own for a test (no sandbox test-control API with tenants), so "creates nothing" cannot be observed',
+  stats:
+    'the target exposes no state counters of its own for a test (no sandbox test-control API with tenants), so ' +
+    '"creates nothing" cannot be observed',
   tenants: 'the target cannot create test-control tenants (no sandbox test-control API with tenants)',
   reset: 'the target cannot be reset',
   account: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD',
   businessNoMpos: 'no second business without MPOS permission: set SECOND_CLIENT_ID and SECOND_CLIENT_SECRET',
   deletion:
-    'account deletion is destructive: it runs only on the embedded sandbox\'s disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD',
+    "account deletion is destructive: it runs only on the embedded sandbox's disposable account, or with ALLOW_DESTRUCTIVE=account-deletion and DELETION_ACCOUNT_USER/DELETION_ACCOUNT_PASSWORD",
   mposPermission: 'the CLIENT_ID business lacks the additional MPOS permission of 4.7 (MPOS_PERMITTED=no), so it cannot buy through MPOS',
-  otherTenant: 'no second merchant: set OTHER_ACCOUNT_USER, OTHER_ACCOUNT_PASSWORD, OTHER_CLIENT_ID and OTHER_CLIENT_SECRET (the account and a development business of another merchant) to check tenant isolation',
-  hash: 'the redirect hash is only observed (REDIRECT_HASH=off): set REDIRECT_HASH=auto to discover its scheme, or the scheme (e.g. hmac-sha256, see .env.example) to verify it',
+  otherTenant:
+    'no second merchant: set OTHER_ACCOUNT_USER, OTHER_ACCOUNT_PASSWORD, OTHER_CLIENT_ID and OTHER_CLIENT_SECRET (the ' +
+    'account and a development business of another merchant) to check tenant isolation',
+  hash:
+    'the redirect hash is only observed (REDIRECT_HASH=off): set REDIRECT_HASH=auto to discover its scheme, or the ' +
+    'scheme (e.g. hmac-sha256, see .env.example) to verify it',
 };
 
 /** Why a test that needs `need` is skipped: the account's credentials refused at start say so, not "no credentials". */

@@ -30,24 +30,43 @@ export class CheckFailures extends CheckFailure {
 
 /** What a test ends with: soft failures and the check that then stopped it end it together. */
 export function withSoftFailures(thrown: unknown, softs: readonly CheckFailure[]): unknown {
-  return softs.length > 0 && thrown instanceof CheckFailure && !(thrown instanceof CheckFailures) ? new CheckFailures([...softs, thrown]) : thrown;
+  return softs.length > 0 && thrown instanceof CheckFailure && !(thrown instanceof CheckFailures)
+    ? new CheckFailures([...softs, thrown])
+    : thrown;
 }
 
 /** Why a test that ended with `err` is not judged (skipped), or undefined when it is judged or errored. */
 export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reason: string } | undefined {
   // The page refused what the payer sent: the test's premise (a payment that went through) does not hold.
-  if (err instanceof PaymentRefused) return { kind: 'refused-by-target', reason: `not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)` };
+  if (err instanceof PaymentRefused)
+    return {
+      kind: 'refused-by-target',
+      reason: `not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`,
+    };
   // An unread result page is the suite's own limit: on the embedded sandbox, whose pages it must read, an ERROR.
-  if (err instanceof UnreadPage) return run.target.kind === 'embedded' ? undefined : { kind: 'page-unread', reason: `not judged: ${err.message}` };
+  if (err instanceof UnreadPage)
+    return run.target.kind === 'embedded' ? undefined : { kind: 'page-unread', reason: `not judged: ${err.message}` };
   if (err instanceof NotJudged) return { kind: 'undecidable', reason: `not judged: ${err.message}` };
   // A page whose fields the payer could not map (harness/payer/field-mapping.ts): the suite's limit, not the target's.
-  if (err instanceof FieldsNotFoundError) return { kind: 'page-not-driven', reason: `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)` };
+  if (err instanceof FieldsNotFoundError)
+    return { kind: 'page-not-driven', reason: `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)` };
   const scripted = run.config.sandbox.screen === 'js' || run.config.sandbox.screen === 'frame';
   if (err instanceof NoFormError && run.target.kind === 'embedded' && scripted && run.config.payer.kind !== 'browser') {
-    return { kind: 'page-not-driven', reason: `the embedded sandbox serves its hosted screens built by JavaScript (SANDBOX_SCREEN=${run.config.sandbox.screen}), which the HTTP payer cannot fill: run with PAYER=browser (or PAYER=auto) to test them (${err.message})` };
+    return {
+      kind: 'page-not-driven',
+      reason:
+        `the embedded sandbox serves its hosted screens built by JavaScript ` +
+        `(SANDBOX_SCREEN=${run.config.sandbox.screen}), which the HTTP payer cannot fill: run with PAYER=browser (or ` +
+        `PAYER=auto) to test them (${err.message})`,
+    };
   }
   if (err instanceof PayerError && run.target.kind === 'remote') {
-    return { kind: 'page-not-driven', reason: `hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)` };
+    return {
+      kind: 'page-not-driven',
+      reason:
+        `hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, ` +
+        `set SCREEN_FIELD_NAMES (see .env.example)`,
+    };
   }
   return undefined;
 }
@@ -63,7 +82,11 @@ export function evidenceOf(err: unknown, run: Run, clauses: string[]): CheckEvid
  * A server error the test did not fail on (e.g. a 500 for an unknown id, where the spec only says "not 2xx"):
  * the spec shows no status codes, so it is an observation, but never a silent one.
  */
-export function observeServerErrors(observe: (clause: string, message: string) => void, exchanges: readonly Exchange[], already: readonly Observation[]): void {
+export function observeServerErrors(
+  observe: (clause: string, message: string) => void,
+  exchanges: readonly Exchange[],
+  already: readonly Observation[],
+): void {
   for (const ex of exchanges) {
     const status = ex.response?.status;
     const noted = already.some((o) => o.message.includes(String(status)));

@@ -38,7 +38,10 @@ export interface Run {
   payer: Payer;
   receiver(): Promise<Receiver>;
   control?: Control;
-  /** The redirect hash scheme, configured or discovered (harness/discovery/), or undefined when the run only observes it (REDIRECT_HASH=off). */
+  /**
+   * The redirect hash scheme, configured or discovered (harness/discovery/), or undefined when the run only observes
+   * it (REDIRECT_HASH=off).
+   */
   hash?: RedirectHashes;
   /** The webhook signature, configured or discovered, or undefined when the run only observes it (WEBHOOK_SIGNATURE=off). */
   signature?: WebhookSignatures;
@@ -71,7 +74,10 @@ export class AcceptedOperations {
   control(operationId: string, send: () => Promise<Exchange>): Promise<number> {
     let pending = this.#controls.get(operationId);
     if (!pending) {
-      pending = send().then((ex) => ex.response?.status ?? 0, () => 0);
+      pending = send().then(
+        (ex) => ex.response?.status ?? 0,
+        () => 0,
+      );
       this.#controls.set(operationId, pending);
     }
     return pending;
@@ -112,18 +118,37 @@ async function createRun(): Promise<Run> {
     if (business) secrets.add(business.clientSecret, 'client-secret');
     const tokenUrl = `${target.authUrl}/connect/token`;
     const tokens = business
-      ? createTokenCache({ http, tokenUrl, clientId: business.clientId, clientSecret: business.clientSecret, audience: config.tokenAudience })
+      ? createTokenCache({
+          http,
+          tokenUrl,
+          clientId: business.clientId,
+          clientSecret: business.clientSecret,
+          audience: config.tokenAudience,
+        })
       : undefined;
     // ACCOUNT_AUTH=password-grant: the account's token comes from an OAuth2 password grant made with a business's client:
     // its own business's when known, else the primary business's (a client only identifies the application asking).
     const client = business ?? target.business;
     const accountTokens =
       account && config.accountAuth === 'password-grant'
-        ? createTokenCache({ http, tokenUrl, clientId: client.clientId, clientSecret: client.clientSecret, audience: config.tokenAudience, password: { username: account.user, password: account.password } })
+        ? createTokenCache({
+            http,
+            tokenUrl,
+            clientId: client.clientId,
+            clientSecret: client.clientSecret,
+            audience: config.tokenAudience,
+            password: { username: account.user, password: account.password },
+          })
         : undefined;
     caches.push(...[tokens, accountTokens].filter((c): c is TokenCache => c !== undefined));
     const api = createApiClient({
-      http, baseUrl: target.baseUrl, authUrl: target.authUrl, operations, tokens, account, accountAuth: config.accountAuth,
+      http,
+      baseUrl: target.baseUrl,
+      authUrl: target.authUrl,
+      operations,
+      tokens,
+      account,
+      accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
     });
     // The identity a purchase acts as follows from the auth it is sent with (an account acts as its first business).
@@ -153,9 +178,27 @@ async function createRun(): Promise<Run> {
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // A page without a form on an origin never paid is a page the payer cannot read, never a verdict (unreadPagesThrow).
-  const rawPayer = unreadPagesThrow(createPayer({ http, fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues, kind: config.payer.kind, chromiumPath: config.payer.chromiumPath, reportDir: config.reportDir, timeoutMs: config.http.timeoutMs, browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs) }));
+  const rawPayer = unreadPagesThrow(
+    createPayer({
+      http,
+      fieldNames: config.screenFieldNames,
+      optionValues: config.screenOptionValues,
+      kind: config.payer.kind,
+      chromiumPath: config.payer.chromiumPath,
+      reportDir: config.reportDir,
+      timeoutMs: config.http.timeoutMs,
+      browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs),
+    }),
+  );
   const primaryCall = callAs(target.business, target.account);
-  const payer = guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => hash?.record(params), primaryCall, pages);
+  const payer = guardPayer(
+    rawPayer,
+    () => interlock.assertMayPay(),
+    (b) => interlock.watch(b),
+    (params) => hash?.record(params),
+    primaryCall,
+    pages,
+  );
   let receiver: Promise<Receiver> | undefined;
   const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
@@ -180,7 +223,14 @@ async function createRun(): Promise<Run> {
       target: tenantTarget,
       call,
       control: agingTokensOnClockMoves(own, caches),
-      payer: guardPayer(rawPayer, () => interlock.assertMayPay(), (b) => interlock.watch(b), (params) => tenantHash?.record(params), call, pages),
+      payer: guardPayer(
+        rawPayer,
+        () => interlock.assertMayPay(),
+        (b) => interlock.watch(b),
+        (params) => tenantHash?.record(params),
+        call,
+        pages,
+      ),
       receiver: async () => {
         const r = await base.receiver();
         return { ...r, webhookUrl: (tag?: string) => r.webhookUrl(`tenant:${grant.id}:${tag ?? ''}`) };
@@ -241,7 +291,12 @@ class PagedPurchases {
     const body = ex.response && ex.response.status < 300 ? ex.response.json : undefined;
     const id = field(body, 'idTransaccion');
     if (typeof id !== 'string' || id === '') return;
-    const url = operationId === 'purchase3ds' ? field(body, 'urlCompletarPago3Ds') : operationId === 'purchaseQuickPay' ? field(field(body, 'datosQuickPay'), 'urlQR') : undefined;
+    const url =
+      operationId === 'purchase3ds'
+        ? field(body, 'urlCompletarPago3Ds')
+        : operationId === 'purchaseQuickPay'
+          ? field(field(body, 'datosQuickPay'), 'urlQR')
+          : undefined;
     if (typeof url !== 'string' || url === '') return;
     this.#ids.set(url, id);
     if (URL.canParse(url, ex.request.url)) this.#ids.set(new URL(url, ex.request.url).href, id);
@@ -253,7 +308,9 @@ class PagedPurchases {
 
 /** The one transaction id a page shows (a UUID, as public integrations show them), if exactly one. */
 function idShownOn(o: PaymentOutcome & { kind: 'page' }): string | undefined {
-  const ids = new Set(o.html.replace(/<script[\s\S]*?<\/script>/gi, '').match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi) ?? []);
+  const ids = new Set(
+    o.html.replace(/<script[\s\S]*?<\/script>/gi, '').match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi) ?? [],
+  );
   return ids.size === 1 ? [...ids][0] : undefined;
 }
 
@@ -266,7 +323,14 @@ function idShownOn(o: PaymentOutcome & { kind: 'page' }): string | undefined {
  * the one id the page shows); the judges read what is left unsettled as unread (checks.ts unreadPage). A link's
  * record is not read for it: activar, its only reading (4.2), changes the link's state a test may be judging.
  */
-function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknown) => void, redirected: (params: Record<string, string>) => void, call: Call, pages: PagedPurchases): Payer {
+function guardPayer(
+  payer: Payer,
+  assertMayPay: () => void,
+  watch: (body: unknown) => void,
+  redirected: (params: Record<string, string>) => void,
+  call: Call,
+  pages: PagedPurchases,
+): Payer {
   const lookUp = async (id: string, why: string, pendingSettles = true): Promise<'true' | 'false' | undefined> => {
     const ex = await call('getTransaction', { pathParams: { id }, auth: 'bearer', label: `outcome from the lookup (${why})` });
     const esAprobada = ex.response && ex.response.status < 300 ? asBool(field(ex.response.json, 'esAprobada')) : undefined;
@@ -280,7 +344,13 @@ function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknow
       const id = (url === undefined ? undefined : pages.idOf(url)) ?? idShownOn(o);
       if (id === undefined) return o;
       const esAprobada = await lookUp(id, 'the page after the payment does not say it', false);
-      noteStep({ kind: 'api', title: esAprobada === undefined ? `the page after the payment does not say its outcome, nor did the lookup of ${id}` : `the page after the payment does not say its outcome: the lookup of ${id} says esAprobada ${esAprobada}` });
+      noteStep({
+        kind: 'api',
+        title:
+          esAprobada === undefined
+            ? `the page after the payment does not say its outcome, nor did the lookup of ${id}`
+            : `the page after the payment does not say its outcome: the lookup of ${id} says esAprobada ${esAprobada}`,
+      });
       return esAprobada === undefined ? o : { ...o, settled: { esAprobada, from: 'lookup', idTransaccion: id } };
     }
     if (o.kind !== 'redirect') return o;
@@ -291,7 +361,13 @@ function guardPayer(payer: Payer, assertMayPay: () => void, watch: (body: unknow
     const id = params['idTransaccion'];
     if (params['esAprobada'] !== undefined || !id) return o;
     const esAprobada = await lookUp(id, 'the redirect has no esAprobada');
-    noteStep({ kind: 'api', title: esAprobada === undefined ? `the redirect has no esAprobada, nor did the lookup of ${id} say it` : `the redirect has no esAprobada: the lookup of ${id} says esAprobada ${esAprobada}` });
+    noteStep({
+      kind: 'api',
+      title:
+        esAprobada === undefined
+          ? `the redirect has no esAprobada, nor did the lookup of ${id} say it`
+          : `the redirect has no esAprobada: the lookup of ${id} says esAprobada ${esAprobada}`,
+    });
     return esAprobada === undefined ? o : { ...o, settled: { esAprobada, from: 'lookup' } };
   };
   return {

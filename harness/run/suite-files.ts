@@ -14,9 +14,13 @@ import { whereTheTimeWent } from '../record/progress.ts';
 /** The suite files to declare, as `<dir>/<name>`, in name order. */
 export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEnv = process.env): string[] {
   const files = names.map((name) => `${dir}/${name}`).sort();
-  const wanted = (env['CONFORMANCE_FILES'] ?? '').split(',').map((s) => s.trim().replace(/^\.\//, '')).filter((s) => s !== '');
+  const wanted = (env['CONFORMANCE_FILES'] ?? '')
+    .split(',')
+    .map((s) => s.trim().replace(/^\.\//, ''))
+    .filter((s) => s !== '');
   const chosen = wanted.length === 0 ? files : files.filter((f) => wanted.some((w) => f.includes(w)));
-  if (chosen.length === 0) throw new Error(`CONFORMANCE_FILES=${env['CONFORMANCE_FILES']} names no suite file; the suite files are ${files.join(', ')}`);
+  if (chosen.length === 0)
+    throw new Error(`CONFORMANCE_FILES=${env['CONFORMANCE_FILES']} names no suite file; the suite files are ${files.join(', ')}`);
   shardOf(env); // a malformed shard fails before anything runs
   return chosen;
 }
@@ -27,7 +31,8 @@ export function shardOf(env: NodeJS.ProcessEnv = process.env): { index: number; 
   if (given === '') return undefined;
   const shard = /^(\d+)\/(\d+)$/.exec(given);
   const [index, count] = [Number(shard?.[1]), Number(shard?.[2])];
-  if (!shard || index < 1 || index > count) throw new Error(`CONFORMANCE_SHARD (--shard) must be i/n with 1 ≤ i ≤ n, e.g. 1/3 (got "${given}")`);
+  if (!shard || index < 1 || index > count)
+    throw new Error(`CONFORMANCE_SHARD (--shard) must be i/n with 1 ≤ i ≤ n, e.g. 1/3 (got "${given}")`);
   return { index, count };
 }
 
@@ -58,7 +63,10 @@ export function declaredInShard(): boolean {
  */
 export function declareSuites(dir: string, names: string[], load: (name: string) => Promise<unknown>, last?: string): void {
   const inShard = shardFilter(shardOf());
-  for (const file of selectSuites(dir, names.filter((n) => n !== last))) {
+  for (const file of selectSuites(
+    dir,
+    names.filter((n) => n !== last),
+  )) {
     // Not reset after the load: a file's own describe blocks are collected after this one returns (depth first).
     describe.concurrent(file, async () => {
       loading = inShard;

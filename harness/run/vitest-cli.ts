@@ -17,6 +17,12 @@ export const PACKAGE_ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.ur
  * reporters: the console gets the summary's few lines (each failure once, with its clause), not a line per test.
  */
 export const conformanceArgs: readonly string[] = [
-  'run', '--root', PACKAGE_ROOT, '--config', join(PACKAGE_ROOT, 'vitest.config.ts'), '--project', 'conformance',
+  'run',
+  '--root',
+  PACKAGE_ROOT,
+  '--config',
+  join(PACKAGE_ROOT, 'vitest.config.ts'),
+  '--project',
+  'conformance',
   ...['junit', 'summary'].map((r) => `--reporter=${join(PACKAGE_ROOT, 'reporters', `${r}.ts`)}`),
 ];

@@ -39,7 +39,8 @@ export function cannotPass(t: TestHandle, seconds: number, what: string, limit =
   const max = t.run.config.budget.maxWaitS;
   if (limit <= max) return undefined;
   return max === 0
-    ? `the target has no clock control and real-time waits are off (MAX_WAIT_S=0): ${what} needs ${Math.ceil(seconds)} s of the target's time to pass`
+    ? `the target has no clock control and real-time waits are off (MAX_WAIT_S=0): ${what} needs ${Math.ceil(seconds)} ` +
+        `s of the target's time to pass`
     : `the target has no clock control and ${what} needs ${Math.ceil(seconds)} s of the target's time to pass, more than MAX_WAIT_S=${max}`;
 }
 
@@ -56,7 +57,10 @@ export async function letTimePass(t: TestHandle, seconds: number, what: string, 
   // Named, so a budget that runs out meanwhile says what the test was doing; shown as progress while it lasts.
   const end = pending('wait', what, Math.ceil(seconds));
   try {
-    await doing(`a real-time wait of ${Math.ceil(seconds)} s (${what})`, () => new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000)));
+    await doing(
+      `a real-time wait of ${Math.ceil(seconds)} s (${what})`,
+      () => new Promise((resolve) => setTimeout(resolve, Math.max(0, seconds) * 1000)),
+    );
   } finally {
     end();
   }
@@ -69,7 +73,9 @@ export async function letTimePass(t: TestHandle, seconds: number, what: string, 
 export async function targetNow(t: TestHandle): Promise<number> {
   if (hasClock(t)) return (await t.run.control!.now()).getTime();
   const before = Date.now();
-  const ex = await t.run.http.request({ method: 'GET', url: t.run.target.baseUrl, label: 'target clock (Date header)' }).catch(() => undefined);
+  const ex = await t.run.http
+    .request({ method: 'GET', url: t.run.target.baseUrl, label: 'target clock (Date header)' })
+    .catch(() => undefined);
   const date = Date.parse(header(ex?.response, 'date') ?? '');
   // The Date header is truncated to the second: half a second is added back, and the request's own time.
   return Number.isNaN(date) ? Date.now() : date + 500 + (Date.now() - before) / 2;
@@ -89,7 +95,13 @@ export function lateBy(outcome: PaymentOutcome, deadline: number, what: string):
   if (timing === undefined || approvalOf(outcome) === 'true' || timing.answeredAt + CLOCK_MARGIN_MS <= deadline) return undefined;
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const sent = timing.submittedAt ?? timing.answeredAt;
-  return `${what} may have reached the target after the validity it stated: the page opened ${s(deadline - timing.openedAt)} before that limit, the payment was submitted ${s(sent - timing.openedAt)} after opening and answered ${s(timing.answeredAt - sent)} later, ${s(Math.abs(timing.answeredAt - deadline))} ${timing.answeredAt > deadline ? 'after' : 'before'} the limit (clocks compared to within ${s(CLOCK_MARGIN_MS)}): the suite was too late, which says nothing of the target`;
+  return (
+    `${what} may have reached the target after the validity it stated: the page opened ` +
+    `${s(deadline - timing.openedAt)} before that limit, the payment was submitted ${s(sent - timing.openedAt)} after ` +
+    `opening and answered ${s(timing.answeredAt - sent)} later, ${s(Math.abs(timing.answeredAt - deadline))} ` +
+    `${timing.answeredAt > deadline ? 'after' : 'before'} the limit (clocks compared to within ${s(CLOCK_MARGIN_MS)}): ` +
+    `the suite was too late, which says nothing of the target`
+  );
 }
 
 /** A payment that was not approved and may have come late (lateBy) is not the target's decline: not judged. */

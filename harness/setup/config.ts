@@ -11,17 +11,17 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
-import { secrets } from '../record/redact.ts';
+import { registerSecrets } from './config-view.ts';
 import { readReportSettings, SettingError } from './report-settings.ts';
 import { installHint } from '../payer/chromium.ts';
-import { isInputName } from '../payer/fields.ts';
 import type { ChallengeCode, OptionValues } from '../payer/types.ts';
 // The catalogue only (no fastify): the worker reads a variant's settings, the sandbox itself runs elsewhere.
 import { variantSettings } from '../../sandbox/variants.ts';
 import { faultSettings } from '../../sandbox/faults.ts';
-import { CONFIG_ROWS, Reader, variable, type ConfigVariable, type DIGEST_NAMES, type ValueOf, type Variable, type VARIABLES } from './variables.ts';
+import { CONFIG_ROWS, Reader, variable, type ConfigVariable, type DIGEST_NAMES, type ValueOf } from './variables.ts';
 
 export { ConfigError } from './errors.ts';
+export { redactedConfigSummary } from './config-view.ts';
 export { TEST_TIMEOUT_MS_DEFAULT } from './variables.ts';
 
 export type AccountAuth = 'basic' | 'password-grant';
@@ -145,14 +145,20 @@ function withVariantSettings(env: Env): Env {
     settings = variantSettings(selected);
   } catch (err) {
     const why = (err as Error).message;
-    throw new ConfigError(`SANDBOX_VARIANT must be "all", "deployed" or ids of sandbox/variants.ts separated by commas, or unset (${why})`, 'SANDBOX_VARIANT');
+    throw new ConfigError(
+      `SANDBOX_VARIANT must be "all", "deployed" or ids of sandbox/variants.ts separated by commas, or unset (${why})`,
+      'SANDBOX_VARIANT',
+    );
   }
   // A fault that is a vendor's own convention (another token audience) comes with the setting that vendor would give,
   // so that only the tests of its clause see it (npm run mutation localises it).
   try {
     settings = { ...settings, ...faultSettings(fault) };
   } catch (err) {
-    throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (${(err as Error).message})`, 'SANDBOX_FAULT');
+    throw new ConfigError(
+      `SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (${(err as Error).message})`,
+      'SANDBOX_FAULT',
+    );
   }
   const filled = { ...env };
   for (const [name, value] of Object.entries(settings)) if (!filled[name]?.trim()) filled[name] = value;
@@ -247,7 +253,11 @@ function parseConfig(env: Env): Config {
   const payer = parsePayer(r);
   const screen = r.read('SANDBOX_SCREEN');
   for (const name of remote ? embeddedOnly : []) {
-    if (r.isSet(name)) throw new ConfigError(`${name} only applies to the embedded sandbox, but API_BASE_URL is set; unset ${name} to test the remote target`, name);
+    if (r.isSet(name))
+      throw new ConfigError(
+        `${name} only applies to the embedded sandbox, but API_BASE_URL is set; unset ${name} to test the remote target`,
+        name,
+      );
   }
   return {
     target,
@@ -285,8 +295,10 @@ function checkEmbeddedAccountAuth(accountAuth: AccountAuth, selected: string | u
   if (accountAuth === variantAuth) return;
   throw new ConfigError(
     variantAuth === 'basic'
-      ? 'ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target (API_BASE_URL set), or the embedded sandbox with SANDBOX_VARIANT=account-password-grant; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic'
-      : 'ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT: its account endpoints take only account tokens (account-password-grant); unset ACCOUNT_AUTH or set ACCOUNT_AUTH=password-grant',
+      ? 'ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target (API_BASE_URL set), or ' +
+          'the embedded sandbox with SANDBOX_VARIANT=account-password-grant; unset ACCOUNT_AUTH or set ACCOUNT_AUTH=basic'
+      : 'ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT: its account endpoints take only account tokens ' +
+          '(account-password-grant); unset ACCOUNT_AUTH or set ACCOUNT_AUTH=password-grant',
     'ACCOUNT_AUTH',
   );
 }
@@ -348,12 +360,13 @@ function parseChallengeCode(raw: string | undefined): ChallengeCode | undefined 
 function embeddedTarget(r: Reader): TargetConfig {
   for (const name of remoteOnly) {
     if (!r.isSet(name)) continue;
-    const fix = `set API_BASE_URL (example: API_BASE_URL=https://api.example.test/api) to test a remote target, or unset ${name} to use the embedded sandbox and its seeded credentials`;
+    const fix =
+      `set API_BASE_URL (example: API_BASE_URL=https://api.example.test/api) to test a remote target, or ` +
+      `unset ${name} to use the embedded sandbox and its seeded credentials`;
     throw new ConfigError(`${name} is set but API_BASE_URL is not: ${fix}`, name);
   }
   return { kind: 'embedded' };
 }
-
 
 function remoteTarget(r: Reader, baseUrl: string): TargetConfig {
   const missing = (['AUTH_URL', 'CLIENT_ID', 'CLIENT_SECRET'] as const).filter((name) => !r.isSet(name));
@@ -383,12 +396,18 @@ function otherTenant(r: Reader): Partial<Remote> {
   const unset = four.filter((name) => !r.isSet(name));
   if (unset.length > 0) {
     const what = 'the account and a development business of a second merchant (another tenant) for the tenant-isolation checks';
-    throw new ConfigError(`${unset.join(', ')} must be set together with ${set.join(', ')}: ${what}; set all four, or none to skip those checks`, unset[0]!);
+    throw new ConfigError(
+      `${unset.join(', ')} must be set together with ${set.join(', ')}: ${what}; set all four, or none to skip those checks`,
+      unset[0]!,
+    );
   }
   const sameUser = r.raw('OTHER_ACCOUNT_USER') === r.raw('ACCOUNT_USER');
   if (sameUser || r.raw('OTHER_CLIENT_ID') === r.raw('CLIENT_ID')) {
     const why = 'the tenant-isolation checks need two tenants';
-    throw new ConfigError(`OTHER_ACCOUNT_USER and OTHER_CLIENT_ID must name another merchant than ACCOUNT_USER and CLIENT_ID (got the same): ${why}`, sameUser ? 'OTHER_ACCOUNT_USER' : 'OTHER_CLIENT_ID');
+    throw new ConfigError(
+      `OTHER_ACCOUNT_USER and OTHER_CLIENT_ID must name another merchant than ACCOUNT_USER and CLIENT_ID (got the same): ${why}`,
+      sameUser ? 'OTHER_ACCOUNT_USER' : 'OTHER_CLIENT_ID',
+    );
   }
   return Object.fromEntries(four.map((name) => [remoteField(name), r.read(name)]));
 }
@@ -401,7 +420,10 @@ function pair(r: Reader, first: ConfigVariable, second: ConfigVariable): Partial
   if (a === undefined || b === undefined) {
     const [set, unset] = a === undefined ? [second, first] : [first, second];
     const what = variable(first).meaning.replace(/; set together with .*$/, '');
-    throw new ConfigError(`${unset} must be set together with ${set} (${what}); set both, or neither to skip the tests that need them`, unset);
+    throw new ConfigError(
+      `${unset} must be set together with ${set} (${what}); set both, or neither to skip the tests that need them`,
+      unset,
+    );
   }
   return { [remoteField(first)]: a, [remoteField(second)]: b };
 }
@@ -412,7 +434,8 @@ function checkDeletionCredentials(r: Reader): void {
   const problem = !r.isSet('DELETION_ACCOUNT_USER')
     ? `ALLOW_DESTRUCTIVE=account-deletion on a remote target needs DELETION_ACCOUNT_USER and DELETION_ACCOUNT_PASSWORD: ${what}`
     : r.raw('DELETION_ACCOUNT_USER') === r.raw('ACCOUNT_USER')
-      ? 'DELETION_ACCOUNT_USER must name a disposable account, not the main ACCOUNT_USER (got the same user): account deletion would destroy the account the suite runs with'
+      ? 'DELETION_ACCOUNT_USER must name a disposable account, not the main ACCOUNT_USER (got the same user): account ' +
+        'deletion would destroy the account the suite runs with'
       : undefined;
   if (problem) throw new ConfigError(problem, 'DELETION_ACCOUNT_USER');
 }
@@ -420,78 +443,10 @@ function checkDeletionCredentials(r: Reader): void {
 /** Where a remote target holds a variable: its field. */
 const remoteField = (name: ConfigVariable) => variable(name).at!.slice('target.'.length);
 
-/** A path of Config: where a row says the configuration holds its value (checked here, where Config is known). */
-type PathOf<T> = T extends readonly unknown[]
-  ? never
-  : T extends object
-    ? { [K in keyof T & string]-?: K | `${K}.${PathOf<NonNullable<T[K]>>}` }[keyof T & string]
-    : never;
-type NotHeld = Exclude<Extract<(typeof VARIABLES)[number], { at: string }>['at'], PathOf<Config>>;
-/** Compiles only while every row's `at` is a path of Config. */
-const everyAtIsAPath: [NotHeld] extends [never] ? true : NotHeld = true;
-
-/** Held otherwise than as written. */
-const WRITTEN: Partial<Record<ConfigVariable, (c: Config) => string | undefined>> = {
-  ACCOUNT_AUTH: (c) => (c.accountAuthAuto ? 'auto' : c.accountAuth),
-  WEBHOOK_SIGNATURE_KEY: (c) => (c.webhook.signatureUnkeyed ? 'none' : undefined),
-  SCREEN_CHALLENGE_CODE: ({ challengeCode: code }) => code && ('code' in code ? code.code : `shown-in:${code.shownIn}`),
-};
-
-/** A variable's value as the configuration holds it, written as it would be set; undefined = unset. */
-function held(config: Config, v: Variable & { name: ConfigVariable }): string | undefined {
-  const written = WRITTEN[v.name];
-  if (written) return written(config);
-  const value = v.at?.split('.').reduce<unknown>((o, key) => (o as Record<string, unknown> | undefined)?.[key], config);
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return value.join(',') || undefined;
-  if (value && typeof value === 'object') return Object.keys(value).length > 0 ? JSON.stringify(value) : undefined;
-  return value === undefined ? undefined : String(value);
-}
-
-/** Every secret variable with a redaction kind, registered by its value. */
-function registerSecrets(config: Config): void {
-  for (const v of CONFIG_ROWS) {
-    if (typeof v.secret === 'string') secrets.add(held(config, v), v.secret);
-  }
-  // A vendor's screen may name its card fields otherwise: their values are removed/masked by those names too.
-  // (A CSS selector names no field: such values are still redacted by value.)
-  const { numeroTarjeta, cvv } = config.screenFieldNames;
-  if (numeroTarjeta && isInputName(numeroTarjeta)) secrets.addField(numeroTarjeta, 'card-number');
-  if (cvv && isInputName(cvv)) secrets.addField(cvv, 'cvv');
-}
-
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object') {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);
   }
   return value;
-}
-
-/** What an unset variable means where "[unset]" would not say it. */
-const UNSET_SHOWN: Partial<Record<ConfigVariable, string>> = {
-  REDIRECT_HASH_KEY: '[unset: the client secret]',
-  WEBHOOK_SIGNATURE_KEY: '[unset: the client secret]',
-  FC_SEED: '[unset: random]',
-  ALLOW_DESTRUCTIVE: '(none)',
-};
-
-/** The configuration for printing: one `VARIABLE=value` line each, in the table's order; secrets as [set]/[unset]. */
-export function redactedConfigSummary(config: Config): string {
-  const showUrl = (value: string) => {
-    const u = new URL(value);
-    if (u.password) u.password = 'REDACTED';
-    return u.toString().replace(/\/+$/, '');
-  };
-  const shown = (v: Variable & { name: ConfigVariable }): string => {
-    const name = v.name;
-    if (config.target.kind === 'embedded' && (name === 'API_BASE_URL' || v.target === 'remote')) return '(embedded sandbox)';
-    const value = held(config, v);
-    if (value === undefined) return UNSET_SHOWN[name] ?? '[unset]';
-    // '' is REDIRECT_HASH_KEY=none: no key.
-    if (v.secret) return value === '' ? 'none' : '[set]';
-    return v.type.kind === 'url' ? showUrl(value) : value;
-  };
-  const lines = CONFIG_ROWS.filter((v) => v.at).map((v) => `${v.name}=${shown(v)}`);
-  return [`target=${config.target.kind}`, ...lines].join('\n');
 }

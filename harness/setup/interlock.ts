@@ -43,7 +43,8 @@ export const PURCHASE_OPERATIONS: ReadonlySet<string> = new Set([
 export type PayingAs = { business: string } | { account: string } | 'anyone';
 
 /** The shape of the target the interlock needs. */
-type Target = Pick<TargetInfo, 'kind' | 'business' | 'mode' | 'modes'> & Partial<Pick<TargetInfo, 'modeUnknownBecause' | 'account' | 'accountConfirmed' | 'other'>>;
+type Target = Pick<TargetInfo, 'kind' | 'business' | 'mode' | 'modes'> &
+  Partial<Pick<TargetInfo, 'modeUnknownBecause' | 'account' | 'accountConfirmed' | 'other'>>;
 
 export class InterlockError extends Error {
   override name = 'InterlockError';
@@ -81,7 +82,8 @@ export class Interlock {
     if (confirmed !== true) {
       const why = typeof confirmed === 'string' ? confirmed : 'not the configured ACCOUNT_USER, or no account probe';
       throw new InterlockError(
-        `STOPPED: a purchase as an account acts as the account's first business, which could not be confirmed to be in development (${why}), so none is sent. Set ACCOUNT_USER to the account of the CLIENT_ID development business.`,
+        `STOPPED: a purchase as an account acts as the account's first business, which could not be confirmed to be in ` +
+          `development (${why}), so none is sent. Set ACCOUNT_USER to the account of the CLIENT_ID development business.`,
       );
     }
   }
@@ -102,7 +104,12 @@ export class Interlock {
 
   #probes(): ModeProbe[] {
     const primary = this.#probeOf(this.target.business.clientId);
-    return [primary, ...Object.entries(this.target.modes).filter(([id]) => id !== this.target.business.clientId).map(([, p]) => p)];
+    return [
+      primary,
+      ...Object.entries(this.target.modes)
+        .filter(([id]) => id !== this.target.business.clientId)
+        .map(([, p]) => p),
+    ];
   }
 
   /** The second merchant's account pays as its business, which must be probed in development and confirmed as its. */
@@ -111,7 +118,9 @@ export class Interlock {
     if (this.target.kind === 'embedded' || other.accountConfirmed === true) return;
     const why = typeof other.accountConfirmed === 'string' ? other.accountConfirmed : 'no account probe';
     throw new InterlockError(
-      `STOPPED: a purchase as OTHER_ACCOUNT_USER acts as that account's first business, which could not be confirmed to be in development (${why}), so none is sent. Set OTHER_ACCOUNT_USER to the account of the OTHER_CLIENT_ID development business.`,
+      `STOPPED: a purchase as OTHER_ACCOUNT_USER acts as that account's first business, which could not be confirmed ` +
+        `to be in development (${why}), so none is sent. Set OTHER_ACCOUNT_USER to the account of the OTHER_CLIENT_ID ` +
+        `development business.`,
     );
   }
 
@@ -124,7 +133,11 @@ export class Interlock {
     if (probe) return probe;
     if (clientId === this.target.business.clientId) {
       // A target without `modes` (built by hand): its primary mode is all there is.
-      return { variable: 'CLIENT_ID', mode: this.target.mode, ...(this.target.modeUnknownBecause ? { unknownBecause: this.target.modeUnknownBecause } : {}) };
+      return {
+        variable: 'CLIENT_ID',
+        mode: this.target.mode,
+        ...(this.target.modeUnknownBecause ? { unknownBecause: this.target.modeUnknownBecause } : {}),
+      };
     }
     return { variable: `the business ${clientId}`, mode: 'unknown', unknownBecause: 'its mode was not probed' };
   }
@@ -132,7 +145,10 @@ export class Interlock {
   #assertDevelopment(probe: ModeProbe): void {
     if (probe.mode === 'development') return;
     if (probe.mode === 'production') {
-      throw new InterlockError(`STOPPED: the business of ${probe.variable} is in production mode (estaProductivo=true on a link it created), so no purchase is sent as it or as an account.`);
+      throw new InterlockError(
+        `STOPPED: the business of ${probe.variable} is in production mode (estaProductivo=true on a link it created), ` +
+          `so no purchase is sent as it or as an account.`,
+      );
     }
     const why = probe.unknownBecause ? ` (${probe.unknownBecause})` : '';
     throw new InterlockError(`STOPPED: the business mode of ${probe.variable} could not be learned${why}, so no purchase is sent.`);

@@ -53,7 +53,13 @@ async function probe(config: Config): Promise<Preflight> {
   const receiver = await receiverWarning(config);
   if (receiver) warnings.push(receiver);
   // One retry at most, quickly: a probe that cannot get through says so at once rather than after the backoffs.
-  const http = createHttp({ timeoutMs: config.http.timeoutMs, retries: Math.min(config.http.retries, 1), maxBackoffMs: 500, maxResponseBytes: config.http.maxResponseBytes, recorder: new Recorder({ limit: 0 }) });
+  const http = createHttp({
+    timeoutMs: config.http.timeoutMs,
+    retries: Math.min(config.http.retries, 1),
+    maxBackoffMs: 500,
+    maxResponseBytes: config.http.maxResponseBytes,
+    recorder: new Recorder({ limit: 0 }),
+  });
   try {
     const token = await tokenProbe(http, config, target);
     if ('problem' in token) return { problem: token.problem, warnings };
@@ -97,7 +103,8 @@ async function tokenProbe(http: Http, config: Config, t: RemoteTarget): Promise<
   const url = `${t.authUrl}/connect/token`;
   const got = await request(t.authUrl);
   const fixAuthUrl = 'set AUTH_URL to the {auth_url} of the token issuer (the token is at AUTH_URL/connect/token)';
-  if ('failed' in got) return { problem: `set-up error: AUTH_URL=${t.authUrl}: no token endpoint answers at ${url}: ${got.failed}; ${fixAuthUrl}` };
+  if ('failed' in got)
+    return { problem: `set-up error: AUTH_URL=${t.authUrl}: no token endpoint answers at ${url}: ${got.failed}; ${fixAuthUrl}` };
   const res = got.ex.response!;
   if (notThere(res.status)) {
     const meant = await firstAnswering(authCandidates(t.authUrl), async (candidate) => {
@@ -112,11 +119,25 @@ async function tokenProbe(http: Http, config: Config, t: RemoteTarget): Promise<
     secrets.add(token, 'access-token');
     return { token };
   }
-  if (res.status >= 200 && res.status < 300) return { problem: `set-up error: AUTH_URL=${t.authUrl}: POST ${url} answered ${answered(got.ex)} without an access_token; ${fixAuthUrl}` };
-  if (res.status >= 500 || res.status === 429) return { problem: `set-up error: the token endpoint cannot issue a token now: POST ${url} answered ${answered(got.ex)}; run again when the target is up (AUTH_URL=${t.authUrl})` };
+  if (res.status >= 200 && res.status < 300)
+    return {
+      problem: `set-up error: AUTH_URL=${t.authUrl}: POST ${url} answered ${answered(got.ex)} without an access_token; ${fixAuthUrl}`,
+    };
+  if (res.status >= 500 || res.status === 429)
+    return {
+      problem:
+        `set-up error: the token endpoint cannot issue a token now: POST ${url} answered ${answered(got.ex)}; ` +
+        `run again when the target is up (AUTH_URL=${t.authUrl})`,
+    };
   // The issuer may refuse another audience than its own (spec 5.1 says service_api).
-  const audience = /audience|invalid_target|invalid_scope/i.test(res.bodyText) ? ` (or TOKEN_AUDIENCE=${config.tokenAudience}, if the issuer wants another audience)` : '';
-  return { problem: `set-up error: the token endpoint refused CLIENT_ID/CLIENT_SECRET: POST ${url} answered ${answered(got.ex)}; check CLIENT_ID and CLIENT_SECRET${audience}: the App ID and API Secret of a development business` };
+  const audience = /audience|invalid_target|invalid_scope/i.test(res.bodyText)
+    ? ` (or TOKEN_AUDIENCE=${config.tokenAudience}, if the issuer wants another audience)`
+    : '';
+  return {
+    problem:
+      `set-up error: the token endpoint refused CLIENT_ID/CLIENT_SECRET: POST ${url} answered ` +
+      `${answered(got.ex)}; check CLIENT_ID and CLIENT_SECRET${audience}: the App ID and API Secret of a development business`,
+  };
 }
 
 /** Same-origin places a token endpoint often is, for "did you mean": the secret goes nowhere else. */
@@ -133,22 +154,37 @@ function authCandidates(authUrl: string): string[] {
  */
 async function apiProbe(http: Http, baseUrl: string, token: string): Promise<string | undefined> {
   const probe = (base: string) =>
-    send(http, { method: 'POST', url: `${base}/EnlacePago`, headers: { authorization: `Bearer ${token}` }, json: {}, label: 'preflight: api' });
+    send(http, {
+      method: 'POST',
+      url: `${base}/EnlacePago`,
+      headers: { authorization: `Bearer ${token}` },
+      json: {},
+      label: 'preflight: api',
+    });
   const got = await probe(baseUrl);
-  if ('failed' in got) return `set-up error: nothing answers at API_BASE_URL=${baseUrl}: ${got.failed}; check API_BASE_URL and that the target is up`;
+  if ('failed' in got)
+    return `set-up error: nothing answers at API_BASE_URL=${baseUrl}: ${got.failed}; check API_BASE_URL and that the target is up`;
   if (!notThere(got.ex.response!.status)) return undefined;
   const meant = await firstAnswering(apiCandidates(baseUrl), async (candidate) => {
     const r = await probe(candidate);
     return 'ex' in r && !notThere(r.ex.response!.status);
   });
-  const hint = meant ? `did you mean API_BASE_URL=${meant}?` : "set API_BASE_URL to the {base_url} under which the spec's paths (/EnlacePago, /TransaccionCompra/…) are served";
-  return `set-up error: API_BASE_URL=${baseUrl} does not serve the API: POST ${baseUrl}/EnlacePago (an empty body, to be refused as invalid) answered ${answered(got.ex)}; ${hint}`;
+  const hint = meant
+    ? `did you mean API_BASE_URL=${meant}?`
+    : "set API_BASE_URL to the {base_url} under which the spec's paths (/EnlacePago, /TransaccionCompra/…) are served";
+  return (
+    `set-up error: API_BASE_URL=${baseUrl} does not serve the API: POST ${baseUrl}/EnlacePago (an empty body, to ` +
+    `be refused as invalid) answered ${answered(got.ex)}; ${hint}`
+  );
 }
 
 function apiCandidates(baseUrl: string): string[] {
   const u = new URL(baseUrl);
   const parent = u.pathname.replace(/\/[^/]*\/?$/, '');
-  return unique([`${baseUrl}/api`, `${baseUrl}/v1`, `${u.origin}/api`, ...(u.pathname.length > 1 ? [`${u.origin}${parent}`] : [])], baseUrl);
+  return unique(
+    [`${baseUrl}/api`, `${baseUrl}/v1`, `${u.origin}/api`, ...(u.pathname.length > 1 ? [`${u.origin}${parent}`] : [])],
+    baseUrl,
+  );
 }
 
 function unique(candidates: string[], besides: string): string[] {
@@ -171,15 +207,31 @@ async function accountProbe(http: Http, config: Config, t: RemoteTarget): Promis
   const url = `${t.baseUrl}/EnlacePago/0/activar`;
   let basic: Exchange | undefined;
   if (config.accountAuth === 'basic') {
-    const got = await send(http, { method: 'PUT', url, headers: { authorization: `Basic ${Buffer.from(`${t.accountUser}:${t.accountPassword}`).toString('base64')}` }, label: 'preflight: account' });
+    const got = await send(http, {
+      method: 'PUT',
+      url,
+      headers: { authorization: `Basic ${Buffer.from(`${t.accountUser}:${t.accountPassword}`).toString('base64')}` },
+      label: 'preflight: account',
+    });
     if ('failed' in got || got.ex.response!.status !== 401) return undefined;
     basic = got.ex;
-    if (!config.accountAuthAuto) return `ACCOUNT_USER/ACCOUNT_PASSWORD were refused: PUT ${url} with HTTP Basic answered ${answered(basic)}; check ACCOUNT_USER and ACCOUNT_PASSWORD`;
+    if (!config.accountAuthAuto)
+      return (
+        `ACCOUNT_USER/ACCOUNT_PASSWORD were refused: PUT ${url} with HTTP Basic answered ${answered(basic)}; ` +
+        `check ACCOUNT_USER and ACCOUNT_PASSWORD`
+      );
   }
   const grant = await send(http, {
     method: 'POST',
     url: `${t.authUrl}/connect/token`,
-    form: { grant_type: 'password', audience: config.tokenAudience, client_id: t.clientId, client_secret: t.clientSecret, username: t.accountUser, password: t.accountPassword },
+    form: {
+      grant_type: 'password',
+      audience: config.tokenAudience,
+      client_id: t.clientId,
+      client_secret: t.clientSecret,
+      username: t.accountUser,
+      password: t.accountPassword,
+    },
     idempotent: true,
     label: 'preflight: account token',
   });
@@ -192,13 +244,24 @@ async function accountProbe(http: Http, config: Config, t: RemoteTarget): Promis
   }
   if (res.status >= 500) return undefined;
   const byBasic = basic ? `PUT ${url} with HTTP Basic answered ${answered(basic)} and ` : '';
-  return `ACCOUNT_USER/ACCOUNT_PASSWORD were refused: ${byBasic}the password grant at ${t.authUrl}/connect/token answered ${answered(grant.ex)}; check ACCOUNT_USER and ACCOUNT_PASSWORD${basic ? '' : ' (and ACCOUNT_AUTH)'}`;
+  return (
+    `ACCOUNT_USER/ACCOUNT_PASSWORD were refused: ${byBasic}the password grant at ${t.authUrl}/connect/token ` +
+    `answered ${answered(grant.ex)}; check ACCOUNT_USER and ACCOUNT_PASSWORD${basic ? '' : ' (and ACCOUNT_AUTH)'}`
+  );
 }
 
 /** Loopback and "any" addresses: a URL with one of them reaches only this host. */
 function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1' || h === '0.0.0.0' || h === '::' || h === '::ffff:127.0.0.1';
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    /^127\./.test(h) ||
+    h === '::1' ||
+    h === '0.0.0.0' ||
+    h === '::' ||
+    h === '::ffff:127.0.0.1'
+  );
 }
 
 /** Whether `host` is this machine: loopback, its name, or an address of one of its interfaces (resolved). */
@@ -223,11 +286,32 @@ export async function receiverWarning(config: Config): Promise<string | undefine
   if (config.target.kind !== 'remote' || config.receiver.publicUrl || !isLoopback(config.receiver.host)) return undefined;
   const host = new URL(config.target.baseUrl).hostname;
   if (await isThisHost(host)) return undefined;
-  return `warning: the target (${host}) is not on this host, but the webhook receiver's URL is loopback (RECEIVER_HOST=${config.receiver.host}, WEBHOOK_PUBLIC_URL unset): the target cannot deliver webhooks to it; set WEBHOOK_PUBLIC_URL to a URL the target can reach (a tunnel to this host), or RECEIVER_HOST to an address of this host it can reach`;
+  return (
+    `warning: the target (${host}) is not on this host, but the webhook receiver's URL is loopback ` +
+    `(RECEIVER_HOST=${config.receiver.host}, WEBHOOK_PUBLIC_URL unset): the target cannot deliver webhooks to it; set ` +
+    `WEBHOOK_PUBLIC_URL to a URL the target can reach (a tunnel to this host), or RECEIVER_HOST to an address of this ` +
+    `host it can reach`
+  );
 }
 
 /** Common variables of other tools that are one letter from a setting (PAGER and PAYER). */
-const NOT_OURS = new Set(['PAGER', 'HOME', 'PATH', 'USER', 'SHELL', 'TERM', 'LANG', 'EDITOR', 'VISUAL', 'LOGNAME', 'HOSTNAME', 'TMPDIR', 'PWD', 'OLDPWD', 'TZ']);
+const NOT_OURS = new Set([
+  'PAGER',
+  'HOME',
+  'PATH',
+  'USER',
+  'SHELL',
+  'TERM',
+  'LANG',
+  'EDITOR',
+  'VISUAL',
+  'LOGNAME',
+  'HOSTNAME',
+  'TMPDIR',
+  'PWD',
+  'OLDPWD',
+  'TZ',
+]);
 
 /**
  * Names that look like a setting but are none: a typo (at most two edits, one for short names; a transposition is
@@ -254,7 +338,9 @@ export function settingSlips(names: Iterable<string>, fromFile: ReadonlySet<stri
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent transpositions. */
 export function editDistance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 2) return 3;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;

@@ -36,7 +36,10 @@ export const BASELINE_EXAMPLE = 'baseline-reports';
 /** A bad BASELINE or FAIL_ON: one line naming the variable (harness/setup/config.ts turns it into a ConfigError). */
 export class SettingError extends Error {
   override name = 'SettingError';
-  constructor(message: string, readonly variable: 'BASELINE' | 'FAIL_ON') {
+  constructor(
+    message: string,
+    readonly variable: 'BASELINE' | 'FAIL_ON',
+  ) {
     super(message);
   }
 }
@@ -46,15 +49,23 @@ export function readReportSettings(get: (name: string) => string | undefined): {
   const baseline = get('BASELINE')?.trim() || undefined;
   if (baseline !== undefined) {
     const read = readBaselineFile(baseline);
-    if ('problem' in read) throw new SettingError(`BASELINE must be ${BASELINE_WHAT} (${read.problem}); example: BASELINE=${BASELINE_EXAMPLE}`, 'BASELINE');
+    if ('problem' in read)
+      throw new SettingError(`BASELINE must be ${BASELINE_WHAT} (${read.problem}); example: BASELINE=${BASELINE_EXAMPLE}`, 'BASELINE');
   }
   const failOn = get('FAIL_ON')?.trim() || 'any';
   if (failOn !== 'any' && failOn !== 'new') {
-    throw new SettingError(`FAIL_ON must be one of any | new (what fails the run: any failure, or only a failure that is not in BASELINE) (got "${failOn}"); example: FAIL_ON=new`, 'FAIL_ON');
+    throw new SettingError(
+      `FAIL_ON must be one of any | new (what fails the run: any failure, or only a failure that is not in BASELINE) ` +
+        `(got "${failOn}"); example: FAIL_ON=new`,
+      'FAIL_ON',
+    );
   }
   if (failOn === 'new' && baseline === undefined) {
-    throw new SettingError(`FAIL_ON=new needs BASELINE, the earlier run whose failures are known (${BASELINE_WHAT}); example: BASELINE=${BASELINE_EXAMPLE} FAIL_ON=new, or unset FAIL_ON`, 'FAIL_ON');
+    throw new SettingError(
+      `FAIL_ON=new needs BASELINE, the earlier run whose failures are known (${BASELINE_WHAT}); example: ` +
+        `BASELINE=${BASELINE_EXAMPLE} FAIL_ON=new, or unset FAIL_ON`,
+      'FAIL_ON',
+    );
   }
   return { ...(baseline === undefined ? {} : { baseline }), failOn };
 }
-

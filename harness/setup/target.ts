@@ -90,10 +90,18 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
     const { createSandbox } = await import('../../sandbox/index.ts');
     const fault = config.sandbox.fault;
     const variant = config.sandbox.variant;
-    const sandbox = await createSandbox({ mode: config.sandbox.mode, screen: config.sandbox.screen, ...(fault ? { fault } : {}), ...(variant ? { variant } : {}) }).catch((err: unknown) => {
+    const sandbox = await createSandbox({
+      mode: config.sandbox.mode,
+      screen: config.sandbox.screen,
+      ...(fault ? { fault } : {}),
+      ...(variant ? { variant } : {}),
+    }).catch((err: unknown) => {
       // The sandbox refuses an unknown fault id: a configuration mistake, not a crash.
       if (!fault) throw err;
-      throw new ConfigError(`SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}": ${(err as Error).message})`, 'SANDBOX_FAULT');
+      throw new ConfigError(
+        `SANDBOX_FAULT must be the id of a fault of sandbox/faults.ts, or unset (got "${fault}": ${(err as Error).message})`,
+        'SANDBOX_FAULT',
+      );
     });
     const c = sandbox.credentials;
     const info: TargetInfo = {
@@ -128,10 +136,17 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
     controlUrl: new URL('/__sandbox', t.baseUrl).href,
     capabilities: [],
     business: { clientId: t.clientId, clientSecret: t.clientSecret },
-    ...(t.secondClientId && t.secondClientSecret ? { businessNoMpos: { clientId: t.secondClientId, clientSecret: t.secondClientSecret } } : {}),
+    ...(t.secondClientId && t.secondClientSecret
+      ? { businessNoMpos: { clientId: t.secondClientId, clientSecret: t.secondClientSecret } }
+      : {}),
     ...(t.accountUser && t.accountPassword ? { account: { user: t.accountUser, password: t.accountPassword } } : {}),
     ...(t.otherAccountUser && t.otherAccountPassword && t.otherClientId && t.otherClientSecret
-      ? { other: { business: { clientId: t.otherClientId, clientSecret: t.otherClientSecret }, account: { user: t.otherAccountUser, password: t.otherAccountPassword } } }
+      ? {
+          other: {
+            business: { clientId: t.otherClientId, clientSecret: t.otherClientSecret },
+            account: { user: t.otherAccountUser, password: t.otherAccountPassword },
+          },
+        }
       : {}),
     ...(config.allowDestructive.includes('account-deletion') && t.deletionAccountUser && t.deletionAccountPassword
       ? { deletion: { user: t.deletionAccountUser, password: t.deletionAccountPassword } }
@@ -167,7 +182,11 @@ export function createRunHttp(config: Config, deadline: number): Http {
  * `account`: how the account authenticates, when it is still being found (ACCOUNT_AUTH=auto, beside this probe), and
  * the answer of the activation that showed it (then the account's mode is read from it, not asked again).
  */
-export async function probeTarget(info: TargetInfo, config: Config, account: Promise<{ config: Config; activation?: { status: number; json: unknown } }> = Promise.resolve({ config })): Promise<TargetInfo> {
+export async function probeTarget(
+  info: TargetInfo,
+  config: Config,
+  account: Promise<{ config: Config; activation?: { status: number; json: unknown } }> = Promise.resolve({ config }),
+): Promise<TargetInfo> {
   // The probe is part of the run: RUN_TIMEOUT_S bounds it too (a rate limiter's Retry-After must not stall setup).
   const http = createRunHttp(config, info.deadline);
   secrets.add(info.business.clientSecret, 'client-secret');
@@ -179,19 +198,31 @@ export async function probeTarget(info: TargetInfo, config: Config, account: Pro
   const other = info.other ? account.then((a) => probeOther(http, info, a.config, info.other!)) : undefined;
   try {
     const tokenUrl = `${info.authUrl}/connect/token`;
-    const tokens = createTokenCache({ http, tokenUrl, clientId: info.business.clientId, clientSecret: info.business.clientSecret, audience: config.tokenAudience });
+    const tokens = createTokenCache({
+      http,
+      tokenUrl,
+      clientId: info.business.clientId,
+      clientSecret: info.business.clientSecret,
+      audience: config.tokenAudience,
+    });
     let token: string;
     try {
       token = await tokens.get();
     } catch (err) {
-      return { ...info, capabilities: await capabilities, unreachable: `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}` };
+      return {
+        ...info,
+        capabilities: await capabilities,
+        unreachable: `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}`,
+      };
     }
     const primary = await probeLink(http, info.baseUrl, token, 'CLIENT_ID');
     const modes: Record<string, ModeProbe> = { [info.business.clientId]: primary.probe };
     let accountConfirmed: true | string | undefined;
     if (info.kind === 'remote' && info.account) {
       const { config: withAuth, activation } = await account;
-      accountConfirmed = activation ? accountModeOf(activation.status, activation.json, 'ACCOUNT_USER') : await confirmAccount(http, info, withAuth, primary.idEnlace);
+      accountConfirmed = activation
+        ? accountModeOf(activation.status, activation.json, 'ACCOUNT_USER')
+        : await confirmAccount(http, info, withAuth, primary.idEnlace);
     }
     if (second) modes[info.businessNoMpos!.clientId] = await second;
     const otherProbed = await other;
@@ -230,13 +261,22 @@ async function probeLink(http: Http, baseUrl: string, token: string, variable: s
   });
   const mode = modeOf(ex);
   const why = `POST /EnlacePago as ${variable} answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
-  return { probe: { variable, mode, ...(mode === 'unknown' ? { unknownBecause: why } : {}) }, idEnlace: (ex.response?.json as { idEnlace?: unknown } | undefined)?.idEnlace };
+  return {
+    probe: { variable, mode, ...(mode === 'unknown' ? { unknownBecause: why } : {}) },
+    idEnlace: (ex.response?.json as { idEnlace?: unknown } | undefined)?.idEnlace,
+  };
 }
 
 /** Another business's mode; a failure leaves it 'unknown' (its purchases refused), not the whole target unusable. */
 async function probeBusiness(http: Http, info: TargetInfo, business: Credentials, variable: string, audience: string): Promise<ModeProbe> {
   try {
-    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: business.clientId, clientSecret: business.clientSecret, audience }).get();
+    const token = await createTokenCache({
+      http,
+      tokenUrl: `${info.authUrl}/connect/token`,
+      clientId: business.clientId,
+      clientSecret: business.clientSecret,
+      audience,
+    }).get();
     return (await probeLink(http, info.baseUrl, token, variable)).probe;
   } catch (err) {
     return { variable, mode: 'unknown', unknownBecause: `the mode probe as ${variable} failed: ${(err as Error).message}` };
@@ -251,17 +291,46 @@ async function probeOther(http: Http, info: TargetInfo, config: Config, other: O
   secrets.add(other.business.clientSecret, 'other-client-secret');
   secrets.add(other.account.password, 'other-account-password');
   try {
-    const token = await createTokenCache({ http, tokenUrl: `${info.authUrl}/connect/token`, clientId: other.business.clientId, clientSecret: other.business.clientSecret, audience: config.tokenAudience }).get();
+    const token = await createTokenCache({
+      http,
+      tokenUrl: `${info.authUrl}/connect/token`,
+      clientId: other.business.clientId,
+      clientSecret: other.business.clientSecret,
+      audience: config.tokenAudience,
+    }).get();
     const { probe, idEnlace } = await probeLink(http, info.baseUrl, token, 'OTHER_CLIENT_ID');
     if (info.kind !== 'remote') return { ...other, probe };
-    return { ...other, probe, accountConfirmed: await confirmAccount(http, { ...info, account: other.account, business: other.business }, config, idEnlace, 'OTHER_ACCOUNT_USER') };
+    return {
+      ...other,
+      probe,
+      accountConfirmed: await confirmAccount(
+        http,
+        { ...info, account: other.account, business: other.business },
+        config,
+        idEnlace,
+        'OTHER_ACCOUNT_USER',
+      ),
+    };
   } catch (err) {
-    return { ...other, probe: { variable: 'OTHER_CLIENT_ID', mode: 'unknown', unknownBecause: `the mode probe as OTHER_CLIENT_ID failed: ${(err as Error).message}` } };
+    return {
+      ...other,
+      probe: {
+        variable: 'OTHER_CLIENT_ID',
+        mode: 'unknown',
+        unknownBecause: `the mode probe as OTHER_CLIENT_ID failed: ${(err as Error).message}`,
+      },
+    };
   }
 }
 
 /** true when the account's activation of its business's probe link answered estaProductivo=false; else why not. */
-async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEnlace: unknown, variable = 'ACCOUNT_USER'): Promise<true | string> {
+async function confirmAccount(
+  http: Http,
+  info: TargetInfo,
+  config: Config,
+  idEnlace: unknown,
+  variable = 'ACCOUNT_USER',
+): Promise<true | string> {
   const account = info.account!;
   if (typeof idEnlace !== 'number' && typeof idEnlace !== 'string') return 'the mode probe link has no idEnlace to activate';
   try {
@@ -287,7 +356,9 @@ async function confirmAccount(http: Http, info: TargetInfo, config: Config, idEn
 function accountModeOf(status: number | undefined, json: unknown, variable: string): true | string {
   const flag = asBool(field(json, 'estaProductivo'));
   if (flag === false) return true;
-  return flag === true ? 'its business is in production mode' : `PUT /EnlacePago/{id}/activar as ${variable} answered ${status ?? 'nothing'} without a boolean estaProductivo`;
+  return flag === true
+    ? 'its business is in production mode'
+    : `PUT /EnlacePago/{id}/activar as ${variable} answered ${status ?? 'nothing'} without a boolean estaProductivo`;
 }
 
 function modeOf(ex: Exchange): BusinessMode {

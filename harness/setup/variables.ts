@@ -192,14 +192,16 @@ export const VARIABLES = [
   {
     name: 'ACCOUNT_AUTH',
     at: 'accountAuth',
-    meaning: 'how account user+password is sent: HTTP Basic, an OAuth2 password grant at AUTH_URL, or auto = try Basic, then the password grant',
+    meaning:
+      'how account user+password is sent: HTTP Basic, an OAuth2 password grant at AUTH_URL, or auto = try Basic, then the password grant',
     type: { kind: 'oneOf', values: ['basic', 'password-grant', 'auto'] },
     default: BY_TARGET('basic', 'auto'),
   },
   {
     name: 'SANDBOX_VARIANT',
     at: 'sandbox.variant',
-    meaning: 'spec-valid variants of the embedded sandbox (sandbox/variants.ts): ids separated by commas, or all (used by npm run mutation)',
+    meaning:
+      'spec-valid variants of the embedded sandbox (sandbox/variants.ts): ids separated by commas, or all (used by npm run mutation)',
     type: { kind: 'pattern', re: /^[A-Za-z0-9._,-]+$/ },
     target: 'embedded',
     example: 'all',
@@ -355,7 +357,8 @@ export const VARIABLES = [
   {
     name: 'REDIRECT_HASH_ORDER',
     at: 'redirectHash.order',
-    meaning: "the fields of a link payment's hash: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto, auto = whichever verifies the first",
+    meaning:
+      "the fields of a link payment's hash: spec = the seven of 6.3, link = identificadorEnlaceComercio,idTransaccion,idEnlace,monto, auto = whichever verifies the first",
     type: { kind: 'oneOf', values: ['spec', 'link', 'auto'] },
     default: 'auto',
   },
@@ -441,23 +444,32 @@ export const VARIABLES = [
   {
     name: 'SCREEN_FIELD_NAMES',
     at: 'screenFieldNames',
-    meaning: `a JSON object mapping the hosted pages' fields to the input names or CSS selectors of the target's pages, e.g. {"numeroTarjeta":"card_number","cvv":"#cvc"}`,
-    must: `a JSON object mapping the hosted pages' fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS selectors of the target's pages (payment screen, 3DS and quick-pay pages)`,
+    meaning:
+      `a JSON object mapping the hosted pages' fields to the input names or CSS selectors of the target's ` +
+      `pages, e.g. {"numeroTarjeta":"card_number","cvv":"#cvc"}`,
+    must:
+      `a JSON object mapping the hosted pages' fields (${SCREEN_FIELDS.join(', ')}) to the input names or CSS ` +
+      `selectors of the target's pages (payment screen, 3DS and quick-pay pages)`,
     type: { kind: 'json', keys: SCREEN_FIELDS, entry: 'name' },
     example: '{"numeroTarjeta":"card_number","cvv":"#cvc"}',
   },
   {
     name: 'SCREEN_OPTION_VALUES',
     at: 'screenOptionValues',
-    meaning: `a JSON object mapping, per field, the suite's value to the option value of the target's select where options are not matched by meaning, e.g. {"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}`,
-    must: `a JSON object mapping, per field of the hosted pages (${SCREEN_FIELDS.join(', ')}), the suite's values to the option values of the page's select`,
+    meaning:
+      `a JSON object mapping, per field, the suite's value to the option value of the target's select where ` +
+      `options are not matched by meaning, e.g. {"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}`,
+    must:
+      `a JSON object mapping, per field of the hosted pages (${SCREEN_FIELDS.join(', ')}), the suite's values to ` +
+      `the option values of the page's select`,
     type: { kind: 'json', keys: SCREEN_FIELDS, entry: 'string-map' },
     example: '{"mesVencimiento":{"1":"01"},"formaPago":{"0":"TC"}}',
   },
   {
     name: 'SCREEN_CHALLENGE_CODE',
     at: 'challengeCode',
-    meaning: "the answer a 3DS test page's challenge expects: the code itself, or shown-in:<CSS selector> of the element where the page shows it",
+    meaning:
+      "the answer a 3DS test page's challenge expects: the code itself, or shown-in:<CSS selector> of the element where the page shows it",
     type: { kind: 'pattern', re: /^\S(.*\S)?$/ },
     example: 'shown-in:#test-code',
   },
@@ -489,7 +501,9 @@ export const VARIABLES = [
   {
     name: 'PAYER',
     at: 'payer.kind',
-    meaning: 'how hosted screens are paid: http parses HTML forms, browser drives headless Chromium, auto = the browser only where http finds no form',
+    meaning:
+      'how hosted screens are paid: http parses HTML forms, browser drives headless Chromium, auto = the browser only ' +
+      'where http finds no form',
     type: { kind: 'oneOf', values: ['http', 'browser', 'auto'] },
     default: 'http',
   },
@@ -503,7 +517,10 @@ export const VARIABLES = [
   {
     name: 'SANDBOX_SCREEN',
     at: 'sandbox.screen',
-    meaning: 'how the embedded sandbox serves its hosted screens: html = plain forms, js = forms built by JavaScript (to test PAYER=browser), steps = the payment screen in two steps, challenge = a 3DS page asking for the code it shows, frame = the card in a cross-origin iframe',
+    meaning:
+      'how the embedded sandbox serves its hosted screens: html = plain forms, js = forms built by JavaScript (to test ' +
+      'PAYER=browser), steps = the payment screen in two steps, challenge = a 3DS page asking for the code it shows, ' +
+      'frame = the card in a cross-origin iframe',
     type: { kind: 'oneOf', values: ['html', 'js', 'steps', 'challenge', 'frame'] },
     default: 'html',
     target: 'embedded',
@@ -527,7 +544,9 @@ export const VARIABLES = [
   {
     name: 'SECURITY_CHECKS',
     at: 'securityChecks',
-    meaning: 'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: fail the run, or only be reported as a WARN observation',
+    meaning:
+      'what a failed tenant-isolation check (category security, OWASP API1:2023; the spec states no isolation) does: ' +
+      'fail the run, or only be reported as a WARN observation',
     type: { kind: 'oneOf', values: ['fail', 'observe'] },
     default: 'fail',
   },
@@ -550,21 +569,24 @@ export const VARIABLES = [
   // --- Read outside the configuration
   {
     name: 'FC_PATH',
-    meaning: "a fast-check path: with FC_SEED, replays exactly one counterexample of a property (suites/properties.test.ts); a failing property prints the whole command. Read from the command line's environment only, never from .env.",
+    meaning:
+      "a fast-check path: with FC_SEED, replays exactly one counterexample of a property (suites/properties.test.ts); a failing property prints the whole command. Read from the command line's environment only, never from .env.",
     type: { kind: 'pattern', re: /^\d+(:\d+)*$/ },
     example: '4:1:0',
     read: 'command',
   },
   {
     name: 'FC_REPLAY_PATH',
-    meaning: "fast-check's record of the commands that ran, to replay a shrunk command sequence of a model test (suites/link-model.test.ts, suites/transaction-model.test.ts) with FC_SEED and FC_PATH. A one-off, like FC_PATH.",
+    meaning:
+      "fast-check's record of the commands that ran, to replay a shrunk command sequence of a model test (suites/link-model.test.ts, suites/transaction-model.test.ts) with FC_SEED and FC_PATH. A one-off, like FC_PATH.",
     type: { kind: 'string' },
     example: '<as a failing model test prints it>',
     read: 'command',
   },
   {
     name: 'RUN_ID',
-    meaning: "the id the shards of one run share (recorded in each shard's summary.json; reports:merge refuses reports of different runs); unset = the CI run's own id",
+    meaning:
+      "the id the shards of one run share (recorded in each shard's summary.json; reports:merge refuses reports of different runs); unset = the CI run's own id",
     type: { kind: 'string' },
     example: 'nightly-42',
     read: 'command',
@@ -585,7 +607,9 @@ export const VARIABLES = [
   },
   {
     name: 'CONFORMANCE_PROGRESS',
-    meaning: 'how a run shows the tests waiting in real time: live = one line kept up to date (npm run conformance on a terminal), lines = a line when a wait starts and every 30 s, off = nothing, nor where the time went',
+    meaning:
+      'how a run shows the tests waiting in real time: live = one line kept up to date (npm run conformance on a ' +
+      'terminal), lines = a line when a wait starts and every 30 s, off = nothing, nor where the time went',
     type: { kind: 'oneOf', values: ['live', 'lines', 'off'] },
     example: 'off',
     read: 'command',
@@ -629,9 +653,10 @@ type Parsed<T> = T extends { kind: 'int' }
         ? Record<string, unknown>
         : string;
 /** What reading a variable gives: unset is the default, else undefined (a list or JSON object: empty). */
-export type ValueOf<N extends VariableName> = RowOf<N> extends { default: unknown } | { type: { kind: 'list' | 'json' } }
-  ? Parsed<RowOf<N>['type']>
-  : Parsed<RowOf<N>['type']> | undefined;
+export type ValueOf<N extends VariableName> =
+  RowOf<N> extends { default: unknown } | { type: { kind: 'list' | 'json' } }
+    ? Parsed<RowOf<N>['type']>
+    : Parsed<RowOf<N>['type']> | undefined;
 
 const byName = new Map<string, Variable>(VARIABLES.map((v) => [v.name, v]));
 
@@ -723,7 +748,10 @@ export class Reader {
       case 'string':
         return value;
       case 'list': {
-        const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const items = value
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
         for (const item of items) if (!t.items.includes(item)) this.fail(name, `got unknown "${item}"`);
         return [...new Set(items)];
       }
@@ -735,7 +763,8 @@ export class Reader {
           this.fail(name, 'got text that is not JSON');
         }
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) this.fail(name, 'got JSON that is not an object');
-        const strings = (e: unknown) => e !== null && typeof e === 'object' && !Array.isArray(e) && Object.values(e).every((x) => typeof x === 'string');
+        const strings = (e: unknown) =>
+          e !== null && typeof e === 'object' && !Array.isArray(e) && Object.values(e).every((x) => typeof x === 'string');
         const [valid, problem] =
           t.entry === 'name'
             ? [(e: unknown) => typeof e === 'string' && e !== '', 'with a non-empty name']

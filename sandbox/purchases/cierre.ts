@@ -18,5 +18,6 @@ export function cerrarCompraAprobada(ctx: SandboxContext, reply: FastifyReply, t
   }
   ctx.notifier.notificar(tx, link);
   // Variant created-201-location: the purchase is a created resource, found at its 4.8 address.
-  if (ctx.variant('created-201-location')) reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
+  if (ctx.variant('created-201-location'))
+    reply.code(201).header('location', `${ctx.origin}/api/TransaccionCompra/${encodeURIComponent(tx.idTransaccion)}`);
 }

@@ -38,7 +38,8 @@ export const mposApi: FastifyPluginAsync = async (app) => {
       const mesActual = ahora.getUTCFullYear() * 12 + ahora.getUTCMonth() + 1;
       if (completo < 1000 || completo > 9999) v.error('anioVencimiento', 'debe tener 4 dígitos (o 2, que significan 20AA)');
       else if (mes !== undefined && completo * 12 + mes < mesActual) v.error('anioVencimiento', 'la tarjeta está vencida');
-      else if (completo > ahora.getUTCFullYear() + ANIOS_MAXIMOS) v.error('anioVencimiento', `no puede superar ${ANIOS_MAXIMOS} años en el futuro`);
+      else if (completo > ahora.getUTCFullYear() + ANIOS_MAXIMOS)
+        v.error('anioVencimiento', `no puede superar ${ANIOS_MAXIMOS} años en el futuro`);
     }
     const monto = b.numero('monto', { requerido: true, ...(fault('mpos-monto-zero-accepted') ? { min: 0 } : { mayorQue: 0 }) });
     const datosAdicionales = b.diccionario('datosAdicionales');
@@ -55,7 +56,9 @@ export const mposApi: FastifyPluginAsync = async (app) => {
     }
     if (!v.ok || monto === undefined) return reply.code(400).send({ errores: v.errores });
     if (!business.permisoMpos && !fault('mpos-without-permission-allowed')) {
-      return reply.code(403).send({ errores: [{ campo: 'idAplicativo', mensaje: 'el aplicativo no tiene permiso para transacciones MPOS' }] });
+      return reply
+        .code(403)
+        .send({ errores: [{ campo: 'idAplicativo', mensaje: 'el aplicativo no tiene permiso para transacciones MPOS' }] });
     }
 
     const tx = nuevaTransaccion(ctx, {

@@ -148,12 +148,14 @@ ${formularioHosted(ctx.options.screen, form)}
     // Fault quickpay-expired-paid-by-post: the expiry is checked when the page is shown, not when its form is posted.
     const tarde = estado === 'vencido' && ctx.fault('quickpay-expired-paid-by-post');
     if (estado !== null && !tarde) return html(reply, 410, paginaEstado('QuickPay', estado, '', resumenQuickPay(tx)));
-    if (!sesionValida(ctx, req)) return html(reply, 403, paginaEstado('QuickPay', 'sesión no válida', 'vuelva a abrir la página de pago', resumenQuickPay(tx)));
+    if (!sesionValida(ctx, req))
+      return html(reply, 403, paginaEstado('QuickPay', 'sesión no válida', 'vuelva a abrir la página de pago', resumenQuickPay(tx)));
     if (ctx.variant('pages-ask-card') || ctx.options.screen === 'challenge') {
       const v = new Validacion(true);
       const f = v.cuerpo(req.body);
       if (ctx.variant('pages-ask-card')) leerTarjeta(ctx, f, false);
-      if (ctx.options.screen === 'challenge' && f.datos['autoriza'] !== 'si') v.error('autoriza', texto(ctx, 'confirme que autoriza el pago', 'confirm that you authorise the payment'));
+      if (ctx.options.screen === 'challenge' && f.datos['autoriza'] !== 'si')
+        v.error('autoriza', texto(ctx, 'confirme que autoriza el pago', 'confirm that you authorise the payment'));
       if (!v.ok) return html(reply, 422, paginaQuickPay(tx, reply, v.errores));
     }
     aprobar(ctx, tx);

@@ -33,9 +33,14 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
       const v = validacionApi(ctx);
       const b = v.cuerpo(req.body);
       // The spec's field table also spells the object tarjetaCreditoDebito; the JSON example's spelling comes first.
-      const nombreTarjeta = !b.presente('tarjetaCreditoDebido') && b.presente('tarjetaCreditoDebito') ? 'tarjetaCreditoDebito' : 'tarjetaCreditoDebido';
+      const nombreTarjeta =
+        !b.presente('tarjetaCreditoDebido') && b.presente('tarjetaCreditoDebito') ? 'tarjetaCreditoDebito' : 'tarjetaCreditoDebido';
       const tarjeta = b.objeto(nombreTarjeta, true);
-      tarjeta?.texto('numeroTarjeta', { requerido: true, patron: /^\d{12,19}$/, mensajePatron: 'debe tener de 12 a 19 dígitos, sin espacios' });
+      tarjeta?.texto('numeroTarjeta', {
+        requerido: true,
+        patron: /^\d{12,19}$/,
+        mensajePatron: 'debe tener de 12 a 19 dígitos, sin espacios',
+      });
       const cvv = tarjeta?.texto('cvv', { requerido: true, patron: /^\d{3,4}$/, mensajePatron: 'debe tener 3 o 4 dígitos' });
       tarjeta?.numero('mesVencimiento', { requerido: true, entero: true, min: 1, max: 12 });
       tarjeta?.numero('anioVencimiento', { requerido: true, entero: true, min: 0, max: 9999 });
@@ -45,10 +50,19 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
         b.texto(campo, { requerido: true, max: 500 });
       }
       // Fault telefono-digits-only: 4.3 says only "string"; the deployed service refuses anything but digits.
-      b.texto('telefono', { requerido: true, max: 500, ...(ctx.fault('telefono-digits-only') ? { patron: SOLO_DIGITOS, mensajePatron: MENSAJE_TELEFONOS } : {}) });
+      b.texto('telefono', {
+        requerido: true,
+        max: 500,
+        ...(ctx.fault('telefono-digits-only') ? { patron: SOLO_DIGITOS, mensajePatron: MENSAJE_TELEFONOS } : {}),
+      });
       const email = b.texto('email', { requerido: true, patron: EMAIL, mensajePatron: 'debe ser un correo electrónico' });
       b.texto('idPais', { requerido: true, patron: /^[A-Z]{2}$/, mensajePatron: 'debe ser un código ISO 3166-1 alfa-2, p. ej. SV' });
-      b.texto('idRegion', { requerido: true, ...(ctx.fault('3ds-idregion-not-iso-accepted') ? {} : { patron: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, mensajePatron: 'debe ser un código ISO 3166-2, p. ej. SV-SS' }) });
+      b.texto('idRegion', {
+        requerido: true,
+        ...(ctx.fault('3ds-idregion-not-iso-accepted')
+          ? {}
+          : { patron: /^[A-Z]{2}-[A-Z0-9]{1,3}$/, mensajePatron: 'debe ser un código ISO 3166-2, p. ej. SV-SS' }),
+      });
       const propias = leerNotificaciones(b);
       const datosAdicionales = b.diccionario('datosAdicionales');
       if (!v.ok || monto === undefined || urlRedirect === undefined) return reply.code(400).send({ errores: v.errores });
@@ -122,7 +136,10 @@ export const threeDsPages: FastifyPluginAsync = async (app) => {
     }
     // Completed once: a replayed completion changes nothing (fault 3ds-replay-double approves and notifies again).
     if (tx.resultadoTransaccion !== null && !ctx.fault('3ds-replay-double')) {
-      void reply.code(410).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'completada', 'esta verificación ya se completó'));
+      void reply
+        .code(410)
+        .type('text/html; charset=utf-8')
+        .send(paginaEstado('Verificación 3DS', 'completada', 'esta verificación ya se completó'));
       return undefined;
     }
     return tx;
@@ -165,7 +182,11 @@ ${formularioHosted(ctx.options.screen, form)}
     if (business === undefined || tx.urlRedirect === null) {
       return reply.code(404).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'no encontrada'));
     }
-    if (!sesionValida(ctx, req)) return reply.code(403).type('text/html; charset=utf-8').send(paginaEstado('Verificación 3DS', 'sesión no válida', 'vuelva a abrir la página de verificación'));
+    if (!sesionValida(ctx, req))
+      return reply
+        .code(403)
+        .type('text/html; charset=utf-8')
+        .send(paginaEstado('Verificación 3DS', 'sesión no válida', 'vuelva a abrir la página de verificación'));
     if (ctx.variant('pages-ask-card') || pideCodigo(ctx)) {
       const v = new Validacion(true);
       const f = v.cuerpo(req.body);
@@ -173,9 +194,14 @@ ${formularioHosted(ctx.options.screen, form)}
       if (pideCodigo(ctx)) {
         const nombre = nombreDesafio(ctx);
         const codigo = f.texto(nombre, { requerido: true });
-        if (codigo !== undefined && codigo.trim() !== codigoDesafio(ctx, tx)) v.error(nombre, texto(ctx, 'el código no es el que se le mostró', 'the code is not the one shown to you'));
+        if (codigo !== undefined && codigo.trim() !== codigoDesafio(ctx, tx))
+          v.error(nombre, texto(ctx, 'el código no es el que se le mostró', 'the code is not the one shown to you'));
       }
-      if (!v.ok) return reply.code(422).type('text/html; charset=utf-8').send(pagina3ds(tx, reply, v.errores));
+      if (!v.ok)
+        return reply
+          .code(422)
+          .type('text/html; charset=utf-8')
+          .send(pagina3ds(tx, reply, v.errores));
     }
     aprobar(ctx, tx);
     ctx.notifier.notificar(tx, null);

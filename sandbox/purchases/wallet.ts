@@ -2,13 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAuth } from '../auth.ts';
 import { cerrarCompraAprobada } from './cierre.ts';
-import {
-  contarSolicitudCompra,
-  leerNotificaciones,
-  notificacionesEfectivas,
-  nuevaTransaccion,
-  valorEnum,
-} from '../transactions.ts';
+import { contarSolicitudCompra, leerNotificaciones, notificacionesEfectivas, nuevaTransaccion, valorEnum } from '../transactions.ts';
 import { validacionApi } from '../validate.ts';
 
 const RESULTADOS = ['ExitosaAprobada', 'ExitosaDeclinada', 'Fallida'];

@@ -14,7 +14,13 @@ const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 const run = promisify(execFile);
 
-const PAGES = ['README.md', 'sandbox/README.md', ...readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'sandbox/README.md',
+  ...readdirSync(new URL('docs/', ROOT))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
 
 /** Fenced code blocks and inline code spans of a page: where commands are shown. */
@@ -29,7 +35,11 @@ const shown = PAGES.flatMap((page) => codeOf(page).map((code) => ({ page, code }
 
 /** Each `payment-conformance <command> …` shown, with the options it passes (up to the end of the command). */
 const installed = shown.flatMap(({ page, code }) =>
-  [...code.matchAll(/payment-conformance ([a-z][\w-]*)([^\n;&|#`]*)/g)].map((m) => ({ page, command: m[1]!, options: [...m[2]!.matchAll(/(?:^|\s)(--[a-z-]+)/g)].map((o) => o[1]!) })),
+  [...code.matchAll(/payment-conformance ([a-z][\w-]*)([^\n;&|#`]*)/g)].map((m) => ({
+    page,
+    command: m[1]!,
+    options: [...m[2]!.matchAll(/(?:^|\s)(--[a-z-]+)/g)].map((o) => o[1]!),
+  })),
 );
 
 const help = new Map<string, string>();
@@ -74,7 +84,9 @@ describe('the commands the docs show', () => {
   });
 
   it('an unknown command is refused with the usage (exit 2)', async () => {
-    const err = await run(process.execPath, ['bin/payment-conformance.js', 'nonsense'], { cwd: ROOT }).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, ['bin/payment-conformance.js', 'nonsense'], { cwd: ROOT }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(err).toMatchObject({ code: 2 });
     expect((err as { stderr: string }).stderr).toContain('unknown command "nonsense"');
   });
@@ -93,7 +105,9 @@ describe('the curl walkthrough of sandbox/README.md', () => {
     const script = /^```sh\n([\s\S]*?)^```/m.exec(section)![1]!;
     expect(script).toContain('S=http://127.0.0.1:4010');
     // Only the origin differs: a sandbox on a free port, not 4010.
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script.replace('S=http://127.0.0.1:4010', `S=${sandbox.origin}`)], { timeout: 30_000 });
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script.replace('S=http://127.0.0.1:4010', `S=${sandbox.origin}`)], {
+      timeout: 30_000,
+    });
     expect(stdout).toMatch(/^token: \S{8}…$/m);
     expect(stdout).toMatch(/^302 -> http:\/\/127\.0\.0\.1:\d+\/pagar\/\d+$/m);
     expect(stdout).toMatch(/^303 -> https:\/\/merchant\.test\/gracias\?.*esAprobada=false/m);

@@ -73,7 +73,12 @@ describe('account deletion against a remote target', () => {
   });
 
   it('the opt-in on a remote target needs a disposable account, and the message says which variables to set', () => {
-    const remote = { API_BASE_URL: 'https://api.example.test/api', AUTH_URL: 'https://auth.example.test', CLIENT_ID: 'c', CLIENT_SECRET: 's' };
+    const remote = {
+      API_BASE_URL: 'https://api.example.test/api',
+      AUTH_URL: 'https://auth.example.test',
+      CLIENT_ID: 'c',
+      CLIENT_SECRET: 's',
+    };
     expect(() => loadConfig({ ...remote, ALLOW_DESTRUCTIVE: 'account-deletion' }, { dotenvPath: null })).toThrow(ConfigError);
     expect(() => loadConfig({ ...remote, ALLOW_DESTRUCTIVE: 'account-deletion' }, { dotenvPath: null })).toThrow(
       /DELETION_ACCOUNT_USER and DELETION_ACCOUNT_PASSWORD/,

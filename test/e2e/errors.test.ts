@@ -54,7 +54,9 @@ describe('a test past its own budget', () => {
     expect(errors.length, listing(timedOut)).toBeGreaterThan(0);
     expect(timedOut.summary?.totals.fail).toBe(0);
     for (const t of errors) {
-      expect(t.error).toMatch(/^TestBudgetError: the suite's own time limit: .* past its budget of 0\.001 s \(TEST_TIMEOUT_MS; .* while .*; not judged/);
+      expect(t.error).toMatch(
+        /^TestBudgetError: the suite's own time limit: .* past its budget of 0\.001 s \(TEST_TIMEOUT_MS; .* while .*; not judged/,
+      );
       expect(t.transcript?.steps.at(-1)).toMatchObject({ kind: 'end', failing: true });
     }
     // No clause is coloured as the target's failure.
@@ -105,7 +107,9 @@ describe('a test past its own budget', () => {
     };
     expect(await page.locator('.tile[data-clause="4.1-monto-min"]').getAttribute('class')).toContain('st-fail');
     expect(await page.locator('.tile[data-clause="4.1-formapago-one-true"]').getAttribute('class')).toContain('st-error');
-    expect(await page.locator('.tile[data-clause="4.1-formapago-one-true"]').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(102, 57, 186)');
+    expect(await page.locator('.tile[data-clause="4.1-formapago-one-true"]').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe(
+      'rgb(102, 57, 186)',
+    );
     expect(await page.locator('#errors h2').innerText()).toMatch(/^Errors \(not judged: the suite's own failure; the run fails\): \d+$/);
     expect(await page.locator('#failures h2').innerText()).toMatch(/^Failures \(the target broke a clause\): \d+$/);
     await page.screenshot({ path: (mkdirSync(SHOTS, { recursive: true }), join(SHOTS, 'errors-report-1280.png')), fullPage: false });

@@ -21,7 +21,16 @@ import { loadClauses } from '../../spec/clauses.ts';
 import { ROOT, listing, runConformance, type ChildRun } from '../hostile/run.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const FAULT = 'link-monto-zero-accepted';
 const FAULT_CLAUSE = '4.1-monto-min';
 const SHOTS = join(ROOT, 'reports', 'screenshots');
@@ -33,7 +42,8 @@ let faulty: ChildRun;
 let again: ChildRun;
 let url: string;
 
-const conformance = (env: Record<string, string>) => runConformance({ files: ['suites/validation.test.ts'], env, timeoutMs: 120_000, wrapper: true });
+const conformance = (env: Record<string, string>) =>
+  runConformance({ files: ['suites/validation.test.ts'], env, timeoutMs: 120_000, wrapper: true });
 
 function needsChromium(ctx: TestContext): void {
   if (!browser) ctx.skip(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`);
@@ -74,10 +84,16 @@ afterAll(async () => {
 describe('FAIL_ON=new through npm run conformance', () => {
   it('exits 1 when the fault is new to the baseline, listing exactly the new failures', () => {
     expect(clean.code, listing(clean)).toBe(0);
-    const failed = faulty.summary!.tests.filter((t) => t.status === 'fail').map((t) => t.name).sort();
+    const failed = faulty
+      .summary!.tests.filter((t) => t.status === 'fail')
+      .map((t) => t.name)
+      .sort();
     expect(failed.length, listing(faulty)).toBeGreaterThan(0);
     expect(faulty.summary?.comparison?.newFailures.map((t) => t.name).sort()).toEqual(failed);
-    expect(faulty.output).toContain(`FAIL_ON=new: ${failed.length} new failure${failed.length === 1 ? '' : 's'}, 0 known failures of the baseline not counted → the run fails`);
+    expect(faulty.output).toContain(
+      `FAIL_ON=new: ${failed.length} new failure${failed.length === 1 ? '' : 's'}, 0 known failures of the baseline ` +
+        `not counted → the run fails`,
+    );
     expect(faulty.code).toBe(1);
   });
 
@@ -93,13 +109,15 @@ describe('FAIL_ON=new through npm run conformance', () => {
     expect(noBaseline.code).toBe(2);
     expect(noBaseline.output).toContain('configuration error: FAIL_ON=new needs BASELINE');
     expect(missing.code).toBe(2);
-    expect(missing.output).toMatch(/configuration error: BASELINE must be the REPORT_DIR of an earlier run, or its summary\.json \(got ".*nowhere", which does not exist\)/);
+    expect(missing.output).toMatch(
+      /configuration error: BASELINE must be the REPORT_DIR of an earlier run, or its summary\.json \(got ".*nowhere", which does not exist\)/,
+    );
     expect(missing.files).toEqual({});
   });
 });
 
 describe('index.html in a browser', () => {
-  it('lists every clause of spec/clauses.yaml in the grid, the fault\'s clause red, and asks the network for nothing', async (ctx) => {
+  it("lists every clause of spec/clauses.yaml in the grid, the fault's clause red, and asks the network for nothing", async (ctx) => {
     needsChromium(ctx);
     expect(clean.summary?.line.failed, listing(clean)).toBe(0);
     const { page, requests, errors } = await open(url, 1280);
@@ -115,7 +133,7 @@ describe('index.html in a browser', () => {
     await page.close();
   });
 
-  it('shows a failing test\'s evidence: expected, actual, the redacted exchange and a curl line to copy', async (ctx) => {
+  it("shows a failing test's evidence: expected, actual, the redacted exchange and a curl line to copy", async (ctx) => {
     needsChromium(ctx);
     const { page, requests, errors } = await open(url, 1280);
     await page.click(`.tile[data-clause="${FAULT_CLAUSE}"]`);
@@ -145,7 +163,10 @@ describe('index.html in a browser', () => {
 
   it('lists exactly the new failures of the comparison with the baseline', async (ctx) => {
     needsChromium(ctx);
-    const failed = faulty.summary!.tests.filter((t) => t.status === 'fail').map((t) => t.name).sort();
+    const failed = faulty
+      .summary!.tests.filter((t) => t.status === 'fail')
+      .map((t) => t.name)
+      .sort();
     expect(failed.length, listing(faulty)).toBeGreaterThan(0);
     expect(faulty.summary?.comparison?.newFailures.map((t) => t.name).sort()).toEqual(failed);
     const { page } = await open(url, 1280);
@@ -182,7 +203,10 @@ describe('index.html in a browser', () => {
     await page.screenshot({ path: join(SHOTS, 'html-report-390.png') });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.click(`.tile[data-clause="${FAULT_CLAUSE}"]`);
-    await page.locator('#detail .testbtn', { has: page.locator('.badge.st-fail') }).first().click();
+    await page
+      .locator('#detail .testbtn', { has: page.locator('.badge.st-fail') })
+      .first()
+      .click();
     // The page renders from the address (#test=…), after the hashchange: wait for it as a person would.
     await expect.poll(() => page.locator('#detail').innerText()).toContain('Reproduce with curl');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -194,12 +218,34 @@ describe('index.html in a browser', () => {
   it('shows hostile test text as text: no markup, no script runs', async (ctx) => {
     needsChromium(ctx);
     const evil = '</script><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
-    const run = { specVersion: '1', suiteVersion: '1', startedAt: new Date().toISOString(), durationMs: 1, outcome: 'failed' as const, notes: [] };
-    const summary: Summary = summarize(run, [{ file: 'suites/x.test.ts', name: `[1-x] ${evil}`, status: 'fail', durationMs: 1, clauses: ['1-x'], endpoint: evil, error: evil, observations: [] }], [
-      { id: '1-x', section: '1', kind: 'rule', text: evil },
-      // the tenant-isolation checks, outside the spec: a group of their own, not a section.
-      { id: 'sec-tenant-isolation', section: '', kind: 'security', text: 'a business never sees another business\'s links' },
-    ]);
+    const run = {
+      specVersion: '1',
+      suiteVersion: '1',
+      startedAt: new Date().toISOString(),
+      durationMs: 1,
+      outcome: 'failed' as const,
+      notes: [],
+    };
+    const summary: Summary = summarize(
+      run,
+      [
+        {
+          file: 'suites/x.test.ts',
+          name: `[1-x] ${evil}`,
+          status: 'fail',
+          durationMs: 1,
+          clauses: ['1-x'],
+          endpoint: evil,
+          error: evil,
+          observations: [],
+        },
+      ],
+      [
+        { id: '1-x', section: '1', kind: 'rule', text: evil },
+        // the tenant-isolation checks, outside the spec: a group of their own, not a section.
+        { id: 'sec-tenant-isolation', section: '', kind: 'security', text: "a business never sees another business's links" },
+      ],
+    );
     const file = join(work, 'hostile.html');
     writeFileSync(file, renderHtml(summary));
     const { page, requests, errors } = await open(`${pathToFileURL(file).href}#test=0`, 1280);

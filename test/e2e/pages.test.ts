@@ -21,10 +21,17 @@ const WIDTHS = [390, 1280] as const;
 const IMAGEN = 'https://cdn.merchant.example/producto/camisa.png';
 
 let browser: Browser | undefined;
-const sandboxes: Record<'html' | 'js', { sandbox: Sandbox; pages: Record<string, string> } | undefined> = { html: undefined, js: undefined };
+const sandboxes: Record<'html' | 'js', { sandbox: Sandbox; pages: Record<string, string> } | undefined> = {
+  html: undefined,
+  js: undefined,
+};
 
 async function json(sandbox: Sandbox, method: string, path: string, body: unknown, auth: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${sandbox.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(body) });
+  const res = await fetch(`${sandbox.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: auth },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Record<string, unknown>;
 }
@@ -33,28 +40,87 @@ async function json(sandbox: Sandbox, method: string, path: string, body: unknow
 async function pagesOf(screen: 'html' | 'js'): Promise<{ sandbox: Sandbox; pages: Record<string, string> }> {
   const sandbox = await createSandbox({ screen });
   const c = sandbox.credentials;
-  const form = new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: c.business.clientId, client_secret: c.business.clientSecret });
-  const token = (await (await fetch(`${sandbox.authUrl}/connect/token`, { method: 'POST', body: form })).json()) as { access_token: string };
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    audience: 'service_api',
+    client_id: c.business.clientId,
+    client_secret: c.business.clientSecret,
+  });
+  const token = (await (await fetch(`${sandbox.authUrl}/connect/token`, { method: 'POST', body: form })).json()) as {
+    access_token: string;
+  };
   const bearer = `Bearer ${token.access_token}`;
   const link = (extra: Record<string, unknown>) =>
-    json(sandbox, 'POST', '/EnlacePago', { identificadorEnlaceComercio: `pedido-${Math.random()}`, monto: 24.9, nombreProducto: 'Camisa de algodón orgánico', configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'ventas@merchant.test', urlRetorno: 'https://merchant.example/tienda' }, ...extra }, bearer);
+    json(
+      sandbox,
+      'POST',
+      '/EnlacePago',
+      {
+        identificadorEnlaceComercio: `pedido-${Math.random()}`,
+        monto: 24.9,
+        nombreProducto: 'Camisa de algodón orgánico',
+        configuracion: {
+          notificarTransaccionCliente: false,
+          emailsNotificacion: 'ventas@merchant.test',
+          urlRetorno: 'https://merchant.example/tienda',
+        },
+        ...extra,
+      },
+      bearer,
+    );
   const completo = await link({
     infoProducto: { descripcionProducto: 'Talla M, color azul marino. Envío incluido a todo el país.', urlImagenProducto: IMAGEN },
-    formaPago: { permitirTarjetaCreditoDebido: true, permitirPagoConPuntoPartner: true, permitirPagoEnCuotasPartner: true, permitirPagoEnBitcoin: true, permitePagoQuickPay: true },
-    configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'ventas@merchant.test', esCantidadEditable: true, cantidadPorDefecto: 2, urlRetorno: 'https://merchant.example/tienda', duracionInterfazIntentoMinutos: 1 },
+    formaPago: {
+      permitirTarjetaCreditoDebido: true,
+      permitirPagoConPuntoPartner: true,
+      permitirPagoEnCuotasPartner: true,
+      permitirPagoEnBitcoin: true,
+      permitePagoQuickPay: true,
+    },
+    configuracion: {
+      notificarTransaccionCliente: false,
+      emailsNotificacion: 'ventas@merchant.test',
+      esCantidadEditable: true,
+      cantidadPorDefecto: 2,
+      urlRetorno: 'https://merchant.example/tienda',
+      duracionInterfazIntentoMinutos: 1,
+    },
   });
   // Unavailable: an inactive link (the account deactivates nothing by API, so its failure limit is reached on the screen).
   const inactivo = await link({ limitesDeUso: { cantidadMaximaPagosFallidos: 1 } });
   const largo = String(inactivo['urlEnlace']);
   const screenPage = await (await fetch(largo)).text();
-  const intento = /name="intento" value="([^"]+)"/.exec(screenPage)?.[1] ?? /name=\\"intento\\" value=\\"([^"\\]+)\\"/.exec(screenPage)?.[1];
-  const pagar = new URLSearchParams({ intento: intento ?? '', formaPago: '0', numeroTarjeta: '4111111111111111', cvv: '111', mesVencimiento: '12', anioVencimiento: '2030' });
+  const intento =
+    /name="intento" value="([^"]+)"/.exec(screenPage)?.[1] ?? /name=\\"intento\\" value=\\"([^"\\]+)\\"/.exec(screenPage)?.[1];
+  const pagar = new URLSearchParams({
+    intento: intento ?? '',
+    formaPago: '0',
+    numeroTarjeta: '4111111111111111',
+    cvv: '111',
+    mesVencimiento: '12',
+    anioVencimiento: '2030',
+  });
   await fetch(new URL(`/pagar/${String(inactivo['idEnlace'])}`, sandbox.origin), { method: 'POST', body: pagar, redirect: 'manual' });
-  const tres = await json(sandbox, 'POST', '/TransaccionCompra/3DS', {
-    tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '123', mesVencimiento: 12, anioVencimiento: 2030 },
-    monto: 25.5, urlRedirect: 'https://merchant.example/vuelta', nombre: 'Ana', apellido: 'Pérez', email: 'ana@cliente.test',
-    ciudad: 'San Salvador', direccion: 'Calle 1', idPais: 'SV', idRegion: 'SV-SS', codigoPostal: '1101', telefono: '+503 7777 7777',
-  }, bearer);
+  const tres = await json(
+    sandbox,
+    'POST',
+    '/TransaccionCompra/3DS',
+    {
+      tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '123', mesVencimiento: 12, anioVencimiento: 2030 },
+      monto: 25.5,
+      urlRedirect: 'https://merchant.example/vuelta',
+      nombre: 'Ana',
+      apellido: 'Pérez',
+      email: 'ana@cliente.test',
+      ciudad: 'San Salvador',
+      direccion: 'Calle 1',
+      idPais: 'SV',
+      idRegion: 'SV-SS',
+      codigoPostal: '1101',
+      telefono: '+503 7777 7777',
+    },
+    bearer,
+  );
   const qp = await json(sandbox, 'POST', '/TransaccionCompra/Quick-pay', { monto: 3.5 }, bearer);
   const qpUrl = String((qp['datosQuickPay'] as { urlQR: string }).urlQR).replace(/\.png$/, '');
   return {
@@ -91,7 +157,13 @@ interface Looked {
 }
 
 /** Opens a page at a width, screenshots it and reports what a person would run into. */
-async function look(ctx: TestContext, screen: 'html' | 'js', page: string, width: number, after?: (p: import('playwright-core').Page) => Promise<void>): Promise<Looked> {
+async function look(
+  ctx: TestContext,
+  screen: 'html' | 'js',
+  page: string,
+  width: number,
+  after?: (p: import('playwright-core').Page) => Promise<void>,
+): Promise<Looked> {
   if (!HAVE_CHROMIUM || !browser) ctx.skip(`${installHint(CHROMIUM)}; the hosted pages are checked in a real browser`);
   const { sandbox, pages } = sandboxes[screen]!;
   const context = await browser!.newContext({ viewport: { width, height: 900 } });
@@ -111,7 +183,13 @@ async function look(ctx: TestContext, screen: 'html' | 'js', page: string, width
       const unlabelled = [...document.querySelectorAll<HTMLInputElement>('input:not([type=hidden]), select, textarea')]
         .filter((el) => (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label'))
         .map((el) => el.name || el.id || el.outerHTML);
-      return { text: document.body.innerText, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, unlabelled, external: ext };
+      return {
+        text: document.body.innerText,
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+        unlabelled,
+        external: ext,
+      };
     }, external);
   } finally {
     await context.close();
@@ -129,11 +207,27 @@ for (const screen of ['html', 'js'] as const) {
       it(`payment screen at ${width} px: merchant, product, image, amount, quantity, accepted forms, labelled form`, async (ctx) => {
         const seen = await look(ctx, screen, 'pago', width);
         fitsAndLabelled(seen);
-        for (const shown of ['Tienda Sandbox', 'Camisa de algodón orgánico', 'Talla M', '$24.90', 'Cantidad', '$49.80', 'Formas de pago aceptadas', 'Bitcoin', 'QuickPay', 'Número de tarjeta', 'CVV', 'Regresar']) {
+        for (const shown of [
+          'Tienda Sandbox',
+          'Camisa de algodón orgánico',
+          'Talla M',
+          '$24.90',
+          'Cantidad',
+          '$49.80',
+          'Formas de pago aceptadas',
+          'Bitcoin',
+          'QuickPay',
+          'Número de tarjeta',
+          'CVV',
+          'Regresar',
+        ]) {
           expect(seen.text).toContain(shown);
         }
         // Only the link's own image left the sandbox (and, unreachable here, a placeholder stands in for it).
-        expect(seen.external.every((url) => url === IMAGEN), seen.external.join(', ')).toBe(true);
+        expect(
+          seen.external.every((url) => url === IMAGEN),
+          seen.external.join(', '),
+        ).toBe(true);
       });
 
       it(`3DS page at ${width} px: merchant, amount, one labelled confirmation`, async (ctx) => {
@@ -160,7 +254,11 @@ for (const screen of ['html', 'js'] as const) {
       it(`expired attempt at ${width} px says so in words`, async (ctx) => {
         const seen = await look(ctx, screen, 'pago', width, async (p) => {
           // The screen's attempt lasts 1 minute: move the sandbox clock past it, then pay.
-          await fetch(`${sandboxes[screen]!.sandbox.controlUrl}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds: 120 }) });
+          await fetch(`${sandboxes[screen]!.sandbox.controlUrl}/clock/advance`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ seconds: 120 }),
+          });
           await p.fill('[name=numeroTarjeta]', '4111111111111111');
           await p.fill('[name=cvv]', '123');
           await p.fill('[name=mesVencimiento]', '12');

@@ -39,7 +39,9 @@ afterAll(async () => {
 describe('ACCOUNT_AUTH=password-grant on a target that issues account tokens', () => {
   it('runs the deletion and tenant-isolation tests (none skipped) and nothing fails', () => {
     const tests = run.summary?.tests ?? [];
-    const bad = tests.filter((t) => t.status === 'fail' || t.status === 'error').map((t) => `${t.name}: ${t.error ?? t.failure?.actual ?? ''}`);
+    const bad = tests
+      .filter((t) => t.status === 'fail' || t.status === 'error')
+      .map((t) => `${t.name}: ${t.error ?? t.failure?.actual ?? ''}`);
     expect(bad, run.output.slice(-3000)).toEqual([]);
     const judged = tests.filter((t) => /4\.9-|security-tenant/.test(t.name));
     expect(judged.length).toBeGreaterThanOrEqual(8);

@@ -21,7 +21,12 @@ async function crearEnlace(configuracion: Record<string, unknown>): Promise<{ ur
   const res = await fetch(`${sandbox!.baseUrl}/EnlacePago`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: bearer },
-    body: JSON.stringify({ identificadorEnlaceComercio: `pedido-${Math.random()}`, monto: 10.5, nombreProducto: 'Camisa', configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'ventas@merchant.test', ...configuracion } }),
+    body: JSON.stringify({
+      identificadorEnlaceComercio: `pedido-${Math.random()}`,
+      monto: 10.5,
+      nombreProducto: 'Camisa',
+      configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'ventas@merchant.test', ...configuracion },
+    }),
   });
   return (await res.json()) as { urlEnlaceLargo: string };
 }
@@ -41,7 +46,12 @@ beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
   sandbox = await createSandbox({ screen: 'frame' });
   const c = sandbox.credentials.business;
-  const form = new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: c.clientId, client_secret: c.clientSecret });
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    audience: 'service_api',
+    client_id: c.clientId,
+    client_secret: c.clientSecret,
+  });
   bearer = `Bearer ${((await (await fetch(`${sandbox.authUrl}/connect/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 }, 60_000);
@@ -60,7 +70,7 @@ describe.skipIf(!HAVE_CHROMIUM)('frame screen in Chromium', () => {
       await page.route(`${COMERCIO}/**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>Gracias</h1>' }));
       await page.goto(link.urlEnlaceLargo);
       const marco = page.frameLocator('#marco-tarjeta');
-      expect(new URL(await page.locator('#marco-tarjeta').getAttribute('src') ?? '').hostname).toBe('localhost');
+      expect(new URL((await page.locator('#marco-tarjeta').getAttribute('src')) ?? '').hostname).toBe('localhost');
       // Nothing typed: the vault refuses the card and the shell says so.
       await pulsar(page.getByRole('button', { name: 'Pagar' }));
       await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/tarjeta/i);

@@ -88,7 +88,11 @@ describe('no secrets in reports or console output', () => {
     expect(embedded.killed).toBe(false);
     expect(embedded.summary?.run.targetKind).toBe('embedded');
     expect(embedded.summary?.tests.length).toBeGreaterThan(50);
-    expectNoSecrets(embedded, secretsOf(target), ['[REDACTED:client-secret]', 'authorization: Basic [REDACTED]', '$DELETION_ACCOUNT_PASSWORD']);
+    expectNoSecrets(embedded, secretsOf(target), [
+      '[REDACTED:client-secret]',
+      'authorization: Basic [REDACTED]',
+      '$DELETION_ACCOUNT_PASSWORD',
+    ]);
   });
 
   it('after a full run against a sandbox as remote target, the access tokens it issued included', () => {
@@ -111,7 +115,8 @@ describe('the reports of a full run against the embedded sandbox', () => {
     expect(result.errors).toEqual([]);
     const testcases = xml.split('<testcase ').slice(1);
     expect(testcases.length).toBe(embedded.summary?.tests.length);
-    for (const tc of testcases) expect(tc.slice(0, tc.indexOf('</testcase>')), tc.slice(0, 120)).toMatch(/<property name="clause" value="[^"]+"/);
+    for (const tc of testcases)
+      expect(tc.slice(0, tc.indexOf('</testcase>')), tc.slice(0, 120)).toMatch(/<property name="clause" value="[^"]+"/);
   });
 
   it('summary.md lists every clause of spec/clauses.yaml', () => {
@@ -122,7 +127,7 @@ describe('the reports of a full run against the embedded sandbox', () => {
 
 // Issue 14: the browser payer's failure evidence (screenshots and page text in REPORT_DIR/screens/) holds neither.
 // The payments fail after the card and cvv were typed: the screen has no input "correo" for the e-mail.
-describe('no secrets in the browser payer\'s evidence', () => {
+describe("no secrets in the browser payer's evidence", () => {
   const chromium = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
   let browserRun: ChildRun | undefined;
 
@@ -141,8 +146,14 @@ describe('no secrets in the browser payer\'s evidence', () => {
     const run = browserRun!;
     expect(run.killed).toBe(false);
     const screens = Object.keys(run.files).filter((f) => f.startsWith('screens/'));
-    expect(screens.some((f) => f.endsWith('.png')), 'a screenshot was taken').toBe(true);
-    expect(screens.some((f) => f.endsWith('.txt')), 'the page text was kept').toBe(true);
+    expect(
+      screens.some((f) => f.endsWith('.png')),
+      'a screenshot was taken',
+    ).toBe(true);
+    expect(
+      screens.some((f) => f.endsWith('.txt')),
+      'the page text was kept',
+    ).toBe(true);
     expect(run.files['junit.xml']).toContain('has no field');
     for (const [where, text] of Object.entries({ console: run.output, ...run.files })) {
       expect(text.includes(CARD.TEST_CARD_NUMBER), `card number found in ${where}`).toBe(false);

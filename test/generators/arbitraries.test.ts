@@ -13,11 +13,65 @@ import {
   validLinkAmount,
   veryLargeAmount,
 } from '../../generators/amounts.ts';
-import { cardNumberWithLetters, cardNumberWithSpaces, invalidCvv, passesLuhn, spacedCardNumber, TEST_CARD_NUMBERS, testCardNumber, validCvv, validCvvFor } from '../../generators/cards.ts';
-import { currentYear, farFutureYear, fourDigitYear, futureYear, invalidMonth, NUMERIC_STRING_MONTHS, outOfRangeMonth, pastYear, twoDigitYear, validMonth } from '../../generators/dates.ts';
-import { allFalseFormaPago, CUOTAS, FORMA_PAGO_FIELDS, invalidCuotas, NEAR_MISS_CUOTAS, onlyFlag, partialFormaPago, supportedFormaPago, validCuotas, validFormaPago } from '../../generators/enums.ts';
-import { dictionary, emailList, invalidCountry, invalidDictionary, invalidEmail, invalidRegion, nearMissCountry, validCountry, validCountryRegion, validEmail, validRegion } from '../../generators/formats.ts';
-import { astralChar, characters, LENGTHS, longText, multiByteChar, sampleText, textLongerThan, textOfLength, textWithin } from '../../generators/strings.ts';
+import {
+  cardNumberWithLetters,
+  cardNumberWithSpaces,
+  invalidCvv,
+  passesLuhn,
+  spacedCardNumber,
+  TEST_CARD_NUMBERS,
+  testCardNumber,
+  validCvv,
+  validCvvFor,
+} from '../../generators/cards.ts';
+import {
+  currentYear,
+  farFutureYear,
+  fourDigitYear,
+  futureYear,
+  invalidMonth,
+  NUMERIC_STRING_MONTHS,
+  outOfRangeMonth,
+  pastYear,
+  twoDigitYear,
+  validMonth,
+} from '../../generators/dates.ts';
+import {
+  allFalseFormaPago,
+  CUOTAS,
+  FORMA_PAGO_FIELDS,
+  invalidCuotas,
+  NEAR_MISS_CUOTAS,
+  onlyFlag,
+  partialFormaPago,
+  supportedFormaPago,
+  validCuotas,
+  validFormaPago,
+} from '../../generators/enums.ts';
+import {
+  dictionary,
+  emailList,
+  invalidCountry,
+  invalidDictionary,
+  invalidEmail,
+  invalidRegion,
+  nearMissCountry,
+  validCountry,
+  validCountryRegion,
+  validEmail,
+  validRegion,
+} from '../../generators/formats.ts';
+import {
+  astralChar,
+  characters,
+  LENGTHS,
+  longText,
+  multiByteChar,
+  sampleText,
+  textLongerThan,
+  textOfLength,
+  textWithin,
+} from '../../generators/strings.ts';
 
 const RUNS = { numRuns: 200, seed: 42 };
 const always = <T>(arb: fc.Arbitrary<T>, predicate: (v: T) => boolean) => fc.assert(fc.property(arb, predicate), RUNS);
@@ -129,7 +183,9 @@ describe('enums and flags', () => {
   it('validCuotas is one of Tres, Seis, Nueve, Doce; invalidCuotas never is', () => {
     always(validCuotas, (c) => (CUOTAS as readonly string[]).includes(c));
     // wrong however read: no number or numeric string (an enum's integer value), no name in any case or spacing, no list
-    const lenient = (c: unknown) => typeof c === 'string' && (lenientNumber(c) !== undefined || c.includes(',') || CUOTAS.some((n) => n.toLowerCase() === c.trim().toLowerCase()));
+    const lenient = (c: unknown) =>
+      typeof c === 'string' &&
+      (lenientNumber(c) !== undefined || c.includes(',') || CUOTAS.some((n) => n.toLowerCase() === c.trim().toLowerCase()));
     always(invalidCuotas, (c) => c !== null && typeof c !== 'number' && !lenient(c));
     expect(fc.sample(invalidCuotas, { numRuns: 300, seed: 10 })).toEqual(expect.arrayContaining(['Quince', true]));
     for (const c of NEAR_MISS_CUOTAS) expect(CUOTAS as readonly unknown[]).not.toContain(c);
@@ -184,7 +240,10 @@ describe('formats', () => {
 
   it('dictionaries map strings to strings; invalid ones do not', () => {
     always(dictionary, (d) => Object.values(d).every((v) => typeof v === 'string'));
-    always(invalidDictionary, (d) => typeof d !== 'object' || d === null || Array.isArray(d) || Object.values(d).some((v) => typeof v !== 'string'));
+    always(
+      invalidDictionary,
+      (d) => typeof d !== 'object' || d === null || Array.isArray(d) || Object.values(d).some((v) => typeof v !== 'string'),
+    );
   });
 });
 

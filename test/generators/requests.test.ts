@@ -39,7 +39,12 @@ describe('the catalogue', () => {
     expect(entries.map((e) => e.rule).sort()).toEqual([...RULE_IDS].sort());
     for (const e of entries) expect(clauses.get(e.rule)?.kind, e.rule).toBe(e.kind);
     // 4.3's ISO codes and card formats are descriptions (docs/decisions.md, "Severity"): observed, never failed
-    expect(entries.filter((e) => e.kind === 'description').map((e) => e.rule).sort()).toEqual(['4.3-card-formats', '4.3-id-pais-iso', '4.3-id-region-iso']);
+    expect(
+      entries
+        .filter((e) => e.kind === 'description')
+        .map((e) => e.rule)
+        .sort(),
+    ).toEqual(['4.3-card-formats', '4.3-id-pais-iso', '4.3-id-region-iso']);
   });
 
   it('gives every restriction canonical violating and boundary examples, and 2.4 only a boundary', () => {
@@ -59,18 +64,20 @@ describe('the catalogue', () => {
 });
 
 describe.each(entries.map((e) => [`${e.operationId} ${e.rule}`, e] as [string, RuleEntry]))('%s', (_name, entry) => {
-  const violationsAtField = (body: unknown) => contract.validateRequest(entry.operationId, body).every((v) => v.path.startsWith(entry.field));
+  const violationsAtField = (body: unknown) =>
+    contract.validateRequest(entry.operationId, body).every((v) => v.path.startsWith(entry.field));
 
   const violatingBodies = entry.violating;
-  if (violatingBodies) it('every generated violating body breaks this rule and no other, at its field', () => {
-    fc.assert(
-      fc.property(violatingBodies, (body) => {
-        expect(violatesOnly(contract, entry, body)).toBeUndefined();
-        expect(violationsAtField(body)).toBe(true);
-      }),
-      RUNS,
-    );
-  });
+  if (violatingBodies)
+    it('every generated violating body breaks this rule and no other, at its field', () => {
+      fc.assert(
+        fc.property(violatingBodies, (body) => {
+          expect(violatesOnly(contract, entry, body)).toBeUndefined();
+          expect(violationsAtField(body)).toBe(true);
+        }),
+        RUNS,
+      );
+    });
 
   it('every generated boundary body is valid', () => {
     fc.assert(
@@ -100,7 +107,16 @@ describe('values that a common server reads leniently are observed, never counte
   const nearMissRules = entries.filter((e) => e.canonical.nearMiss).map((e) => e.rule);
 
   it('numeric strings and enum numbers have near-miss examples', () => {
-    expect(nearMissRules).toEqual(expect.arrayContaining(['4.1-monto-min', '4.1-cuotas-enum', '4.3-card-fields', '4.6-monto-positive', '4.7-mes-range', '4.7-monto-positive']));
+    expect(nearMissRules).toEqual(
+      expect.arrayContaining([
+        '4.1-monto-min',
+        '4.1-cuotas-enum',
+        '4.3-card-fields',
+        '4.6-monto-positive',
+        '4.7-mes-range',
+        '4.7-monto-positive',
+      ]),
+    );
   });
 
   it('no generated violating body carries a numeric string or a number for cantidadMaximaCuotas', () => {
@@ -114,8 +130,11 @@ describe('values that a common server reads leniently are observed, never counte
       '4.1-cuotas-enum': '/cantidadMaximaCuotas',
     };
     for (const e of entries.filter((x) => at[x.rule])) {
-      const values = [...e.canonical.violating.map((x) => x.body), ...fc.sample(e.violating!, { numRuns: 300, seed: 8 })].map((b) => getAt(b, at[e.rule]!));
-      for (const v of values) expect(numericString(v) || (e.rule === '4.1-cuotas-enum' && typeof v === 'number'), `${e.rule} ${JSON.stringify(v)}`).toBe(false);
+      const values = [...e.canonical.violating.map((x) => x.body), ...fc.sample(e.violating!, { numRuns: 300, seed: 8 })].map((b) =>
+        getAt(b, at[e.rule]!),
+      );
+      for (const v of values)
+        expect(numericString(v) || (e.rule === '4.1-cuotas-enum' && typeof v === 'number'), `${e.rule} ${JSON.stringify(v)}`).toBe(false);
     }
   });
 
@@ -151,17 +170,28 @@ describe('violatesOnly', () => {
 });
 
 describe('onlyCoercibleTypes: a body breaking only JSON types (section 7 lists none) is observed when accepted', () => {
-  const sample = (op: Parameters<typeof validBody>[0], seed: number) => fc.sample(validBody(op), { numRuns: 1, seed })[0] as Record<string, unknown>;
+  const sample = (op: Parameters<typeof validBody>[0], seed: number) =>
+    fc.sample(validBody(op), { numRuns: 1, seed })[0] as Record<string, unknown>;
   const threeDs = () => sample('purchase3ds', 3);
-  const card = (body: Record<string, unknown>, patch: Record<string, unknown>) => ({ ...body, tarjetaCreditoDebido: { ...(body['tarjetaCreditoDebido'] as object), ...patch } });
+  const card = (body: Record<string, unknown>, patch: Record<string, unknown>) => ({
+    ...body,
+    tarjetaCreditoDebido: { ...(body['tarjetaCreditoDebido'] as object), ...patch },
+  });
 
   it('a number for a string and a numeric string for an int are read as each other', () => {
-    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { cvv: 123 }))).toMatch(/cvv: a JSON number where the spec types a string/);
-    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { mesVencimiento: '05' }))).toMatch(/a numeric string where the spec types a number/);
+    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { cvv: 123 }))).toMatch(
+      /cvv: a JSON number where the spec types a string/,
+    );
+    expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { mesVencimiento: '05' }))).toMatch(
+      /a numeric string where the spec types a number/,
+    );
   });
 
   it('other types (true, 1.5, "") are left as sent and named, where no rule of section 7 judges the field', () => {
-    for (const mes of [true, 1.5, '']) expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { mesVencimiento: mes }))).toMatch(/mesVencimiento: .* a type no rule of section 7 covers/);
+    for (const mes of [true, 1.5, ''])
+      expect(onlyCoercibleTypes(contract, 'purchase3ds', card(threeDs(), { mesVencimiento: mes }))).toMatch(
+        /mesVencimiento: .* a type no rule of section 7 covers/,
+      );
   });
 
   it('is undefined for a valid body, a body breaking a rule besides its types, and a field section 7 judges (MPOS month, monto)', () => {
@@ -185,7 +215,8 @@ describe('valid bodies', () => {
   });
 
   it('link bodies carry LINK_REF, the identificador a suite replaces by a unique one', () => {
-    for (const body of fc.sample(validBody('createPaymentLink'), { numRuns: 20, seed: 3 })) expect(body['identificadorEnlaceComercio']).toBe(LINK_REF);
+    for (const body of fc.sample(validBody('createPaymentLink'), { numRuns: 20, seed: 3 }))
+      expect(body['identificadorEnlaceComercio']).toBe(LINK_REF);
   });
 
   it('withUniqueRef makes each link identifier unique and keeps its length in characters', () => {
@@ -219,7 +250,9 @@ describe('valid bodies', () => {
 });
 
 describe('required fields (4.x-request-fields)', () => {
-  const cases = Object.entries(REQUIRED_FIELDS).flatMap(([operationId, fields]) => fields.map((f) => [operationId, f.field, f.clause] as const));
+  const cases = Object.entries(REQUIRED_FIELDS).flatMap(([operationId, fields]) =>
+    fields.map((f) => [operationId, f.field, f.clause] as const),
+  );
 
   it.each(cases)('%s without %s breaks clause %s, as a missing field', (operationId, field, clause) => {
     const [body] = fc.sample(validBody(operationId as keyof typeof REQUIRED_FIELDS), { numRuns: 1, seed: 5 });

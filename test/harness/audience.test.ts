@@ -11,7 +11,11 @@ import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
 
 describe('audienceCandidates', () => {
   it('the configured audience first, then the scopes an issuer publishes (not the OpenID ones), then names of the hosts', () => {
-    const got = audienceCandidates('service_api', ['openid', 'profile', 'pagos_api', 'offline_access'], ['auth.pagos.example.com', 'api.pagos.example.com']);
+    const got = audienceCandidates(
+      'service_api',
+      ['openid', 'profile', 'pagos_api', 'offline_access'],
+      ['auth.pagos.example.com', 'api.pagos.example.com'],
+    );
     expect(got.slice(0, 2)).toEqual(['service_api', 'pagos_api']);
     expect(got).toContain('pagos');
     expect(got).not.toContain('openid');
@@ -35,7 +39,13 @@ describe('discoverAudience against a token endpoint that refuses service_api', (
 
   it('finds the audience the issuer publishes, with the evidence of each attempt', async () => {
     const { business } = sandbox.credentials;
-    const found = await discoverAudience({ http, authUrl: sandbox.authUrl, baseUrl: sandbox.baseUrl, business: { clientId: business.clientId, clientSecret: business.clientSecret }, audience: 'service_api' });
+    const found = await discoverAudience({
+      http,
+      authUrl: sandbox.authUrl,
+      baseUrl: sandbox.baseUrl,
+      business: { clientId: business.clientId, clientSecret: business.clientSecret },
+      audience: 'service_api',
+    });
     expect(found.audience).toBe('pasarela_api');
     expect(found.evidence).toMatch(/service_api → 400; pasarela_api → 200/);
     expect(found.evidence).not.toContain(business.clientSecret);
@@ -43,7 +53,13 @@ describe('discoverAudience against a token endpoint that refuses service_api', (
 
   it('keeps a configured audience that works', async () => {
     const { business } = sandbox.credentials;
-    const found = await discoverAudience({ http, authUrl: sandbox.authUrl, baseUrl: sandbox.baseUrl, business: { clientId: business.clientId, clientSecret: business.clientSecret }, audience: 'pasarela_api' });
+    const found = await discoverAudience({
+      http,
+      authUrl: sandbox.authUrl,
+      baseUrl: sandbox.baseUrl,
+      business: { clientId: business.clientId, clientSecret: business.clientSecret },
+      audience: 'pasarela_api',
+    });
     expect(found.audience).toBe('pasarela_api');
   });
 });

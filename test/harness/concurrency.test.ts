@@ -24,7 +24,14 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const client = (maxConcurrency: number) =>
-  createHttp({ timeoutMs: 2000, retries: 2, maxResponseBytes: 65_536, maxBackoffMs: 5000, maxConcurrency, recorder: new Recorder({ registry: new SecretRegistry() }) });
+  createHttp({
+    timeoutMs: 2000,
+    retries: 2,
+    maxResponseBytes: 65_536,
+    maxBackoffMs: 5000,
+    maxConcurrency,
+    recorder: new Recorder({ registry: new SecretRegistry() }),
+  });
 
 describe('request cap', () => {
   it('never has more than MAX_CONCURRENCY requests in flight', async () => {
@@ -43,7 +50,9 @@ describe('request cap', () => {
 
   it('a 429 with Retry-After halves the cap and pauses every new request; the POST is not re-sent', async () => {
     let calls = 0;
-    fixture = await startFixture((_req, res) => (++calls === 1 ? res.writeHead(429, { 'retry-after': '1' }).end() : res.writeHead(200).end('ok')));
+    fixture = await startFixture((_req, res) =>
+      ++calls === 1 ? res.writeHead(429, { 'retry-after': '1' }).end() : res.writeHead(200).end('ok'),
+    );
     http = client(8);
     const limited = await http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} });
     expect(limited.response?.status).toBe(429);
@@ -127,16 +136,35 @@ describe('request cap order', () => {
 });
 
 describe('chain lengths from the last report (the cap serves the longest chain still to run first)', () => {
-  it('reads each test\'s requests from summary.json, with the median for a test the report does not list', () => {
-    const lengths = chainLengths(JSON.stringify({ tests: [{ name: 'a', requests: 2 }, { name: 'b', requests: 9 }, { name: 'c', requests: 4 }, { name: 'd' }, { name: 'e', requests: -1 }] }));
-    expect([...lengths.byName]).toEqual([['a', 2], ['b', 9], ['c', 4]]);
+  it("reads each test's requests from summary.json, with the median for a test the report does not list", () => {
+    const lengths = chainLengths(
+      JSON.stringify({
+        tests: [
+          { name: 'a', requests: 2 },
+          { name: 'b', requests: 9 },
+          { name: 'c', requests: 4 },
+          { name: 'd' },
+          { name: 'e', requests: -1 },
+        ],
+      }),
+    );
+    expect([...lengths.byName]).toEqual([
+      ['a', 2],
+      ['b', 9],
+      ['c', 4],
+    ]);
     expect(lengths.typical).toBe(4);
     expect(chainLengths(undefined)).toEqual({ byName: new Map(), typical: undefined });
     expect(chainLengths('not json')).toEqual({ byName: new Map(), typical: undefined });
   });
 
   it('reads the lengths shipped with the suite (suites/chain-lengths.json: name → requests)', () => {
-    expect(chainLengths(JSON.stringify({ format: 'conformance-chains/1', tests: { a: 3, b: 1, c: 'x' } })).byName).toEqual(new Map([['a', 3], ['b', 1]]));
+    expect(chainLengths(JSON.stringify({ format: 'conformance-chains/1', tests: { a: 3, b: 1, c: 'x' } })).byName).toEqual(
+      new Map([
+        ['a', 3],
+        ['b', 1],
+      ]),
+    );
     const shipped = chainLengths(readFileSync(SHIPPED_LENGTHS, 'utf8'));
     expect(shipped.byName.size).toBeGreaterThan(100);
     expect(shipped.typical).toBeGreaterThan(0);
@@ -180,24 +208,43 @@ describe('property cases checked ahead', () => {
     expect(peak).toBe(4);
     const drawnAhead = new Set(checked);
     const live: number[] = [];
-    const details = await fc.check(fc.asyncProperty(arb, async (v) => {
-      const replayed = ahead(v);
-      if (replayed) return replayed;
-      live.push(v);
-      return check(v);
-    }), { seed: 7, numRuns: 30 });
-    const plain = await fc.check(fc.asyncProperty(arb, async (v) => check(v)), { seed: 7, numRuns: 30 });
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (v) => {
+        const replayed = ahead(v);
+        if (replayed) return replayed;
+        live.push(v);
+        return check(v);
+      }),
+      { seed: 7, numRuns: 30 },
+    );
+    const plain = await fc.check(
+      fc.asyncProperty(arb, async (v) => check(v)),
+      { seed: 7, numRuns: 30 },
+    );
     // Same verdict, counterexample and path as without checking ahead; only shrinking ran live.
-    expect([details.failed, details.counterexample, details.counterexamplePath]).toEqual([plain.failed, plain.counterexample, plain.counterexamplePath]);
+    expect([details.failed, details.counterexample, details.counterexamplePath]).toEqual([
+      plain.failed,
+      plain.counterexample,
+      plain.counterexamplePath,
+    ]);
     expect(details.failed).toBe(true);
     expect(live.every((v) => !drawnAhead.has(v))).toBe(true);
   });
 
   it('a passing property is decided from the values checked ahead alone', async () => {
     const arb = fc.integer();
-    const ahead = await checkAhead(arb, { seed: 3, numRuns: 25 }, async () => sleep(1), 8, () => false);
+    const ahead = await checkAhead(
+      arb,
+      { seed: 3, numRuns: 25 },
+      async () => sleep(1),
+      8,
+      () => false,
+    );
     let live = 0;
-    const details = await fc.check(fc.asyncProperty(arb, async (v) => ahead(v) ?? (live++, sleep(1))), { seed: 3, numRuns: 25 });
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (v) => ahead(v) ?? (live++, sleep(1))),
+      { seed: 3, numRuns: 25 },
+    );
     expect([details.failed, details.numRuns, live]).toEqual([false, 25, 0]);
   });
 });

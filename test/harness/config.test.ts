@@ -32,7 +32,14 @@ describe('loadConfig', () => {
     expect(c.http).toEqual({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1048576 });
     expect(c.budget).toEqual({ testTimeoutMs: 60000, runTimeoutS: 900, maxWaitS: 0 });
     expect(c.redirectHash).toEqual({ algorithm: 'hmac-sha256', encoding: 'hex', values: 'query', order: 'auto' });
-    expect(c.webhook).toEqual({ signature: 'hmac-sha256', signatureHeader: 'x-signature', signatureUnkeyed: false, signatureEncoding: 'hex', timeoutS: 10, fieldCase: 'insensitive' });
+    expect(c.webhook).toEqual({
+      signature: 'hmac-sha256',
+      signatureHeader: 'x-signature',
+      signatureUnkeyed: false,
+      signatureEncoding: 'hex',
+      timeoutS: 10,
+      fieldCase: 'insensitive',
+    });
     expect(c.budget.maxWaitS).toBe(0);
     expect(c.fastCheck).toEqual({ numRuns: 50 });
     expect(c.accountAuth).toBe('basic');
@@ -44,7 +51,13 @@ describe('loadConfig', () => {
 
   it('reads a remote target, discovering by default what the spec does not show, and waiting up to 120 s', () => {
     const c = load(remote);
-    expect(c.target).toEqual({ kind: 'remote', baseUrl: 'https://api.example.test/api', authUrl: 'https://auth.example.test', clientId: 'my-client', clientSecret: 'S3cr3t-value-xyz' });
+    expect(c.target).toEqual({
+      kind: 'remote',
+      baseUrl: 'https://api.example.test/api',
+      authUrl: 'https://auth.example.test',
+      clientId: 'my-client',
+      clientSecret: 'S3cr3t-value-xyz',
+    });
     expect(c.redirectHash.algorithm).toBe('auto');
     expect(c.webhook.signature).toBe('auto');
     expect(c.accountAuthAuto).toBe(true);
@@ -64,18 +77,27 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    [{ HTTP_TIMEOUT_MS: 'fast' }, 'HTTP_TIMEOUT_MS must be a positive integer number of milliseconds (got "fast"); example: HTTP_TIMEOUT_MS=15000'],
+    [
+      { HTTP_TIMEOUT_MS: 'fast' },
+      'HTTP_TIMEOUT_MS must be a positive integer number of milliseconds (got "fast"); example: HTTP_TIMEOUT_MS=15000',
+    ],
     [{ HTTP_RETRIES: '-1' }, 'HTTP_RETRIES must be a non-negative integer'],
     [{ HTTP_RETRIES: '99' }, 'at most 10'],
     [{ RECEIVER_PORT: '70000' }, 'RECEIVER_PORT must be'],
     [{ ACCOUNT_AUTH: 'digest' }, 'ACCOUNT_AUTH must be one of basic | password-grant'],
-    [{ REDIRECT_HASH: 'crc32' }, 'REDIRECT_HASH must be one of off | auto | hmac-sha256 | hmac-sha512 | hmac-sha1 | hmac-md5 | sha256 | sha512 | sha1 | md5'],
+    [
+      { REDIRECT_HASH: 'crc32' },
+      'REDIRECT_HASH must be one of off | auto | hmac-sha256 | hmac-sha512 | hmac-sha1 | hmac-md5 | sha256 | sha512 | sha1 | md5',
+    ],
     [{ REDIRECT_HASH_ORDER: 'alpha' }, 'REDIRECT_HASH_ORDER must be one of spec | link | auto'],
     [{ WEBHOOK_FIELD_CASE: 'lower' }, 'WEBHOOK_FIELD_CASE must be one of exact | insensitive'],
     [{ API_BASE_URL: 'not a url' }, 'API_BASE_URL must be an absolute http(s) URL'],
     [{ API_BASE_URL: 'ftp://x.test' }, 'API_BASE_URL must be an absolute http(s) URL'],
     [{ WEBHOOK_PUBLIC_URL: '/relative' }, 'WEBHOOK_PUBLIC_URL must be an absolute http(s) URL'],
-    [{ ALLOW_DESTRUCTIVE: 'account-deletion,everything' }, 'ALLOW_DESTRUCTIVE must be a comma-separated list of destructive tests to allow, from: account-deletion (got unknown "everything")'],
+    [
+      { ALLOW_DESTRUCTIVE: 'account-deletion,everything' },
+      'ALLOW_DESTRUCTIVE must be a comma-separated list of destructive tests to allow, from: account-deletion (got unknown "everything")',
+    ],
     [{ FC_SEED: '1.5' }, 'FC_SEED must be an integer'],
     [{ FC_NUM_RUNS: '0' }, 'FC_NUM_RUNS must be a positive integer'],
     [{ EXPECTED_FAILURES_FILE: '/nonexistent/xfail.txt' }, 'EXPECTED_FAILURES_FILE must be the path of an existing file'],
@@ -85,7 +107,17 @@ describe('loadConfig', () => {
     [{ ...remote, SANDBOX_FAULT: 'x' }, 'SANDBOX_FAULT only applies to the embedded sandbox'],
     [{ ...remote, ACCOUNT_USER: 'u@example.test' }, 'ACCOUNT_PASSWORD must be set together with ACCOUNT_USER'],
     [{ ...remote, ALLOW_DESTRUCTIVE: 'account-deletion' }, 'needs DELETION_ACCOUNT_USER and DELETION_ACCOUNT_PASSWORD'],
-    [{ ...remote, ACCOUNT_USER: 'a@x.test', ACCOUNT_PASSWORD: 'pw-main-123', DELETION_ACCOUNT_USER: 'a@x.test', DELETION_ACCOUNT_PASSWORD: 'pw-del-123', ALLOW_DESTRUCTIVE: 'account-deletion' }, 'DELETION_ACCOUNT_USER must name a disposable account'],
+    [
+      {
+        ...remote,
+        ACCOUNT_USER: 'a@x.test',
+        ACCOUNT_PASSWORD: 'pw-main-123',
+        DELETION_ACCOUNT_USER: 'a@x.test',
+        DELETION_ACCOUNT_PASSWORD: 'pw-del-123',
+        ALLOW_DESTRUCTIVE: 'account-deletion',
+      },
+      'DELETION_ACCOUNT_USER must name a disposable account',
+    ],
   ])('rejects %j with one clear line', (env, expected) => {
     const e = errorOf(env as Record<string, string>);
     expect(e.message).toContain(expected);
@@ -121,13 +153,19 @@ describe('loadConfig', () => {
     const dir = mkdtempSync(join(tmpdir(), 'harness-config-'));
     const dotenv = join(dir, '.env');
     writeFileSync(dotenv, 'WEBHOOK_SIGNATURE_HEADER=x-from-dotenv\n');
-    writeFileSync(join(dir, 'discovered.env'), 'DISCOVERED_FOR=https://api.example.test/api\nREDIRECT_HASH=md5\nWEBHOOK_SIGNATURE_HEADER=x-firma\nACCOUNT_AUTH=password-grant\n');
+    writeFileSync(
+      join(dir, 'discovered.env'),
+      'DISCOVERED_FOR=https://api.example.test/api\nREDIRECT_HASH=md5\nWEBHOOK_SIGNATURE_HEADER=x-firma\nACCOUNT_AUTH=password-grant\n',
+    );
     const c = loadConfig({ ...remote, REPORT_DIR: dir, ACCOUNT_AUTH: 'basic' }, { dotenvPath: dotenv });
     expect(c.redirectHash.algorithm).toBe('md5');
     expect(c.webhook.signatureHeader).toBe('x-from-dotenv');
     expect(c.accountAuth).toBe('basic');
     // Another target, or discovery itself (npm run discover finds afresh): not applied.
-    expect(loadConfig({ ...remote, API_BASE_URL: 'https://other.example.test/api', REPORT_DIR: dir }, { dotenvPath: dotenv }).redirectHash.algorithm).toBe('auto');
+    expect(
+      loadConfig({ ...remote, API_BASE_URL: 'https://other.example.test/api', REPORT_DIR: dir }, { dotenvPath: dotenv }).redirectHash
+        .algorithm,
+    ).toBe('auto');
     expect(loadConfig({ ...remote, REPORT_DIR: dir }, { dotenvPath: dotenv, discovered: false }).redirectHash.algorithm).toBe('auto');
   });
 
@@ -156,7 +194,11 @@ describe('loadConfig', () => {
       EXPECTED_FAILURES_FILE: xfail,
       WEBHOOK_PUBLIC_URL: 'https://tunnel.example.test/',
     });
-    expect(c.target).toMatchObject({ accountUser: 'merchant@example.test', secondClientId: 'nompos', deletionAccountUser: 'disposable@example.test' });
+    expect(c.target).toMatchObject({
+      accountUser: 'merchant@example.test',
+      secondClientId: 'nompos',
+      deletionAccountUser: 'disposable@example.test',
+    });
     expect(c.allowDestructive).toEqual(['account-deletion']);
     expect(c.redirectHash).toEqual({ algorithm: 'sha512', key: 'hash-key-123', encoding: 'base64', values: 'query', order: 'link' });
     expect(c.webhook.signatureHeader).toBe('x-firma');
@@ -170,12 +212,16 @@ describe('loadConfig: embedded-only runs, test card data', () => {
   it('refuses ACCOUNT_AUTH=password-grant with the embedded sandbox unless its variant issues account tokens, naming the variable', () => {
     const err = errorOf({ ACCOUNT_AUTH: 'password-grant' });
     expect(err.variable).toBe('ACCOUNT_AUTH');
-    expect(err.message).toMatch(/^ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target \(API_BASE_URL set\), or the embedded sandbox with SANDBOX_VARIANT=account-password-grant/);
+    expect(err.message).toMatch(
+      /^ACCOUNT_AUTH=password-grant needs a target that issues account tokens: a remote target \(API_BASE_URL set\), or the embedded sandbox with SANDBOX_VARIANT=account-password-grant/,
+    );
     expect(load({ ...remote, ACCOUNT_AUTH: 'password-grant' }).accountAuth).toBe('password-grant');
     // The variant's own setting fills ACCOUNT_AUTH; set otherwise, it is refused.
     expect(load({ SANDBOX_VARIANT: 'account-password-grant' }).accountAuth).toBe('password-grant');
     expect(load({ SANDBOX_VARIANT: 'account-password-grant', ACCOUNT_AUTH: 'password-grant' }).accountAuth).toBe('password-grant');
-    expect(errorOf({ SANDBOX_VARIANT: 'account-password-grant', ACCOUNT_AUTH: 'basic' }).message).toMatch(/^ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT/);
+    expect(errorOf({ SANDBOX_VARIANT: 'account-password-grant', ACCOUNT_AUTH: 'basic' }).message).toMatch(
+      /^ACCOUNT_AUTH=basic does not fit SANDBOX_VARIANT/,
+    );
   });
 
   it('reads SCREEN_CHALLENGE_CODE as a code or the selector where the page shows it; SCREEN_FIELD_NAMES names codigoDesafio', () => {
@@ -199,14 +245,19 @@ describe('loadConfig: embedded-only runs, test card data', () => {
   it('embeddedOnlyEnv beats a remote target named in .env (npm run mutation / bench)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));
     const dotenv = join(dir, '.env');
-    writeFileSync(dotenv, [...Object.entries(remote), ['ACCOUNT_USER', 'u@x.test'], ['ACCOUNT_PASSWORD', 'pw'], ['ACCOUNT_AUTH', 'password-grant']].map(([k, v]) => `${k}=${v}`).join('\n'));
+    writeFileSync(
+      dotenv,
+      [...Object.entries(remote), ['ACCOUNT_USER', 'u@x.test'], ['ACCOUNT_PASSWORD', 'pw'], ['ACCOUNT_AUTH', 'password-grant']]
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n'),
+    );
     expect(loadConfig({}, { dotenvPath: dotenv }).target.kind).toBe('remote');
     const c = loadConfig(embeddedOnlyEnv({ PATH: '/bin', REPORT_DIR: 'r' }), { dotenvPath: dotenv });
     expect(c.target).toEqual({ kind: 'embedded' });
     expect(c.reportDir).toBe('r');
   });
 
-  it('registers the test card number (masked even when not Luhn-valid) and the cvv, also under the screen\'s field names', () => {
+  it("registers the test card number (masked even when not Luhn-valid) and the cvv, also under the screen's field names", () => {
     load({ TEST_CARD_NUMBER: '5000111122223333', TEST_CARD_CVV: '4821', SCREEN_FIELD_NAMES: '{"numeroTarjeta":"pan","cvv":"cvc"}' });
     expect(secrets.kindOf('5000111122223333')).toBe('card-number');
     expect(secrets.redactText('card 5000111122223333')).toBe('card 500011******3333');
@@ -217,7 +268,12 @@ describe('loadConfig: embedded-only runs, test card data', () => {
 });
 
 describe('loadConfig: the second merchant (OTHER_*) and SECURITY_CHECKS', () => {
-  const others = { OTHER_ACCOUNT_USER: 'other@example.test', OTHER_ACCOUNT_PASSWORD: 'other-pass-1', OTHER_CLIENT_ID: 'other-app', OTHER_CLIENT_SECRET: 'other-secret-1' };
+  const others = {
+    OTHER_ACCOUNT_USER: 'other@example.test',
+    OTHER_ACCOUNT_PASSWORD: 'other-pass-1',
+    OTHER_CLIENT_ID: 'other-app',
+    OTHER_CLIENT_SECRET: 'other-secret-1',
+  };
 
   it('takes all four on a remote target, registers the secrets, and defaults SECURITY_CHECKS to fail', () => {
     const c = load({ ...remote, ...others });
@@ -231,7 +287,9 @@ describe('loadConfig: the second merchant (OTHER_*) and SECURITY_CHECKS', () => 
   it('refuses some but not all four, the primary merchant named again, an unknown SECURITY_CHECKS, and OTHER_* without a remote target', () => {
     const { OTHER_CLIENT_SECRET: _s, ...three } = others;
     expect(() => load({ ...remote, ...three })).toThrow(/OTHER_CLIENT_SECRET must be set together with/);
-    expect(() => load({ ...remote, ...others, OTHER_CLIENT_ID: remote.CLIENT_ID })).toThrow(/another merchant than ACCOUNT_USER and CLIENT_ID/);
+    expect(() => load({ ...remote, ...others, OTHER_CLIENT_ID: remote.CLIENT_ID })).toThrow(
+      /another merchant than ACCOUNT_USER and CLIENT_ID/,
+    );
     expect(() => load({ SECURITY_CHECKS: 'warn' })).toThrow(/SECURITY_CHECKS must be one of fail \| observe/);
     expect(() => load({ OTHER_CLIENT_ID: 'x' })).toThrow(/OTHER_CLIENT_ID is set but API_BASE_URL is not/);
   });
@@ -258,7 +316,7 @@ describe('redactedConfigSummary', () => {
   });
 });
 
-// --- BASELINE and FAIL_ON (issue 15) ---------------------------------------------------------------------------
+// --- BASELINE and FAIL_ON ---------------------------------------------------------------------------------------
 describe('loadConfig: BASELINE and FAIL_ON', () => {
   const dir = mkdtempSync(join(tmpdir(), 'config-baseline-'));
   const summary = join(dir, 'summary.json');
@@ -273,7 +331,12 @@ describe('loadConfig: BASELINE and FAIL_ON', () => {
   });
 
   it.each([
-    [{ BASELINE: '/nonexistent/reports' }, 'BASELINE', 'BASELINE must be the REPORT_DIR of an earlier run, or its summary.json (got "/nonexistent/reports", which does not exist); example: BASELINE='],
+    [
+      { BASELINE: '/nonexistent/reports' },
+      'BASELINE',
+      'BASELINE must be the REPORT_DIR of an earlier run, or its summary.json (got "/nonexistent/reports", which does ' +
+        'not exist); example: BASELINE=',
+    ],
     [{ BASELINE: tmpdir() }, 'BASELINE', 'a directory without summary.json'],
     [{ BASELINE: notJson }, 'BASELINE', 'which is not valid JSON'],
     [{ BASELINE: join(import.meta.dirname, 'config.test.ts') }, 'BASELINE', 'which is not valid JSON'],
@@ -287,12 +350,15 @@ describe('loadConfig: BASELINE and FAIL_ON', () => {
   });
 });
 
-describe('loadConfig: the payer and the sandbox screen (issue 14)', () => {
+describe('loadConfig: the payer and the sandbox screen', () => {
   it('defaults to the HTTP payer, the system Chromium path and plain-HTML sandbox screens', () => {
     const c = load({});
     expect(c.payer).toEqual({ kind: 'http', chromiumPath: '/usr/bin/chromium' });
     expect(c.sandbox.screen).toBe('html');
-    expect(load({ PAYER: 'auto', CHROMIUM_PATH: '/nowhere/chromium', SANDBOX_SCREEN: 'js' })).toMatchObject({ payer: { kind: 'auto', chromiumPath: '/nowhere/chromium' }, sandbox: { screen: 'js' } });
+    expect(load({ PAYER: 'auto', CHROMIUM_PATH: '/nowhere/chromium', SANDBOX_SCREEN: 'js' })).toMatchObject({
+      payer: { kind: 'auto', chromiumPath: '/nowhere/chromium' },
+      sandbox: { screen: 'js' },
+    });
   });
 
   it('PAYER=browser without Chromium stops the run with one line saying how to install it', () => {
@@ -346,11 +412,22 @@ describe('the table of variables (harness/setup/variables.ts)', () => {
   });
 
   it('refuses a bad value of every validated variable with its meaning and its example (the default where it has none)', () => {
-    const bad: Partial<Record<Variable['type']['kind'], string>> = { url: 'not a url', int: 'x', oneOf: 'not-a-value', pattern: 'has spaces\tand tabs ', list: 'nothing-known' };
+    const bad: Partial<Record<Variable['type']['kind'], string>> = {
+      url: 'not a url',
+      int: 'x',
+      oneOf: 'not-a-value',
+      pattern: 'has spaces\tand tabs ',
+      list: 'nothing-known',
+    };
     for (const v of CONFIG_ROWS) {
       const value = bad[v.type.kind];
       // FAIL_ON is read with BASELINE (report-settings.ts), the sandbox's variant and fault against their catalogues first.
-      if (value === undefined || ['FAIL_ON', 'SANDBOX_VARIANT', 'SANDBOX_FAULT'].includes(v.name) || (v.type.kind === 'pattern' && v.type.re.test(value.trim()))) continue;
+      if (
+        value === undefined ||
+        ['FAIL_ON', 'SANDBOX_VARIANT', 'SANDBOX_FAULT'].includes(v.name) ||
+        (v.type.kind === 'pattern' && v.type.re.test(value.trim()))
+      )
+        continue;
       const kind = v.target === 'remote' && v.name !== 'AUTH_URL' ? undefined : v.target === 'remote' ? 'remote' : 'embedded';
       if (!kind) continue;
       const e = errorOf({ ...(kind === 'remote' ? remote : {}), [v.name]: value });

@@ -14,8 +14,21 @@ function created(body: unknown, contentType = 'application/json', jsonUnlabelled
   return {
     id: 'x',
     label: 'createPaymentLink',
-    request: { method: 'POST', url: 'http://127.0.0.1:1/api/EnlacePago', headers: { authorization: 'Bearer secret-token', 'content-type': 'application/json' }, bodyText: '{}' },
-    response: { status: 200, headers: {}, bodyText: JSON.stringify(body), json: body, contentType, truncated: false, ...(jsonUnlabelled ? { jsonUnlabelled } : {}) },
+    request: {
+      method: 'POST',
+      url: 'http://127.0.0.1:1/api/EnlacePago',
+      headers: { authorization: 'Bearer secret-token', 'content-type': 'application/json' },
+      bodyText: '{}',
+    },
+    response: {
+      status: 200,
+      headers: {},
+      bodyText: JSON.stringify(body),
+      json: body,
+      contentType,
+      truncated: false,
+      ...(jsonUnlabelled ? { jsonUnlabelled } : {}),
+    },
     attempts: 1,
     durationMs: 1,
   };
@@ -49,21 +62,36 @@ describe('contract observer', () => {
     const r = contractRecord('createPaymentLink')!;
     expect(r).toMatchObject({ seen: 2, broken: 1 });
     expect([...r.clauses.keys()]).toEqual(['4.1-response-fields']);
-    expect(r.observed.get('2.1-link-urls')).toMatchObject({ count: 2, first: '/urlEnlace must match format "uri" (got a string of 0 characters)' });
+    expect(r.observed.get('2.1-link-urls')).toMatchObject({
+      count: 2,
+      first: '/urlEnlace must match format "uri" (got a string of 0 characters)',
+    });
     expect(r.evidence.flatMap((e) => e.clauses)).toEqual(['4.1-response-fields']);
   });
 
   it('nullable fields left out are observed once per response under 2-nullable-omitted; a non-nullable one still breaks', () => {
     const looked = (body: unknown): Exchange => ({ ...created(body), label: 'getTransaction' });
-    const tx = { idTransaccion: 't', esReal: false, esAprobada: false, formaPago: 0, monto: 1, fechaTransaccion: '2026-11-22T10:00:00.000Z' };
-    expect(observeResponse(contract, 'getTransaction', looked(tx))).toEqual([expect.objectContaining({ clauses: ['2-nullable-omitted'], severity: 'observe' })]);
+    const tx = {
+      idTransaccion: 't',
+      esReal: false,
+      esAprobada: false,
+      formaPago: 0,
+      monto: 1,
+      fechaTransaccion: '2026-11-22T10:00:00.000Z',
+    };
+    expect(observeResponse(contract, 'getTransaction', looked(tx))).toEqual([
+      expect.objectContaining({ clauses: ['2-nullable-omitted'], severity: 'observe' }),
+    ]);
     observeResponse(contract, 'getTransaction', looked({ ...tx, montoOriginal: null }));
     observeResponse(contract, 'getTransaction', looked({ ...tx, montoOriginal: null, resultadoTransaccion: null }));
     observeResponse(contract, 'getTransaction', looked({ ...tx, esAprobada: undefined }));
     const r = contractRecord('getTransaction')!;
     expect(r).toMatchObject({ seen: 4, broken: 1 });
     expect([...r.clauses.keys()]).toEqual(['2.2-transaction-types']);
-    expect(r.observed.get('2-nullable-omitted')).toEqual({ count: 3, first: '/montoOriginal left out: a nullable field, read as null (2 in this body: /montoOriginal, /resultadoTransaccion)' });
+    expect(r.observed.get('2-nullable-omitted')).toEqual({
+      count: 3,
+      first: '/montoOriginal left out: a nullable field, read as null (2 in this body: /montoOriginal, /resultadoTransaccion)',
+    });
   });
 
   it('a later clause gets its own evidence even after three exchanges were kept', () => {
@@ -73,8 +101,25 @@ describe('contract observer', () => {
   });
 
   it('webhooks: PascalCase read as camelCase when configured; names of enums are a 2.2 finding', () => {
-    const webhook = (json: unknown): ReceivedWebhook => ({ at: new Date(), method: 'POST', path: '/webhook/t', headers: {}, rawBody: Buffer.from(JSON.stringify(json)), json, answeredStatus: 200 });
-    const body = { idTransaccion: 'a', esReal: false, esAprobada: true, formaPago: 0, monto: 1, resultadoTransaccion: 0, datosAdicionales: {}, esProductiva: false };
+    const webhook = (json: unknown): ReceivedWebhook => ({
+      at: new Date(),
+      method: 'POST',
+      path: '/webhook/t',
+      headers: {},
+      rawBody: Buffer.from(JSON.stringify(json)),
+      json,
+      answeredStatus: 200,
+    });
+    const body = {
+      idTransaccion: 'a',
+      esReal: false,
+      esAprobada: true,
+      formaPago: 0,
+      monto: 1,
+      resultadoTransaccion: 0,
+      datosAdicionales: {},
+      esProductiva: false,
+    };
     const pascal = Object.fromEntries(Object.entries(body).map(([k, v]) => [k[0]!.toUpperCase() + k.slice(1), v]));
     expect(observeWebhook(contract, webhook(pascal), 'insensitive')).toEqual([]);
     const named = observeWebhook(contract, webhook({ ...body, formaPago: 'PagoNormal' }), 'exact');

@@ -40,7 +40,15 @@ const threeDsBody = {
 
 /** Every way a secret could leak from a text. */
 function expectClean(text: string): void {
-  for (const secret of [CLIENT_SECRET, encodeURIComponent(CLIENT_SECRET), TOKEN, PASSWORD, encodeURIComponent(PASSWORD), CARD, Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')]) {
+  for (const secret of [
+    CLIENT_SECRET,
+    encodeURIComponent(CLIENT_SECRET),
+    TOKEN,
+    PASSWORD,
+    encodeURIComponent(PASSWORD),
+    CARD,
+    Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64'),
+  ]) {
     expect(text).not.toContain(secret);
   }
   expect(text).not.toMatch(/"cvv"\s*:\s*"987"|cvv=987/);
@@ -49,7 +57,10 @@ function expectClean(text: string): void {
 describe('redactExchange', () => {
   it('redacts the bearer token, card number and cvv of a JSON request', () => {
     const r = registry();
-    const ex = exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify(threeDsBody) });
+    const ex = exchange({
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      bodyText: JSON.stringify(threeDsBody),
+    });
     const red = redactExchange(ex, r);
     expect(red.request.headers.authorization).toBe('Bearer [REDACTED]');
     const body = JSON.parse(red.request.bodyText);
@@ -68,10 +79,19 @@ describe('redactExchange', () => {
       {
         url: 'http://127.0.0.1:4010/auth/connect/token',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        bodyText: new URLSearchParams({ grant_type: 'password', client_id: 'cid', client_secret: CLIENT_SECRET, username: 'merchant@x.test', password: PASSWORD }).toString(),
+        bodyText: new URLSearchParams({
+          grant_type: 'password',
+          client_id: 'cid',
+          client_secret: CLIENT_SECRET,
+          username: 'merchant@x.test',
+          password: PASSWORD,
+        }).toString(),
       },
       // a token the registry does not know yet: redacted by its field name
-      { bodyText: '{"access_token":"fresh-unregistered-token-1","expires_in":3600}', json: { access_token: 'fresh-unregistered-token-1', expires_in: 3600 } },
+      {
+        bodyText: '{"access_token":"fresh-unregistered-token-1","expires_in":3600}',
+        json: { access_token: 'fresh-unregistered-token-1', expires_in: 3600 },
+      },
     );
     const red = redactExchange(ex, r);
     expect(red.request.bodyText).toBe(
@@ -86,11 +106,16 @@ describe('redactExchange', () => {
     const r = registry();
     const ex = exchange({
       url: 'http://127.0.0.1:4010/pagar/1',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')}`,
+      },
       bodyText: `intento=abc&numeroTarjeta=${CARD}&cvv=${CVV}&mesVencimiento=12`,
     });
     const red = redactExchange(ex, r);
-    expect(red.request.bodyText).toBe(`intento=abc&numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-${CVV.length}-digits]&mesVencimiento=12`);
+    expect(red.request.bodyText).toBe(
+      `intento=abc&numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-${CVV.length}-digits]&mesVencimiento=12`,
+    );
     expect(red.request.headers.authorization).toBe('Basic [REDACTED]');
     expectClean(JSON.stringify(red));
   });
@@ -138,7 +163,10 @@ describe('redactExchange', () => {
 describe('toCurl', () => {
   it('refers to every secret by a shell variable and keeps the rest', () => {
     const r = registry();
-    const ex = exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify(threeDsBody) });
+    const ex = exchange({
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      bodyText: JSON.stringify(threeDsBody),
+    });
     const curl = toCurl(ex, r);
     expectClean(curl);
     expect(curl).not.toContain('\n');
@@ -151,7 +179,11 @@ describe('toCurl', () => {
 
   it('uses -u for Basic and variables in token forms', () => {
     const r = registry();
-    const basic = exchange({ method: 'DELETE', url: 'http://h/api/Cuenta', headers: { authorization: `Basic ${Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')}` } });
+    const basic = exchange({
+      method: 'DELETE',
+      url: 'http://h/api/Cuenta',
+      headers: { authorization: `Basic ${Buffer.from(`merchant@x.test:${PASSWORD}`).toString('base64')}` },
+    });
     expect(toCurl(basic, r)).toBe(`curl -sS -X DELETE 'http://h/api/Cuenta' -u "$ACCOUNT_USER:$ACCOUNT_PASSWORD"`);
     const token = exchange({
       url: 'http://h/auth/connect/token',
@@ -159,7 +191,10 @@ describe('toCurl', () => {
       bodyText: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'cid', client_secret: CLIENT_SECRET }).toString(),
     });
     const curl = toCurl(token, r);
-    expect(curl).toContain(`--data-urlencode 'grant_type=client_credentials' --data-urlencode "client_id=$CLIENT_ID" --data-urlencode "client_secret=$CLIENT_SECRET"`);
+    expect(curl).toContain(
+      `--data-urlencode 'grant_type=client_credentials' --data-urlencode "client_id=$CLIENT_ID" --data-urlencode ` +
+        `"client_secret=$CLIENT_SECRET"`,
+    );
     expectClean(curl);
   });
 
@@ -170,7 +205,10 @@ describe('toCurl', () => {
 
   it('works on a redacted copy too, without any secret', () => {
     const r = registry();
-    const ex = exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify(threeDsBody) });
+    const ex = exchange({
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      bodyText: JSON.stringify(threeDsBody),
+    });
     const curl = toCurl(redactExchange(ex, r), r);
     expect(curl).toContain('$ACCESS_TOKEN');
     expect(curl).toContain('$CARD_NUMBER');
@@ -209,12 +247,19 @@ describe('card data in URLs, HTML and messages', () => {
     // A 3-digit cvv inside other text is left alone (it would blank every such number of every report) ...
     expect(r.redactText(`monto ${CVV}5`)).toBe(`monto ${CVV}5`);
     // ... but is removed where it is a whole value, under any name.
-    const red = redactExchange(exchange({ url: `http://h/x?cvc=${CVV}`, headers: { 'content-type': 'application/json' }, bodyText: JSON.stringify({ codigo: CVV, monto: 9875 }) }), r);
+    const red = redactExchange(
+      exchange({
+        url: `http://h/x?cvc=${CVV}`,
+        headers: { 'content-type': 'application/json' },
+        bodyText: JSON.stringify({ codigo: CVV, monto: 9875 }),
+      }),
+      r,
+    );
     expect(red.request.url).toBe('http://h/x?cvc=[REDACTED:cvv]');
     expect(JSON.parse(red.request.bodyText)).toEqual({ codigo: '[REDACTED:cvv]', monto: 9875 });
   });
 
-  it('blanks the value of card inputs of an HTML page, also under a screen\'s own field names', () => {
+  it("blanks the value of card inputs of an HTML page, also under a screen's own field names", () => {
     const r = cardRegistry();
     r.addField('card_number', 'card-number');
     r.addField('cvc', 'cvv');
@@ -225,14 +270,27 @@ describe('card data in URLs, HTML and messages', () => {
       `<input name="cvc" value="${CVV}" />`,
       '<input name="monto" value="10.50">',
     ].join('\n');
-    const red = redactExchange(exchange({ method: 'GET', url: 'http://h/pagar' }, { bodyText: html, contentType: 'text/html; charset=utf-8' }), r);
+    const red = redactExchange(
+      exchange({ method: 'GET', url: 'http://h/pagar' }, { bodyText: html, contentType: 'text/html; charset=utf-8' }),
+      r,
+    );
     const body = red.response?.bodyText ?? '';
     expect(body).not.toContain(NON_LUHN);
     expect(body).not.toContain(CVV);
     expect(body.match(/value=""/g)).toHaveLength(4);
     expect(body).toContain('<input name="monto" value="10.50">');
-    const curl = toCurl(exchange({ url: 'http://h/pagar', headers: { 'content-type': 'application/x-www-form-urlencoded' }, bodyText: `card_number=${NON_LUHN}&cvc=${CVV}` }), r);
-    expect(curl).toBe(`curl -sS -X POST 'http://h/pagar' -H 'content-type: application/x-www-form-urlencoded' --data-urlencode "card_number=$CARD_NUMBER" --data-urlencode "cvc=$CVV"`);
+    const curl = toCurl(
+      exchange({
+        url: 'http://h/pagar',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        bodyText: `card_number=${NON_LUHN}&cvc=${CVV}`,
+      }),
+      r,
+    );
+    expect(curl).toBe(
+      `curl -sS -X POST 'http://h/pagar' -H 'content-type: application/x-www-form-urlencoded' --data-urlencode ` +
+        `"card_number=$CARD_NUMBER" --data-urlencode "cvc=$CVV"`,
+    );
   });
 
   it('a cvv keeps its shape: a JSON number, a string of digits, other characters', () => {
@@ -245,7 +303,10 @@ describe('card data in URLs, HTML and messages', () => {
   it('redacts URLs inside messages, and PayerError does so itself', () => {
     const message = `the payment screen at ${screenUrl(CARD)} has no field "email"`;
     const shown = redactUrlsIn(message, cardRegistry());
-    expect(shown).toBe(`the payment screen at http://127.0.0.1:4010/pagar/AbC?monto=5&numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-${CVV.length}-digits]&cuotas=1 has no field "email"`);
+    expect(shown).toBe(
+      `the payment screen at ` +
+        `http://127.0.0.1:4010/pagar/AbC?monto=5&numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-${CVV.length}-digits]&cuotas=1 has no field "email"`,
+    );
     expect(new PayerError(message).message).toBe(redactUrlsIn(message, secrets));
     expect(new PayerError(message).message).not.toContain(CARD);
     expect(new PayerError(message).message).not.toContain(`cvv=${CVV}`);
@@ -257,7 +318,9 @@ describe('card data in URLs, HTML and messages', () => {
     r.add('account-tok-1', 'account-token');
     r.add('account-tok-1', 'access-token');
     expect(r.kindOf('account-tok-1')).toBe('account-token');
-    expect(toCurl(exchange({ method: 'GET', headers: { authorization: 'Bearer account-tok-1' } }), r)).toContain('"authorization: Bearer $ACCOUNT_TOKEN"');
+    expect(toCurl(exchange({ method: 'GET', headers: { authorization: 'Bearer account-tok-1' } }), r)).toContain(
+      '"authorization: Bearer $ACCOUNT_TOKEN"',
+    );
     r.add(CLIENT_SECRET, 'client-secret');
     r.add(CLIENT_SECRET, 'account-token');
     expect(r.kindOf(CLIENT_SECRET)).toBe('client-secret');
@@ -274,7 +337,11 @@ describe('curlPreamble', () => {
     expect(text).toContain('node -pe');
     expect(text).not.toContain('jq');
     expect(curlPreamble({ accountAuth: 'password-grant' }).join('\n')).toContain('export ACCOUNT_TOKEN=');
-    expect(curlPreamble({ audience: 'api_pagos', accountAuth: 'password-grant' }).join('\n').match(/'audience=api_pagos'/g)).toHaveLength(2);
+    expect(
+      curlPreamble({ audience: 'api_pagos', accountAuth: 'password-grant' })
+        .join('\n')
+        .match(/'audience=api_pagos'/g),
+    ).toHaveLength(2);
   });
 });
 
@@ -283,7 +350,12 @@ describe('Recorder', () => {
     const r = registry();
     const recorder = new Recorder({ limit: 3, registry: r });
     for (let i = 0; i < 5; i++) {
-      recorder.record(exchange({ headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, bodyText: JSON.stringify({ ...threeDsBody, i }) }));
+      recorder.record(
+        exchange({
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          bodyText: JSON.stringify({ ...threeDsBody, i }),
+        }),
+      );
     }
     expect(recorder.size).toBe(3);
     const drained = recorder.drain();
@@ -318,14 +390,33 @@ describe('Recorder', () => {
   });
 });
 
-describe('a test\'s transcript and its waits', () => {
-  it('lists every step in order, redacted, the failing check\'s exchange marked, and how the test ended', async () => {
+describe("a test's transcript and its waits", () => {
+  it("lists every step in order, redacted, the failing check's exchange marked, and how the test ended", async () => {
     const recorder = new Recorder({ registry: registry() });
     const scope = new TestRecord('t');
     await withScope(scope, async () => {
-      recorder.record({ ...exchange({ url: 'http://h/auth/connect/token', bodyText: `client_secret=${encodeURIComponent(CLIENT_SECRET)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, { bodyText: '{}' }), id: 'ex-1', label: 'issueToken' });
-      recorder.record({ ...exchange({ url: 'http://h/api/EnlacePago', headers: { authorization: `Bearer ${TOKEN}` } }, { status: 200 }), id: 'ex-2', label: 'createPaymentLink' });
-      noteStep({ kind: 'page', title: `browser POST /pagar/1?numeroTarjeta=${CARD} → 200`, detail: `> POST http://h/pagar/1?numeroTarjeta=${CARD}` });
+      recorder.record({
+        ...exchange(
+          {
+            url: 'http://h/auth/connect/token',
+            bodyText: `client_secret=${encodeURIComponent(CLIENT_SECRET)}`,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          },
+          { bodyText: '{}' },
+        ),
+        id: 'ex-1',
+        label: 'issueToken',
+      });
+      recorder.record({
+        ...exchange({ url: 'http://h/api/EnlacePago', headers: { authorization: `Bearer ${TOKEN}` } }, { status: 200 }),
+        id: 'ex-2',
+        label: 'createPaymentLink',
+      });
+      noteStep({
+        kind: 'page',
+        title: `browser POST /pagar/1?numeroTarjeta=${CARD} → 200`,
+        detail: `> POST http://h/pagar/1?numeroTarjeta=${CARD}`,
+      });
       noteStep({ kind: 'webhook', title: 'webhook received: POST /webhook/link (answered 200)' });
     });
     const t = transcriptOf(scope, { failingExchangeId: 'ex-2', end: 'CheckFailure: [rejected] clause 4.1-monto-min' });

@@ -62,7 +62,12 @@ describe('retries', () => {
     const plain = await http.request({ method: 'POST', url: `${fixture.url}/a`, json: {} });
     expect(plain.response?.status).toBe(503);
     expect(plain.attempts).toBe(1);
-    const token = await http.request({ method: 'POST', url: `${fixture.url}/b`, form: { grant_type: 'client_credentials' }, idempotent: true });
+    const token = await http.request({
+      method: 'POST',
+      url: `${fixture.url}/b`,
+      form: { grant_type: 'client_credentials' },
+      idempotent: true,
+    });
     expect(token.response?.status).toBe(503);
     expect(token.attempts).toBe(3);
     expect(fixture.seen).toEqual(['POST /a', 'POST /b', 'POST /b', 'POST /b']);
@@ -132,8 +137,12 @@ describe('transport failures', () => {
 
   it('names the request without the card data of its query', async () => {
     const { http } = client({ deadline: Date.now() - 1, runTimeoutS: 900 });
-    const err = await thrown(http.request({ method: 'GET', url: 'http://127.0.0.1:9/pagar/x?numeroTarjeta=4111111111111111&cvv=987&cuotas=1' }));
-    expect(err.message).toBe('the whole-run bound of 900 s was reached before GET /pagar/x?numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-3-digits]&cuotas=1');
+    const err = await thrown(
+      http.request({ method: 'GET', url: 'http://127.0.0.1:9/pagar/x?numeroTarjeta=4111111111111111&cvv=987&cuotas=1' }),
+    );
+    expect(err.message).toBe(
+      'the whole-run bound of 900 s was reached before GET /pagar/x?numeroTarjeta=411111******1111&cvv=[REDACTED:cvv-3-digits]&cuotas=1',
+    );
   });
 
   it('stops at the whole-run bound', async () => {
@@ -219,7 +228,12 @@ describe('responses', () => {
     registry.add('tok-abcdef-123', 'access-token');
     const recorder = new Recorder({ registry });
     http = createHttp({ timeoutMs: 2000, retries: 0, maxResponseBytes: 1024, recorder });
-    await http.request({ method: 'POST', url: `${fixture.url}/x`, headers: { Authorization: 'Bearer tok-abcdef-123' }, json: { numeroTarjeta: '4111111111111111', cvv: '123' } });
+    await http.request({
+      method: 'POST',
+      url: `${fixture.url}/x`,
+      headers: { Authorization: 'Bearer tok-abcdef-123' },
+      json: { numeroTarjeta: '4111111111111111', cvv: '123' },
+    });
     const [recorded] = recorder.drain();
     expect(JSON.stringify(recorded)).not.toContain('tok-abcdef-123');
     expect(recorded?.request.bodyText).toBe('{"numeroTarjeta":"411111******1111","cvv":"[REDACTED:cvv, a string of 3 digits]"}');

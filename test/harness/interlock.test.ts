@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { Interlock, InterlockError, PRODUCTION_MESSAGE, PRODUCTION_SEEN_MESSAGE, REAL_TRANSACTION_MESSAGE } from '../../harness/setup/interlock.ts';
+import {
+  Interlock,
+  InterlockError,
+  PRODUCTION_MESSAGE,
+  PRODUCTION_SEEN_MESSAGE,
+  REAL_TRANSACTION_MESSAGE,
+} from '../../harness/setup/interlock.ts';
 import type { ModeProbe, TargetInfo } from '../../harness/setup/target.ts';
 
 const dev = (variable: string): ModeProbe => ({ variable, mode: 'development' });
@@ -55,14 +61,17 @@ describe('Interlock: the second merchant of the tenant-isolation checks (OTHER_*
     expect(refusal(new Interlock(target({ other: rest })), { account: 'other@x.test' })).toMatch(/could not be learned/);
     const unconfirmed = new Interlock(target({ other: other({ accountConfirmed: 'its business is in production mode' }) }));
     expect(refusal(unconfirmed, { account: 'other@x.test' })).toMatch(/OTHER_ACCOUNT_USER .*could not be confirmed/);
-    expect(refusal(new Interlock(target({ kind: 'embedded', other: other({ accountConfirmed: 'x' }) })), { account: 'other@x.test' })).toBeUndefined();
+    expect(
+      refusal(new Interlock(target({ kind: 'embedded', other: other({ accountConfirmed: 'x' }) })), { account: 'other@x.test' }),
+    ).toBeUndefined();
   });
 });
 
 describe('Interlock: per identity', () => {
   it('lets every identity pay when every probed business is in development and the account is confirmed', () => {
     const i = new Interlock(target());
-    for (const as of [undefined, { business: 'main' }, { business: 'second' }, { account: 'merchant@x.test' }, 'anyone' as const]) expect(refusal(i, as)).toBeUndefined();
+    for (const as of [undefined, { business: 'main' }, { business: 'second' }, { account: 'merchant@x.test' }, 'anyone' as const])
+      expect(refusal(i, as)).toBeUndefined();
   });
 
   it('refuses purchases as a business in production, or never probed, and as the account then, but not as the primary', () => {
@@ -76,16 +85,23 @@ describe('Interlock: per identity', () => {
 
   it('refuses account purchases on a remote target unless the account was confirmed (embedded: no need)', () => {
     const unconfirmed = target({ accountConfirmed: 'its business is in production mode' });
-    expect(refusal(new Interlock(unconfirmed), { account: 'merchant@x.test' })).toMatch(/first business.*\(its business is in production mode\)/);
+    expect(refusal(new Interlock(unconfirmed), { account: 'merchant@x.test' })).toMatch(
+      /first business.*\(its business is in production mode\)/,
+    );
     expect(refusal(new Interlock(unconfirmed), { business: 'main' })).toBeUndefined();
     expect(refusal(new Interlock(target()), { account: 'other@x.test' })).toMatch(/first business/);
     const { accountConfirmed: _none, ...embedded } = target({ kind: 'embedded' });
     expect(refusal(new Interlock(embedded), { account: 'disposable@sandbox.test' })).toBeUndefined();
   });
 
-  it('refuses everything when the primary is in production, and names an unknown mode\'s reason', () => {
-    expect(refusal(new Interlock(target({ mode: 'production', modes: { main: { variable: 'CLIENT_ID', mode: 'production' } } })), 'anyone')).toBe(PRODUCTION_MESSAGE);
-    const unknown = target({ mode: 'unknown', modes: { main: { variable: 'CLIENT_ID', mode: 'unknown', unknownBecause: 'POST /EnlacePago answered 500' } } });
+  it("refuses everything when the primary is in production, and names an unknown mode's reason", () => {
+    expect(
+      refusal(new Interlock(target({ mode: 'production', modes: { main: { variable: 'CLIENT_ID', mode: 'production' } } })), 'anyone'),
+    ).toBe(PRODUCTION_MESSAGE);
+    const unknown = target({
+      mode: 'unknown',
+      modes: { main: { variable: 'CLIENT_ID', mode: 'unknown', unknownBecause: 'POST /EnlacePago answered 500' } },
+    });
     expect(refusal(new Interlock(unknown))).toMatch(/mode of CLIENT_ID could not be learned \(POST \/EnlacePago answered 500\)/);
   });
 });
@@ -110,7 +126,7 @@ describe('Interlock.watch', () => {
     expect(stoppedBy({ transacciones: [{ esReal: ' true ' }] })).toBe(REAL_TRANSACTION_MESSAGE);
   });
 
-  it('does not stop on false, other non-boolean flags or the merchant\'s own datosAdicionales', () => {
+  it("does not stop on false, other non-boolean flags or the merchant's own datosAdicionales", () => {
     expect(stoppedBy({ esReal: false, estaProductivo: 'False', transacciones: [{ esReal: 1 }] })).toBeUndefined();
     expect(stoppedBy({ esReal: false, datosAdicionales: { esReal: true } })).toBeUndefined();
     expect(stoppedBy(undefined)).toBeUndefined();

@@ -18,14 +18,30 @@ const repo = resolve(import.meta.dirname, '../..');
 const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {
   sandbox: { may: [], why: 'the reference implementation imports nothing of the judge (harness, suites, generators, reporters) nor spec/' },
   spec: { may: [], why: 'the spec and its loader stand alone' },
-  harness: { may: ['spec/clauses.ts', 'spec/types.ts', 'sandbox/index.ts'], why: 'the judge\'s tools: the spec\'s clauses and types, the sandbox only through its public factory (to start it embedded)' },
-  generators: { may: ['harness/', 'spec/types.ts'], why: 'request bodies from the spec\'s types; never the suites or the sandbox' },
-  suites: { may: ['harness/index.ts', 'generators/', 'spec/types.ts'], why: 'tests: the harness by its one door (harness/index.ts) and the generators, never the sandbox or the reporters' },
-  reporters: { may: ['harness/record/', 'harness/setup/report-settings.ts'], why: 'read what the harness records (task meta, the verdict, skip kinds) and the report settings (BASELINE, FAIL_ON); never the sandbox' },
+  harness: {
+    may: ['spec/clauses.ts', 'spec/types.ts', 'sandbox/index.ts'],
+    why: "the judge's tools: the spec's clauses and types, the sandbox only through its public factory (to start it embedded)",
+  },
+  generators: { may: ['harness/', 'spec/types.ts'], why: "request bodies from the spec's types; never the suites or the sandbox" },
+  suites: {
+    may: ['harness/index.ts', 'generators/', 'spec/types.ts'],
+    why: 'tests: the harness by its one door (harness/index.ts) and the generators, never the sandbox or the reporters',
+  },
+  reporters: {
+    may: ['harness/record/', 'harness/setup/report-settings.ts'],
+    why:
+      'read what the harness records (task meta, the verdict, skip kinds) and the report settings (BASELINE, ' +
+      'FAIL_ON); never the sandbox',
+  },
   scripts: { may: ['*'], why: 'entry points: wire any of the others together' },
-  bench: { may: ['harness/', 'sandbox/index.ts'], why: 'benchmarks of the harness against the sandbox (a standalone sandbox of their own: bench/remote-sandbox.ts, which the tests use too)' },
+  bench: {
+    may: ['harness/', 'sandbox/index.ts'],
+    why:
+      'benchmarks of the harness against the sandbox (a standalone sandbox of their own: bench/remote-sandbox.ts, ' +
+      'which the tests use too)',
+  },
   bin: { may: [], why: 'the CLI runs scripts/ as a child process' },
-  test: { may: ['*'], why: 'the project\'s own tests reach what they test' },
+  test: { may: ['*'], why: "the project's own tests reach what they test" },
   docs: { may: [], why: 'prose, no code' },
   '.ci': { may: [], why: 'the CI entry, a shell script' },
 };
@@ -44,13 +60,22 @@ const harness = join(repo, 'harness');
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (e.name === 'node_modules' || e.name === 'fixtures' ? [] : files(join(dir, e.name))) : /\.(ts|mts|js|mjs)$/.test(e.name) ? [join(dir, e.name)] : []);
+    e.isDirectory()
+      ? e.name === 'node_modules' || e.name === 'fixtures'
+        ? []
+        : files(join(dir, e.name))
+      : /\.(ts|mts|js|mjs)$/.test(e.name)
+        ? [join(dir, e.name)]
+        : [],
+  );
 }
 
 /** The relative imports of a file (static, dynamic, require), resolved to paths from the repo root. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:from|import|require)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(([, spec]) => relative(repo, resolve(dirname(file), spec!)));
+  return [...text.matchAll(/(?:from|import|require)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(([, spec]) =>
+    relative(repo, resolve(dirname(file), spec!)),
+  );
 }
 
 const topOf = (path: string): string => path.split(/[\\/]/)[0]!;
@@ -64,7 +89,9 @@ const allowed = (from: string, to: string): boolean => {
 
 describe('boundaries over the whole tree', () => {
   it('every top-level folder has a row in the table', () => {
-    const folders = readdirSync(repo, { withFileTypes: true }).filter((e) => e.isDirectory() && !NOT_FOLDERS.has(e.name)).map((e) => e.name);
+    const folders = readdirSync(repo, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !NOT_FOLDERS.has(e.name))
+      .map((e) => e.name);
     expect(folders.filter((f) => !(f in MAY_IMPORT))).toEqual([]);
   });
 
@@ -84,7 +111,11 @@ describe('boundaries over the whole tree', () => {
   });
 
   it('the sandbox reads no OpenAPI document', () => {
-    expect(files(join(repo, 'sandbox')).filter((f) => /openapi\.ya?ml/i.test(readFileSync(f, 'utf8'))).map((f) => relative(repo, f))).toEqual([]);
+    expect(
+      files(join(repo, 'sandbox'))
+        .filter((f) => /openapi\.ya?ml/i.test(readFileSync(f, 'utf8')))
+        .map((f) => relative(repo, f)),
+    ).toEqual([]);
   });
 
   it('refuses what it should: a sandbox file importing the harness, a reporter importing the sandbox', () => {
@@ -103,11 +134,20 @@ describe('harness rooms', () => {
   const DOOR = join(harness, 'index.ts');
 
   it('every file of harness/ lives in a room, but its front door', () => {
-    expect(files(harness).filter((f) => f !== DOOR).map(roomOf).filter((r) => !ROOMS.includes(r))).toEqual([]);
+    expect(
+      files(harness)
+        .filter((f) => f !== DOOR)
+        .map(roomOf)
+        .filter((r) => !ROOMS.includes(r)),
+    ).toEqual([]);
   });
 
   it('no room imports the front door', () => {
-    expect(files(harness).filter((f) => f !== DOOR && importsOf(f).includes('harness/index.ts')).map((f) => relative(repo, f))).toEqual([]);
+    expect(
+      files(harness)
+        .filter((f) => f !== DOOR && importsOf(f).includes('harness/index.ts'))
+        .map((f) => relative(repo, f)),
+    ).toEqual([]);
   });
 
   it('a room imports only from itself and the rooms below it', () => {

@@ -12,21 +12,34 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ROOT } from '../hostile/run.ts';
 
-interface Interval { file: string; name: string; start: number; end: number }
+interface Interval {
+  file: string;
+  name: string;
+  start: number;
+  end: number;
+}
 
 it('every test of two suite files is in flight at once; the block declared last starts after them', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'overlap-'));
   const log = join(dir, 'log.jsonl');
   try {
     const env: Record<string, string> = { NO_COLOR: '1', OVERLAP_LOG: log };
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('VITEST') && !k.startsWith('CONFORMANCE_')) env[k] ??= v;
-    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/harness/fixtures/overlap/vitest.config.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !k.startsWith('VITEST') && !k.startsWith('CONFORMANCE_')) env[k] ??= v;
+    const child = spawn(
+      process.execPath,
+      ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/harness/fixtures/overlap/vitest.config.ts'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, output).toBe(0);
-    const intervals = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Interval);
+    const intervals = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Interval);
     const suites = intervals.filter((i) => i.file !== 'last');
     expect(suites.map((i) => i.name).sort()).toEqual(['a1', 'a2', 'b1', 'b2']);
     // All four at once: the latest start comes before the earliest end.

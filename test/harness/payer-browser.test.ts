@@ -17,7 +17,15 @@ import { TestRecord, withScope } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer, payableOrigins } from '../../harness/payer/index.ts';
-import { blankSecrets, chromiumAvailable, closeChromium, DEFAULT_CHROMIUM_PATH, installHint, launchChromium, pageEvidence } from '../../harness/payer/chromium.ts';
+import {
+  blankSecrets,
+  chromiumAvailable,
+  closeChromium,
+  DEFAULT_CHROMIUM_PATH,
+  installHint,
+  launchChromium,
+  pageEvidence,
+} from '../../harness/payer/chromium.ts';
 import { startFixture, type Fixture } from './server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
@@ -37,15 +45,23 @@ const vault = readFileSync(new URL('./fixtures/frame/vault.html', import.meta.ur
 
 /** A page whose form only exists once its script ran. */
 const scripted = (form: string) =>
-  `<!doctype html><html><body><h1>Pagar</h1><div id="f"></div><script>document.getElementById('f').innerHTML = ${JSON.stringify(form).replace(/</g, '\\u003c')};</script></body></html>`;
+  `<!doctype html><html><body><h1>Pagar</h1><div id="f"></div><script>document.getElementById('f').innerHTML = ` +
+  `${JSON.stringify(form).replace(/</g, '\\u003c')};</script></body></html>`;
 
 const vendorForm = `<form method="post" action="/pagar/js"><input type="hidden" name="token" value="v1">
 <label>Forma <select name="formaPago"><option value="0">Tarjeta</option><option value="2">Cuotas</option></select></label>
 <label>Tarjeta <input id="cc" name="card_number"></label><label>CVC <input name="cvc" autocomplete="cc-csc"></label>
 <label>Mes <input name="mesVencimiento"></label><label>Año <input name="anioVencimiento"></label><button>Pagar</button></form>`;
 
-const cardInputs = '<input name="cc-number" autocomplete="cc-number"><input name="cc-exp-month"><input name="cc-exp-year"><input name="cc-csc" type="password">';
-const autofill = { numeroTarjeta: 'cc-number', cvv: 'input[autocomplete=cc-csc], [name=cc-csc]', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year' };
+const cardInputs =
+  '<input name="cc-number" autocomplete="cc-number"><input name="cc-exp-month"><input name="cc-exp-year"><input ' +
+  'name="cc-csc" type="password">';
+const autofill = {
+  numeroTarjeta: 'cc-number',
+  cvv: 'input[autocomplete=cc-csc], [name=cc-csc]',
+  mesVencimiento: 'cc-exp-month',
+  anioVencimiento: 'cc-exp-year',
+};
 
 let fixture: Fixture;
 let http: Http;
@@ -55,13 +71,19 @@ const posted: Record<string, string>[] = [];
 const vaulted = new Map<string, Record<string, string>>();
 
 /** A two-step checkout's pages: the card (radio buttons for the payment form, a cancel button first), then the review. */
-const stepsCard = (csrf: string) => `<!doctype html><h1>Paso 1 de 2: tu tarjeta</h1><form method="post" action="/steps/card"><input type="hidden" name="csrf" value="${csrf}">
+const stepsCard = (
+  csrf: string,
+) => `<!doctype html><h1>Paso 1 de 2: tu tarjeta</h1><form method="post" action="/steps/card"><input type="hidden" name="csrf" value="${csrf}">
 <fieldset><legend>Forma de pago</legend><label><input type="radio" name="medio" value="TC"> Tarjeta de crédito</label><label><input type="radio" name="medio" value="PTS"> Puntos</label></fieldset>
 <label>Número de tarjeta <input name="pan"></label><label>CVV <input name="cvv2"></label><label>Mes <input name="mm"></label><label>Año <input name="aa"></label>
 <button name="accion" value="cancelar">Cancelar</button><button name="accion" value="seguir">Continuar</button></form>`;
-const stepsReview = (csrf: string) => `<!doctype html><h1>Paso 2 de 2: confirma tu pago</h1><p>Camiseta — 10,00 BOB, tarjeta terminada en 1111</p>
+const stepsReview = (
+  csrf: string,
+) => `<!doctype html><h1>Paso 2 de 2: confirma tu pago</h1><p>Camiseta — 10,00 BOB, tarjeta terminada en 1111</p>
 <form method="post" action="/steps/card"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="paso" value="2"><button name="accion" value="editar">Editar</button><button name="accion" value="confirmar">Confirmar y pagar</button></form>`;
-const challengePage = (error = '') => `<!doctype html><h1>Verificación de tu banco</h1>${error}<form method="post" action="/challenge"><p>Código de prueba: <b>123456</b></p><input name="otp_x">
+const challengePage = (
+  error = '',
+) => `<!doctype html><h1>Verificación de tu banco</h1>${error}<form method="post" action="/challenge"><p>Código de prueba: <b>123456</b></p><input name="otp_x">
 <fieldset><legend>¿Autoriza este pago?</legend><label><input type="radio" name="autoriza" value="si"> Sí, autorizo el pago</label><label><input type="radio" name="autoriza" value="no"> No</label></fieldset><button>Verificar</button></form>`;
 const cookieOf = (header: string | undefined, name: string) => new RegExp(`(?:^|; )${name}=([^;]*)`).exec(header ?? '')?.[1];
 
@@ -85,13 +107,30 @@ beforeAll(async () => {
       case 'GET /gone':
         return html(410, '<p id="estado">no disponible</p>');
       case 'GET /double':
-        return html(200, scripted('<form method="post" action="/double"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>'));
+        return html(
+          200,
+          scripted(
+            '<form method="post" action="/double"><input name="numeroTarjeta"><input name="cvv"><input ' +
+              'name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>',
+          ),
+        );
       case 'POST /double':
         posted.push(form());
         // A page that sends the same payment again by itself.
-        return html(200, `<form method="post" action="/double" id="x">${Object.entries(form()).map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join('')}</form><script>document.getElementById('x').submit()</script>`);
+        return html(
+          200,
+          `<form method="post" action="/double" id="x">${Object.entries(form())
+            .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+            .join('')}</form><script>document.getElementById('x').submit()</script>`,
+        );
       case 'GET /307':
-        return html(200, scripted('<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>'));
+        return html(
+          200,
+          scripted(
+            '<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input ' +
+              'name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>',
+          ),
+        );
       case 'POST /307':
         posted.push(form());
         return redirect(307, '/307-again');
@@ -118,7 +157,9 @@ beforeAll(async () => {
         return html(200, challengePage());
       case 'POST /challenge':
         posted.push(form());
-        return form()['otp_x'] === '123456' ? redirect(303, `${prefix}?idTransaccion=t-ch&esAprobada=true`) : html(200, challengePage('<p class="error">Código incorrecto</p>'));
+        return form()['otp_x'] === '123456'
+          ? redirect(303, `${prefix}?idTransaccion=t-ch&esAprobada=true`)
+          : html(200, challengePage('<p class="error">Código incorrecto</p>'));
       // The shell and its vault (same server; the vault reached as localhost: another origin).
       case 'GET /shell':
         return html(200, shell.replaceAll('{{VAULT}}', fixture.url.replace('127.0.0.1', 'localhost')));
@@ -133,11 +174,21 @@ beforeAll(async () => {
         const sent = JSON.parse(body.toString()) as { token: string; forma: string; correo: string };
         const card = vaulted.get(sent.token);
         posted.push({ ...sent, ...(card ? { csc: card['csc']! } : {}) });
-        const answer = !card ? { error: 'token desconocido' } : card['csc'] === '111' ? { error: 'Pago rechazado por el emisor' } : { redirect: `${prefix}?idTransaccion=t-shell&esAprobada=true` };
+        const answer = !card
+          ? { error: 'token desconocido' }
+          : card['csc'] === '111'
+            ? { error: 'Pago rechazado por el emisor' }
+            : { redirect: `${prefix}?idTransaccion=t-shell&esAprobada=true` };
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       }
       case 'GET /sin-email':
-        return html(200, scripted(`<form method="post" action="/x"><input name="numeroTarjeta"><input name="cvv" type="password"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form><p>Tarjeta ${CARD}</p>`));
+        return html(
+          200,
+          scripted(
+            `<form method="post" action="/x"><input name="numeroTarjeta"><input name="cvv" type="password"><input ` +
+              `name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form><p>Tarjeta ${CARD}</p>`,
+          ),
+        );
       case 'GET /3ds/t-3':
         return html(200, scripted('<form method="post"><input type="hidden" name="reto" value="ok"><button>Confirmar</button></form>'));
       case 'POST /3ds/t-3':
@@ -150,26 +201,45 @@ beforeAll(async () => {
       case 'POST /qp/t-4':
         return html(200, '<p id="estado">aprobada</p>');
       case 'GET /checked':
-        return html(200, scripted('<form method="post" action="/checked"><input name="numeroTarjeta" required><input name="cvv"><input name="mesVencimiento" type="number" min="1" max="12"><input name="anioVencimiento"><button>Pagar</button></form>'));
+        return html(
+          200,
+          scripted(
+            '<form method="post" action="/checked"><input name="numeroTarjeta" required><input name="cvv"><input ' +
+              'name="mesVencimiento" type="number" min="1" max="12"><input name="anioVencimiento"><button>Pagar</button></form>',
+          ),
+        );
       case 'POST /checked':
         posted.push(form());
         return html(400, '<p id="estado">datos inválidos</p>');
       case 'GET /remembers':
         // What an earlier customer left behind, in storage and cookies, is sent along with the payment.
         res.setHeader('set-cookie', 'visto=1; Path=/');
-        return html(200, `<!doctype html><div id="f"></div><script>
+        return html(
+          200,
+          `<!doctype html><div id="f"></div><script>
 const antes = localStorage.getItem('visto') ?? 'nada'; localStorage.setItem('visto', '1');
 document.getElementById('f').innerHTML = '<form method="post" action="/remembers"><input type="hidden" name="antes" value="' + antes + '"><input type="hidden" name="cookie" value="${req.headers.cookie ?? 'nada'}"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>';
-</script>`);
+</script>`,
+        );
       case 'POST /remembers':
         posted.push({ ...form(), sesion: req.headers.cookie ?? 'nada' });
         return redirect(303, `${prefix}?idTransaccion=t-r&esAprobada=true`);
       case 'GET /late':
         // The form appears only after the script fetched its settings (here: a second later).
-        return html(200, `<div id="f"></div><script>setTimeout(() => { document.getElementById('f').innerHTML = ${JSON.stringify('<form method="post" action="/3ds/t-3"><input type="hidden" name="reto" value="tarde"><button>Confirmar</button></form>')}; }, 1000);</script>`);
+        return html(
+          200,
+          `<div id="f"></div><script>setTimeout(() => { document.getElementById('f').innerHTML = ` +
+            `${JSON.stringify('<form method="post" action="/3ds/t-3"><input type="hidden" name="reto" value="tarde"><button>Confirmar</button></form>')}; }, 1000);</script>`,
+        );
       // A 3DS page and a quick-pay page that ask for the card (the spec does not say what they ask), with autofill names.
       case 'GET /3ds/card':
-        return html(200, scripted(`<form method="post" action="/3ds/card"><input type="hidden" name="reto" value="ok">${cardInputs}<button>Confirm</button></form>`));
+        return html(
+          200,
+          scripted(
+            `<form method="post" action="/3ds/card"><input type="hidden" name="reto" ` +
+              `value="ok">${cardInputs}<button>Confirm</button></form>`,
+          ),
+        );
       case 'POST /3ds/card':
         posted.push(form());
         return redirect(303, `${prefix}?idTransaccion=t-3c&esAprobada=true`);
@@ -183,19 +253,35 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
       // Pages refusing what the payer sent: the form again with its error, and an error status.
       case 'GET /3ds/again':
       case 'POST /3ds/again':
-        return html(200, `${req.method === 'POST' ? '<p class="error">Enter the code shown by your bank</p>' : ''}${scripted(`<form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`)}`);
+        return html(
+          200,
+          `${req.method === 'POST' ? '<p class="error">Enter the code shown by your bank</p>' : ''}${scripted(`<form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`)}`,
+        );
       case 'GET /qp/refuse.png':
         return res.writeHead(200, { 'content-type': 'image/png' }).end(qrRefusePng);
       case 'GET /qp/refuse':
         return html(200, scripted('<form method="post" action="/qp/refuse"><button>Pay</button></form>'));
       case 'POST /qp/refuse':
-        return html(422, '<ul id="errores"><li>cc-number: required</li></ul><form method="post" action="/qp/refuse"><input name="cc-number"><button>Pay</button></form>');
+        return html(
+          422,
+          '<ul id="errores"><li>cc-number: required</li></ul><form method="post" action="/qp/refuse"><input ' +
+            'name="cc-number"><button>Pay</button></form>',
+        );
       // A page slow to become usable (its button enabled 1.5 s after load): the browser's time, not the target's.
       // A page whose script never yields once it is parsed: nothing can be asked of it.
       case 'GET /hang':
-        return html(200, `<form method="post" action="/hang"><input name="card_number"><button>Pagar</button></form><script>setTimeout(() => { for (;;) {} }, 0);</script>`);
+        return html(
+          200,
+          `<form method="post" action="/hang"><input ` +
+            `name="card_number"><button>Pagar</button></form><script>setTimeout(() => { for (;;) {} }, 0);</script>`,
+        );
       case 'GET /slow':
-        return html(200, `<form method="post" action="/slow"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"><button id="b" disabled>Pagar</button></form><script>setTimeout(() => { document.getElementById('b').disabled = false; }, 1500);</script>`);
+        return html(
+          200,
+          `<form method="post" action="/slow"><input id="cc" name="card_number"><input name="cvc" ` +
+            `autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"><button id="b" ` +
+            `disabled>Pagar</button></form><script>setTimeout(() => { document.getElementById('b').disabled = false; }, 1500);</script>`,
+        );
       case 'POST /slow':
         posted.push(form());
         return redirect(303, `${prefix}?idTransaccion=t-slow&esAprobada=true`);
@@ -207,14 +293,22 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
         return html(200, unavailable);
       case 'GET /dep/unavailable-js':
         // The refusal written by a script after a while: the payer does not wait out its bound for a form.
-        return html(200, `<div id="m">Cargando…</div><script>setTimeout(() => { document.getElementById('m').textContent = 'Este enlace de pago no está disponible'; }, 300);</script>`);
+        return html(
+          200,
+          `<div id="m">Cargando…</div><script>setTimeout(() => { document.getElementById('m').textContent = 'Este ` +
+            `enlace de pago no está disponible'; }, 300);</script>`,
+        );
       case 'GET /dep/blank':
         return html(200, '<div id="app"></div>');
       case 'POST /IntentoPago/Pagar':
         posted.push(form());
         return redirect(303, `${prefix}?idTransaccion=t-d&idEnlace=1234567&monto=10.00&hash=ff`);
       case 'GET /plain':
-        return html(200, '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
+        return html(
+          200,
+          '<form method="post" action="/plain"><input id="cc" name="card_number"><input name="cvc" ' +
+            'autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"></form>',
+        );
       case 'POST /plain':
         posted.push(form());
         return redirect(303, `${prefix}?idTransaccion=t-plain&esAprobada=true`);
@@ -225,7 +319,13 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
   qrPng = await QRCode.toBuffer(`${fixture.url}/qp/t-4`, { type: 'png' });
   qrCardPng = await QRCode.toBuffer(`${fixture.url}/qp/card`, { type: 'png' });
   qrRefusePng = await QRCode.toBuffer(`${fixture.url}/qp/refuse`, { type: 'png' });
-  http = createHttp({ timeoutMs: 5000, retries: 0, maxResponseBytes: 1 << 20, recorder: new Recorder({ registry: new SecretRegistry() }), maxBackoffMs: 10 });
+  http = createHttp({
+    timeoutMs: 5000,
+    retries: 0,
+    maxResponseBytes: 1 << 20,
+    recorder: new Recorder({ registry: new SecretRegistry() }),
+    maxBackoffMs: 10,
+  });
 });
 
 afterAll(async () => {
@@ -242,7 +342,8 @@ function needsChromium(ctx: TestContext): void {
   if (!HAVE_CHROMIUM) ctx.skip(`${installHint(CHROMIUM)}; the browser payer is tested in a real browser`);
 }
 
-const browserPayer = (fieldNames: Record<string, string> = {}) => createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 10_000, fieldNames });
+const browserPayer = (fieldNames: Record<string, string> = {}) =>
+  createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 10_000, fieldNames });
 
 describe('browser payer', () => {
   it('pays a script-built screen through a redirect, fields by CSS selector; the redirect is the outcome, never fetched', async (ctx) => {
@@ -251,7 +352,11 @@ describe('browser payer', () => {
     const before = fixture.seen.length;
     const outcome = await browserPayer(vendorNames).payLink(`${fixture.url}/l/js`, { ...card, formaPago: 2 });
     const { timing, ...rest } = outcome;
-    expect(rest).toEqual({ kind: 'redirect', location: `${prefix}?idTransaccion=t-js&esAprobada=true`, params: { idTransaccion: 't-js', esAprobada: 'true' } });
+    expect(rest).toEqual({
+      kind: 'redirect',
+      location: `${prefix}?idTransaccion=t-js&esAprobada=true`,
+      params: { idTransaccion: 't-js', esAprobada: 'true' },
+    });
     expect(timing!.openedAt).toBeLessThanOrEqual(timing!.submittedAt!);
     expect(timing!.submittedAt!).toBeLessThanOrEqual(timing!.answeredAt);
     expect(posted).toEqual([{ token: 'v1', formaPago: '2', card_number: CARD, cvc: '987', mesVencimiento: '12', anioVencimiento: '2030' }]);
@@ -270,7 +375,7 @@ describe('browser payer', () => {
     expect(posted[0]).toMatchObject({ card_number: CARD, cvc: '111', amount: '1.00' });
   });
 
-  it('a page slower to become usable than the target\'s bound (HTTP_TIMEOUT_MS) is still paid: the browser\'s steps have their own bound', async (ctx) => {
+  it("a page slower to become usable than the target's bound (HTTP_TIMEOUT_MS) is still paid: the browser's steps have their own bound", async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
     const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500, fieldNames: vendorNames });
@@ -281,9 +386,16 @@ describe('browser payer', () => {
   it('returns a refused screen, and refuses what a customer could not do, before sending anything', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(vendorNames);
-    expect(await payer.payLink(`${fixture.url}/gone`, card)).toMatchObject({ kind: 'refused', status: 410, estado: 'no disponible', by: 'status' });
+    expect(await payer.payLink(`${fixture.url}/gone`, card)).toMatchObject({
+      kind: 'refused',
+      status: 410,
+      estado: 'no disponible',
+      by: 'status',
+    });
     posted.length = 0;
-    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, formaPago: 3 })).rejects.toThrow('no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES');
+    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, formaPago: 3 })).rejects.toThrow(
+      'no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES',
+    );
     await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, monto: 5 })).rejects.toThrow(NoFormError);
     expect(posted).toEqual([]);
   });
@@ -295,16 +407,23 @@ describe('browser payer', () => {
     expect(posted).toHaveLength(1);
     posted.length = 0;
     const before = fixture.seen.length;
-    expect(await browserPayer().payLink(`${fixture.url}/307`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-307' } });
+    expect(await browserPayer().payLink(`${fixture.url}/307`, card)).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-307' },
+    });
     // The target asked for the same body at another URL: sent there once, as any browser does; never to /307 again.
     expect(fixture.seen.slice(before).filter((r) => r.startsWith('POST'))).toEqual(['POST /307', 'POST /307-again']);
     expect(posted[1]).toMatchObject({ numeroTarjeta: CARD, again: 'yes' });
   });
 
-  it('sends what the page\'s own input checks would block, so the server\'s rules are what is judged', async (ctx) => {
+  it("sends what the page's own input checks would block, so the server's rules are what is judged", async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    expect(await browserPayer().payLink(`${fixture.url}/checked`, { ...card, mesVencimiento: 13 })).toMatchObject({ kind: 'refused', status: 400, estado: 'datos inválidos' });
+    expect(await browserPayer().payLink(`${fixture.url}/checked`, { ...card, mesVencimiento: 13 })).toMatchObject({
+      kind: 'refused',
+      status: 400,
+      estado: 'datos inválidos',
+    });
     expect(posted).toEqual([{ numeroTarjeta: CARD, cvv: '987', mesVencimiento: '13', anioVencimiento: '2030' }]);
   });
 
@@ -313,7 +432,11 @@ describe('browser payer', () => {
     const payer = browserPayer();
     posted.length = 0;
     for (let i = 0; i < 3; i++) await payer.payLink(`${fixture.url}/remembers`, card);
-    expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([['nada', 'nada'], ['nada', 'nada'], ['nada', 'nada']]);
+    expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([
+      ['nada', 'nada'],
+      ['nada', 'nada'],
+      ['nada', 'nada'],
+    ]);
     // Within one payment the screen's session cookie is kept, as a browser keeps it.
     expect(posted.map((p) => p['sesion'])).toEqual(['visto=1', 'visto=1', 'visto=1']);
   });
@@ -321,40 +444,72 @@ describe('browser payer', () => {
   it('waits for a form a script builds after the page loaded', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    expect(await browserPayer().complete3ds(`${fixture.url}/late`, { redirectPrefix: prefix })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3' } });
+    expect(await browserPayer().complete3ds(`${fixture.url}/late`, { redirectPrefix: prefix })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-3' },
+    });
     expect(posted).toEqual([{ reto: 'tarde' }]);
   });
 
   it('completes a 3DS page and pays a quick-pay QR whose page is built by script', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer();
-    expect(await payer.complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3' } });
+    expect(await payer.complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-3' },
+    });
     expect(await payer.payQuickPay(`${fixture.url}/qp/t-4.png`)).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
   });
 
   it('enters the card where a script-built 3DS page and quick-pay page ask for it, nothing else added', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(autofill);
-    const pageCard = { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030, nombreTitular: 'Ana', email: 'a@b.test' };
+    const pageCard = {
+      numeroTarjeta: CARD,
+      cvv: '987',
+      mesVencimiento: 12,
+      anioVencimiento: 2030,
+      nombreTitular: 'Ana',
+      email: 'a@b.test',
+    };
     const entered = { 'cc-number': CARD, 'cc-exp-month': '12', 'cc-exp-year': '2030', 'cc-csc': '987' };
     posted.length = 0;
-    expect(await payer.complete3ds(`${fixture.url}/3ds/card`, { redirectPrefix: prefix, card: pageCard })).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3c' } });
-    expect(await payer.payQuickPay(`${fixture.url}/qp/card.png`, { card: pageCard })).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+    expect(await payer.complete3ds(`${fixture.url}/3ds/card`, { redirectPrefix: prefix, card: pageCard })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-3c' },
+    });
+    expect(await payer.payQuickPay(`${fixture.url}/qp/card.png`, { card: pageCard })).toMatchObject({
+      kind: 'page',
+      status: 200,
+      estado: 'aprobada',
+    });
     expect(posted).toEqual([{ reto: 'ok', ...entered }, entered]);
   });
 
   it('a page refusing the post (its form again, or an error status) is a refusal of the submission naming what it says', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(autofill);
-    const again = await payer.complete3ds(`${fixture.url}/3ds/again`, { redirectPrefix: prefix, card: { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030 } });
-    expect(again).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', by: 'form-again', formAgain: true, text: 'Enter the code shown by your bank' });
+    const again = await payer.complete3ds(`${fixture.url}/3ds/again`, {
+      redirectPrefix: prefix,
+      card: { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030 },
+    });
+    expect(again).toMatchObject({
+      kind: 'refused',
+      status: 200,
+      answered: 'submission',
+      by: 'form-again',
+      formAgain: true,
+      text: 'Enter the code shown by your bank',
+    });
     const refused = await payer.payQuickPay(`${fixture.url}/qp/refuse.png`);
     expect(refused).toMatchObject({ kind: 'refused', status: 422, answered: 'submission', text: 'cc-number: required' });
   });
 
   it('fails with the page URL, a screenshot and the page text, card number and cvv removed', async (ctx) => {
     needsChromium(ctx);
-    const err = await browserPayer().payLink(`${fixture.url}/sin-email`, { ...card, email: 'a@b.test' }).catch((e: unknown) => e);
+    const err = await browserPayer()
+      .payLink(`${fixture.url}/sin-email`, { ...card, email: 'a@b.test' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NoFormError);
     const message = (err as Error).message;
     expect(err, 'a page the payer cannot map is not judged (SKIP)').toBeInstanceOf(FieldsNotFoundError);
@@ -372,7 +527,10 @@ describe('browser payer', () => {
     needsChromium(ctx);
     const browser = await launchChromium(CHROMIUM);
     const page = await (await browser.newContext()).newPage();
-    await page.setContent(`<form><input name="numeroTarjeta" value="${CARD}"><input name="cvv" value="987"><input name="otro" value="keep"></form><p>Tarjeta ${CARD}</p>`);
+    await page.setContent(
+      `<form><input name="numeroTarjeta" value="${CARD}"><input name="cvv" value="987"><input name="otro" ` +
+        `value="keep"></form><p>Tarjeta ${CARD}</p>`,
+    );
     const evidence = await pageEvidence(page, { reportDir, label: 'blank', cardTarget: 'numeroTarjeta', cvvTarget: 'cvv' });
     expect(evidence).toContain('screenshot');
     expect(await page.inputValue('[name=numeroTarjeta]')).toBe('');
@@ -384,7 +542,7 @@ describe('browser payer', () => {
   });
 });
 
-describe('browser payer on the deployed service\'s screens', () => {
+describe("browser payer on the deployed service's screens", () => {
   const payment = { ...card, mesVencimiento: 1, anioVencimiento: 2031, formaPago: 1, cantidad: 3, nombreTitular: 'Ana' };
 
   it('picks the month, year and payment form by meaning, the quantity by its label or by elimination', async (ctx) => {
@@ -394,17 +552,41 @@ describe('browser payer on the deployed service\'s screens', () => {
     expect(await payer.payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-d' } });
     expect(await payer.payLink(`${fixture.url}/dep/js`, { ...payment, formaPago: 0 })).toMatchObject({ kind: 'redirect' });
     expect(posted).toEqual([
-      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'Puntos', x7: '3', x1: CARD, x2: '01', x3: '2031', x4: '987', x5: 'Ana' },
-      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'PagoNormal', x7: '3', x1: CARD, x2: '01', x3: '2031', x4: '987', x5: 'Ana' },
+      {
+        __RequestVerificationToken: 'tok-1',
+        IdEnlace: '1234567',
+        x6: 'Puntos',
+        x7: '3',
+        x1: CARD,
+        x2: '01',
+        x3: '2031',
+        x4: '987',
+        x5: 'Ana',
+      },
+      {
+        __RequestVerificationToken: 'tok-1',
+        IdEnlace: '1234567',
+        x6: 'PagoNormal',
+        x7: '3',
+        x1: CARD,
+        x2: '01',
+        x3: '2031',
+        x4: '987',
+        x5: 'Ana',
+      },
     ]);
   });
 
   it('names each option it cannot match, with the options offered, and sends nothing', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const err = await browserPayer().payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 4, anioVencimiento: 2050 }).catch((e: unknown) => e);
+    const err = await browserPayer()
+      .payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 4, anioVencimiento: 2050 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FieldsNotFoundError);
-    expect((err as Error).message).toContain('no option of formaPago (x6) means "4": it offers "PagoNormal" (Tarjeta de crédito o débito), "Puntos" (Puntos Partner)');
+    expect((err as Error).message).toContain(
+      'no option of formaPago (x6) means "4": it offers "PagoNormal" (Tarjeta de crédito o débito), "Puntos" (Puntos Partner)',
+    );
     expect((err as Error).message).toContain('no option of anioVencimiento (x3) means "2050"');
     expect(posted).toEqual([]);
   });
@@ -421,12 +603,24 @@ describe('browser payer on the deployed service\'s screens', () => {
       expect(Date.now() - started, path).toBeLessThan(8_000);
     }
     const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
-    expect(await payer.submitScreen(screen, payment)).toMatchObject({ kind: 'refused', by: 'words', timing: { openedAt: screen.openedAt } });
+    expect(await payer.submitScreen(screen, payment)).toMatchObject({
+      kind: 'refused',
+      by: 'words',
+      timing: { openedAt: screen.openedAt },
+    });
   });
 
   it('a page that stops answering ends its payment with a PayerError in its bound, and frees its turn for the next', async (ctx) => {
     needsChromium(ctx);
-    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000, browserTimeoutMs: 1_000, fieldNames: vendorNames });
+    const payer = createPayer({
+      http,
+      kind: 'browser',
+      chromiumPath: CHROMIUM,
+      reportDir,
+      timeoutMs: 1_000,
+      browserTimeoutMs: 1_000,
+      fieldNames: vendorNames,
+    });
     // Two hung pages take both turns; the third payment gets one once they are given up (else the test's timeout).
     const hung = [payer.payLink(`${fixture.url}/hang`, card), payer.payLink(`${fixture.url}/hang`, card)];
     for (const p of hung) await expect(p).rejects.toThrow(/did not finish with a page in 3 s \(hung or crashed\)/);
@@ -451,7 +645,6 @@ describe('browser payer on the deployed service\'s screens', () => {
   });
 });
 
-
 describe('browser payer: checkouts as people finish them', () => {
   it('finishes a checkout in two steps (CSRF bound to its cookie): radio buttons checked by meaning, the button that goes on pressed, each step in the transcript', async (ctx) => {
     needsChromium(ctx);
@@ -473,11 +666,14 @@ describe('browser payer: checkouts as people finish them', () => {
     needsChromium(ctx);
     posted.length = 0;
     const scope = new TestRecord('challenge');
-    expect(await withScope(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-ch' } });
+    expect(await withScope(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-ch' },
+    });
     expect(posted).toEqual([{ otp_x: '123456', autoriza: 'si' }]);
   });
 
-  it('pays a shell whose card fields are in a frame of another origin: fields placed across frames, the outer pay button pressed, the script\'s redirect caught', async (ctx) => {
+  it("pays a shell whose card fields are in a frame of another origin: fields placed across frames, the outer pay button pressed, the script's redirect caught", async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
     const before = fixture.seen.length;
@@ -518,7 +714,7 @@ describe('browser payer: checkouts as people finish them', () => {
     expect((missing as { notFound: string }).notFound).toContain('"Pagar"');
   });
 
-  it('no card data in the picture: every frame\'s card and cvv inputs emptied and echoed numbers masked before the screenshot', async (ctx) => {
+  it("no card data in the picture: every frame's card and cvv inputs emptied and echoed numbers masked before the screenshot", async (ctx) => {
     needsChromium(ctx);
     const browser = await launchChromium(CHROMIUM);
     const page = await (await browser.newContext()).newPage();
@@ -528,7 +724,13 @@ describe('browser payer: checkouts as people finish them', () => {
     await frame.locator('[name=csc]').fill('987');
     expect(await frame.locator('#echo').innerText()).toContain(CARD);
     // The cvv input has no autofill token: blanked because the payer typed it there.
-    const evidence = await pageEvidence(page, { reportDir, label: 'frame', cardTarget: 'numeroTarjeta', cvvTarget: 'cvv', secretTargets: ['[name="csc"]'] });
+    const evidence = await pageEvidence(page, {
+      reportDir,
+      label: 'frame',
+      cardTarget: 'numeroTarjeta',
+      cvvTarget: 'cvv',
+      secretTargets: ['[name="csc"]'],
+    });
     expect(evidence).toContain('screenshot');
     for (const f of page.frames()) {
       const values = await f.evaluate(() => [...document.querySelectorAll('input')].map((i) => i.value));
@@ -565,7 +767,11 @@ describe('PAYER=auto', () => {
 
   it('the HTTP payer alone says the script-built screen shows no form (a no-form refusal, nothing sent)', async () => {
     posted.length = 0;
-    expect(await createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'refused', answered: 'opening', by: 'no-form' });
+    expect(await createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({
+      kind: 'refused',
+      answered: 'opening',
+      by: 'no-form',
+    });
     const screen = await createPayer({ http }).openScreen(`${fixture.url}/pagar/js`);
     await expect(createPayer({ http }).submitScreen(screen, card)).rejects.toThrow(NoFormError);
     await expect(createPayer({ http }).submitScreen(screen, card)).rejects.toThrow(PayerError);

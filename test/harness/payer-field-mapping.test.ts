@@ -1,22 +1,37 @@
-/** Field discovery on hand-built hosted pages (harness/payer/field-mapping.ts): autofill tokens, labels in Spanish and English, type and inputmode, and the reason a page that lacks a field gives. */
+/**
+ * Field discovery on hand-built hosted pages (harness/payer/field-mapping.ts): autofill tokens, labels in Spanish and
+ * English, type and inputmode, and the reason a page that lacks a field gives.
+ */
 import { describe, expect, it } from 'vitest';
 import { describeMapping, discoverFields, isDiscovered, mapPage, notFoundMessage } from '../../harness/payer/field-mapping.ts';
 
-const page = (body: string) => `<html><body><form method="post" action="/pagar">${body}<button type="submit">Pagar</button></form></body></html>`;
+const page = (body: string) =>
+  `<html><body><form method="post" action="/pagar">${body}<button type="submit">Pagar</button></form></body></html>`;
 
 describe('field discovery on hosted pages', () => {
   it('finds card inputs by their autofill tokens, whatever their names', () => {
-    const m = discoverFields(page(`
+    const m = discoverFields(
+      page(`
       <input name="a" autocomplete="cc-number"><input name="b" autocomplete="cc-csc">
       <input name="c" autocomplete="cc-exp-month"><input name="d" autocomplete="billing cc-exp-year">
-      <input name="e" autocomplete="cc-name"><input name="g" autocomplete="email"><input name="h" autocomplete="one-time-code">`));
-    expect(m.names).toMatchObject({ numeroTarjeta: 'a', cvv: 'b', mesVencimiento: 'c', anioVencimiento: 'd', nombreTitular: 'e', email: 'g', codigoDesafio: 'h' });
+      <input name="e" autocomplete="cc-name"><input name="g" autocomplete="email"><input name="h" autocomplete="one-time-code">`),
+    );
+    expect(m.names).toMatchObject({
+      numeroTarjeta: 'a',
+      cvv: 'b',
+      mesVencimiento: 'c',
+      anioVencimiento: 'd',
+      nombreTitular: 'e',
+      email: 'g',
+      codigoDesafio: 'h',
+    });
     expect(m.found.cvv).toEqual({ target: 'b', by: 'autocomplete' });
     expect(isDiscovered(m)).toBe(true);
   });
 
   it('finds them by Spanish labels (label for, wrapping label) and the payment form, instalments, quantity, amount', () => {
-    const m = discoverFields(page(`
+    const m = discoverFields(
+      page(`
       <label for="x1">Número de tarjeta</label><input id="x1" name="f1">
       <label>Mes de vencimiento <input name="f2"></label>
       <label for="x3">Año</label><input id="x3" name="f3">
@@ -26,17 +41,38 @@ describe('field discovery on hosted pages', () => {
       <label for="s1">Forma de pago</label><select id="s1" name="s1"><option value="0">Tarjeta</option><option value="1">Puntos</option></select>
       <label for="s2">Cuotas</label><select id="s2" name="s2"><option value="3">3 meses</option></select>
       <label for="q">Cantidad</label><input id="q" name="q" type="number">
-      <label for="m">Monto a pagar</label><input id="m" name="m" type="number">`));
-    expect(m.names).toMatchObject({ numeroTarjeta: 'f1', mesVencimiento: 'f2', anioVencimiento: 'f3', cvv: 'f4', nombreTitular: 'f5', email: 'f6', formaPago: 's1', cuotas: 's2', cantidad: 'q', monto: 'm' });
+      <label for="m">Monto a pagar</label><input id="m" name="m" type="number">`),
+    );
+    expect(m.names).toMatchObject({
+      numeroTarjeta: 'f1',
+      mesVencimiento: 'f2',
+      anioVencimiento: 'f3',
+      cvv: 'f4',
+      nombreTitular: 'f5',
+      email: 'f6',
+      formaPago: 's1',
+      cuotas: 's2',
+      cantidad: 'q',
+      monto: 'm',
+    });
     expect(m.found.numeroTarjeta?.by).toBe('label');
   });
 
   it('finds them by English aria-labels and placeholders', () => {
-    const m = discoverFields(page(`
+    const m = discoverFields(
+      page(`
       <input name="p1" aria-label="Card number"><input name="p2" placeholder="CVC">
       <input name="p3" aria-label="Month"><input name="p4" aria-label="Year">
-      <input name="p5" placeholder="Name on card"><input name="p6" aria-label="Email">`));
-    expect(m.names).toMatchObject({ numeroTarjeta: 'p1', cvv: 'p2', mesVencimiento: 'p3', anioVencimiento: 'p4', nombreTitular: 'p5', email: 'p6' });
+      <input name="p5" placeholder="Name on card"><input name="p6" aria-label="Email">`),
+    );
+    expect(m.names).toMatchObject({
+      numeroTarjeta: 'p1',
+      cvv: 'p2',
+      mesVencimiento: 'p3',
+      anioVencimiento: 'p4',
+      nombreTitular: 'p5',
+      email: 'p6',
+    });
     expect(describeMapping(m)).toContain('numeroTarjeta → p1 (label)');
   });
 
@@ -51,11 +87,19 @@ describe('field discovery on hosted pages', () => {
     expect(m.names.cvv).toBe('pan');
     expect(m.found.cvv?.by).toBe('configured');
     expect(m.names.numeroTarjeta).toBe('numeroTarjeta');
-    expect(isDiscovered(discoverFields(page('<input name="numeroTarjeta" autocomplete="cc-number"><input name="cvv" autocomplete="cc-csc">')))).toBe(false);
+    expect(
+      isDiscovered(discoverFields(page('<input name="numeroTarjeta" autocomplete="cc-number"><input name="cvv" autocomplete="cc-csc">'))),
+    ).toBe(false);
   });
 
   it('a page without a cvv input: the reason names the cvv and lists the inputs seen', () => {
-    const m = mapPage(page('<label for="a">Número de tarjeta</label><input id="a" name="a"><label for="b">Mes</label><input id="b" name="b"><input name="zz" placeholder="Referencia">'), undefined);
+    const m = mapPage(
+      page(
+        '<label for="a">Número de tarjeta</label><input id="a" name="a"><label for="b">Mes</label><input id="b" ' +
+          'name="b"><input name="zz" placeholder="Referencia">',
+      ),
+      undefined,
+    );
     expect(m.found.cvv).toBeUndefined();
     const reason = notFoundMessage('the payment screen at http://x/p', ['cvv'], m);
     expect(reason).toContain('could not find cvv (looked for autocomplete=cc-csc');

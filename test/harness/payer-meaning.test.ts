@@ -22,7 +22,13 @@ describe('chooseOption', () => {
     expect(chooseOption('mesVencimiento', '2', same('January', 'February', 'March'))).toBe('February');
     expect(chooseOption('mesVencimiento', '2', same('Jan', 'Feb', 'Mar'))).toBe('Feb');
     expect(chooseOption('mesVencimiento', '1', same('ene', 'feb'))).toBe('ene');
-    expect(chooseOption('mesVencimiento', '5', opts(...names.map((n, i): [string, string] => [String(i + 1), `${String(i + 1).padStart(2, '0')} - ${n}`])))).toBe('5');
+    expect(
+      chooseOption(
+        'mesVencimiento',
+        '5',
+        opts(...names.map((n, i): [string, string] => [String(i + 1), `${String(i + 1).padStart(2, '0')} - ${n}`])),
+      ),
+    ).toBe('5');
     // A 0-based value behind the month's name: the name says it.
     expect(chooseOption('mesVencimiento', '2', opts(['0', 'Enero'], ['1', 'Febrero']))).toBe('1');
     expect(chooseOption('mesVencimiento', 'Enero', same(...months))).toBe('01');
@@ -36,12 +42,18 @@ describe('chooseOption', () => {
     expect(chooseOption('anioVencimiento', '2040', same('2030', '2031'))).toBeUndefined();
   });
 
-  it('payment forms by the spec\'s number, by name or by label in Spanish or English', () => {
+  it("payment forms by the spec's number, by name or by label in Spanish or English", () => {
     const deployed = opts(['PagoNormal', 'Tarjeta de crédito o débito'], ['Puntos', 'Puntos Partner']);
     expect(chooseOption('formaPago', '0', deployed)).toBe('PagoNormal');
     expect(chooseOption('formaPago', '1', deployed)).toBe('Puntos');
     expect(chooseOption('formaPago', '2', deployed)).toBeUndefined();
-    const english = opts(['card', 'Credit or debit card'], ['pts', 'Points'], ['inst', 'Instalments'], ['btc', 'Bitcoin'], ['qp', 'QuickPay']);
+    const english = opts(
+      ['card', 'Credit or debit card'],
+      ['pts', 'Points'],
+      ['inst', 'Instalments'],
+      ['btc', 'Bitcoin'],
+      ['qp', 'QuickPay'],
+    );
     expect(['0', '1', '2', '3', '4'].map((v) => chooseOption('formaPago', v, english))).toEqual(['card', 'pts', 'inst', 'btc', 'qp']);
     // Labels only (the values the vendor's own codes): "Cuotas con tarjeta" is instalments, not the card.
     const coded = opts(['A', 'Tarjeta de crédito o débito'], ['B', 'Cuotas con tarjeta'], ['C', 'Puntos']);
@@ -87,7 +99,7 @@ describe('refusalWords', () => {
     expect(refusalWords('Link de pagamento indisponível')).toBe('indisponivel');
   });
 
-  it('finds none in a payable screen\'s words or a success page', () => {
+  it("finds none in a payable screen's words or a success page", () => {
     expect(refusalWords('Número de tarjeta Mes de vencimiento Año Fecha límite: 12/2030 Pagar')).toBeUndefined();
     expect(refusalWords('Pago aprobado. ¡Gracias por su compra!')).toBeUndefined();
     expect(refusalWords('')).toBeUndefined();
@@ -95,15 +107,24 @@ describe('refusalWords', () => {
 });
 
 describe('outcomes of pages without a form', () => {
-  const page = (status: number, body: string, url = 'http://t.test/s') => readHtml(status, url, `<html><body>${body}</body></html>`, defaultFieldNames);
+  const page = (status: number, body: string, url = 'http://t.test/s') =>
+    readHtml(status, url, `<html><body>${body}</body></html>`, defaultFieldNames);
 
   it('words of refusal, no form at all (payableSeen by origin), an error status; after a submission a page without words is a page', () => {
-    expect(outcomeOf(page(200, '<h2>Este enlace de pago no está disponible</h2>'))).toMatchObject({ kind: 'refused', by: 'words', answered: 'opening' });
+    expect(outcomeOf(page(200, '<h2>Este enlace de pago no está disponible</h2>'))).toMatchObject({
+      kind: 'refused',
+      by: 'words',
+      answered: 'opening',
+    });
     expect(outcomeOf(page(200, '<div id="app"></div>'))).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: false });
     expect(outcomeOf(page(410, '<p>gone</p>'))).toMatchObject({ kind: 'refused', by: 'status' });
     const submitted = { action: 'http://t.test/s', method: 'POST' as const, fields: {}, selects: {}, optionTexts: {} };
     expect(outcomeOf(page(200, '<p id="estado">aprobada</p>'), submitted)).toMatchObject({ kind: 'page' });
-    expect(outcomeOf(page(200, '<p>El código expiró: expirado</p>'), submitted)).toMatchObject({ kind: 'refused', by: 'words', answered: 'submission' });
+    expect(outcomeOf(page(200, '<p>El código expiró: expirado</p>'), submitted)).toMatchObject({
+      kind: 'refused',
+      by: 'words',
+      answered: 'submission',
+    });
   });
 
   it('the registry of payable origins: scheme, host and port; reset forgets', () => {
@@ -121,15 +142,31 @@ describe('labels and elimination', () => {
   const form = (body: string) => `<form method="post" action="/p">${body}<button>Pagar</button></form>`;
 
   it('knows "Unidades", "Método", "Valor a pagar", "Qty", "Units", "Payment method", "Total a pagar"', () => {
-    const m = discoverFields(form('<label>Método <select name="a"><option>X</option></select></label><label>Unidades <input name="b" type="number"></label><label>Valor a pagar <input name="c"></label>'));
+    const m = discoverFields(
+      form(
+        '<label>Método <select name="a"><option>X</option></select></label><label>Unidades <input name="b" ' +
+          'type="number"></label><label>Valor a pagar <input name="c"></label>',
+      ),
+    );
     expect(m.names).toMatchObject({ formaPago: 'a', cantidad: 'b', monto: 'c' });
-    const e = discoverFields(form('<input name="a" aria-label="Qty"><input name="c" aria-label="Total a pagar"><select name="d" aria-label="Método de pago"><option>X</option></select>'));
+    const e = discoverFields(
+      form(
+        '<input name="a" aria-label="Qty"><input name="c" aria-label="Total a pagar"><select name="d" ' +
+          'aria-label="Método de pago"><option>X</option></select>',
+      ),
+    );
     expect(e.names).toMatchObject({ cantidad: 'a', monto: 'c', formaPago: 'd' });
     expect(discoverFields(form('<input name="u" placeholder="Units">')).names.cantidad).toBe('u');
   });
 
   it('knows a month select of 01…12 and a year select by their options', () => {
-    const m = discoverFields(form(`<select name="m"><option value="">Mes</option>${months.map((v) => `<option value="${v}">${v}</option>`).join('')}</select><select name="y"><option value="">--</option><option>2030</option><option>2031</option></select>`));
+    const m = discoverFields(
+      form(
+        `<select name="m"><option ` +
+          `value="">Mes</option>${months.map((v) => `<option value="${v}">${v}</option>`).join('')}</select><select ` +
+          `name="y"><option value="">--</option><option>2030</option><option>2031</option></select>`,
+      ),
+    );
     expect(m.names).toMatchObject({ mesVencimiento: 'm', anioVencimiento: 'y' });
   });
 
@@ -143,9 +180,15 @@ describe('labels and elimination', () => {
     expect(placeByElimination(discoverFields(html), ['numeroTarjeta'], present).names.cantidad).toBe('cantidad');
     // Two number inputs left: the last is the quantity, and the amount the one left after it.
     const two = form('<input name="q" type="number"><input name="r" type="number">');
-    expect(placeByElimination(discoverFields(two), ['cantidad', 'monto'], (t) => ['q', 'r'].includes(t)).names).toMatchObject({ cantidad: 'r', monto: 'q' });
+    expect(placeByElimination(discoverFields(two), ['cantidad', 'monto'], (t) => ['q', 'r'].includes(t)).names).toMatchObject({
+      cantidad: 'r',
+      monto: 'q',
+    });
     // A text input with a numeric keyboard counts; three left for the amount is too many to tell.
-    const numeric = form('<input name="n" autocomplete="cc-number"><input name="a" type="number"><input name="b" inputmode="decimal"><input name="c" inputmode="decimal">');
+    const numeric = form(
+      '<input name="n" autocomplete="cc-number"><input name="a" type="number"><input name="b" ' +
+        'inputmode="decimal"><input name="c" inputmode="decimal">',
+    );
     const three = placeByElimination(discoverFields(numeric), ['cantidad', 'monto'], (t) => ['n', 'a', 'b', 'c'].includes(t));
     expect(three.names.cantidad).toBe('c');
     expect(three.names.monto).toBe('monto');

@@ -23,7 +23,10 @@ beforeAll(async () => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (req.method === 'POST' && /^\/(qp|3ds)\/[^/.]+$/.test(path)) {
       res.writeHead(422, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><ul id="errores"><li>${REFUSAL}</li></ul><form method="post" action="${path}"><input name="cc-number"><button>Pay</button></form>`);
+      res.end(
+        `<!doctype html><ul id="errores"><li>${REFUSAL}</li></ul><form method="post" action="${path}"><input ` +
+          `name="cc-number"><button>Pay</button></form>`,
+      );
       return;
     }
     for (const listener of listeners) listener.call(server, req, res);
@@ -41,9 +44,14 @@ afterAll(async () => {
 });
 
 describe('a page refusing what the payer sent', () => {
-  it('ends the tests that needed the payment SKIP, naming the page\'s status and text; none FAILs', () => {
-    const tests = run.summary?.tests.filter((t) => /paying the QR before it expires|after completion the transaction is shown approved/.test(t.name)) ?? [];
-    expect(tests.map((t) => t.status), run.output.slice(-3000)).toEqual(['skip', 'skip']);
+  it("ends the tests that needed the payment SKIP, naming the page's status and text; none FAILs", () => {
+    const tests =
+      run.summary?.tests.filter((t) => /paying the QR before it expires|after completion the transaction is shown approved/.test(t.name)) ??
+      [];
+    expect(
+      tests.map((t) => t.status),
+      run.output.slice(-3000),
+    ).toEqual(['skip', 'skip']);
     for (const t of tests) {
       expect(t.reason).toContain('did not go through: the page answered 422 to what the payer sent');
       expect(t.reason).toContain(REFUSAL);

@@ -49,7 +49,8 @@ beforeAll(async () => {
   fixture = await startFixture((req, res, body) => {
     const cookie = req.headers.cookie ?? '';
     const fields = Object.fromEntries(new URLSearchParams(body.toString()));
-    const html = (status: number, content: string, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(content);
+    const html = (status: number, content: string, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(content);
     const redirect = (status: number, location: string) => res.writeHead(status, { location }).end();
     switch (`${req.method} ${req.url}`) {
       case 'GET /checkout':
@@ -68,15 +69,31 @@ beforeAll(async () => {
         received.push(fields);
         return fields['otp'] === '482913' ? redirect(303, `${prefix}?idTransaccion=t-2&esAprobada=true`) : html(422, otpPage);
       case 'GET /refresh':
-        return html(200, '<form method="post" action="/refresh"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>');
+        return html(
+          200,
+          '<form method="post" action="/refresh"><input name="numeroTarjeta"><input name="cvv"><input ' +
+            'name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>',
+        );
       case 'POST /refresh':
         return html(200, `<meta http-equiv="refresh" content="0; url=${prefix}?idTransaccion=t-3&amp;esAprobada=true"><p>Procesando…</p>`);
       case 'GET /thanks':
-        return html(200, '<form method="post" action="/thanks"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>');
+        return html(
+          200,
+          '<form method="post" action="/thanks"><input name="numeroTarjeta"><input name="cvv"><input ' +
+            'name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>',
+        );
       case 'POST /thanks':
-        return html(200, `<h1>¡Gracias!</h1><a href="https://otro.example/">Inicio</a> <a href="${prefix}?idTransaccion=t-4&amp;esAprobada=true">Volver al comercio</a>`);
+        return html(
+          200,
+          `<h1>¡Gracias!</h1><a href="https://otro.example/">Inicio</a> <a ` +
+            `href="${prefix}?idTransaccion=t-4&amp;esAprobada=true">Volver al comercio</a>`,
+        );
       case 'GET /endless':
-        return html(200, '<form method="post" action="/endless"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>');
+        return html(
+          200,
+          '<form method="post" action="/endless"><input name="numeroTarjeta"><input name="cvv"><input ' +
+            'name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>',
+        );
       default:
         if (req.method === 'POST' && req.url?.startsWith('/endless')) {
           const n = Number(req.url.split('/')[2] ?? 0) + 1;
@@ -85,7 +102,13 @@ beforeAll(async () => {
         return html(404, 'no');
     }
   });
-  http = createHttp({ timeoutMs: 2000, retries: 0, maxResponseBytes: 1 << 20, recorder: new Recorder({ registry: new SecretRegistry() }), maxBackoffMs: 10 });
+  http = createHttp({
+    timeoutMs: 2000,
+    retries: 0,
+    maxResponseBytes: 1 << 20,
+    recorder: new Recorder({ registry: new SecretRegistry() }),
+    maxBackoffMs: 10,
+  });
 });
 
 afterAll(async () => {
@@ -111,7 +134,10 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   });
 
   it('an issuer test page: the code it shows is typed into its one empty input, without a setting', async () => {
-    const outcome = await createPayer({ http }).complete3ds(`${fixture.url}/otp`, { redirectPrefix: prefix, card: { numeroTarjeta: '4111111111111111' } });
+    const outcome = await createPayer({ http }).complete3ds(`${fixture.url}/otp`, {
+      redirectPrefix: prefix,
+      card: { numeroTarjeta: '4111111111111111' },
+    });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-2' } });
     expect(received.at(-1)).toEqual({ otp: '482913' });
   });
@@ -139,17 +165,42 @@ describe('the HTTP payer follows a control by what its HTML says', () => {
   const screenOf = (html: string) => ({ status: 200, url: 'http://shop.example/pagar/1', html });
   it('the back link leads where its href says; a button driven by script is not found, never a guess', async () => {
     const payer = createPayer({ http });
-    expect(await payer.follow!(screenOf('<a class="x" href="/ayuda">Ayuda</a><a href="https://m.example/volver">← Regresar al comercio</a>'), 'back')).toEqual({ url: 'https://m.example/volver', control: '← Regresar al comercio' });
-    expect(await payer.follow!(screenOf('<button id="volver" type="button">Volver</button>'), 'back')).toMatchObject({ notFound: expect.stringContaining('"Volver" lead nowhere the HTML says') });
+    expect(
+      await payer.follow!(
+        screenOf('<a class="x" href="/ayuda">Ayuda</a><a href="https://m.example/volver">← Regresar al comercio</a>'),
+        'back',
+      ),
+    ).toEqual({ url: 'https://m.example/volver', control: '← Regresar al comercio' });
+    expect(await payer.follow!(screenOf('<button id="volver" type="button">Volver</button>'), 'back')).toMatchObject({
+      notFound: expect.stringContaining('"Volver" lead nowhere the HTML says'),
+    });
     expect(await payer.follow!(screenOf('<a href="javascript:history.back()">Volver</a>'), 'back')).toHaveProperty('notFound');
-    expect(await payer.follow!(screenOf('<p>nada</p>'), 'back')).toMatchObject({ notFound: expect.stringContaining('no link or button whose words mean back') });
+    expect(await payer.follow!(screenOf('<p>nada</p>'), 'back')).toMatchObject({
+      notFound: expect.stringContaining('no link or button whose words mean back'),
+    });
   });
 });
 
 describe('steps.ts: reading a checkout as a person does', () => {
   it('meansGoOn: pay, confirm, continue, next, accept, submit in Spanish, English and Portuguese; never back or cancel', () => {
-    for (const w of ['Pagar', 'Confirmar y pagar', 'Continuar', 'Siguiente', 'Aceptar', 'Pay now', 'Confirm', 'Continue', 'Next →', 'Submit', 'Verificar', 'Finalizar compra', 'Prosseguir']) expect(meansGoOn(w), w).toBe(true);
-    for (const w of ['Volver', 'Cancelar pago', 'Regresar al comercio', 'Back', 'Editar datos', '', 'Ayuda']) expect(meansGoOn(w), w).toBe(false);
+    for (const w of [
+      'Pagar',
+      'Confirmar y pagar',
+      'Continuar',
+      'Siguiente',
+      'Aceptar',
+      'Pay now',
+      'Confirm',
+      'Continue',
+      'Next →',
+      'Submit',
+      'Verificar',
+      'Finalizar compra',
+      'Prosseguir',
+    ])
+      expect(meansGoOn(w), w).toBe(true);
+    for (const w of ['Volver', 'Cancelar pago', 'Regresar al comercio', 'Back', 'Editar datos', '', 'Ayuda'])
+      expect(meansGoOn(w), w).toBe(false);
     expect(meansLeave('← Regresar al comercio')).toBe(true);
   });
 
@@ -167,7 +218,10 @@ describe('steps.ts: reading a checkout as a person does', () => {
     expect(sameForm(first, first)).toBe(true);
     expect(sameForm(review, first)).toBe(false);
     expect(outcomeOf(readHtml(200, 'http://x/checkout', step2('t'), defaultFieldNames), first).kind).toBe('page');
-    expect(outcomeOf(readHtml(200, 'http://x/checkout', step1, defaultFieldNames), first)).toMatchObject({ kind: 'refused', by: 'form-again' });
+    expect(outcomeOf(readHtml(200, 'http://x/checkout', step1, defaultFieldNames), first)).toMatchObject({
+      kind: 'refused',
+      by: 'form-again',
+    });
   });
 
   it('radio groups are read as selects, each option named by its label', () => {

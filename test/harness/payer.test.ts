@@ -42,15 +42,23 @@ const posted: Record<string, string>[] = [];
 let qrPng: Buffer;
 let qrCardPng: Buffer;
 let qrRefusePng: Buffer;
-const cardInputs = '<input name="cc-number" autocomplete="cc-number"><input name="cc-exp-month"><input name="cc-exp-year"><input name="cc-csc" type="password">';
-const autofill = { numeroTarjeta: 'cc-number', cvv: 'input[autocomplete=cc-csc], [name=cc-csc]', mesVencimiento: 'cc-exp-month', anioVencimiento: 'cc-exp-year' };
+const cardInputs =
+  '<input name="cc-number" autocomplete="cc-number"><input name="cc-exp-month"><input name="cc-exp-year"><input ' +
+  'name="cc-csc" type="password">';
+const autofill = {
+  numeroTarjeta: 'cc-number',
+  cvv: 'input[autocomplete=cc-csc], [name=cc-csc]',
+  mesVencimiento: 'cc-exp-month',
+  anioVencimiento: 'cc-exp-year',
+};
 
 beforeAll(async () => {
   fixture = await startFixture((req, res, body) => {
     const cookie = req.headers.cookie ?? '';
     const html = (status: number, content: string, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(content);
-    const redirect = (status: number, location: string, headers: Record<string, string> = {}) => res.writeHead(status, { location, ...headers }).end();
+    const redirect = (status: number, location: string, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { location, ...headers }).end();
     switch (`${req.method} ${req.url}`) {
       case 'GET /l/abc':
         return redirect(302, '/pagar/1', { 'set-cookie': 'sid=s3ss10n; Path=/; HttpOnly' });
@@ -82,22 +90,36 @@ beforeAll(async () => {
       case 'POST /qp/t-4':
         return html(200, '<p id="estado">aprobada</p>');
       case 'GET /307':
-        return html(200, '<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
+        return html(
+          200,
+          '<form method="post" action="/307"><input name="numeroTarjeta"><input name="cvv"><input ' +
+            'name="mesVencimiento"><input name="anioVencimiento"></form>',
+        );
       case 'POST /307':
         return redirect(307, '/307-again');
       case 'GET /get-form':
-        return html(200, '<form method="get" action="/get-pay"><input name="numeroTarjeta"><input name="cvv"><input name="mesVencimiento"><input name="anioVencimiento"></form>');
+        return html(
+          200,
+          '<form method="get" action="/get-pay"><input name="numeroTarjeta"><input name="cvv"><input ' +
+            'name="mesVencimiento"><input name="anioVencimiento"></form>',
+        );
       case 'GET /vendor':
         // A search form first; the payment form is the one holding the (vendor-named) card field.
-        return html(200, `<form action="/buscar"><input name="q"></form>
+        return html(
+          200,
+          `<form action="/buscar"><input name="q"></form>
 <form method="post" action="/vendor"><input type="hidden" name="token" value="v1"><input name="card_number"><input name="cvc">
-<input name="exp_month"><input name="exp_year"></form>`);
+<input name="exp_month"><input name="exp_year"></form>`,
+        );
       case 'POST /vendor':
         posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
         return redirect(303, `${prefix}?idTransaccion=t-v&esAprobada=true`);
       // A 3DS page and a quick-pay page that ask for the card (the spec does not say what they ask), with autofill names.
       case 'GET /3ds/card':
-        return html(200, `<form method="post" action="/3ds/card"><input type="hidden" name="reto" value="ok">${cardInputs}<button>Confirm</button></form>`);
+        return html(
+          200,
+          `<form method="post" action="/3ds/card"><input type="hidden" name="reto" value="ok">${cardInputs}<button>Confirm</button></form>`,
+        );
       case 'POST /3ds/card':
         posted.push(Object.fromEntries(new URLSearchParams(body.toString())));
         return redirect(303, `${prefix}?idTransaccion=t-3c&esAprobada=true`);
@@ -112,13 +134,21 @@ beforeAll(async () => {
       case 'GET /3ds/again':
         return html(200, `<form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`);
       case 'POST /3ds/again':
-        return html(200, `<p class="error">Enter the code shown by your bank</p><form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`);
+        return html(
+          200,
+          `<p class="error">Enter the code shown by your bank</p><form method="post" ` +
+            `action="/3ds/again">${cardInputs}<button>Confirm</button></form>`,
+        );
       case 'GET /qp/refuse.png':
         return res.writeHead(200, { 'content-type': 'image/png' }).end(qrRefusePng);
       case 'GET /qp/refuse':
         return html(200, '<form method="post"><button>Pay</button></form>');
       case 'POST /qp/refuse':
-        return html(422, '<h1>QuickPay</h1><ul id="errores"><li>cc-number: required</li></ul><form method="post"><input name="cc-number"><button>Pay</button></form>');
+        return html(
+          422,
+          '<h1>QuickPay</h1><ul id="errores"><li>cc-number: required</li></ul><form method="post"><input ' +
+            'name="cc-number"><button>Pay</button></form>',
+        );
       case 'GET /dep/screen':
         return html(200, deployedScreen);
       case 'GET /dep/unlabelled':
@@ -132,7 +162,8 @@ beforeAll(async () => {
         return html(200, '<p id="estado">pague con la app</p>');
       default:
         // A GET form's payment: answered 503, which http would retry were the submission marked idempotent.
-        if (req.method === 'GET' && req.url?.startsWith('/get-pay?')) return html(503, '<p id="estado">ocupado</p>', { 'retry-after': '0' });
+        if (req.method === 'GET' && req.url?.startsWith('/get-pay?'))
+          return html(503, '<p id="estado">ocupado</p>', { 'retry-after': '0' });
         return html(404, 'no');
     }
   });
@@ -158,7 +189,19 @@ describe('payer', () => {
     expect(s.form).toMatchObject({
       action: `${fixture.url}/pagar/1`,
       method: 'POST',
-      fields: { intento: 'att&1', formaPago: '0', cuotas: '3', cantidad: '1', numeroTarjeta: '', cvv: '', mesVencimiento: '', anioVencimiento: '', nombreTitular: '', email: '', accion: 'pagar' },
+      fields: {
+        intento: 'att&1',
+        formaPago: '0',
+        cuotas: '3',
+        cantidad: '1',
+        numeroTarjeta: '',
+        cvv: '',
+        mesVencimiento: '',
+        anioVencimiento: '',
+        nombreTitular: '',
+        email: '',
+        accion: 'pagar',
+      },
       selects: { formaPago: ['0', '2'], cuotas: ['3', '6'] },
       optionTexts: { formaPago: ['Tarjeta', 'Cuotas'], cuotas: ['3', '6'] },
     });
@@ -169,7 +212,13 @@ describe('payer', () => {
     posted.length = 0;
     const before = fixture.seen.length;
     const started = Date.now();
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 2, cuotas: 6, email: 'a@b.test', nombreTitular: 'Ana Pérez' });
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, {
+      ...card,
+      formaPago: 2,
+      cuotas: 6,
+      email: 'a@b.test',
+      nombreTitular: 'Ana Pérez',
+    });
     const { timing, ...rest } = outcome;
     expect(rest).toEqual({
       kind: 'redirect',
@@ -211,15 +260,25 @@ describe('payer', () => {
 
   it('reports a refused screen with its estado', async () => {
     const outcome = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
-    expect(outcome).toMatchObject({ kind: 'refused', status: 410, estado: 'El enlace no está disponible', answered: 'opening', by: 'status' });
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      status: 410,
+      estado: 'El enlace no está disponible',
+      answered: 'opening',
+      by: 'status',
+    });
     expect(outcome.timing?.submittedAt).toBeUndefined();
   });
 
   it('refuses what a customer could not do on the screen', async () => {
     const payer = createPayer({ http });
     posted.length = 0;
-    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow('no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES');
-    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(/could not find monto \(looked for a label like "Monto"/);
+    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow(
+      'no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES',
+    );
+    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(
+      /could not find monto \(looked for a label like "Monto"/,
+    );
     expect(posted).toEqual([]);
   });
 
@@ -231,26 +290,46 @@ describe('payer', () => {
   });
 
   it('finds the payment form by its vendor-named card field and submits a screen opened earlier, forged fields by name', async () => {
-    const fieldNames = { numeroTarjeta: 'card_number', cvv: 'cvc', mesVencimiento: 'exp_month', anioVencimiento: 'exp_year', monto: 'amount' };
+    const fieldNames = {
+      numeroTarjeta: 'card_number',
+      cvv: 'cvc',
+      mesVencimiento: 'exp_month',
+      anioVencimiento: 'exp_year',
+      monto: 'amount',
+    };
     const payer = createPayer({ http, fieldNames });
     const screen = await payer.openScreen(`${fixture.url}/vendor`);
     expect(screen.form?.action).toBe(`${fixture.url}/vendor`);
     posted.length = 0;
     const outcome = await payer.submitScreen(screen, card, { monto: '1.00' });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-v' } });
-    expect(posted).toEqual([{ token: 'v1', card_number: '4111111111111111', cvc: '987', exp_month: '12', exp_year: '2030', amount: '1.00' }]);
+    expect(posted).toEqual([
+      { token: 'v1', card_number: '4111111111111111', cvc: '987', exp_month: '12', exp_year: '2030', amount: '1.00' },
+    ]);
   });
 
   it('refuses to submit a screen that shows no form; paying it is a no-form refusal, payableSeen once a screen of its origin was paid', async () => {
     const payer = createPayer({ http });
     const screen = await payer.openScreen(`${fixture.url}/sin-form`);
-    await expect(payer.submitScreen(screen, card)).rejects.toThrow(`the screen at ${fixture.url}/sin-form (status 200, "pague con la app") shows no form the suite can fill`);
+    await expect(payer.submitScreen(screen, card)).rejects.toThrow(
+      `the screen at ${fixture.url}/sin-form (status 200, "pague con la app") shows no form the suite can fill`,
+    );
     payableOrigins.reset();
-    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ kind: 'refused', status: 200, answered: 'opening', by: 'no-form', payableSeen: false, text: 'pague con la app' });
+    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({
+      kind: 'refused',
+      status: 200,
+      answered: 'opening',
+      by: 'no-form',
+      payableSeen: false,
+      text: 'pague con la app',
+    });
     await payer.payLink(`${fixture.url}/l/abc`, card);
     expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: true });
     // Another origin (same server, another host name) is another target.
-    expect(await payer.payLink(`${fixture.url.replace('127.0.0.1', 'localhost')}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: false });
+    expect(await payer.payLink(`${fixture.url.replace('127.0.0.1', 'localhost')}/sin-form`, card)).toMatchObject({
+      by: 'no-form',
+      payableSeen: false,
+    });
   });
 
   it('never retries a payment sent by a GET form', async () => {
@@ -263,14 +342,20 @@ describe('payer', () => {
   it('stops at the first redirect stopWhen accepts, following the others', async () => {
     const origin = new URL(fixture.url).origin;
     const before = fixture.seen.length;
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, redirectPrefix: 'http://never.test/', stopWhen: (u) => new URL(u).origin !== origin });
+    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, {
+      ...card,
+      redirectPrefix: 'http://never.test/',
+      stopWhen: (u) => new URL(u).origin !== origin,
+    });
     expect(outcome).toMatchObject({ kind: 'redirect', location: `${prefix}?idTransaccion=t-9&monto=10.00&esAprobada=true&hash=ab12` });
     expect(fixture.seen.slice(before)).toEqual(['GET /l/abc', 'GET /pagar/1', 'POST /pagar/1', 'GET /pagar/1/fin']);
   });
 
   it('gives a clear error on a redirect loop', async () => {
     await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(PayerError);
-    await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(/^a redirect loop \(.*\/loop\/(a|b) repeats\) starting at/);
+    await expect(createPayer({ http }).openScreen(`${fixture.url}/loop/a`)).rejects.toThrow(
+      /^a redirect loop \(.*\/loop\/(a|b) repeats\) starting at/,
+    );
   });
 
   it('follows a 307 to a payment POST as a browser does (sent on once, never re-sent where it went first)', async () => {
@@ -299,12 +384,22 @@ describe('payer', () => {
 });
 
 describe('payer on 3DS and quick-pay pages that ask for the card', () => {
-  const pageCard = { numeroTarjeta: '4111111111111111', cvv: '987', mesVencimiento: 12, anioVencimiento: 2030, nombreTitular: 'Ana', email: 'a@b.test' };
+  const pageCard = {
+    numeroTarjeta: '4111111111111111',
+    cvv: '987',
+    mesVencimiento: 12,
+    anioVencimiento: 2030,
+    nombreTitular: 'Ana',
+    email: 'a@b.test',
+  };
   const entered = { 'cc-number': '4111111111111111', 'cc-exp-month': '12', 'cc-exp-year': '2030', 'cc-csc': '987' };
 
   it('enters the card in the fields the 3DS page shows (SCREEN_FIELD_NAMES), hidden fields kept, nothing else added', async () => {
     posted.length = 0;
-    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/card`, { redirectPrefix: prefix, card: pageCard });
+    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/card`, {
+      redirectPrefix: prefix,
+      card: pageCard,
+    });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3c', esAprobada: 'true' } });
     expect(posted).toEqual([{ reto: 'ok', ...entered }]);
   });
@@ -317,8 +412,18 @@ describe('payer on 3DS and quick-pay pages that ask for the card', () => {
   });
 
   it('a page showing its form again after the post is a refusal of the submission, with what it says', async () => {
-    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/again`, { redirectPrefix: prefix, card: pageCard });
-    expect(outcome).toMatchObject({ kind: 'refused', status: 200, answered: 'submission', by: 'form-again', formAgain: true, text: 'Enter the code shown by your bank' });
+    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/again`, {
+      redirectPrefix: prefix,
+      card: pageCard,
+    });
+    expect(outcome).toMatchObject({
+      kind: 'refused',
+      status: 200,
+      answered: 'submission',
+      by: 'form-again',
+      formAgain: true,
+      text: 'Enter the code shown by your bank',
+    });
   });
 
   it('an error status answering the post is a refusal of the submission naming its status and text', async () => {
@@ -330,7 +435,9 @@ describe('payer on 3DS and quick-pay pages that ask for the card', () => {
     const outcome = await createPayer({ http }).payQuickPay(`${fixture.url}/qp/refuse.png`);
     const premise = () => paymentApproved(outcome, '4.6-url-qr', 'paying the quick-pay QR');
     expect(premise).toThrow(PaymentRefused);
-    expect(premise).toThrow('paying the quick-pay QR did not go through: the page answered 422 to what the payer sent: "cc-number: required"');
+    expect(premise).toThrow(
+      'paying the quick-pay QR did not go through: the page answered 422 to what the payer sent: "cc-number: required"',
+    );
     // A page that is gone (410) is a state the tests judge: their own check decides.
     const gone = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
     expect(() => paymentWentThrough(gone, 'the payment')).not.toThrow();
@@ -359,20 +466,53 @@ describe('decodeQrPng', () => {
     bomb.writeUInt32BE(8000, 16);
     bomb.writeUInt32BE(8000, 20);
     // Refused by its header: the reason names the declared size (a decode would have read the pixels instead).
-    expect(decodeQrPng(bomb)).toEqual({ reason: 'the PNG declares 8000×8000 pixels, more than the 4096×4096 the suite decodes', tooLarge: true });
+    expect(decodeQrPng(bomb)).toEqual({
+      reason: 'the PNG declares 8000×8000 pixels, more than the 4096×4096 the suite decodes',
+      tooLarge: true,
+    });
   });
 });
 
-describe('payer on the deployed service\'s screens', () => {
+describe("payer on the deployed service's screens", () => {
   const payment = { ...card, mesVencimiento: 1, anioVencimiento: 2031, formaPago: 0, cantidad: 2, nombreTitular: 'Ana' };
 
   it('picks the month, year and payment form by meaning and finds the quantity labelled "Unidades"', async () => {
     posted.length = 0;
-    expect(await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-d' } });
-    expect(await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 1, mesVencimiento: 12, anioVencimiento: 36 })).toMatchObject({ kind: 'redirect' });
+    expect(await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-d' },
+    });
+    expect(
+      await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, {
+        ...payment,
+        formaPago: 1,
+        mesVencimiento: 12,
+        anioVencimiento: 36,
+      }),
+    ).toMatchObject({ kind: 'redirect' });
     expect(posted).toEqual([
-      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'PagoNormal', x7: '2', x1: card.numeroTarjeta, x2: '01', x3: '2031', x4: '987', x5: 'Ana' },
-      { __RequestVerificationToken: 'tok-1', IdEnlace: '1234567', x6: 'Puntos', x7: '2', x1: card.numeroTarjeta, x2: '12', x3: '2036', x4: '987', x5: 'Ana' },
+      {
+        __RequestVerificationToken: 'tok-1',
+        IdEnlace: '1234567',
+        x6: 'PagoNormal',
+        x7: '2',
+        x1: card.numeroTarjeta,
+        x2: '01',
+        x3: '2031',
+        x4: '987',
+        x5: 'Ana',
+      },
+      {
+        __RequestVerificationToken: 'tok-1',
+        IdEnlace: '1234567',
+        x6: 'Puntos',
+        x7: '2',
+        x1: card.numeroTarjeta,
+        x2: '12',
+        x3: '2036',
+        x4: '987',
+        x5: 'Ana',
+      },
     ]);
   });
 
@@ -390,11 +530,16 @@ describe('payer on the deployed service\'s screens', () => {
 
   it('names each field it cannot place: a field not found, and an option that means none (the value sought, the options offered)', async () => {
     posted.length = 0;
-    const err = await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 3, email: 'a@b.test' }).catch((e: unknown) => e);
+    const err = await createPayer({ http })
+      .payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 3, email: 'a@b.test' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FieldsNotFoundError);
     const message = (err as Error).message;
     expect(message).toContain(`the payment screen at ${fixture.url}/dep/screen: could not find email (looked for autocomplete=email`);
-    expect(message).toContain('no option of formaPago (x6) means "3": it offers "PagoNormal" (Tarjeta de crédito o débito), "Puntos" (Puntos Partner); set SCREEN_OPTION_VALUES, e.g. {"formaPago":{"3":"<the option\'s value>"}}');
+    expect(message).toContain(
+      'no option of formaPago (x6) means "3": it offers "PagoNormal" (Tarjeta de crédito o débito), "Puntos" (Puntos ' +
+        'Partner); set SCREEN_OPTION_VALUES, e.g. {"formaPago":{"3":"<the option\'s value>"}}',
+    );
     expect(message).toContain('x7 "Unidades" (number)');
     expect(posted).toEqual([]);
   });
@@ -408,7 +553,11 @@ describe('payer on the deployed service\'s screens', () => {
     expect(outcome.timing?.openedAt).toBeLessThanOrEqual(outcome.timing!.answeredAt);
     expect(outcome.timing?.submittedAt).toBeUndefined();
     const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
-    expect(await payer.submitScreen(screen, payment)).toMatchObject({ kind: 'refused', by: 'words', timing: { openedAt: screen.openedAt } });
+    expect(await payer.submitScreen(screen, payment)).toMatchObject({
+      kind: 'refused',
+      by: 'words',
+      timing: { openedAt: screen.openedAt },
+    });
     expect(posted).toEqual([]);
   });
 
@@ -416,7 +565,9 @@ describe('payer on the deployed service\'s screens', () => {
     const payer = unreadPagesThrow(createPayer({ http }));
     payableOrigins.reset();
     await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(NoFormError);
-    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow('shows no form the suite can fill, and no payable page of its origin was paid in this run: "pague con la app"');
+    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(
+      'shows no form the suite can fill, and no payable page of its origin was paid in this run: "pague con la app"',
+    );
     expect(await payer.payLink(`${fixture.url}/dep/unavailable`, payment)).toMatchObject({ by: 'words' });
     await payer.payLink(`${fixture.url}/dep/screen`, payment);
     expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: true });

@@ -29,7 +29,9 @@ describe('progress of real-time waits', () => {
     expect(waitingLine()).toBeUndefined();
     vi.advanceTimersByTime(60_000);
     expect(written).toHaveLength(2);
-    expect(whereTheTimeWent()).toMatch(/^where the time went: [\d.]+ s in all; real-time waits 30\.0 s \(2, the longest 90 s\); requests in flight 0\.0 s \(/);
+    expect(whereTheTimeWent()).toMatch(
+      /^where the time went: [\d.]+ s in all; real-time waits 30\.0 s \(2, the longest 90 s\); requests in flight 0\.0 s \(/,
+    );
   });
 
   it('on a terminal keeps one live line, cleared when the waits end', () => {
@@ -39,7 +41,10 @@ describe('progress of real-time waits', () => {
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
     const end = pending('wait', 'a quick-pay QR to expire', 5);
     vi.advanceTimersByTime(2_000);
-    expect(written).toEqual(['\r\x1b[2Kwaiting in real time: 4 s left for a quick-pay QR to expire', '\r\x1b[2Kwaiting in real time: 3 s left for a quick-pay QR to expire']);
+    expect(written).toEqual([
+      '\r\x1b[2Kwaiting in real time: 4 s left for a quick-pay QR to expire',
+      '\r\x1b[2Kwaiting in real time: 3 s left for a quick-pay QR to expire',
+    ]);
     end();
     expect(written.at(-1)).toBe('\r\x1b[2K');
   });

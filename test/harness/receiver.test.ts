@@ -60,7 +60,9 @@ describe('receiver', () => {
 
   it('rejects with a clear message when no webhook comes', async () => {
     const r = await start();
-    await expect(r.waitForWebhook(forTransaction('abc-123'), 150)).rejects.toThrow('no webhook for idTransaccion abc-123 within 0.15 s (0 webhook(s) received in all)');
+    await expect(r.waitForWebhook(forTransaction('abc-123'), 150)).rejects.toThrow(
+      'no webhook for idTransaccion abc-123 within 0.15 s (0 webhook(s) received in all)',
+    );
     await expect(r.waitForWebhook((w) => w.tag === 'x', 50)).rejects.toThrow('no webhook matching the condition within 0.05 s');
   });
 
@@ -116,7 +118,7 @@ describe('receiver', () => {
     expect(r.webhooks().map((w) => w.answeredStatus)).toEqual([503, 503, 200]);
   });
 
-  it('with a tag, fails only deliveries to that tag (another test\'s webhook goes through)', async () => {
+  it("with a tag, fails only deliveries to that tag (another test's webhook goes through)", async () => {
     const r = await start();
     r.failNext(1, 503, 'retry');
     expect((await post(r.webhookUrl('other'), '{"idTransaccion":"a"}')).status).toBe(200);
@@ -146,7 +148,14 @@ describe('receiver', () => {
   });
   it('hands every webhook to onWebhook, and survives a throwing hook', async () => {
     const seen: unknown[] = [];
-    const r = await start({ onWebhook: (w) => (seen.push(w.json), (() => { throw new Error('hook bug'); })()) });
+    const r = await start({
+      onWebhook: (w) => (
+        seen.push(w.json),
+        (() => {
+          throw new Error('hook bug');
+        })()
+      ),
+    });
     expect((await post(r.webhookUrl('a'), '{"esProductiva":true}')).status).toBe(200);
     expect((await post(r.webhookUrl('b'), 'not json')).status).toBe(200);
     expect(seen).toEqual([{ esProductiva: true }, undefined]);

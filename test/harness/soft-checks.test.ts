@@ -11,7 +11,12 @@ import { runBody, testApi, type TestHandle } from '../../harness/run/conformance
 import { CheckFailures, withSoftFailures } from '../../harness/run/outcome.ts';
 import type { Run } from '../../harness/run/run.ts';
 
-const ctx = { annotate: async () => undefined, skip: (reason: string) => { throw new Error(reason); } } as unknown as TestContext;
+const ctx = {
+  annotate: async () => undefined,
+  skip: (reason: string) => {
+    throw new Error(reason);
+  },
+} as unknown as TestContext;
 const run = { call: async () => undefined, config: {}, target: {} } as unknown as Run;
 
 function harness(): { record: TestRecord; softs: CheckFailure[]; t: TestHandle } {
@@ -48,7 +53,9 @@ describe('soft checks', () => {
     await expect(runBody(record, t, softs, async () => t.soft(() => fieldEquals(1, 1, 'monto', '2.1-a')))).resolves.toBe(0);
     expect(record.toMeta()).not.toHaveProperty('failure');
     const other = harness();
-    await expect(runBody(other.record, other.t, other.softs, async () => other.t.soft(() => fieldEquals(1, 2, 'monto', '2.5-c')))).rejects.toBeInstanceOf(CheckFailure);
+    await expect(
+      runBody(other.record, other.t, other.softs, async () => other.t.soft(() => fieldEquals(1, 2, 'monto', '2.5-c'))),
+    ).rejects.toBeInstanceOf(CheckFailure);
     expect(other.record.toMeta().failure?.clauses).toEqual(['2.5-c']);
     expect(other.record.toMeta()).not.toHaveProperty('failures');
   });
@@ -73,7 +80,11 @@ describe('soft checks', () => {
     expect(err).toBeInstanceOf(CheckFailures);
     expect((err as CheckFailures).all.map((f) => f.evidence.check)).toEqual(['field-equals', 'field-equals']);
     const crash = new TypeError('harness bug');
-    expect(() => t.soft(() => { throw crash; })).toThrow(crash);
+    expect(() =>
+      t.soft(() => {
+        throw crash;
+      }),
+    ).toThrow(crash);
     expect(withSoftFailures(crash, softs)).toBe(crash);
   });
 });

@@ -35,7 +35,11 @@ describe('shards by test count', () => {
     expect(shardOf({})).toBeUndefined();
     expect(shardOf({ CONFORMANCE_SHARD: ' 2/3 ' })).toEqual({ index: 2, count: 3 });
     for (const bad of ['0/3', '4/3', 'x', '1-3']) expect(() => shardOf({ CONFORMANCE_SHARD: bad }), bad).toThrow(/must be i\/n/);
-    expect(selectSuites('suites', ['b.test.ts', 'a.test.ts', 'c.test.ts'], { CONFORMANCE_SHARD: '2/3' })).toEqual(['suites/a.test.ts', 'suites/b.test.ts', 'suites/c.test.ts']);
+    expect(selectSuites('suites', ['b.test.ts', 'a.test.ts', 'c.test.ts'], { CONFORMANCE_SHARD: '2/3' })).toEqual([
+      'suites/a.test.ts',
+      'suites/b.test.ts',
+      'suites/c.test.ts',
+    ]);
     expect(() => selectSuites('suites', ['a.test.ts'], { CONFORMANCE_SHARD: '5/3' })).toThrow(/CONFORMANCE_SHARD/);
   });
 });

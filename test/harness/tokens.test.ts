@@ -37,9 +37,14 @@ async function startTarget(options: { expiresIn?: number; refuse?: boolean; acce
         return res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
       }
       issued++;
-      return res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ access_token: `tok-${issued}-${'x'.repeat(10)}`, expires_in: options.expiresIn ?? 3600, token_type: 'Bearer', scope: 'service_api' }));
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          access_token: `tok-${issued}-${'x'.repeat(10)}`,
+          expires_in: options.expiresIn ?? 3600,
+          token_type: 'Bearer',
+          scope: 'service_api',
+        }),
+      );
     }
     const auth = req.headers.authorization ?? '';
     apiCalls.push(`${req.method} ${req.url} ${auth}`);
@@ -146,7 +151,7 @@ describe('api client', () => {
     expect(earlyRefusals).toHaveLength(1);
   });
 
-  it('a 401 that is the request\'s own answer (the token still works elsewhere) is returned as is, the token kept', async () => {
+  it("a 401 that is the request's own answer (the token still works elsewhere) is returned as is, the token kept", async () => {
     earlyRefusals.length = 0;
     const t = await startTarget();
     const tokens = cacheFor(t);
@@ -163,7 +168,13 @@ describe('api client', () => {
   it('a POST whose token a clock move expired while it waited for its turn is sent once, with a new token', async () => {
     const t = await startTarget({ expiresIn: 120 });
     const capped = createHttp({ timeoutMs: 2000, retries: 0, maxResponseBytes: 65536, recorder: new Recorder(), maxConcurrency: 1 });
-    const tokens = createTokenCache({ http: capped, tokenUrl: `${t.url}/auth/connect/token`, clientId: 'the-client', clientSecret: 'the-client-secret', audience: 'service_api' });
+    const tokens = createTokenCache({
+      http: capped,
+      tokenUrl: `${t.url}/auth/connect/token`,
+      clientId: 'the-client',
+      clientSecret: 'the-client-secret',
+      audience: 'service_api',
+    });
     const api = createApiClient({ http: capped, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
     await tokens.get();
     // The one slot is held (as while a clock move runs): the POST takes its token now and its slot after the move.
@@ -216,7 +227,14 @@ describe('api client', () => {
       audience: 'service_api',
       password: { username: 'merchant@x.test', password: 'acct-pw-1' },
     });
-    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, account: { user: 'merchant@x.test', password: 'acct-pw-1' }, accountAuth: 'password-grant', accountTokens });
+    const api = createApiClient({
+      http: t.http,
+      baseUrl: `${t.url}/api`,
+      operations,
+      account: { user: 'merchant@x.test', password: 'acct-pw-1' },
+      accountAuth: 'password-grant',
+      accountTokens,
+    });
     const ex = await api.call('activatePaymentLink', { pathParams: { id: 1 } });
     expect(ex.response?.status).toBe(200);
     expect(ex.request.headers.authorization).toBe(`Bearer tok-1-${'x'.repeat(10)}`);

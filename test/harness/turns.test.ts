@@ -28,13 +28,21 @@ describe('Turns', () => {
     const turns = new Turns(1);
     await turns.take();
     turns.give();
-    await expect(Promise.race([turns.take().then(() => 'granted'), new Promise((resolve) => setImmediate(() => resolve('waiting')))])).resolves.toBe('granted');
+    await expect(
+      Promise.race([turns.take().then(() => 'granted'), new Promise((resolve) => setImmediate(() => resolve('waiting')))]),
+    ).resolves.toBe('granted');
   });
 });
 
 describe('nextInLine', () => {
   it('picks the highest priority, then the lowest seq', () => {
-    expect(nextInLine([{ priority: 1, seq: 0 }, { priority: 3, seq: 2 }, { priority: 3, seq: 1 }])).toBe(2);
+    expect(
+      nextInLine([
+        { priority: 1, seq: 0 },
+        { priority: 3, seq: 2 },
+        { priority: 3, seq: 1 },
+      ]),
+    ).toBe(2);
     expect(nextInLine([{ priority: 0, seq: 4 }])).toBe(0);
   });
 });

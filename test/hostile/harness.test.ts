@@ -16,10 +16,20 @@ import { startHostile, TEN_MB, type Behaviour, type HostileServer } from './serv
  * A hostile server and a client for one (concurrent) test, both closed when it ends. The timeout is short only
  * where the behaviour is a timeout: elsewhere a busy event loop must not pass for the target's fault.
  */
-async function against(ctx: TestContext, behaviour: Behaviour, maxResponseBytes = 1024 * 1024): Promise<{ http: Http; server: HostileServer }> {
+async function against(
+  ctx: TestContext,
+  behaviour: Behaviour,
+  maxResponseBytes = 1024 * 1024,
+): Promise<{ http: Http; server: HostileServer }> {
   const server = await startHostile({ behaviour });
   const timeoutMs = behaviour === 'silent' || behaviour === 'stall-body' ? 300 : 10_000;
-  const http = createHttp({ timeoutMs, retries: 2, maxResponseBytes, maxBackoffMs: 10, recorder: new Recorder({ registry: new SecretRegistry() }) });
+  const http = createHttp({
+    timeoutMs,
+    retries: 2,
+    maxResponseBytes,
+    maxBackoffMs: 10,
+    recorder: new Recorder({ registry: new SecretRegistry() }),
+  });
   ctx.onTestFinished(async () => {
     await http.close();
     await server.close();
@@ -62,7 +72,8 @@ describe.concurrent('harness http against a hostile target', () => {
   it('5xx: a POST is never re-sent; a GET is retried on 503 only', async (ctx) => {
     const { http, server } = await against(ctx, 'html-5xx'); // answers 500, 502, 503 in turn
     const posts = [];
-    for (let i = 0; i < 3; i++) posts.push(status(await outcome(http.request({ method: 'POST', url: `${server.baseUrl}/EnlacePago`, json: { i } }))));
+    for (let i = 0; i < 3; i++)
+      posts.push(status(await outcome(http.request({ method: 'POST', url: `${server.baseUrl}/EnlacePago`, json: { i } }))));
     expect(posts).toEqual([500, 502, 503]);
     expect(server.counts()['POST /EnlacePago']).toBe(3);
     expect(server.repeats()).toEqual([]);
@@ -78,7 +89,13 @@ describe.concurrent('harness http against a hostile target', () => {
   it('the payer ends a redirect loop with a message instead of following it', async (ctx) => {
     const { http, server } = await against(ctx, 'redirect-loop');
     const payer = createPayer({ http });
-    const paying = payer.payLink(`${server.baseUrl}/l/1`, { numeroTarjeta: '4111111111111111', cvv: '123', mesVencimiento: 1, anioVencimiento: 2030, redirectPrefix: 'http://127.0.0.1:9/redirect' });
+    const paying = payer.payLink(`${server.baseUrl}/l/1`, {
+      numeroTarjeta: '4111111111111111',
+      cvv: '123',
+      mesVencimiento: 1,
+      anioVencimiento: 2030,
+      redirectPrefix: 'http://127.0.0.1:9/redirect',
+    });
     await expect(paying).rejects.toThrow(PayerError);
     await expect(paying).rejects.toThrow(/^a redirect loop \(http:\/\/127\.0\.0\.1:\d+\/l\/1 repeats\) starting at /);
     expect(server.counts()['GET /l/1']).toBeLessThanOrEqual(11);

@@ -33,12 +33,19 @@ export interface ChildRun {
 }
 
 /** `wrapper`: run `npm run conformance` (scripts/conformance.ts: config check, exit code of FAIL_ON) instead of vitest. */
-export async function runConformance(options: { files?: string[]; env: Record<string, string>; timeoutMs: number; args?: string[]; wrapper?: boolean }): Promise<ChildRun> {
+export async function runConformance(options: {
+  files?: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  args?: string[];
+  wrapper?: boolean;
+}): Promise<ChildRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     // The parent may itself be a vitest worker (or a conformance run): its markers must not leak into the child.
-    if (value !== undefined && !name.startsWith('VITEST') && !name.startsWith('TINYPOOL') && name !== 'CONFORMANCE_RUN_INFO') env[name] = value;
+    if (value !== undefined && !name.startsWith('VITEST') && !name.startsWith('TINYPOOL') && name !== 'CONFORMANCE_RUN_INFO')
+      env[name] = value;
   }
   for (const name of [...CONFIG_VARIABLES, 'CONFORMANCE_FILES', 'CONFORMANCE_SHARD']) env[name] = '';
   Object.assign(env, { NO_COLOR: '1', FORCE_COLOR: '0', REPORT_DIR: reportDir }, options.env);
@@ -47,7 +54,9 @@ export async function runConformance(options: { files?: string[]; env: Record<st
   // `npm run conformance -- <files>` does; the contract testcases run in every selection.
   if (options.files && options.files.length > 0) env['CONFORMANCE_FILES'] = options.files.join(',');
   const started = Date.now();
-  const command = options.wrapper ? ['--import', 'tsx', 'scripts/conformance.ts'] : ['node_modules/vitest/vitest.mjs', 'run', '--project', 'conformance'];
+  const command = options.wrapper
+    ? ['--import', 'tsx', 'scripts/conformance.ts']
+    : ['node_modules/vitest/vitest.mjs', 'run', '--project', 'conformance'];
   const child = spawn(process.execPath, [...command, ...(options.args ?? [])], {
     cwd: ROOT,
     env,

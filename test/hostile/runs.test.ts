@@ -34,7 +34,14 @@ const CASES = {
   // more timeouts queued than fit in the bound. Their timeouts, one after another, take about 20 s on a quiet machine
   // (longer on a busy one), so a 20-s bound was not always reached; 15 s always is, and a busy machine's start-up still
   // leaves room for some timeouts before it.
-  'silent API after the probe, past the run bound': { behaviour: 'silent', healthy: 1, timeoutMs: 500, runTimeoutS: 15, env: { MAX_CONCURRENCY: '1' }, files: ['suites/auth.test.ts', 'suites/links.test.ts'] },
+  'silent API after the probe, past the run bound': {
+    behaviour: 'silent',
+    healthy: 1,
+    timeoutMs: 500,
+    runTimeoutS: 15,
+    env: { MAX_CONCURRENCY: '1' },
+    files: ['suites/auth.test.ts', 'suites/links.test.ts'],
+  },
   // Idem: a 0.5 s timeout must mean the target, not a healthy token request sent beside eight stalled ones.
   'stalled bodies': { behaviour: 'stall-body', healthy: 1, timeoutMs: 500, runTimeoutS: 30, env: { MAX_CONCURRENCY: '1' } },
   'connection resets': { behaviour: 'reset', healthy: 1, timeoutMs: 5000, runTimeoutS: ROOMY },
@@ -132,7 +139,10 @@ function judgeJsonFinding(name: Name, pattern: RegExp, min: number): void {
 function judgeNothingPasses(name: Name): void {
   const { run, tests } = result(name);
   const passed = tests.filter((t) => (t.status === 'pass' || t.status === 'warn') && t.endpoint !== 'POST /connect/token');
-  expect(passed.map((t) => t.name), listing(run)).toEqual([]);
+  expect(
+    passed.map((t) => t.name),
+    listing(run),
+  ).toEqual([]);
 }
 
 /** The probe met the behaviour: one ERROR line says why, and every test is reported not run with that reason. */
@@ -188,7 +198,9 @@ describe.concurrent('a conformance run against a hostile target', () => {
     judgeNothingPasses(name);
     judgeFailures(name, /actual:?\s+429\b/, 3);
     // A refusal that was only the rate limiter is no pass: it is reported not checked, saying why.
-    const notChecked = result(name).tests.filter((t) => t.status === 'skip' && /^not checked: the target answered 429/.test(t.reason ?? ''));
+    const notChecked = result(name).tests.filter(
+      (t) => t.status === 'skip' && /^not checked: the target answered 429/.test(t.reason ?? ''),
+    );
     expect(notChecked.length, listing(result(name).run)).toBeGreaterThan(3);
   });
 
@@ -220,7 +232,9 @@ describe.concurrent('a conformance run against a hostile target', () => {
     // requests that only need a 2xx (a token accepted) pass: the body is the contract testcases' finding
     judgeJsonFinding('10 MB bodies', /body truncated at 1048576 bytes; not parsed/, 5);
     const { server } = result('10 MB bodies');
-    const sends = Object.entries(server.counts()).filter(([k]) => k.startsWith('POST /') && !k.startsWith('POST /auth/')).reduce((n, [, v]) => n + v, 0);
+    const sends = Object.entries(server.counts())
+      .filter(([k]) => k.startsWith('POST /') && !k.startsWith('POST /auth/'))
+      .reduce((n, [, v]) => n + v, 0);
     expect(server.hugeBytesWritten()).toBeLessThan(sends * 10 * 1024 * 1024);
   });
 
@@ -233,11 +247,17 @@ describe.concurrent('a conformance run against a hostile target', () => {
 
   it('a configuration error stops the run with one line naming the variable, in the reports too', async () => {
     // Run directly by vitest (as npm test does), not through npm run conformance, which checks the configuration first.
-    const run = await runConformance({ files: ['suites/auth.test.ts'], env: { API_BASE_URL: 'http://127.0.0.1:9/api', AUTH_URL: 'http://127.0.0.1:9', CLIENT_ID: 'c' }, timeoutMs: 60_000 });
+    const run = await runConformance({
+      files: ['suites/auth.test.ts'],
+      env: { API_BASE_URL: 'http://127.0.0.1:9/api', AUTH_URL: 'http://127.0.0.1:9', CLIENT_ID: 'c' },
+      timeoutMs: 60_000,
+    });
     expect(run.code).toBe(1);
     expect(run.output).toContain('ConfigError: a remote target (API_BASE_URL is set) also needs CLIENT_SECRET');
     const stop = run.summary?.tests.find((t) => t.status === 'error');
-    expect(stop && failureText(stop)).toMatch(/^(run stopped: )?configuration error: a remote target \(API_BASE_URL is set\) also needs CLIENT_SECRET: CLIENT_SECRET = its client secret/);
+    expect(stop && failureText(stop)).toMatch(
+      /^(run stopped: )?configuration error: a remote target \(API_BASE_URL is set\) also needs CLIENT_SECRET: CLIENT_SECRET = its client secret/,
+    );
     expect(run.files['junit.xml']).toContain('configuration error');
   });
 

@@ -107,7 +107,9 @@ export async function startHostile(options: HostileOptions): Promise<HostileServ
         res.writeHead(302, { location: req.url ?? '/' }).end();
         return;
       case 'echo':
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ recibido: { headers: req.headers, body: body.toString('utf8') } }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ recibido: { headers: req.headers, body: body.toString('utf8') } }));
         return;
     }
   }
@@ -128,7 +130,12 @@ export async function startHostile(options: HostileOptions): Promise<HostileServ
     if (req.method === 'POST' && pathOf(req) === '/EnlacePago') {
       const id = nextLink++;
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ idEnlace: id, urlQrCodeEnlace: `${baseUrl}/qr/${id}.png`, urlEnlace: `${baseUrl}/l/${id}`, estaProductivo: false }),
+        JSON.stringify({
+          idEnlace: id,
+          urlQrCodeEnlace: `${baseUrl}/qr/${id}.png`,
+          urlEnlace: `${baseUrl}/l/${id}`,
+          estaProductivo: false,
+        }),
       );
       return;
     }
@@ -247,7 +254,13 @@ export async function webhookStorm(url: string, options: StormOptions): Promise<
       case 4:
         return raw(target, 'POST /webhook HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n\x00\x01garbage');
       default:
-        return post(agent, target, target.pathname, JSON.stringify({ idTransaccion: randomUUID(), esAprobada: true, monto: i, esProductiva: false }), 'application/json');
+        return post(
+          agent,
+          target,
+          target.pathname,
+          JSON.stringify({ idTransaccion: randomUUID(), esAprobada: true, monto: i, esProductiva: false }),
+          'application/json',
+        );
     }
   };
 

@@ -28,7 +28,20 @@ describe('action.yml', () => {
 
   it('takes the target and its credentials, and the common settings', () => {
     expect(Object.keys(action.inputs)).toEqual(
-      expect.arrayContaining(['api-base-url', 'auth-url', 'client-id', 'client-secret', 'account-user', 'account-password', 'env-file', 'report-dir', 'baseline', 'fail-on', 'payer', 'shard']),
+      expect.arrayContaining([
+        'api-base-url',
+        'auth-url',
+        'client-id',
+        'client-secret',
+        'account-user',
+        'account-password',
+        'env-file',
+        'report-dir',
+        'baseline',
+        'fail-on',
+        'payer',
+        'shard',
+      ]),
     );
     for (const [name, input] of Object.entries(action.inputs)) {
       expect(input.description, name).toMatch(/\S/);
@@ -49,7 +62,7 @@ describe('action.yml', () => {
     }
   });
 
-  it('runs the installed command from the action\'s own folder', () => {
+  it("runs the installed command from the action's own folder", () => {
     const runs = action.runs.steps.map((s) => s.run ?? '').join('\n');
     expect(runs).toContain('$GITHUB_ACTION_PATH/bin/payment-conformance.js');
     expect(runs).toMatch(/npm ci .*--prefix "\$GITHUB_ACTION_PATH"/);
@@ -66,9 +79,23 @@ describe('action.yml', () => {
  * the one published and uploaded (with the permissions the JUnit step needs).
  */
 describe('the CI examples of docs/ci.md', () => {
-  interface Step { uses?: string; run?: string; with?: Record<string, unknown>; env?: Record<string, unknown> }
-  interface Job { steps?: Step[]; permissions?: Record<string, string>; script?: string[]; artifacts?: { paths?: string[]; reports?: { junit?: string } } }
-  interface Workflow { on?: unknown; permissions?: Record<string, string>; jobs?: Record<string, Job> }
+  interface Step {
+    uses?: string;
+    run?: string;
+    with?: Record<string, unknown>;
+    env?: Record<string, unknown>;
+  }
+  interface Job {
+    steps?: Step[];
+    permissions?: Record<string, string>;
+    script?: string[];
+    artifacts?: { paths?: string[]; reports?: { junit?: string } };
+  }
+  interface Workflow {
+    on?: unknown;
+    permissions?: Record<string, string>;
+    jobs?: Record<string, Job>;
+  }
 
   const page = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
   const blocks = [...page.matchAll(/^```ya?ml\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
@@ -84,7 +111,11 @@ describe('the CI examples of docs/ci.md', () => {
     return dir.replace(/\/$/, '');
   }
   const reportDirOf = (step: Step): string | undefined =>
-    step.uses?.includes('payment-service-conformance') ? String(step.with?.['report-dir'] ?? action.inputs['report-dir']!.default) : step.run ? writes(step.run) : undefined;
+    step.uses?.includes('payment-service-conformance')
+      ? String(step.with?.['report-dir'] ?? action.inputs['report-dir']!.default)
+      : step.run
+        ? writes(step.run)
+        : undefined;
 
   it('are whole workflows: GitHub ones with a trigger and jobs, GitLab ones with a script', () => {
     expect(github.length).toBeGreaterThanOrEqual(4);
@@ -121,22 +152,35 @@ describe('the CI examples of docs/ci.md', () => {
             const permissions = { ...w.permissions, ...job.permissions };
             expect(permissions, name).toMatchObject({ checks: 'write', contents: 'read' });
             const path = String(step.with?.['report_paths']);
-            expect([...dirs].map((d) => `${d}/junit.xml`), `${name} publishes ${path}`).toContain(path);
+            expect(
+              [...dirs].map((d) => `${d}/junit.xml`),
+              `${name} publishes ${path}`,
+            ).toContain(path);
           }
           if (step.uses?.startsWith('actions/upload-artifact@')) {
             const path = String(step.with?.['path']).replace(/\/$/, '');
             expect([...dirs], `${name} uploads ${path}`).toContain(path);
           }
         }
-        if (dirs.size > 0) expect(steps.some((s) => s.uses?.startsWith('actions/upload-artifact@')), `${name} keeps its reports`).toBe(true);
+        if (dirs.size > 0)
+          expect(
+            steps.some((s) => s.uses?.startsWith('actions/upload-artifact@')),
+            `${name} keeps its reports`,
+          ).toBe(true);
       }
     }
     for (const w of gitlab) {
       for (const [name, job] of Object.entries(w)) {
-        const dirs = (job.script ?? []).flatMap((line) => [...line.matchAll(/npx payment-conformance (?:run|merge)[^\n]*/g)].map((m) => writes(m[0])!));
+        const dirs = (job.script ?? []).flatMap((line) =>
+          [...line.matchAll(/npx payment-conformance (?:run|merge)[^\n]*/g)].map((m) => writes(m[0])!),
+        );
         const paths = (job.artifacts?.paths ?? []).map((p) => p.replace(/\/$/, ''));
         // A shard's folder lies under the uploaded reports/.
-        for (const dir of dirs) expect(paths.some((p) => dir === p || dir.startsWith(`${p}/`)), `${name} keeps ${dir}`).toBe(true);
+        for (const dir of dirs)
+          expect(
+            paths.some((p) => dir === p || dir.startsWith(`${p}/`)),
+            `${name} keeps ${dir}`,
+          ).toBe(true);
         if (job.artifacts?.reports?.junit) expect(dirs.map((d) => `${d}/junit.xml`)).toContain(job.artifacts.reports.junit);
       }
     }
@@ -149,9 +193,22 @@ describe('the CI examples of docs/ci.md', () => {
         for (const step of job.steps ?? []) {
           if (step.uses?.includes('payment-service-conformance')) {
             for (const key of Object.keys(step.with ?? {})) expect(inputs, `input ${key}`).toContain(key);
-            expect(Object.keys(step.with ?? {})).toEqual(expect.arrayContaining(['account-user', 'account-password', 'token-audience', 'webhook-public-url']));
+            expect(Object.keys(step.with ?? {})).toEqual(
+              expect.arrayContaining(['account-user', 'account-password', 'token-audience', 'webhook-public-url']),
+            );
           } else if (/npx payment-conformance run/.test(step.run ?? '')) {
-            expect(Object.keys(step.env ?? {})).toEqual(expect.arrayContaining(['API_BASE_URL', 'AUTH_URL', 'CLIENT_ID', 'CLIENT_SECRET', 'ACCOUNT_USER', 'ACCOUNT_PASSWORD', 'TOKEN_AUDIENCE', 'WEBHOOK_PUBLIC_URL']));
+            expect(Object.keys(step.env ?? {})).toEqual(
+              expect.arrayContaining([
+                'API_BASE_URL',
+                'AUTH_URL',
+                'CLIENT_ID',
+                'CLIENT_SECRET',
+                'ACCOUNT_USER',
+                'ACCOUNT_PASSWORD',
+                'TOKEN_AUDIENCE',
+                'WEBHOOK_PUBLIC_URL',
+              ]),
+            );
           }
         }
       }
@@ -162,7 +219,13 @@ describe('the CI examples of docs/ci.md', () => {
     for (const [name, kind] of uses) where.set(name, new Set([...(where.get(name) ?? []), kind]));
     for (const [name, kinds] of where) expect([...kinds], name).toEqual([/SECRET|PASSWORD/.test(name) ? 'secrets' : 'vars']);
     // Each action input that is a setting is passed on as that setting.
-    for (const [input, variable] of [['token-audience', 'TOKEN_AUDIENCE'], ['webhook-public-url', 'WEBHOOK_PUBLIC_URL'], ['account-user', 'ACCOUNT_USER'], ['account-password', 'ACCOUNT_PASSWORD'], ['receiver-port', 'RECEIVER_PORT']]) {
+    for (const [input, variable] of [
+      ['token-audience', 'TOKEN_AUDIENCE'],
+      ['webhook-public-url', 'WEBHOOK_PUBLIC_URL'],
+      ['account-user', 'ACCOUNT_USER'],
+      ['account-password', 'ACCOUNT_PASSWORD'],
+      ['receiver-port', 'RECEIVER_PORT'],
+    ]) {
       const step = action.runs.steps.find((s) => s.id === 'run')!;
       expect(step.env?.[variable!], input).toBe(`\${{ inputs.${input} }}`);
     }

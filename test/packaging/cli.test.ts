@@ -15,7 +15,11 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** The command in `folder`, with none of the suite's variables from this process. */
 function command(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|CONFORMANCE_|REPORT_DIR|BASELINE|FAIL_ON|PAYER|CHROMIUM_PATH|HTTP_TIMEOUT_MS|API_BASE_URL)/.test(k)));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !/^(VITEST|CONFORMANCE_|REPORT_DIR|BASELINE|FAIL_ON|PAYER|CHROMIUM_PATH|HTTP_TIMEOUT_MS|API_BASE_URL)/.test(k),
+    ),
+  );
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { cwd: folder, env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
@@ -50,7 +54,9 @@ describe('payment-conformance options', () => {
   it('--fail-on, --baseline and --payer set FAIL_ON, BASELINE and PAYER', async () => {
     expect((await command(['run', '--fail-on', 'new'])).stderr).toContain('FAIL_ON=new needs BASELINE');
     expect((await command(['run', '--baseline', 'nowhere'])).stderr).toContain('BASELINE must be the REPORT_DIR of an earlier run');
-    expect((await command(['run', '--payer', 'browser'], { CHROMIUM_PATH: join(folder, 'no-chromium') })).stderr).toContain('PAYER=browser needs Chromium');
+    expect((await command(['run', '--payer', 'browser'], { CHROMIUM_PATH: join(folder, 'no-chromium') })).stderr).toContain(
+      'PAYER=browser needs Chromium',
+    );
   });
 
   it('an option without its value, or unknown to the command, is refused or passed on', async () => {

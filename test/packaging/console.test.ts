@@ -8,19 +8,63 @@ import { command, spoken } from '../../harness/record/command.ts';
 import { summarize, type Clause, type RunInfo, type ReportedTest } from '../../reporters/records.ts';
 import { renderConsole, renderMarkdown } from '../../reporters/summary.ts';
 
-const run: RunInfo = { targetUrl: 'http://127.0.0.1:4010/api', targetKind: 'remote', mode: 'development', specVersion: '1', suiteVersion: '0.1.0', startedAt: new Date(0).toISOString(), durationMs: 1000, outcome: 'passed', notes: [] };
+const run: RunInfo = {
+  targetUrl: 'http://127.0.0.1:4010/api',
+  targetKind: 'remote',
+  mode: 'development',
+  specVersion: '1',
+  suiteVersion: '0.1.0',
+  startedAt: new Date(0).toISOString(),
+  durationMs: 1000,
+  outcome: 'passed',
+  notes: [],
+};
 const catalogue: Clause[] = [{ id: '4.1-monto-min', section: '4.1', kind: 'rule', text: 'monto is at least 0.01' }] as Clause[];
 
 function test(name: string, extra: Partial<ReportedTest> = {}): ReportedTest {
-  return { file: 'suites/links.test.ts', name, status: 'pass', durationMs: 1, clauses: ['4.1-monto-min'], endpoint: 'POST /EnlacePago', observations: [], ...extra };
+  return {
+    file: 'suites/links.test.ts',
+    name,
+    status: 'pass',
+    durationMs: 1,
+    clauses: ['4.1-monto-min'],
+    endpoint: 'POST /EnlacePago',
+    observations: [],
+    ...extra,
+  };
 }
 
 /** A run the size of the suite: 200 passing tests, 59 skipped for the account, 12 skipped each with its own transaction id. */
 function bigRun(extra: ReportedTest[] = []): ReportedTest[] {
   return [
-    ...Array.from({ length: 200 }, (_, i) => test(`passes ${i}`, i % 20 === 0 ? { status: 'warn', observations: [{ clause: '4.1-monto-min', message: 'a' }, { clause: '4.1-monto-min', message: 'b' }] } : {})),
-    ...Array.from({ length: 59 }, (_, i) => test(`account ${i}`, { status: 'skip', skipKind: 'credential-missing', reason: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD' })),
-    ...Array.from({ length: 12 }, (_, i) => test(`undecided ${i}`, { status: 'skip', skipKind: 'undecidable', reason: `transaction ${100_000 + i} "pending-${i}" was neither approved nor declined within 10 s` })),
+    ...Array.from({ length: 200 }, (_, i) =>
+      test(
+        `passes ${i}`,
+        i % 20 === 0
+          ? {
+              status: 'warn',
+              observations: [
+                { clause: '4.1-monto-min', message: 'a' },
+                { clause: '4.1-monto-min', message: 'b' },
+              ],
+            }
+          : {},
+      ),
+    ),
+    ...Array.from({ length: 59 }, (_, i) =>
+      test(`account ${i}`, {
+        status: 'skip',
+        skipKind: 'credential-missing',
+        reason: 'no account credentials: set ACCOUNT_USER and ACCOUNT_PASSWORD',
+      }),
+    ),
+    ...Array.from({ length: 12 }, (_, i) =>
+      test(`undecided ${i}`, {
+        status: 'skip',
+        skipKind: 'undecidable',
+        reason: `transaction ${100_000 + i} "pending-${i}" was neither approved nor declined within 10 s`,
+      }),
+    ),
     ...extra,
   ];
 }
@@ -46,8 +90,27 @@ describe('the console', () => {
   });
 
   it('a failing run lists each failure once: its clauses, then one line of expected and actual', () => {
-    const failure = { check: 'rejected', clauses: ['4.1-monto-min'], expected: 'a 4xx\nmore detail', actual: '200\nthe body', exchange: 'POST /EnlacePago …' };
-    const lines = renderConsole(summarize({ ...run, outcome: 'failed' }, bigRun([test('[4.1-monto-min] monto 0 is rejected', { status: 'fail', failure, replay: 'FC_SEED=1 npm run conformance -- suites/links.test.ts' })]), catalogue), '/tmp/reports');
+    const failure = {
+      check: 'rejected',
+      clauses: ['4.1-monto-min'],
+      expected: 'a 4xx\nmore detail',
+      actual: '200\nthe body',
+      exchange: 'POST /EnlacePago …',
+    };
+    const lines = renderConsole(
+      summarize(
+        { ...run, outcome: 'failed' },
+        bigRun([
+          test('[4.1-monto-min] monto 0 is rejected', {
+            status: 'fail',
+            failure,
+            replay: 'FC_SEED=1 npm run conformance -- suites/links.test.ts',
+          }),
+        ]),
+        catalogue,
+      ),
+      '/tmp/reports',
+    );
     const at = lines.findIndex((l) => l.startsWith('  FAIL '));
     expect(lines.filter((l) => l.includes('monto 0 is rejected'))).toHaveLength(1);
     expect(lines[at]).toBe('  FAIL suites/links.test.ts > [4.1-monto-min] monto 0 is rejected');
@@ -93,7 +156,9 @@ describe('the command the user ran', () => {
   it('installed: npx payment-conformance …, in the replay lines, the shard summary and its console', () => {
     process.env['PAYMENT_CONFORMANCE_COMMAND'] = 'npx payment-conformance';
     expect(command('run', "-t 'x'")).toBe("npx payment-conformance run -t 'x'");
-    expect(spoken("FC_SEED=1 npm run conformance -- suites/a.test.ts -t 'y'")).toBe("FC_SEED=1 npx payment-conformance run suites/a.test.ts -t 'y'");
+    expect(spoken("FC_SEED=1 npm run conformance -- suites/a.test.ts -t 'y'")).toBe(
+      "FC_SEED=1 npx payment-conformance run suites/a.test.ts -t 'y'",
+    );
     expect(spoken('run npm run discover again')).toBe('run npx payment-conformance discover again');
     const shard = summarize({ ...run, shards: ['2/3'] }, bigRun(), catalogue);
     const printed = [...renderConsole(shard, '/tmp/reports'), renderMarkdown(shard)].join('\n');

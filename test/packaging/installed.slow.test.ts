@@ -23,7 +23,9 @@ const started: ChildProcess[] = [];
 /** The environment of a child with none of the suite's own variables: the child's .env (or what we pass) decides. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(API_|AUTH_|CLIENT_|ACCOUNT_|SECOND_|REPORT_DIR|BASELINE|FAIL_ON|SANDBOX_|PAYER|VITEST|CONFORMANCE_)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(API_|AUTH_|CLIENT_|ACCOUNT_|SECOND_|REPORT_DIR|BASELINE|FAIL_ON|SANDBOX_|PAYER|VITEST|CONFORMANCE_)/.test(key))
+      env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -58,7 +60,10 @@ function verdicts(summaryFile: string): Record<string, string> {
   return Object.fromEntries(summary.tests.map((t) => [t.name, t.status === 'warn' ? 'pass' : t.status]));
 }
 
-const dotenv = (settings: Record<string, string>) => Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
+const dotenv = (settings: Record<string, string>) =>
+  Object.entries(settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n') + '\n';
 
 let install: string;
 let installed: { code: number; output: string };
@@ -71,7 +76,11 @@ beforeAll(async () => {
   await run('npm', ['pack', '--pack-destination', work], { cwd: ROOT, env: cleanEnv() });
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
   await run('mkdir', ['-p', app]);
-  const out = await run('npm', ['install', join(work, tarball), '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, env: cleanEnv(), timeout: 240_000 });
+  const out = await run('npm', ['install', join(work, tarball), '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: app,
+    env: cleanEnv(),
+    timeout: 240_000,
+  });
   install = `${out.stdout}${out.stderr}`;
 
   const [port, repoPort] = [await freePort(), await freePort()];
@@ -81,7 +90,12 @@ beforeAll(async () => {
   // A failing run (the embedded sandbox with a fault a model test catches, so a replay line is printed too).
   // In a folder of its own: no .env there, so the embedded sandbox.
   await run('mkdir', ['-p', join(app, 'failing')]);
-  failing = await exec('npx', ['payment-conformance', 'run', 'link-model'], join(app, 'failing'), cleanEnv({ SANDBOX_FAULT: 'failure-limit-one-early' }));
+  failing = await exec(
+    'npx',
+    ['payment-conformance', 'run', 'link-model'],
+    join(app, 'failing'),
+    cleanEnv({ SANDBOX_FAULT: 'failure-limit-one-early' }),
+  );
 
   // The same, from the repository: its own sandbox, its own npm script.
   const repoSettings = await startSandbox(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', String(repoPort)], ROOT);
@@ -110,7 +124,9 @@ describe('the packed command, installed in an empty folder', () => {
   });
 
   it('prints a calm console on a passing run, naming every seeded variable in the sandbox .env', () => {
-    expect(Object.keys(settings)).toEqual(expect.arrayContaining(['ACCOUNT_USER', 'SECOND_CLIENT_ID', 'OTHER_CLIENT_ID', 'DELETION_ACCOUNT_USER']));
+    expect(Object.keys(settings)).toEqual(
+      expect.arrayContaining(['ACCOUNT_USER', 'SECOND_CLIENT_ID', 'OTHER_CLIENT_ID', 'DELETION_ACCOUNT_USER']),
+    );
     expect(installed.output.trim().split('\n').length, installed.output).toBeLessThanOrEqual(30);
     expect(installed.output).not.toMatch(/✓|^configuration:/m);
   });
@@ -118,11 +134,14 @@ describe('the packed command, installed in an empty folder', () => {
   it('a failing run speaks the installed command: no `npm run` on its console or in summary.md', () => {
     expect(failing.code, failing.output.slice(-3000)).toBe(1);
     expect(failing.output).toMatch(/^\s+replay: .*npx payment-conformance run /m);
-    for (const text of [failing.output, readFileSync(join(app, 'failing', 'reports', 'summary.md'), 'utf8')]) expect(text).not.toContain('npm run');
+    for (const text of [failing.output, readFileSync(join(app, 'failing', 'reports', 'summary.md'), 'utf8')])
+      expect(text).not.toContain('npm run');
   });
 
   it('a sandbox started in the background stops with `kill $!`', async () => {
-    const script = 'npx payment-conformance sandbox --port 0 > bg.txt 2>&1 & until grep -q "^DELETION_ACCOUNT_PASSWORD=" bg.txt 2>/dev/null; do sleep 0.2; done; kill $!; sed -n "s/^API_BASE_URL=http:\\/\\/127.0.0.1:\\([0-9]*\\).*/\\1/p" bg.txt';
+    const script =
+      'npx payment-conformance sandbox --port 0 > bg.txt 2>&1 & until grep -q "^DELETION_ACCOUNT_PASSWORD=" bg.txt ' +
+      '2>/dev/null; do sleep 0.2; done; kill $!; sed -n "s/^API_BASE_URL=http:\\/\\/127.0.0.1:\\([0-9]*\\).*/\\1/p" bg.txt';
     const { stdout } = await run('bash', ['-c', script], { cwd: app, env: cleanEnv(), timeout: 60_000 });
     const port = Number(stdout.trim());
     expect(port).toBeGreaterThan(0);
@@ -145,7 +164,8 @@ describe('the packed command, installed in an empty folder', () => {
   });
 
   it('writes the reports to ./reports of that folder', () => {
-    for (const file of ['junit.xml', 'summary.json', 'summary.md', 'index.html']) expect(existsSync(join(app, 'reports', file)), file).toBe(true);
+    for (const file of ['junit.xml', 'summary.json', 'summary.md', 'index.html'])
+      expect(existsSync(join(app, 'reports', file)), file).toBe(true);
     // Nothing written into the package itself.
     expect(existsSync(join(app, 'node_modules', 'payment-service-conformance', 'reports'))).toBe(false);
   });

@@ -61,7 +61,8 @@ async function stopsListening(port: number): Promise<boolean> {
   return false;
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', () => resolve())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', () => resolve())));
 const portOf = (out: string) => Number(/^API_BASE_URL=http:\/\/127\.0\.0\.1:(\d+)\/api$/m.exec(out)![1]);
 
 describe('the standalone sandbox', () => {
@@ -69,8 +70,20 @@ describe('the standalone sandbox', () => {
     const { child, out } = await start(process.execPath, ['bin/payment-conformance.js', 'sandbox', '--port', '0']);
     const names = [...out.matchAll(/^([A-Z_]+)=\S+$/gm)].map((m) => m[1]);
     expect(names).toEqual([
-      'API_BASE_URL', 'AUTH_URL', 'CLIENT_ID', 'CLIENT_SECRET', 'ACCOUNT_USER', 'ACCOUNT_PASSWORD', 'SECOND_CLIENT_ID', 'SECOND_CLIENT_SECRET',
-      'OTHER_ACCOUNT_USER', 'OTHER_ACCOUNT_PASSWORD', 'OTHER_CLIENT_ID', 'OTHER_CLIENT_SECRET', 'DELETION_ACCOUNT_USER', 'DELETION_ACCOUNT_PASSWORD',
+      'API_BASE_URL',
+      'AUTH_URL',
+      'CLIENT_ID',
+      'CLIENT_SECRET',
+      'ACCOUNT_USER',
+      'ACCOUNT_PASSWORD',
+      'SECOND_CLIENT_ID',
+      'SECOND_CLIENT_SECRET',
+      'OTHER_ACCOUNT_USER',
+      'OTHER_ACCOUNT_PASSWORD',
+      'OTHER_CLIENT_ID',
+      'OTHER_CLIENT_SECRET',
+      'DELETION_ACCOUNT_USER',
+      'DELETION_ACCOUNT_PASSWORD',
     ]);
     // Each variable is one the suite reads: .env.example documents it.
     const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
@@ -79,10 +92,14 @@ describe('the standalone sandbox', () => {
     await exited(child);
   });
 
-  it('installed: killing npm\'s shell (as `kill $!` of `npx … &` does) stops it; --pid-file holds its pid', async () => {
+  it("installed: killing npm's shell (as `kill $!` of `npx … &` does) stops it; --pid-file holds its pid", async () => {
     const pidFile = join(folder, 'installed.pid');
     // npm exec runs the bin under `sh -c`, which exits on SIGTERM without passing it on.
-    const { child, out } = await start('sh', ['-c', `"${process.execPath}" bin/payment-conformance.js sandbox --port 0 --pid-file "${pidFile}"; true`], { npm_command: 'exec' });
+    const { child, out } = await start(
+      'sh',
+      ['-c', `"${process.execPath}" bin/payment-conformance.js sandbox --port 0 --pid-file "${pidFile}"; true`],
+      { npm_command: 'exec' },
+    );
     const port = portOf(out);
     expect(await listening(port)).toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8'));

@@ -7,7 +7,14 @@ import { compare, readReportSettings, SettingError, verdict, withBaseline } from
 import { renderHtml, scriptJson } from '../../reporters/html.ts';
 import { summarize, type Clause, type RunInfo, type Status, type Summary, type ReportedTest } from '../../reporters/records.ts';
 
-const run: RunInfo = { specVersion: '1', suiteVersion: '0.1.0', startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1000, outcome: 'failed', notes: [] };
+const run: RunInfo = {
+  specVersion: '1',
+  suiteVersion: '0.1.0',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1000,
+  outcome: 'failed',
+  notes: [],
+};
 const catalogue: Clause[] = ['a', 'b', 'c', 'd'].map((id) => ({ id: `1-${id}`, section: '1', kind: 'rule', text: `clause ${id}` }));
 
 function t(name: string, status: Status, clause = '1-a', file = 'suites/x.test.ts'): ReportedTest {
@@ -17,7 +24,14 @@ const runOf = (...tests: ReportedTest[]): Summary => summarize(run, tests, catal
 const names = (list: { name: string }[]) => list.map((x) => x.name);
 
 describe('compare', () => {
-  const baseline = runOf(t('stays green', 'pass'), t('known gap', 'fail', '1-b'), t('gets fixed', 'fail', '1-c'), t('gets skipped', 'pass', '1-d'), t('goes away', 'pass'), t('breaks', 'warn'));
+  const baseline = runOf(
+    t('stays green', 'pass'),
+    t('known gap', 'fail', '1-b'),
+    t('gets fixed', 'fail', '1-c'),
+    t('gets skipped', 'pass', '1-d'),
+    t('goes away', 'pass'),
+    t('breaks', 'warn'),
+  );
   const current = runOf(
     t('stays green', 'pass'),
     t('known gap', 'fail', '1-b'),
@@ -68,13 +82,25 @@ describe('verdict (the ratchet)', () => {
     expect(verdict(same).failed).toBe(true);
     expect(verdict({ ...same, comparison: compare(same, baseline, 'b', 'any') }).failed).toBe(true);
     const ratchet = verdict({ ...same, comparison: compare(same, baseline, 'b', 'new') });
-    expect(ratchet).toEqual({ failed: false, line: 'FAIL_ON=new: 0 new failures, 1 known failure of the baseline not counted → the run passes' });
+    expect(ratchet).toEqual({
+      failed: false,
+      line: 'FAIL_ON=new: 0 new failures, 1 known failure of the baseline not counted → the run passes',
+    });
     const worse = runOf(t('known gap', 'fail'), t('regression', 'fail'));
     expect(verdict({ ...worse, comparison: compare(worse, baseline, 'b', 'new') }).failed).toBe(true);
   });
 
   it('FAIL_ON=new still fails on an ERROR, even one the baseline had', () => {
-    const error: ReportedTest = { file: '', name: 'run stopped', status: 'error', durationMs: 0, clauses: [], endpoint: '', error: 'stopped', observations: [] };
+    const error: ReportedTest = {
+      file: '',
+      name: 'run stopped',
+      status: 'error',
+      durationMs: 0,
+      clauses: [],
+      endpoint: '',
+      error: 'stopped',
+      observations: [],
+    };
     const withError = runOf(t('known gap', 'fail'), error);
     const v = verdict({ ...withError, comparison: compare(withError, withError, 'b', 'new') });
     expect(v.failed).toBe(true);
@@ -88,7 +114,9 @@ describe('BASELINE and FAIL_ON', () => {
     expect(readReportSettings(env({}))).toEqual({ failOn: 'any' });
     expect(readReportSettings(env({ FAIL_ON: '', BASELINE: '' }))).toEqual({ failOn: 'any' });
     expect(() => readReportSettings(env({ FAIL_ON: 'new' }))).toThrow(SettingError);
-    expect(() => readReportSettings(env({ BASELINE: '/nonexistent' }))).toThrow(/^BASELINE must be .* \(got "\/nonexistent", which does not exist\)/);
+    expect(() => readReportSettings(env({ BASELINE: '/nonexistent' }))).toThrow(
+      /^BASELINE must be .* \(got "\/nonexistent", which does not exist\)/,
+    );
   });
 
   it('a baseline that cannot be read when the report is written becomes a note, not a crash', () => {
@@ -112,7 +140,11 @@ describe('index.html data', () => {
 
 describe('one shard against a whole baseline', () => {
   it('judges only its own files: the other shards\' tests are not "removed", and no clause changes are claimed', () => {
-    const baseline = runOf(t('in shard 1', 'pass', '1-a', 'a.test.ts'), t('in shard 2', 'fail', '1-b', 'b.test.ts'), t('gone', 'pass', '1-a', 'a.test.ts'));
+    const baseline = runOf(
+      t('in shard 1', 'pass', '1-a', 'a.test.ts'),
+      t('in shard 2', 'fail', '1-b', 'b.test.ts'),
+      t('gone', 'pass', '1-a', 'a.test.ts'),
+    );
     const shard = summarize({ ...run, shards: ['1/2'] }, [t('in shard 1', 'fail', '1-a', 'a.test.ts')], catalogue);
     const c = compare(shard, baseline, 'b', 'new');
     expect(names(c.newFailures)).toEqual(['[1-a] in shard 1']);

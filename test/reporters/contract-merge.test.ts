@@ -15,8 +15,15 @@ const record = (over: Partial<ReportedTest>): ReportedTest => ({
 });
 
 describe('combineContractTests', () => {
-  it('one record per contract testcase: FAIL if any shard failed, with every failing shard\'s evidence', () => {
-    const failure = (n: number) => ({ check: 'contract', clauses: ['4.1-response-fields', '2.2-formapago-values'], expected: 'x', actual: `${n} of 4 broke it`, exchange: `> POST ${n}`, curl: `curl ${n}` });
+  it("one record per contract testcase: FAIL if any shard failed, with every failing shard's evidence", () => {
+    const failure = (n: number) => ({
+      check: 'contract',
+      clauses: ['4.1-response-fields', '2.2-formapago-values'],
+      expected: 'x',
+      actual: `${n} of 4 broke it`,
+      exchange: `> POST ${n}`,
+      curl: `curl ${n}`,
+    });
     const merged = combineContractTests([
       record({ status: 'pass' }),
       { ...record({}), file: 'suites/links.test.ts', name: 'other' },
@@ -36,6 +43,8 @@ describe('combineContractTests', () => {
 
   it('PASS when a shard saw responses and none failed; SKIP only when every shard skipped', () => {
     expect(combineContractTests([record({ status: 'skip', reason: 'r' }), record({ status: 'pass' })])[0]!.status).toBe('pass');
-    expect(combineContractTests([record({ status: 'skip', reason: 'r' }), record({ status: 'skip', reason: 'r' })])[0]!.status).toBe('skip');
+    expect(combineContractTests([record({ status: 'skip', reason: 'r' }), record({ status: 'skip', reason: 'r' })])[0]!.status).toBe(
+      'skip',
+    );
   });
 });

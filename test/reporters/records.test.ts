@@ -8,8 +8,24 @@ import { clauseOutcomes, summarize, transcriptText, type RunInfo, type ReportedT
 import { classify } from '../../harness/record/verdict.ts';
 import { SKIP_KINDS } from '../../harness/record/skips.ts';
 
-const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2026-01-01T00:00:00Z', durationMs: 1, outcome: 'failed', notes: [] };
-const record = (r: Partial<ReportedTest>): ReportedTest => ({ file: 'suites/x.test.ts', name: 'x', status: 'pass', durationMs: 1, clauses: [], endpoint: 'flow', observations: [], ...r });
+const run: RunInfo = {
+  specVersion: '1',
+  suiteVersion: '1',
+  startedAt: '2026-01-01T00:00:00Z',
+  durationMs: 1,
+  outcome: 'failed',
+  notes: [],
+};
+const record = (r: Partial<ReportedTest>): ReportedTest => ({
+  file: 'suites/x.test.ts',
+  name: 'x',
+  status: 'pass',
+  durationMs: 1,
+  clauses: [],
+  endpoint: 'flow',
+  observations: [],
+  ...r,
+});
 const clause = (id: string) => ({ id, section: '4.6', kind: 'rule', text: id });
 
 describe('FAIL or ERROR, decided once (harness/record/verdict.ts classify)', () => {
@@ -19,17 +35,23 @@ describe('FAIL or ERROR, decided once (harness/record/verdict.ts classify)', () 
     expect(classify({ ...end, judged: true }).status).toBe('fail');
     expect(classify({ ...end, failures: [evidence] })).toEqual({ status: 'fail', evidence: [evidence] });
     expect(classify({ ...end, errorName: 'AssertionError' }).status).toBe('fail');
-    for (const errorName of ['Error', 'TypeError', 'TestBudgetError', 'PayerError', 'HttpError']) expect(classify({ ...end, errorName }).status, errorName).toBe('error');
+    for (const errorName of ['Error', 'TypeError', 'TestBudgetError', 'PayerError', 'HttpError'])
+      expect(classify({ ...end, errorName }).status, errorName).toBe('error');
   });
   it('a skip keeps its kind and reason; a pass with observations is WARN; an expected failure is reported as such', () => {
-    expect(classify({ ...end, state: 'skip', skipKind: 'page-unread', reason: 'r' })).toEqual({ status: 'skip', skipKind: 'page-unread', reason: 'r', evidence: [] });
+    expect(classify({ ...end, state: 'skip', skipKind: 'page-unread', reason: 'r' })).toEqual({
+      status: 'skip',
+      skipKind: 'page-unread',
+      reason: 'r',
+      evidence: [],
+    });
     expect(classify({ ...end, state: 'pass', observed: true }).status).toBe('warn');
     expect(classify({ ...end, state: 'pass', expected: 'failed' }).status).toBe('expectedFailure');
     expect(classify({ ...end, state: 'pass', expected: 'passed' }).status).toBe('expectedFailurePassed');
   });
 });
 
-describe('a clause\'s status', () => {
+describe("a clause's status", () => {
   const failed = record({
     name: 'quick-pay paid',
     status: 'fail',
@@ -44,7 +66,11 @@ describe('a clause\'s status', () => {
       '2.2-formapago-values': 'notRun',
       '4.6-qr-expiry': 'notRun',
     });
-    const s = summarize(run, [failed, record({ clauses: ['2.2-formapago-values'] })], ['4.6-url-qr', '7-dev-authorizes', '2.2-formapago-values', '4.6-qr-expiry'].map(clause));
+    const s = summarize(
+      run,
+      [failed, record({ clauses: ['2.2-formapago-values'] })],
+      ['4.6-url-qr', '7-dev-authorizes', '2.2-formapago-values', '4.6-qr-expiry'].map(clause),
+    );
     expect(Object.fromEntries(s.clauses.map((c) => [c.id, c.status]))).toEqual({
       '4.6-url-qr': 'FAIL',
       '7-dev-authorizes': 'FAIL',
@@ -54,7 +80,10 @@ describe('a clause\'s status', () => {
   });
 
   it('fails every cited clause when there is no check evidence (an expect of a suite)', () => {
-    expect(Object.fromEntries(clauseOutcomes(record({ status: 'fail', clauses: ['a', 'b'], error: 'AssertionError: …' })))).toEqual({ a: 'fail', b: 'fail' });
+    expect(Object.fromEntries(clauseOutcomes(record({ status: 'fail', clauses: ['a', 'b'], error: 'AssertionError: …' })))).toEqual({
+      a: 'fail',
+      b: 'fail',
+    });
   });
 
   it('is ERROR, never FAIL, for an errored test — and a FAIL elsewhere still wins', () => {
@@ -88,7 +117,12 @@ describe('a transcript as text', () => {
 });
 
 describe('typed skips', () => {
-  const skipped = record({ name: 'needs OTHER_*', status: 'skip', reason: 'no second merchant: set OTHER_…', skipKind: 'credential-missing' });
+  const skipped = record({
+    name: 'needs OTHER_*',
+    status: 'skip',
+    reason: 'no second merchant: set OTHER_…',
+    skipKind: 'credential-missing',
+  });
 
   it('summary.json lists each kind of this run with what to set; junit.xml carries the kind as a property', async () => {
     const s = summarize(run, [skipped, record({ name: 'plain' })], []);

@@ -16,7 +16,9 @@ import { vitestCli } from '../../harness/run/vitest-cli.ts';
 const root = resolve(import.meta.dirname, '../..');
 const fixtureConfig = 'test/reporters/fixtures/vitest.config.ts';
 const xsd = readFileSync(join(root, 'reporters/schema/junit-10.xsd'), 'utf8');
-const catalogueIds = [...readFileSync(join(root, 'test/reporters/fixtures/clauses.yaml'), 'utf8').matchAll(/^- id: (\S+)/gm)].map((m) => m[1] ?? '');
+const catalogueIds = [...readFileSync(join(root, 'test/reporters/fixtures/clauses.yaml'), 'utf8').matchAll(/^- id: (\S+)/gm)].map(
+  (m) => m[1] ?? '',
+);
 const ABORT = 'STOPPED: the target business is in production mode (fixture)';
 const NOT_PRINTED = ['password-in-url', 'run-info-field-not-to-print', 'capability-not-to-print'];
 const LAST_LINE = /^(\d+) passed, (\d+) failed, (\d+) skipped$/;
@@ -31,10 +33,17 @@ interface Result {
 }
 
 /** Runs `command` in a child with a clean environment (none of this vitest's own variables) and REPORT_DIR=dir. */
-function run(name: string, args: string[], env: Record<string, string> = {}, whenStarted?: (stop: () => void) => Promise<void>): Promise<Result> {
+function run(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+  whenStarted?: (stop: () => void) => Promise<void>,
+): Promise<Result> {
   const dir = join(work, name);
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !['CONFORMANCE_RUN_INFO', 'REPORT_DIR', 'FORCE_COLOR'].includes(k)),
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('VITEST') && !['CONFORMANCE_RUN_INFO', 'REPORT_DIR', 'FORCE_COLOR'].includes(k),
+    ),
   );
   const child = spawn(process.execPath, args, { cwd: root, env: { ...clean, NO_COLOR: '1', REPORT_DIR: dir, ...env } });
   let stdout = '';
@@ -77,7 +86,14 @@ async function expectValidJUnit(xml: string): Promise<void> {
   expect(result.valid).toBe(true);
 }
 
-let full: Result, shard1: Result, shard2: Result, mergeCli: Result, aborted: Result, brokenSetup: Result, interrupted: Result, unitOnly: Result;
+let full: Result,
+  shard1: Result,
+  shard2: Result,
+  mergeCli: Result,
+  aborted: Result,
+  brokenSetup: Result,
+  interrupted: Result,
+  unitOnly: Result;
 let compared: Result;
 let errors: Result;
 let duplicate: Result;
@@ -88,7 +104,9 @@ beforeAll(async () => {
     fixture('shard1', ['--project', 'conformance', '--shard=1/2']),
     fixture('shard2', ['--project', 'conformance', '--shard=2/2']),
   ]);
-  const merged = shards.then(([a, b]) => run('cli', ['--import', 'tsx', 'scripts/merge-reports.ts', a.dir, b.dir, '--out', join(work, 'merged-cli')]));
+  const merged = shards.then(([a, b]) =>
+    run('cli', ['--import', 'tsx', 'scripts/merge-reports.ts', a.dir, b.dir, '--out', join(work, 'merged-cli')]),
+  );
   const whole = fixture('full');
   // The same suite again, compared with the first run: nothing changed.
   const again = whole.then((f) => fixture('compared', ['--project', 'conformance'], { BASELINE: f.dir, FAIL_ON: 'new' }));
@@ -135,7 +153,9 @@ describe('junit.xml', () => {
   it('gives a failure its expected vs actual, the exchange and the curl line; falls back to the error', () => {
     const cases = testcases(read(full, 'junit.xml'));
     const failure = cases.find((c) => c.name.includes('4.1-notification-target'))?.body ?? '';
-    expect(failure).toMatch(/<failure message="rejected: expected the request is rejected[^"]*actual 200 with idEnlace 7" type="rejected">/);
+    expect(failure).toMatch(
+      /<failure message="rejected: expected the request is rejected[^"]*actual 200 with idEnlace 7" type="rejected">/,
+    );
     expect(failure).toContain('expected: the request is rejected (a non-2xx status)');
     expect(failure).toContain('actual: 200 with idEnlace 7');
     expect(failure).toContain('exchange:\nPOST http://127.0.0.1:4010/api/EnlacePago');
@@ -222,7 +242,8 @@ describe('summary', () => {
   it('prints a few lines: totals, failures with their clause ids, uncovered count, report paths, then the CI line', () => {
     const lines = full.stdout.trim().split('\n');
     expect(lines[0]).toBe(
-      'Conformance against http://127.0.0.1:4010/api (embedded, development): 1 PASS, 2 FAIL, 1 WARN, 1 SKIP, 1 expected failure, 1 expected failure passed',
+      'Conformance against http://127.0.0.1:4010/api (embedded, development): 1 PASS, 2 FAIL, 1 WARN, 1 SKIP, 1 ' +
+        'expected failure, 1 expected failure passed',
     );
     expect(full.stdout).toContain('FAIL links.fixture.ts > [4.1-notification-target]');
     expect(full.stdout).toContain('FAIL flows.fixture.ts > [3-failure-limit-deactivates]');
@@ -233,11 +254,14 @@ describe('summary', () => {
   });
 });
 
-describe('FAIL or ERROR (the suite\'s own failures are never the target\'s)', () => {
+describe("FAIL or ERROR (the suite's own failures are never the target's)", () => {
   it('a harness exception and a test past its timeout are ERROR; a failed check is FAIL', () => {
     const s = summaryOf(errors);
     expect(s.totals).toMatchObject({ fail: 1, error: 2 });
-    expect(byName(s, 'a harness bug')).toMatchObject({ status: 'error', error: "TypeError: Cannot read properties of undefined (reading 'idTransaccion')" });
+    expect(byName(s, 'a harness bug')).toMatchObject({
+      status: 'error',
+      error: "TypeError: Cannot read properties of undefined (reading 'idTransaccion')",
+    });
     expect(byName(s, 'outlives its timeout')).toMatchObject({ status: 'error' });
     expect(byName(s, 'outlives its timeout').error).toMatch(/^Error: Test timed out in 200ms/);
     expect(byName(s, 'cantidadMaximaCuotas').status).toBe('fail');
@@ -271,7 +295,7 @@ describe('FAIL or ERROR (the suite\'s own failures are never the target\'s)', ()
 
   it('summary.md and the console list failures and errors apart; the transcript is folded', () => {
     const md = read(errors, 'summary.md');
-    expect(md).toContain("## Failures (FAIL: the target broke the clauses its failing check cites): 1");
+    expect(md).toContain('## Failures (FAIL: the target broke the clauses its failing check cites): 1');
     expect(md).toMatch(/## Errors \(ERROR: the suite's own failure — not judged, not the target's; the run fails\): 2/);
     expect(md).toContain('<details><summary>Transcript: 3 steps, in order');
     expect(md).toMatch(/^\| 9-versioning-not-shown \| observation \| not run \|/m);
@@ -281,7 +305,7 @@ describe('FAIL or ERROR (the suite\'s own failures are never the target\'s)', ()
   });
 });
 
-describe('a test\'s name is its identity', () => {
+describe("a test's name is its identity", () => {
   it('two tests with one name fail the run, naming both files', () => {
     const s = summaryOf(duplicate);
     const clash = s.tests.find((t) => t.name === 'two tests with one name');
@@ -340,7 +364,7 @@ describe('a run that stops', () => {
 describe('sharding', () => {
   it('each shard reports its own part, marked as one shard', () => {
     const [a, b] = [summaryOf(shard1), summaryOf(shard2)];
-    expect([...a.run.shards ?? [], ...b.run.shards ?? []]).toEqual(['1/2', '2/2']);
+    expect([...(a.run.shards ?? []), ...(b.run.shards ?? [])]).toEqual(['1/2', '2/2']);
     expect(new Set([...a.tests, ...b.tests].map((t) => t.file))).toEqual(new Set(['flows.fixture.ts', 'links.fixture.ts']));
     expect(a.tests.length + b.tests.length).toBe(7);
     expect(read(shard1, 'summary.md')).toContain('coverage is partial until the shards are merged');
@@ -392,9 +416,16 @@ describe('index.html and the comparison with a baseline', () => {
     const c = summaryOf(compared).comparison;
     expect(c).toMatchObject({ failOn: 'new', newFailures: [], fixed: [], newlySkipped: [], added: [], removed: [], clauseChanges: [] });
     expect(c?.baseline.source).toBe(full.dir);
-    expect(c?.stillFailing.map((t) => t.name).sort()).toEqual(summaryOf(full).tests.filter((t) => t.status === 'fail').map((t) => t.name).sort());
+    expect(c?.stillFailing.map((t) => t.name).sort()).toEqual(
+      summaryOf(full)
+        .tests.filter((t) => t.status === 'fail')
+        .map((t) => t.name)
+        .sort(),
+    );
     const lines = compared.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^Compared with the baseline .*: 0 new failures, 0 fixed, 0 newly skipped, 0 tests added, 0 tests removed, 2 still failing \(known\), 0 clauses changed status$/);
+    expect(lines[0]).toMatch(
+      /^Compared with the baseline .*: 0 new failures, 0 fixed, 0 newly skipped, 0 tests added, 0 tests removed, 2 still failing \(known\), 0 clauses changed status$/,
+    );
     expect(lines.at(-2)).toBe('FAIL_ON=new: 0 new failures, 2 known failures of the baseline not counted → the run passes');
     expect(lastLine(compared)).toBe('3 passed, 2 failed, 2 skipped');
     const md = read(compared, 'summary.md');

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { CUENTA, NEGOCIO, basic, enlaceValido, sandbox } from './helpers.ts';
 
 const formulario = (campos: Record<string, string>) => new URLSearchParams(campos).toString();
-const valido = { grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret };
+const valido = {
+  grant_type: 'client_credentials',
+  audience: 'service_api',
+  client_id: NEGOCIO.clientId,
+  client_secret: NEGOCIO.clientSecret,
+};
 
 async function pedirToken(campos: Record<string, string>, headers: Record<string, string> = {}) {
   const p = await sandbox();
@@ -38,10 +43,25 @@ describe('token issuer (spec 5, RFC 6749 5.2)', () => {
   it.each([
     ['wrong secret', { ...valido, client_secret: 'nope' }, 401, 'invalid_client'],
     ['unknown client', { ...valido, client_id: 'nobody' }, 401, 'invalid_client'],
-    ['missing client_secret', { grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId }, 401, 'invalid_client'],
-    ['missing grant_type', { audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }, 400, 'invalid_request'],
+    [
+      'missing client_secret',
+      { grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId },
+      401,
+      'invalid_client',
+    ],
+    [
+      'missing grant_type',
+      { audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret },
+      400,
+      'invalid_request',
+    ],
     ['password grant', { ...valido, grant_type: 'password' }, 400, 'unsupported_grant_type'],
-    ['missing audience', { grant_type: 'client_credentials', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }, 400, 'invalid_request'],
+    [
+      'missing audience',
+      { grant_type: 'client_credentials', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret },
+      400,
+      'invalid_request',
+    ],
     ['wrong audience', { ...valido, audience: 'other_api' }, 400, 'invalid_scope'],
     ['wrong scope', { ...valido, scope: 'admin' }, 400, 'invalid_scope'],
   ])('%s → %i %s', async (_name, campos, status, error) => {
@@ -64,7 +84,12 @@ describe('token issuer (spec 5, RFC 6749 5.2)', () => {
     const json = await p.app.inject({ method: 'POST', url: '/auth/connect/token', payload: valido });
     expect(json.statusCode).toBe(400);
     expect(json.json().error).toBe('invalid_request');
-    const texto = await p.app.inject({ method: 'POST', url: '/auth/connect/token', payload: 'x', headers: { 'content-type': 'text/plain' } });
+    const texto = await p.app.inject({
+      method: 'POST',
+      url: '/auth/connect/token',
+      payload: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(texto.statusCode).toBe(400);
     expect(texto.json().error).toBe('invalid_request');
     expect(p.ctx.store.tokens.size).toBe(0);
@@ -125,7 +150,12 @@ describe('request authentication (spec 5.3, 5.5)', () => {
 
   it('authentication is judged before the body: bad JSON without credentials is 401', async () => {
     const p = await sandbox();
-    const res = await p.app.inject({ method: 'POST', url: '/api/EnlacePago', payload: '{oops', headers: { 'content-type': 'application/json' } });
+    const res = await p.app.inject({
+      method: 'POST',
+      url: '/api/EnlacePago',
+      payload: '{oops',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -135,7 +165,12 @@ describe('request authentication (spec 5.3, 5.5)', () => {
       p.app.inject({
         method: 'POST',
         url: '/auth/connect/token',
-        payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }).toString(),
+        payload: new URLSearchParams({
+          grant_type: 'client_credentials',
+          audience: 'service_api',
+          client_id: NEGOCIO.clientId,
+          client_secret: NEGOCIO.clientSecret,
+        }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
     for (let i = 0; i < 5; i++) await issue();

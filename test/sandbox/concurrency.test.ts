@@ -27,7 +27,12 @@ async function bearer(s: Sandbox): Promise<string> {
   const res = await fetch(`${s.authUrl}/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: s.credentials.business.clientId, client_secret: 'sandbox-secret' }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      audience: 'service_api',
+      client_id: s.credentials.business.clientId,
+      client_secret: 'sandbox-secret',
+    }),
   });
   return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
 }
@@ -58,7 +63,12 @@ interface Respuesta {
   body: string;
 }
 async function enviar(url: string, campos: Record<string, string>): Promise<Respuesta> {
-  const res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(campos) });
+  const res = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(campos),
+  });
   return { status: res.status, location: res.headers.get('location'), body: await res.text() };
 }
 const aprobada = (r: Respuesta) => r.status === 303 && new URL(r.location ?? 'x:').searchParams.get('esAprobada') === 'true';
@@ -83,39 +93,49 @@ function contadoresCuadran(r: Cuerpo & { transacciones: Cuerpo[] }): boolean {
 }
 
 describe('usage limits under simultaneous payments', () => {
-  it.each([undefined, 'race-success-limit'])('screen and PagoQr payments at once never approve past cantidadMaximaPagosExitosos (fault %s)', async (fault) => {
-    const s = await iniciar(fault);
-    const link = await crearEnlace(s, { limitesDeUso: { cantidadMaximaPagosExitosos: 3 } });
-    const formularios = await Promise.all(Array.from({ length: 6 }, () => abrir(link.urlEnlaceLargo)));
-    const [pantallas, qrs] = await Promise.all([
-      Promise.all(formularios.map((f) => enviar(link.urlEnlaceLargo, { ...f, ...tarjeta() }))),
-      Promise.all(Array.from({ length: 4 }, () => api(s, 'POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace }))),
-    ]);
-    const aprobadas = pantallas.filter(aprobada).length + qrs.filter((r) => r.status === 200).length;
-    const r = await registro(s, link.idEnlace);
-    const correcto = aprobadas === 3 && r.cantidadPagosExitosos === 3 && r.transacciones.length === 3 && contadoresCuadran(r);
-    expect(correcto).toBe(fault === undefined);
-    if (fault === undefined) {
-      expect(pantallas.filter((p) => p.status === 410).length + qrs.filter((q) => q.status === 400).length).toBe(7);
-    }
-  });
+  it.each([undefined, 'race-success-limit'])(
+    'screen and PagoQr payments at once never approve past cantidadMaximaPagosExitosos (fault %s)',
+    async (fault) => {
+      const s = await iniciar(fault);
+      const link = await crearEnlace(s, { limitesDeUso: { cantidadMaximaPagosExitosos: 3 } });
+      const formularios = await Promise.all(Array.from({ length: 6 }, () => abrir(link.urlEnlaceLargo)));
+      const [pantallas, qrs] = await Promise.all([
+        Promise.all(formularios.map((f) => enviar(link.urlEnlaceLargo, { ...f, ...tarjeta() }))),
+        Promise.all(
+          Array.from({ length: 4 }, () => api(s, 'POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace })),
+        ),
+      ]);
+      const aprobadas = pantallas.filter(aprobada).length + qrs.filter((r) => r.status === 200).length;
+      const r = await registro(s, link.idEnlace);
+      const correcto = aprobadas === 3 && r.cantidadPagosExitosos === 3 && r.transacciones.length === 3 && contadoresCuadran(r);
+      expect(correcto).toBe(fault === undefined);
+      if (fault === undefined) {
+        expect(pantallas.filter((p) => p.status === 410).length + qrs.filter((q) => q.status === 400).length).toBe(7);
+      }
+    },
+  );
 
-  it.each([undefined, 'race-failure-counter'])('declines at once stop exactly at cantidadMaximaPagosFallidos, counted one by one (fault %s)', async (fault) => {
-    const s = await iniciar(fault);
-    const link = await crearEnlace(s, { limitesDeUso: { cantidadMaximaPagosFallidos: 3 } });
-    const respuestas = await pagarALaVez(link.urlEnlaceLargo, 6, tarjeta('111'));
-    const procesadas = respuestas.filter(declinada).length;
-    const cerrado = (await fetch(link.urlEnlaceLargo)).status === 410;
-    const r = await registro(s, link.idEnlace);
-    const correcto = procesadas === 3 && cerrado && r.cantidadIntentoPagoFallidos === 3 && contadoresCuadran(r);
-    expect(correcto).toBe(fault === undefined);
-  });
+  it.each([undefined, 'race-failure-counter'])(
+    'declines at once stop exactly at cantidadMaximaPagosFallidos, counted one by one (fault %s)',
+    async (fault) => {
+      const s = await iniciar(fault);
+      const link = await crearEnlace(s, { limitesDeUso: { cantidadMaximaPagosFallidos: 3 } });
+      const respuestas = await pagarALaVez(link.urlEnlaceLargo, 6, tarjeta('111'));
+      const procesadas = respuestas.filter(declinada).length;
+      const cerrado = (await fetch(link.urlEnlaceLargo)).status === 410;
+      const r = await registro(s, link.idEnlace);
+      const correcto = procesadas === 3 && cerrado && r.cantidadIntentoPagoFallidos === 3 && contadoresCuadran(r);
+      expect(correcto).toBe(fault === undefined);
+    },
+  );
 
   it('approvals and declines at once on a link with both limits: counters equal the transactions listed', async () => {
     const s = await iniciar();
     const link = await crearEnlace(s, { limitesDeUso: { cantidadMaximaPagosExitosos: 2, cantidadMaximaPagosFallidos: 2 } });
     const formularios = await Promise.all(Array.from({ length: 10 }, () => abrir(link.urlEnlaceLargo)));
-    const respuestas = await Promise.all(formularios.map((f, i) => enviar(link.urlEnlaceLargo, { ...f, ...tarjeta(i % 2 === 0 ? '111' : '123') })));
+    const respuestas = await Promise.all(
+      formularios.map((f, i) => enviar(link.urlEnlaceLargo, { ...f, ...tarjeta(i % 2 === 0 ? '111' : '123') })),
+    );
     expect(respuestas.filter(aprobada).length).toBeLessThanOrEqual(2);
     expect(respuestas.filter(declinada).length).toBeLessThanOrEqual(2);
     const r = await registro(s, link.idEnlace);
@@ -147,15 +167,21 @@ describe('replays', () => {
     expect(new Set(intentos).size).toBe(5);
   });
 
-  it.each([undefined, 'screen-replay-double-charge'])('the same submission posted three times at once charges once and answers the same redirect (fault %s)', async (fault) => {
-    const s = await iniciar(fault);
-    const link = await crearEnlace(s);
-    const campos = { ...(await abrir(link.urlEnlaceLargo)), ...tarjeta() };
-    const respuestas = await Promise.all([1, 2, 3].map(() => enviar(link.urlEnlaceLargo, campos)));
-    const r = await registro(s, link.idEnlace);
-    const correcto = respuestas.every((x) => x.status === 303 && x.location === respuestas[0]!.location) && r.transacciones.length === 1 && r.cantidadPagosExitosos === 1;
-    expect(correcto).toBe(fault === undefined);
-  });
+  it.each([undefined, 'screen-replay-double-charge'])(
+    'the same submission posted three times at once charges once and answers the same redirect (fault %s)',
+    async (fault) => {
+      const s = await iniciar(fault);
+      const link = await crearEnlace(s);
+      const campos = { ...(await abrir(link.urlEnlaceLargo)), ...tarjeta() };
+      const respuestas = await Promise.all([1, 2, 3].map(() => enviar(link.urlEnlaceLargo, campos)));
+      const r = await registro(s, link.idEnlace);
+      const correcto =
+        respuestas.every((x) => x.status === 303 && x.location === respuestas[0]!.location) &&
+        r.transacciones.length === 1 &&
+        r.cantidadPagosExitosos === 1;
+      expect(correcto).toBe(fault === undefined);
+    },
+  );
 
   it('a replayed decline answers the same decline and counts no second failure', async () => {
     const s = await iniciar();
@@ -173,7 +199,13 @@ describe('replays', () => {
 
   it('a replayed Bitcoin submission shows the same pending payment, no second transaction', async () => {
     const s = await iniciar();
-    const formaPago = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false };
+    const formaPago = {
+      permitirTarjetaCreditoDebido: false,
+      permitirPagoConPuntoPartner: false,
+      permitirPagoEnCuotasPartner: false,
+      permitirPagoEnBitcoin: true,
+      permitePagoQuickPay: false,
+    };
     const link = await crearEnlace(s, { formaPago });
     const campos = { ...(await abrir(link.urlEnlaceLargo)), formaPago: '3' };
     const [a, b] = [await enviar(link.urlEnlaceLargo, campos), await enviar(link.urlEnlaceLargo, campos)];
@@ -191,14 +223,21 @@ describe('replays', () => {
     expect(aprobada(await enviar(link.urlEnlaceLargo, campos))).toBe(true);
   });
 
-  it.each([undefined, '3ds-replay-double'])('the 3DS completion posted twice at once approves and notifies once (fault %s)', async (fault) => {
-    const s = await iniciar(fault);
-    const compra = (await api(s, 'POST', '/TransaccionCompra/3DS', await bearer(s), compra3dsValida({ configuracion: { urlWebhook: WEBHOOK_CERRADO } }))).json;
-    const url = String(compra.urlCompletarPago3Ds);
-    const respuestas = await Promise.all([1, 2].map(() => enviar(url, { desafio: 'aprobado' })));
-    const segunda = await enviar(url, { desafio: 'aprobado' });
-    const correcto =
-      respuestas.filter((x) => x.status === 303).length === 1 && segunda.status === 410 && s.app.sandbox.store.outbox.webhooks.length === 1;
-    expect(correcto).toBe(fault === undefined);
-  });
+  it.each([undefined, '3ds-replay-double'])(
+    'the 3DS completion posted twice at once approves and notifies once (fault %s)',
+    async (fault) => {
+      const s = await iniciar(fault);
+      const compra = (
+        await api(s, 'POST', '/TransaccionCompra/3DS', await bearer(s), compra3dsValida({ configuracion: { urlWebhook: WEBHOOK_CERRADO } }))
+      ).json;
+      const url = String(compra.urlCompletarPago3Ds);
+      const respuestas = await Promise.all([1, 2].map(() => enviar(url, { desafio: 'aprobado' })));
+      const segunda = await enviar(url, { desafio: 'aprobado' });
+      const correcto =
+        respuestas.filter((x) => x.status === 303).length === 1 &&
+        segunda.status === 410 &&
+        s.app.sandbox.store.outbox.webhooks.length === 1;
+      expect(correcto).toBe(fault === undefined);
+    },
+  );
 });

@@ -7,7 +7,12 @@ describe('test-control API (/__sandbox)', () => {
   it('describes itself', async () => {
     const p = await sandbox();
     const res = await p.app.inject({ url: '/__sandbox' });
-    expect(res.json()).toEqual({ sandbox: true, mode: 'development', capabilities: ['clock', 'outbox', 'stats', 'reset', 'tenants'], fault: null });
+    expect(res.json()).toEqual({
+      sandbox: true,
+      mode: 'development',
+      capabilities: ['clock', 'outbox', 'stats', 'reset', 'tenants'],
+      fault: null,
+    });
   });
 
   it('reads and advances the clock; refuses a bad advance without moving it', async () => {
@@ -29,14 +34,29 @@ describe('test-control API (/__sandbox)', () => {
     await p.api('POST', '/TransaccionCompra/Wallet', auth, walletValido());
     await p.api('POST', '/TransaccionCompra/Wallet', auth, { monto: 'x' });
     await p.api('POST', '/TransaccionCompra/Mpos/Banda', undefined, {});
-    await p.app.inject({ method: 'POST', url: '/pagar/1', payload: 'x=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await p.app.inject({
+      method: 'POST',
+      url: '/pagar/1',
+      payload: 'x=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     await p.api('GET', '/TransaccionCompra/nope', auth);
     await p.api('DELETE', '/Cuenta', basic('disposable@sandbox.test', 'disposable-password'));
-    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 1, transactions: 1, accounts: 2, purchaseRequests: 4 });
+    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({
+      links: 1,
+      transactions: 1,
+      accounts: 2,
+      purchaseRequests: 4,
+    });
 
     await p.avanzar(100);
     expect((await p.app.inject({ method: 'POST', url: '/__sandbox/reset' })).statusCode).toBe(200);
-    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({ links: 0, transactions: 0, accounts: 3, purchaseRequests: 0 });
+    expect((await p.app.inject({ url: '/__sandbox/stats' })).json()).toEqual({
+      links: 0,
+      transactions: 0,
+      accounts: 3,
+      purchaseRequests: 0,
+    });
     expect((await p.app.inject({ url: '/__sandbox/clock' })).json().offsetSeconds).toBe(0);
     // Tokens issued before the reset are gone; the seeded credentials work again.
     expect((await p.api('POST', '/EnlacePago', auth, enlaceValido())).statusCode).toBe(401);
@@ -46,7 +66,12 @@ describe('test-control API (/__sandbox)', () => {
 
   it('the outbox lists webhooks, e-mails and SMS', async () => {
     const p = await sandbox();
-    await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ configuracion: { telefonosNotificacion: '+50371111111' } }));
+    await p.api(
+      'POST',
+      '/TransaccionCompra/Wallet',
+      await p.bearer(),
+      walletValido({ configuracion: { telefonosNotificacion: '+50371111111' } }),
+    );
     const outbox = (await p.app.inject({ url: '/__sandbox/outbox' })).json();
     expect(outbox.webhooks).toEqual([]);
     expect(outbox.emails).toHaveLength(1);
@@ -55,7 +80,12 @@ describe('test-control API (/__sandbox)', () => {
 });
 
 describe('test-control tenants (/__sandbox/tenants)', () => {
-  type Grant = { id: string; account: { user: string; password: string }; business: { idAplicativo: string; clientId: string; clientSecret: string }; clock: { now: string; offsetSeconds: number } };
+  type Grant = {
+    id: string;
+    account: { user: string; password: string };
+    business: { idAplicativo: string; clientId: string; clientSecret: string };
+    clock: { now: string; offsetSeconds: number };
+  };
   const crear = async (p: Awaited<ReturnType<typeof sandbox>>): Promise<Grant> => {
     const res = await p.app.inject({ method: 'POST', url: '/__sandbox/tenants' });
     expect(res.statusCode).toBe(201);
@@ -78,7 +108,9 @@ describe('test-control tenants (/__sandbox/tenants)', () => {
     const token = await p.bearer(a.business);
     const link = await p.api('POST', '/EnlacePago', token, enlaceValido());
     expect(link.statusCode).toBe(200);
-    expect((await p.api('PUT', `/EnlacePago/${link.json().idEnlace}/activar`, basic(a.account.user, a.account.password))).statusCode).toBe(200);
+    expect((await p.api('PUT', `/EnlacePago/${link.json().idEnlace}/activar`, basic(a.account.user, a.account.password))).statusCode).toBe(
+      200,
+    );
   });
 
   it('moving a tenant clock moves only its resources: its tokens expire, the sandbox and other tenants keep theirs', async () => {
@@ -103,7 +135,7 @@ describe('test-control tenants (/__sandbox/tenants)', () => {
     expect([...p.ctx.store.transactions.values()].at(-1)!.fechaTransaccion).toMatch(/^2026-11-22T10:01/);
   });
 
-  it('counts and records per tenant: another tenant\'s or the seeded business\'s links, purchases and notifications are not its', async () => {
+  it("counts and records per tenant: another tenant's or the seeded business's links, purchases and notifications are not its", async () => {
     const p = await sandbox();
     const [a, b] = [await crear(p), await crear(p)];
     const ta = await p.bearer(a.business);
@@ -123,7 +155,9 @@ describe('test-control tenants (/__sandbox/tenants)', () => {
     const p = await sandbox();
     const a = await crear(p);
     expect((await p.app.inject({ url: '/__sandbox/tenants/nope/stats' })).statusCode).toBe(404);
-    expect((await p.app.inject({ method: 'POST', url: '/__sandbox/tenants/nope/clock/advance', payload: { seconds: 1 } })).statusCode).toBe(404);
+    expect((await p.app.inject({ method: 'POST', url: '/__sandbox/tenants/nope/clock/advance', payload: { seconds: 1 } })).statusCode).toBe(
+      404,
+    );
     const bad = await p.app.inject({ method: 'POST', url: `/__sandbox/tenants/${a.id}/clock/advance`, payload: { seconds: -5 } });
     expect(bad.statusCode).toBe(400);
     expect((await get(p, `/__sandbox/tenants/${a.id}/clock`)).offsetSeconds).toBe(0);
@@ -151,7 +185,10 @@ describe('createSandbox', () => {
         otherAccount: { user: 'other-merchant@sandbox.test', password: 'other-password' },
         otherBusiness: { idAplicativo: 'app-other-1', clientId: 'other-client', clientSecret: 'other-secret' },
       });
-      const res = await fetch(`${sb.baseUrl}/EnlacePago/1/activar`, { method: 'PUT', headers: { authorization: basic(CUENTA.user, CUENTA.password) } });
+      const res = await fetch(`${sb.baseUrl}/EnlacePago/1/activar`, {
+        method: 'PUT',
+        headers: { authorization: basic(CUENTA.user, CUENTA.password) },
+      });
       expect(res.status).toBe(404);
       expect((await fetch(`${sb.origin}/nothing/here`)).status).toBe(404);
     } finally {
@@ -164,7 +201,11 @@ describe('createSandbox', () => {
     const b = await createSandbox();
     try {
       a.app.sandbox.store.nextIdEnlace = 50;
-      await fetch(`${a.controlUrl}/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"seconds": 60}' });
+      await fetch(`${a.controlUrl}/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"seconds": 60}',
+      });
       expect(b.app.sandbox.store.nextIdEnlace).toBe(1);
       expect(((await (await fetch(`${b.controlUrl}/clock`)).json()) as { offsetSeconds: number }).offsetSeconds).toBe(0);
       expect(b.app.sandbox.store.accounts).not.toBe(a.app.sandbox.store.accounts);
@@ -174,7 +215,9 @@ describe('createSandbox', () => {
   });
 
   it('refuses an unknown fault or a bad option with a clear message', async () => {
-    await expect(createSandbox({ fault: 'no-such-fault' })).rejects.toThrow(/unknown sandbox fault "no-such-fault"; valid ids: link-idenlace-string, /);
+    await expect(createSandbox({ fault: 'no-such-fault' })).rejects.toThrow(
+      /unknown sandbox fault "no-such-fault"; valid ids: link-idenlace-string, /,
+    );
     await expect(createSandbox({ mode: 'staging' as 'production' })).rejects.toThrow(/mode must be "development" or "production"/);
     await expect(createSandbox({ tokenTtlSeconds: 0 })).rejects.toThrow(/tokenTtlSeconds must be a positive number/);
     expect(FAULTS.length).toBeGreaterThanOrEqual(32);

@@ -82,42 +82,63 @@ async function tokenServiceApi(p: Prueba): Promise<boolean> {
   const res = await p.app.inject({
     method: 'POST',
     url: '/auth/connect/token',
-    payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      audience: 'service_api',
+      client_id: NEGOCIO.clientId,
+      client_secret: NEGOCIO.clientSecret,
+    }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   return res.statusCode === 200 && res.json().scope === 'service_api';
 }
-const formaPagoTodoFalso = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: false, permitePagoQuickPay: false };
+const formaPagoTodoFalso = {
+  permitirTarjetaCreditoDebido: false,
+  permitirPagoConPuntoPartner: false,
+  permitirPagoEnCuotasPartner: false,
+  permitirPagoEnBitcoin: false,
+  permitePagoQuickPay: false,
+};
 
 const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   'enlacepago-route-missing': async (p) => (await p.api('POST', '/EnlacePago', await p.bearer(), {})).statusCode !== 404,
   'link-idenlace-string': async (p) => typeof (await p.crearEnlace()).idEnlace === 'number',
   'link-urlenlace-missing': async (p) => 'urlEnlace' in (await p.crearEnlace()),
   'transaction-monto-string': async (p) => typeof (await obtener(p, (await wallet(p)).idTransaccion)).monto === 'number',
-  'esreal-as-number': async (p) => typeof (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json().esReal === 'boolean',
-  'transaction-formapago-out-of-enum': async (p) => [0, 1, 2, 3, 4].includes((await obtener(p, (await wallet(p)).idTransaccion)).formaPago as number),
-  'fecha-without-offset': async (p) => /(Z|[+-]\d{2}:\d{2})$/.test(String((await obtener(p, (await wallet(p)).idTransaccion)).fechaTransaccion)),
+  'esreal-as-number': async (p) =>
+    typeof (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json().esReal === 'boolean',
+  'transaction-formapago-out-of-enum': async (p) =>
+    [0, 1, 2, 3, 4].includes((await obtener(p, (await wallet(p)).idTransaccion)).formaPago as number),
+  'fecha-without-offset': async (p) =>
+    /(Z|[+-]\d{2}:\d{2})$/.test(String((await obtener(p, (await wallet(p)).idTransaccion)).fechaTransaccion)),
   'enum-names': async (p) => {
     const tx = await obtener(p, (await wallet(p)).idTransaccion);
     return tx.formaPago === 0 && tx.resultadoTransaccion === 0 && (await webhookDeWallet(p))?.formaPago === 0;
   },
-  'booleans-as-strings': async (p) => (await wallet(p)).esReal === false && (await p.crearEnlace() as Record<string, unknown>).estaProductivo === false,
+  'booleans-as-strings': async (p) =>
+    (await wallet(p)).esReal === false && ((await p.crearEnlace()) as Record<string, unknown>).estaProductivo === false,
   'link-monto-zero-accepted': async (p) => (await crearEnlace(p, enlaceValido({ monto: 0 }))) === 400,
   'link-monto-string-accepted': async (p) => (await crearEnlace(p, enlaceValido({ monto: '10.00' }))) === 400,
   'link-formapago-all-false-accepted': async (p) => (await crearEnlace(p, enlaceValido({ formaPago: formaPagoTodoFalso }))) === 400,
-  'link-formapago-partial-accepted': async (p) => (await crearEnlace(p, enlaceValido({ formaPago: { permitirTarjetaCreditoDebido: true } }))) === 400,
-  'link-notification-target-not-required': async (p) => (await crearEnlace(p, enlaceValido({ configuracion: { notificarTransaccionCliente: false } }))) === 400,
-  'link-notificar-cliente-not-required': async (p) => (await crearEnlace(p, enlaceValido({ configuracion: { emailsNotificacion: 'a@b.test' } }))) === 400,
+  'link-formapago-partial-accepted': async (p) =>
+    (await crearEnlace(p, enlaceValido({ formaPago: { permitirTarjetaCreditoDebido: true } }))) === 400,
+  'link-notification-target-not-required': async (p) =>
+    (await crearEnlace(p, enlaceValido({ configuracion: { notificarTransaccionCliente: false } }))) === 400,
+  'link-notificar-cliente-not-required': async (p) =>
+    (await crearEnlace(p, enlaceValido({ configuracion: { emailsNotificacion: 'a@b.test' } }))) === 400,
   'link-maxlength-not-enforced': async (p) => (await crearEnlace(p, enlaceValido({ nombreProducto: 'n'.repeat(501) }))) === 400,
   'quickpay-monto-zero-accepted': async (p) => (await status(p, '/TransaccionCompra/Quick-pay', { monto: 0 })) === 400,
-  'quickpay-idexterno-51-accepted': async (p) => (await status(p, '/TransaccionCompra/Quick-pay', { monto: 1, idExterno: 'e'.repeat(51) })) === 400,
+  'quickpay-idexterno-51-accepted': async (p) =>
+    (await status(p, '/TransaccionCompra/Quick-pay', { monto: 1, idExterno: 'e'.repeat(51) })) === 400,
   'mpos-monto-zero-accepted': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ monto: 0 }))) === 400,
   'mpos-month-13-accepted': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ mesVencimiento: 13 }))) === 400,
   'mpos-idaplicativo-missing-accepted': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido(), cuenta)) === 400,
-  '3ds-idregion-not-iso-accepted': async (p) => (await status(p, '/TransaccionCompra/3DS', compra3dsValida({ idRegion: 'San Salvador' }))) === 400,
+  '3ds-idregion-not-iso-accepted': async (p) =>
+    (await status(p, '/TransaccionCompra/3DS', compra3dsValida({ idRegion: 'San Salvador' }))) === 400,
   'link-monto-min-rejected': async (p) => (await crearEnlace(p, enlaceValido({ monto: 0.01 }))) === 200,
   'link-nombreproducto-500-rejected': async (p) => (await crearEnlace(p, enlaceValido({ nombreProducto: 'n'.repeat(500) }))) === 200,
-  'quickpay-idexterno-50-rejected': async (p) => (await status(p, '/TransaccionCompra/Quick-pay', { monto: 1, idExterno: 'e'.repeat(50) })) === 200,
+  'quickpay-idexterno-50-rejected': async (p) =>
+    (await status(p, '/TransaccionCompra/Quick-pay', { monto: 1, idExterno: 'e'.repeat(50) })) === 200,
   'mpos-month-12-rejected': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ mesVencimiento: 12 }))) === 200,
   'token-wrong-secret-accepted': async (p) => {
     const res = await p.app.inject({
@@ -143,9 +164,12 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     });
     return Number.isInteger(res.json().expires_in);
   },
-  '3ds-without-token-accepted': async (p) => (await p.api('POST', '/TransaccionCompra/3DS', undefined, compra3dsValida())).statusCode === 401,
-  'get-transaction-without-auth': async (p) => (await p.api('GET', `/TransaccionCompra/${String((await wallet(p)).idTransaccion)}`)).statusCode === 401,
-  'mpos-without-permission-allowed': async (p) => (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido(), await p.bearer(NEGOCIO_SIN_MPOS))) === 403,
+  '3ds-without-token-accepted': async (p) =>
+    (await p.api('POST', '/TransaccionCompra/3DS', undefined, compra3dsValida())).statusCode === 401,
+  'get-transaction-without-auth': async (p) =>
+    (await p.api('GET', `/TransaccionCompra/${String((await wallet(p)).idTransaccion)}`)).statusCode === 401,
+  'mpos-without-permission-allowed': async (p) =>
+    (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido(), await p.bearer(NEGOCIO_SIN_MPOS))) === 403,
   'deleted-account-still-works': async (p) => {
     const desechable = basic(DESECHABLE.user, DESECHABLE.password);
     await p.api('DELETE', '/Cuenta', desechable);
@@ -171,24 +195,34 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     return (await p.abrir(link.urlEnlaceLargo)).statusCode === 410;
   },
   'screen-duration-not-enforced': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 },
+      }),
+    );
     const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
     await p.avanzar(61);
     return (await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() })).statusCode === 410;
   },
   'screen-cantidad-ignored': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 2 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 2 } }),
+    );
     return consulta(await p.pagar(link.urlEnlaceLargo)).monto === '20.00';
   },
-  'cvv-111-approved-on-screen': async (p) => consulta(await p.pagar((await p.crearEnlace()).urlEnlaceLargo, tarjeta('111'))).esAprobada === 'false',
+  'cvv-111-approved-on-screen': async (p) =>
+    consulta(await p.pagar((await p.crearEnlace()).urlEnlaceLargo, tarjeta('111'))).esAprobada === 'false',
   'cvv-111-declines-3ds': async (p) => {
-    const body = compra3dsValida({ tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '111', mesVencimiento: 1, anioVencimiento: 2031 } });
+    const body = compra3dsValida({
+      tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '111', mesVencimiento: 1, anioVencimiento: 2031 },
+    });
     const tds = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), body)).json();
     const fin = await p.app.inject({ method: 'POST', url: ruta(tds.urlCompletarPago3Ds) });
     return fin.statusCode === 303 && consulta(fin).esAprobada === 'true';
   },
   'esreal-true-in-development': async (p) => (await wallet(p)).esReal === false,
-  '3ds-url-relative': async (p) => URL.canParse((await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json().urlCompletarPago3Ds),
+  '3ds-url-relative': async (p) =>
+    URL.canParse((await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json().urlCompletarPago3Ds),
   'hash-wrong-key': hashValido,
   'hash-wrong-order': hashValido,
   'webhook-missing': async (p) => (await webhookDeWallet(p)) !== undefined,
@@ -200,7 +234,9 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     return entrega !== undefined && entrega.headers['x-signature'] === hmacHex(NEGOCIO.clientSecret, entrega.raw);
   },
   'webhook-on-decline': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, urlWebhook: 'http://127.0.0.1:9/closed' } }));
+    const link = await p.crearEnlace(
+      enlaceValido({ configuracion: { notificarTransaccionCliente: false, urlWebhook: 'http://127.0.0.1:9/closed' } }),
+    );
     await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
     return p.ctx.store.outbox.webhooks.length === 0;
   },
@@ -281,7 +317,9 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     return ((await p.registro(link.idEnlace)).transacciones as unknown[]).length === 1;
   },
   'screen-cantidad-applied-twice': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 3 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 3 } }),
+    );
     return consulta(await p.pagar(link.urlEnlaceLargo)).monto === '30.00';
   },
   'screen-monto-editable-ignored': async (p) => {
@@ -289,7 +327,11 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     return consulta(await p.pagar(link.urlEnlaceLargo, { ...tarjeta(), monto: '1.00' })).monto === '10.00';
   },
   'screen-validity-from-link-creation': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 },
+      }),
+    );
     await p.avanzar(120);
     return (await p.pagar(link.urlEnlaceLargo)).statusCode === 303;
   },
@@ -299,7 +341,13 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     return (await p.app.inject({ method: 'POST', url: `/qp/${qp.idTransaccion}` })).statusCode === 410;
   },
   'bitcoin-lookup-without-datosbitcoin': async (p) => {
-    const formaPago = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false };
+    const formaPago = {
+      permitirTarjetaCreditoDebido: false,
+      permitirPagoConPuntoPartner: false,
+      permitirPagoEnCuotasPartner: false,
+      permitirPagoEnBitcoin: true,
+      permitePagoQuickPay: false,
+    };
     const link = await p.crearEnlace(enlaceValido({ formaPago }));
     await p.pagar(link.urlEnlaceLargo, { formaPago: '3', email: 'ana@cliente.test' });
     const [id] = [...p.ctx.store.transactions.keys()];
@@ -315,18 +363,41 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   },
   'tenant-pagoqr-other-link': async (p) => {
     const link = await p.crearEnlace();
-    return (await status(p, '/TransaccionCompra/PagoQr', { urlEnlacePago: link.urlEnlace }, basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) === 403;
+    return (
+      (await status(p, '/TransaccionCompra/PagoQr', { urlEnlacePago: link.urlEnlace }, basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) ===
+      403
+    );
   },
   'tenant-mpos-other-idaplicativo': async (p) =>
-    (await status(p, '/TransaccionCompra/Mpos/Banda', mposValido({ idAplicativo: 'app-dev-1' }), basic(OTRA_CUENTA.user, OTRA_CUENTA.password))) === 400,
+    (await status(
+      p,
+      '/TransaccionCompra/Mpos/Banda',
+      mposValido({ idAplicativo: 'app-dev-1' }),
+      basic(OTRA_CUENTA.user, OTRA_CUENTA.password),
+    )) === 400,
   'link-record-two-fields': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ infoProducto: { urlImagenProducto: 'https://example.com/p.png' }, configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRetorno: 'https://example.com/volver' } }));
-    const record = (await p.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, basic('merchant@sandbox.test', 'sandbox-password'))).json() as { infoProducto: { urlImagenProducto: unknown }; configuracion: { urlRetorno: unknown } };
-    return record.infoProducto.urlImagenProducto === 'https://example.com/p.png' && record.configuracion.urlRetorno === 'https://example.com/volver';
+    const link = await p.crearEnlace(
+      enlaceValido({
+        infoProducto: { urlImagenProducto: 'https://example.com/p.png' },
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRetorno: 'https://example.com/volver' },
+      }),
+    );
+    const record = (
+      await p.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, basic('merchant@sandbox.test', 'sandbox-password'))
+    ).json() as { infoProducto: { urlImagenProducto: unknown }; configuracion: { urlRetorno: unknown } };
+    return (
+      record.infoProducto.urlImagenProducto === 'https://example.com/p.png' &&
+      record.configuracion.urlRetorno === 'https://example.com/volver'
+    );
   },
   'token-audience-own': tokenServiceApi,
   'telefono-digits-only': async (p) => {
-    const enlace = await crearEnlace(p, enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '+503 7777-7777' } }));
+    const enlace = await crearEnlace(
+      p,
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '+503 7777-7777' },
+      }),
+    );
     return enlace === 200 && (await status(p, '/TransaccionCompra/3DS', compra3dsValida({ telefono: '+503 7777 7777' }))) === 200;
   },
   'link-redirect-four-fields': async (p) => {
@@ -362,7 +433,10 @@ describe('fault catalogue', () => {
   });
 
   it.each(FAULTS.map((f) => f.id))('%s breaks the behaviour it names', async (id) => {
-    for (const [fault, esperado] of [[undefined, true], [id, false]] as const) {
+    for (const [fault, esperado] of [
+      [undefined, true],
+      [id, false],
+    ] as const) {
       const p = await sandbox({ fault, webhookRetryDelaysMs: [5] });
       try {
         expect(await SONDAS[id](p, `${id}-${fault ?? 'none'}`), fault ? `with fault ${fault}` : 'without fault').toBe(esperado);

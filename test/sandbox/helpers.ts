@@ -109,7 +109,12 @@ export class Prueba {
     const res = await this.app.inject({
       method: 'POST',
       url: '/auth/connect/token',
-      payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: c.clientId, client_secret: c.clientSecret }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'client_credentials',
+        audience: 'service_api',
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+      }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     const token = (res.json() as { access_token: string }).access_token;
@@ -128,7 +133,9 @@ export class Prueba {
     return this.app.inject({ method, url: `/api${path}`, headers, ...(body === undefined ? {} : { payload: body as Cuerpo }) });
   }
 
-  async crearEnlace(body: Cuerpo = enlaceValido()): Promise<{ idEnlace: number; urlEnlace: string; urlEnlaceLargo: string; urlQrCodeEnlace: string }> {
+  async crearEnlace(
+    body: Cuerpo = enlaceValido(),
+  ): Promise<{ idEnlace: number; urlEnlace: string; urlEnlaceLargo: string; urlQrCodeEnlace: string }> {
     const res = await this.api('POST', '/EnlacePago', await this.bearer(), body);
     if (res.statusCode !== 200) throw new Error(`link creation failed: ${res.statusCode} ${res.body}`);
     return res.json();
@@ -220,7 +227,13 @@ export async function pasoUno(p: Prueba, urlEnlaceLargo: string, campos: Record<
 }
 
 /** Frame screen: the shell's attempt (`intento`) and its JSON endpoint, as its inline data gives them. */
-export function datosPantallaMarco(html: string): { intento: string; api: string; retorno: string | null; sinTarjeta: string[]; nombreForma: string } {
+export function datosPantallaMarco(html: string): {
+  intento: string;
+  api: string;
+  retorno: string | null;
+  sinTarjeta: string[];
+  nombreForma: string;
+} {
   const json = parse(html).querySelector('#datos-pantalla')?.text;
   if (json === undefined) throw new Error(`no frame shell:\n${html}`);
   return JSON.parse(json);
@@ -232,7 +245,14 @@ export function tokenizar(p: Prueba, idEnlace: number, cvv = '123'): Promise<Lig
     method: 'POST',
     url: '/vault/tokens',
     headers: { host: 'localhost:80' },
-    payload: { idEnlace, numeroTarjeta: '4111111111111111', cvv, mesVencimiento: '12', anioVencimiento: '2030', nombreTitular: 'Ana Pérez' },
+    payload: {
+      idEnlace,
+      numeroTarjeta: '4111111111111111',
+      cvv,
+      mesVencimiento: '12',
+      anioVencimiento: '2030',
+      nombreTitular: 'Ana Pérez',
+    },
   });
 }
 
@@ -240,13 +260,24 @@ export function tokenizar(p: Prueba, idEnlace: number, cvv = '123'): Promise<Lig
  * Frame screen, as its scripts do: shell opened, card tokenised, JSON submitted (formaPago 0 unless `campos` say
  * otherwise). The JSON answer as a 303 (`{redirect}` → location) so `consulta` reads it, else as it came.
  */
-export async function pagarEnMarco(p: Prueba, urlEnlaceLargo: string, campos: Record<string, string> = {}, cvv = '123'): Promise<LightMyRequestResponse> {
+export async function pagarEnMarco(
+  p: Prueba,
+  urlEnlaceLargo: string,
+  campos: Record<string, string> = {},
+  cvv = '123',
+): Promise<LightMyRequestResponse> {
   const shell = await p.abrir(urlEnlaceLargo);
   if (shell.statusCode !== 200) return shell;
   const datos = datosPantallaMarco(shell.body);
   const link = Number(/\/(\d+)\/api/.exec(datos.api)?.[1] ?? /[?&]e=(\d+)/.exec(datos.api)?.[1]);
   const token = (await tokenizar(p, link, cvv)).json().token as string;
-  const res = await p.app.inject({ method: 'POST', url: datos.api, payload: { intento: datos.intento, formaPago: '0', cantidad: '', email: 'ana@cliente.test', token, ...campos } });
+  const res = await p.app.inject({
+    method: 'POST',
+    url: datos.api,
+    payload: { intento: datos.intento, formaPago: '0', cantidad: '', email: 'ana@cliente.test', token, ...campos },
+  });
   const redirect = res.statusCode === 200 ? (res.json() as { redirect?: string }).redirect : undefined;
-  return redirect === undefined ? res : ({ ...res, statusCode: 303, headers: { ...res.headers, location: redirect } } as LightMyRequestResponse);
+  return redirect === undefined
+    ? res
+    : ({ ...res, statusCode: 303, headers: { ...res.headers, location: redirect } } as LightMyRequestResponse);
 }

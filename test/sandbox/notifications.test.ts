@@ -63,8 +63,20 @@ describe('webhook (spec 6.1; signature and retries per docs/decisions.md)', () =
     const body = JSON.parse(segundo!.raw);
     expect(Object.keys(body).sort()).toEqual(
       [
-        'idTransaccion', 'esReal', 'esAprobada', 'codigoAutorizacion', 'mensaje', 'formaPago', 'monto', 'montoOriginal',
-        'resultadoTransaccion', 'fechaTransaccion', 'idExterno', 'datosAdicionales', 'esProductiva', 'idEnlace',
+        'idTransaccion',
+        'esReal',
+        'esAprobada',
+        'codigoAutorizacion',
+        'mensaje',
+        'formaPago',
+        'monto',
+        'montoOriginal',
+        'resultadoTransaccion',
+        'fechaTransaccion',
+        'idExterno',
+        'datosAdicionales',
+        'esProductiva',
+        'idEnlace',
         'identificadorEnlaceComercio',
       ].sort(),
     );
@@ -97,7 +109,12 @@ describe('webhook (spec 6.1; signature and retries per docs/decisions.md)', () =
   it('a connection error is retried and recorded with lastStatus null', async () => {
     const p = await sandbox({ webhookRetryDelaysMs: [5] });
     cerrar.push(() => p.app.close());
-    await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ configuracion: { urlWebhook: 'http://127.0.0.1:9/hook' } }));
+    await p.api(
+      'POST',
+      '/TransaccionCompra/Wallet',
+      await p.bearer(),
+      walletValido({ configuracion: { urlWebhook: 'http://127.0.0.1:9/hook' } }),
+    );
     await esperar(() => p.ctx.store.outbox.webhooks[0]?.attempts === 2);
     expect(p.ctx.store.outbox.webhooks[0]).toMatchObject({ delivered: false, lastStatus: null });
   });
@@ -109,7 +126,9 @@ describe('webhook (spec 6.1; signature and retries per docs/decisions.md)', () =
     cerrar.push(() => p.app.close());
     const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, urlWebhook: merchant.url } }));
     await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
-    const tds = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ configuracion: { urlWebhook: merchant.url } }))).json();
+    const tds = (
+      await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ configuracion: { urlWebhook: merchant.url } }))
+    ).json();
     await new Promise((r) => setTimeout(r, 50));
     expect(merchant.recibidos).toHaveLength(0);
     expect(p.ctx.store.outbox.webhooks).toHaveLength(0);
@@ -169,7 +188,12 @@ describe('e-mail and SMS outbox (spec 6.2)', () => {
   it('a purchase configuracion overrides the business settings; the 3DS customer e-mail is the body e-mail', async () => {
     const p = await sandbox();
     const tds = (
-      await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ configuracion: { emailsNotificacion: 'override@merchant.test', notificarTransaccionCliente: true } }))
+      await p.api(
+        'POST',
+        '/TransaccionCompra/3DS',
+        await p.bearer(),
+        compra3dsValida({ configuracion: { emailsNotificacion: 'override@merchant.test', notificarTransaccionCliente: true } }),
+      )
     ).json();
     await p.app.inject({ method: 'POST', url: ruta(tds.urlCompletarPago3Ds) });
     expect(p.ctx.store.outbox.emails.map((e) => e.to)).toEqual(['override@merchant.test', 'ana@cliente.test']);

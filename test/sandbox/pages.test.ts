@@ -18,12 +18,26 @@ describe('hosted pages fit for people', () => {
         monto: 12.5,
         nombreProducto: 'Taza <de> cerámica',
         infoProducto: { descripcionProducto: 'Hecha a mano', urlImagenProducto: 'https://cdn.merchant.test/taza.png' },
-        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 3, esCantidadEditable: true },
+        configuracion: {
+          notificarTransaccionCliente: false,
+          emailsNotificacion: 'a@b.test',
+          cantidadPorDefecto: 3,
+          esCantidadEditable: true,
+        },
       }),
     );
     const html = (await p.abrir(link.urlEnlaceLargo)).body;
     const t = texto(html);
-    for (const shown of ['Tienda Sandbox', 'Taza <de> cerámica', 'Hecha a mano', '$12.50', '$37.50', 'Formas de pago aceptadas', 'Tarjeta de crédito o débito', 'Puntos']) {
+    for (const shown of [
+      'Tienda Sandbox',
+      'Taza <de> cerámica',
+      'Hecha a mano',
+      '$12.50',
+      '$37.50',
+      'Formas de pago aceptadas',
+      'Tarjeta de crédito o débito',
+      'Puntos',
+    ]) {
       expect(t).toContain(shown);
     }
     expect(html).toContain('&lt;de&gt;');
@@ -49,7 +63,11 @@ describe('hosted pages fit for people', () => {
     await p.pagar(inactivo.urlEnlaceLargo, tarjeta('111'));
     expect(texto((await p.abrir(inactivo.urlEnlaceLargo)).body)).toContain('El enlace está inactivo: alcanzó el máximo de pagos fallidos.');
 
-    const breve = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    const breve = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 },
+      }),
+    );
     const pantalla = formulario((await p.abrir(breve.urlEnlaceLargo)).body);
     await p.avanzar(120);
     const vencido = await p.enviarFormulario(breve.urlEnlaceLargo, { ...pantalla.campos, ...tarjeta() });
@@ -66,12 +84,17 @@ describe("screen: 'js' (SANDBOX_SCREEN=js)", () => {
     expect(parse(screen).querySelectorAll('form')).toHaveLength(0);
     expect(texto(screen)).toContain('Camisa');
     const script = parse(screen).querySelector('script')?.text ?? '';
-    for (const name of ['intento', 'formaPago', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email']) expect(script).toContain(`name=\\"${name}\\"`);
+    for (const name of ['intento', 'formaPago', 'numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento', 'nombreTitular', 'email'])
+      expect(script).toContain(`name=\\"${name}\\"`);
     expect(screen).toContain('<noscript>');
 
-    const tres = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json() as { urlCompletarPago3Ds: string };
+    const tres = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json() as {
+      urlCompletarPago3Ds: string;
+    };
     expect(parse((await p.abrir(tres.urlCompletarPago3Ds)).body).querySelectorAll('form')).toHaveLength(0);
-    const qp = (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 2 })).json() as { datosQuickPay: { urlQR: string } };
+    const qp = (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 2 })).json() as {
+      datosQuickPay: { urlQR: string };
+    };
     expect(parse((await p.abrir(qp.datosQuickPay.urlQR.replace(/\.png$/, ''))).body).querySelectorAll('form')).toHaveLength(0);
     // Everything else is unchanged: the submission of the same fields is processed.
     const intento = /name=\\"intento\\" value=\\"([^"\\]+)\\"/.exec(script)?.[1];
@@ -79,6 +102,8 @@ describe("screen: 'js' (SANDBOX_SCREEN=js)", () => {
   });
 
   it('refuses an unknown screen option', () => {
-    expect(() => buildApp({ screen: 'react' as 'js' })).toThrow('sandbox option screen must be one of "html", "js", "steps", "challenge", "frame" (got "react")');
+    expect(() => buildApp({ screen: 'react' as 'js' })).toThrow(
+      'sandbox option screen must be one of "html", "js", "steps", "challenge", "frame" (got "react")',
+    );
   });
 });

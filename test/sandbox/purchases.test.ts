@@ -48,25 +48,41 @@ describe('4.3 3DS', () => {
     expect(fin.statusCode).toBe(303);
     expect(fin.headers.location).toMatch(/^https:\/\/merchant\.test\/vuelta\?/);
     const q = consulta(fin);
-    expect(q).toMatchObject({ idTransaccion: body.idTransaccion, monto: '25.50', esReal: 'false', formaPago: '0', esAprobada: 'true', mensaje: '' });
+    expect(q).toMatchObject({
+      idTransaccion: body.idTransaccion,
+      monto: '25.50',
+      esReal: 'false',
+      formaPago: '0',
+      esAprobada: 'true',
+      mensaje: '',
+    });
     // Spec 6.3 order, HMAC-SHA256 keyed with the client secret (docs/decisions.md), computed here independently.
     const mensaje = `${body.idTransaccion}25.50false0true${q.codigoAutorizacion}`;
     expect(q.hash).toBe(hmacHex(NEGOCIO.clientSecret, mensaje));
 
     const aprobada = (await p.api('GET', `/TransaccionCompra/${body.idTransaccion}`, await p.bearer())).json();
-    expect(aprobada).toMatchObject({ esAprobada: true, resultadoTransaccion: 0, codigoAutorizacion: q.codigoAutorizacion, datosAdicionales: { pedido: '7' } });
+    expect(aprobada).toMatchObject({
+      esAprobada: true,
+      resultadoTransaccion: 0,
+      codigoAutorizacion: q.codigoAutorizacion,
+      datosAdicionales: { pedido: '7' },
+    });
 
     // Completing twice creates no second approval: 410, nothing changes.
     const segunda = await p.app.inject({ method: 'POST', url: ruta(body.urlCompletarPago3Ds) });
     expect(segunda.statusCode).toBe(410);
     expect(estado(segunda.body)).toBe('completada');
-    expect((await p.api('GET', `/TransaccionCompra/${body.idTransaccion}`, await p.bearer())).json().codigoAutorizacion).toBe(q.codigoAutorizacion);
+    expect((await p.api('GET', `/TransaccionCompra/${body.idTransaccion}`, await p.bearer())).json().codigoAutorizacion).toBe(
+      q.codigoAutorizacion,
+    );
     expect(p.ctx.store.outbox.emails.filter((e) => e.subject.includes(body.idTransaccion))).toHaveLength(1);
   });
 
   it('cvv 111 does not decline under 3DS (spec 7)', async () => {
     const p = await sandbox();
-    const body = compra3dsValida({ tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '111', mesVencimiento: 1, anioVencimiento: 2031 } });
+    const body = compra3dsValida({
+      tarjetaCreditoDebido: { numeroTarjeta: '4111111111111111', cvv: '111', mesVencimiento: 1, anioVencimiento: 2031 },
+    });
     const res = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), body)).json();
     const fin = await p.app.inject({ method: 'POST', url: ruta(res.urlCompletarPago3Ds) });
     expect(consulta(fin).esAprobada).toBe('true');
@@ -85,9 +101,21 @@ describe('4.3 3DS', () => {
     expect(res.statusCode).toBe(400);
     expect(campos(res).sort()).toEqual(
       [
-        'tarjetaCreditoDebido.numeroTarjeta', 'tarjetaCreditoDebido.cvv', 'tarjetaCreditoDebido.mesVencimiento',
-        'tarjetaCreditoDebido.anioVencimiento', 'monto', 'urlRedirect', 'nombre', 'apellido', 'ciudad', 'direccion',
-        'codigoPostal', 'telefono', 'email', 'idPais', 'idRegion',
+        'tarjetaCreditoDebido.numeroTarjeta',
+        'tarjetaCreditoDebido.cvv',
+        'tarjetaCreditoDebido.mesVencimiento',
+        'tarjetaCreditoDebido.anioVencimiento',
+        'monto',
+        'urlRedirect',
+        'nombre',
+        'apellido',
+        'ciudad',
+        'direccion',
+        'codigoPostal',
+        'telefono',
+        'email',
+        'idPais',
+        'idRegion',
       ].sort(),
     );
     expect(p.ctx.store.transactions.size).toBe(0);
@@ -103,13 +131,34 @@ describe('4.3 3DS', () => {
 describe('4.4 wallet', () => {
   it('approves with the response fields of 4.4 (resultadoTransaccion as a string)', async () => {
     const p = await sandbox();
-    const res = await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ idExterno: 'ord-1', datosAdicionales: { a: 'b' } }));
+    const res = await p.api(
+      'POST',
+      '/TransaccionCompra/Wallet',
+      await p.bearer(),
+      walletValido({ idExterno: 'ord-1', datosAdicionales: { a: 'b' } }),
+    );
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(
-      ['datosAdicionales', 'esReal', 'fechaTransaccion', 'formaPago', 'idExterno', 'idTransaccion', 'mensaje', 'monto', 'resultadoTransaccion'],
-    );
-    expect(body).toMatchObject({ esReal: false, mensaje: null, formaPago: 0, monto: 12.5, idExterno: 'ord-1', datosAdicionales: { a: 'b' }, resultadoTransaccion: 'ExitosaAprobada' });
+    expect(Object.keys(body).sort()).toEqual([
+      'datosAdicionales',
+      'esReal',
+      'fechaTransaccion',
+      'formaPago',
+      'idExterno',
+      'idTransaccion',
+      'mensaje',
+      'monto',
+      'resultadoTransaccion',
+    ]);
+    expect(body).toMatchObject({
+      esReal: false,
+      mensaje: null,
+      formaPago: 0,
+      monto: 12.5,
+      idExterno: 'ord-1',
+      datosAdicionales: { a: 'b' },
+      resultadoTransaccion: 'ExitosaAprobada',
+    });
     expect(body.idTransaccion).toMatch(UUID);
     expect(body.fechaTransaccion).toMatch(FECHA_CON_OFFSET);
     const sinOpcionales = (await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido())).json();
@@ -128,7 +177,10 @@ describe('4.5 PagoQr', () => {
   it('pays the link behind its short URL for monto and counts on the link', async () => {
     const p = await sandbox();
     const link = await p.crearEnlace(enlaceValido({ monto: 15 }));
-    const res = await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace, datosAdicionales: { mesa: '4' } });
+    const res = await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, {
+      urlEnlacePago: link.urlEnlace,
+      datosAdicionales: { mesa: '4' },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toEqual({
@@ -148,7 +200,9 @@ describe('4.5 PagoQr', () => {
   it('unknown link → 404; an unusable link → 400; not a URL → 400; bearer → 401', async () => {
     const p = await sandbox();
     expect((await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: `${ORIGIN}/l/00000000` })).statusCode).toBe(404);
-    expect((await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: 'https://elsewhere.test/l/x' })).statusCode).toBe(404);
+    expect((await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: 'https://elsewhere.test/l/x' })).statusCode).toBe(
+      404,
+    );
     expect((await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: 'nope' })).statusCode).toBe(400);
     const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
     expect((await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace })).statusCode).toBe(200);
@@ -206,7 +260,11 @@ describe('4.6 quick-pay', () => {
     ['monto missing', {}, ['monto']],
     ['monto as text', { monto: '1' }, ['monto']],
     ['idExterno 51', { monto: 1, idExterno: 'e'.repeat(51) }, ['idExterno']],
-    ['notificarTransaccionCliente as 1', { monto: 1, configuracion: { notificarTransaccionCliente: 1 } }, ['configuracion.notificarTransaccionCliente']],
+    [
+      'notificarTransaccionCliente as 1',
+      { monto: 1, configuracion: { notificarTransaccionCliente: 1 } },
+      ['configuracion.notificarTransaccionCliente'],
+    ],
   ])('%s → 400', async (_name, body, esperados) => {
     const p = await sandbox();
     const res = await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), body);
@@ -216,7 +274,10 @@ describe('4.6 quick-pay', () => {
 
   it('accepts notificarTransaccionCliente null (nullable bool)', async () => {
     const p = await sandbox();
-    const res = await p.api('POST', '/TransaccionCompra/Quick-pay', cuenta, { monto: 0.01, configuracion: { notificarTransaccionCliente: null } });
+    const res = await p.api('POST', '/TransaccionCompra/Quick-pay', cuenta, {
+      monto: 0.01,
+      configuracion: { notificarTransaccionCliente: null },
+    });
     expect(res.statusCode).toBe(200);
   });
 });
@@ -227,7 +288,16 @@ describe('4.7 MPOS banda', () => {
     const res = await p.api('POST', '/TransaccionCompra/Mpos/Banda', await p.bearer(), mposValido());
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['codigoAutorizacion', 'esAprobada', 'esReal', 'fechaTransaccion', 'idTransaccion', 'mensaje', 'monto', 'tipoTransaccion']);
+    expect(Object.keys(body).sort()).toEqual([
+      'codigoAutorizacion',
+      'esAprobada',
+      'esReal',
+      'fechaTransaccion',
+      'idTransaccion',
+      'mensaje',
+      'monto',
+      'tipoTransaccion',
+    ]);
     expect(body).toMatchObject({ esReal: false, esAprobada: true, mensaje: null, tipoTransaccion: 4, monto: 7.25 });
     expect(body.codigoAutorizacion).toMatch(/^\d{6}$/);
     expect(body.fechaTransaccion).toMatch(FECHA_CON_OFFSET);
@@ -286,13 +356,26 @@ describe('4.7 MPOS banda', () => {
 describe('4.8 GET /TransaccionCompra/{id}', () => {
   it('returns the 2.2 fields with the values of the purchase', async () => {
     const p = await sandbox();
-    const compra = (await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ idExterno: 'x-1', datosAdicionales: { k: 'v' } }))).json();
+    const compra = (
+      await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ idExterno: 'x-1', datosAdicionales: { k: 'v' } }))
+    ).json();
     const res = await p.api('GET', `/TransaccionCompra/${compra.idTransaccion}`, await p.bearer());
     expect(res.statusCode).toBe(200);
     const tx = res.json();
-    expect(Object.keys(tx).sort()).toEqual(
-      ['codigoAutorizacion', 'datosAdicionales', 'esAprobada', 'esReal', 'fechaTransaccion', 'formaPago', 'idExterno', 'idTransaccion', 'mensaje', 'monto', 'montoOriginal', 'resultadoTransaccion'],
-    );
+    expect(Object.keys(tx).sort()).toEqual([
+      'codigoAutorizacion',
+      'datosAdicionales',
+      'esAprobada',
+      'esReal',
+      'fechaTransaccion',
+      'formaPago',
+      'idExterno',
+      'idTransaccion',
+      'mensaje',
+      'monto',
+      'montoOriginal',
+      'resultadoTransaccion',
+    ]);
     expect(tx).toMatchObject({
       idTransaccion: compra.idTransaccion,
       esReal: false,
@@ -308,11 +391,13 @@ describe('4.8 GET /TransaccionCompra/{id}', () => {
     });
   });
 
-  it('unknown id → 404; another account\'s transaction → 404; no auth → 401', async () => {
+  it("unknown id → 404; another account's transaction → 404; no auth → 401", async () => {
     const p = await sandbox();
     const compra = (await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido())).json();
     expect((await p.api('GET', '/TransaccionCompra/00000000-0000-4000-8000-000000000000', await p.bearer())).statusCode).toBe(404);
-    expect((await p.api('GET', `/TransaccionCompra/${compra.idTransaccion}`, basic(DESECHABLE.user, DESECHABLE.password))).statusCode).toBe(404);
+    expect((await p.api('GET', `/TransaccionCompra/${compra.idTransaccion}`, basic(DESECHABLE.user, DESECHABLE.password))).statusCode).toBe(
+      404,
+    );
     expect((await p.api('GET', `/TransaccionCompra/${compra.idTransaccion}`, await p.bearer(NEGOCIO_SIN_MPOS))).statusCode).toBe(404);
     expect((await p.api('GET', `/TransaccionCompra/${compra.idTransaccion}`, cuenta)).statusCode).toBe(200);
     expect((await p.api('GET', `/TransaccionCompra/${compra.idTransaccion}`)).statusCode).toBe(401);
@@ -329,10 +414,29 @@ describe('4.9 DELETE /Cuenta', () => {
     const res = await p.api('DELETE', '/Cuenta', desechable);
     expect(res.statusCode).toBe(200);
     const cuentaBorrada = res.json();
-    expect(Object.keys(cuentaBorrada).sort()).toEqual(
-      ['actividadEconomica', 'aplicativos', 'calle', 'direccion', 'emailLogin', 'fechaRegistro', 'idCuenta', 'local', 'nit', 'nombreComercial', 'nombreCompletoContacto', 'nombreCuenta', 'razonSocial', 'tipoPersoneria', 'urbanizacion'],
-    );
-    expect(cuentaBorrada).toMatchObject({ emailLogin: DESECHABLE.user, razonSocial: null, nit: null, fechaRegistro: expect.stringMatching(FECHA_CON_OFFSET) });
+    expect(Object.keys(cuentaBorrada).sort()).toEqual([
+      'actividadEconomica',
+      'aplicativos',
+      'calle',
+      'direccion',
+      'emailLogin',
+      'fechaRegistro',
+      'idCuenta',
+      'local',
+      'nit',
+      'nombreComercial',
+      'nombreCompletoContacto',
+      'nombreCuenta',
+      'razonSocial',
+      'tipoPersoneria',
+      'urbanizacion',
+    ]);
+    expect(cuentaBorrada).toMatchObject({
+      emailLogin: DESECHABLE.user,
+      razonSocial: null,
+      nit: null,
+      fechaRegistro: expect.stringMatching(FECHA_CON_OFFSET),
+    });
     expect(cuentaBorrada.aplicativos).toEqual([
       {
         idAplicativo: 'app-disposable',
@@ -375,11 +479,24 @@ describe('4.9 DELETE /Cuenta', () => {
 describe('production mode', () => {
   it('flips esReal, estaProductivo and esProductiva, and cvv 111 is not a test decline', async () => {
     const p = await sandbox({ mode: 'production' });
-    const link = (await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ configuracion: { notificarTransaccionCliente: false, urlWebhook: 'http://127.0.0.1:9/hook' } }))).json();
+    const link = (
+      await p.api(
+        'POST',
+        '/EnlacePago',
+        await p.bearer(),
+        enlaceValido({ configuracion: { notificarTransaccionCliente: false, urlWebhook: 'http://127.0.0.1:9/hook' } }),
+      )
+    ).json();
     expect(link.estaProductivo).toBe(true);
     const tds = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json();
     expect(tds.esReal).toBe(true);
-    const pago = await p.pagar(link.urlEnlaceLargo, { formaPago: '0', numeroTarjeta: '4111111111111111', cvv: '111', mesVencimiento: '1', anioVencimiento: '2031' });
+    const pago = await p.pagar(link.urlEnlaceLargo, {
+      formaPago: '0',
+      numeroTarjeta: '4111111111111111',
+      cvv: '111',
+      mesVencimiento: '1',
+      anioVencimiento: '2031',
+    });
     expect(consulta(pago)).toMatchObject({ esReal: 'true', esAprobada: 'true' });
     expect(p.ctx.store.outbox.webhooks[0]!.body).toMatchObject({ esProductiva: true, esReal: true });
     const control = (await p.app.inject({ url: '/__sandbox' })).json();

@@ -13,7 +13,12 @@ async function pagina3ds(p: Prueba): Promise<string> {
 }
 
 function enviar(p: Prueba, url: string, campos: Record<string, string>) {
-  return p.app.inject({ method: 'POST', url, payload: new URLSearchParams(campos).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return p.app.inject({
+    method: 'POST',
+    url,
+    payload: new URLSearchParams(campos).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 }
 
 /** The code as a reader finds it: the 6 digits after "Código de prueba:". */
@@ -67,7 +72,10 @@ describe('challenge screen', () => {
     const url = ruta(String(qp.datosQuickPay.urlQR).replace(/\.png$/, ''));
     const pagina = await p.app.inject({ method: 'GET', url });
     const radios = parse(pagina.body).querySelectorAll('input[type=radio][name=autoriza]');
-    expect(radios.map((r) => [r.getAttribute('value'), r.parentNode.text.trim(), r.getAttribute('checked')])).toEqual([['si', 'Sí, autorizo el pago', undefined], ['no', 'No', undefined]]);
+    expect(radios.map((r) => [r.getAttribute('value'), r.parentNode.text.trim(), r.getAttribute('checked')])).toEqual([
+      ['si', 'Sí, autorizo el pago', undefined],
+      ['no', 'No', undefined],
+    ]);
     expect((await enviar(p, url, {})).statusCode).toBe(422);
     expect((await enviar(p, url, { autoriza: 'no' })).statusCode).toBe(422);
     const pagado = await enviar(p, url, { ...formulario(pagina.body).campos, autoriza: 'si' });

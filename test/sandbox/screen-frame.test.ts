@@ -12,7 +12,9 @@ const conf = (extra: Record<string, unknown> = {}) => ({ notificarTransaccionCli
 describe('frame screen', () => {
   it('the shell has no form: e-mail, payment form and quantity outside any form, the card in an iframe of the other origin, buttons "Pagar" and "Volver" without href', async () => {
     const p = await sandbox({ screen: 'frame' });
-    const link = await p.crearEnlace(enlaceValido({ configuracion: conf({ esCantidadEditable: true, urlRetorno: 'https://merchant.test/tienda' }) }));
+    const link = await p.crearEnlace(
+      enlaceValido({ configuracion: conf({ esCantidadEditable: true, urlRetorno: 'https://merchant.test/tienda' }) }),
+    );
     expect(link.urlEnlaceLargo).toBe(`http://sandbox.test/pagar/${link.idEnlace}`);
     const res = await p.app.inject({ method: 'GET', url: `/pagar/${link.idEnlace}`, headers: { host: '127.0.0.1:4010' } });
     expect(res.statusCode).toBe(200);
@@ -28,7 +30,12 @@ describe('frame screen', () => {
     const volver = doc.querySelector('#volver')!;
     expect([volver.tagName, volver.text, volver.getAttribute('href')]).toEqual(['BUTTON', 'Volver', undefined]);
     expect(doc.querySelector('[role=alert]')).not.toBeNull();
-    expect(datosPantallaMarco(res.body)).toMatchObject({ api: `/pagar/${link.idEnlace}/api`, retorno: 'https://merchant.test/tienda', nombreForma: 'formaPago', sinTarjeta: [] });
+    expect(datosPantallaMarco(res.body)).toMatchObject({
+      api: `/pagar/${link.idEnlace}/api`,
+      retorno: 'https://merchant.test/tienda',
+      nombreForma: 'formaPago',
+      sinTarjeta: [],
+    });
     // From localhost, the frame is on 127.0.0.1.
     const otro = await p.app.inject({ method: 'GET', url: `/pagar/${link.idEnlace}`, headers: { host: 'localhost:4010' } });
     expect(new URL(parse(otro.body).querySelector('iframe')!.getAttribute('src')!).origin).toBe('http://127.0.0.1:4010');
@@ -41,7 +48,13 @@ describe('frame screen', () => {
     const res = await p.app.inject({ method: 'GET', url, headers: { host: 'localhost:4010' } });
     expect(res.statusCode).toBe(200);
     const doc = parse(res.body);
-    expect(doc.querySelectorAll('input, select').map((e) => e.getAttribute('name'))).toEqual(['numeroTarjeta', 'mesVencimiento', 'anioVencimiento', 'cvv', 'nombreTitular']);
+    expect(doc.querySelectorAll('input, select').map((e) => e.getAttribute('name'))).toEqual([
+      'numeroTarjeta',
+      'mesVencimiento',
+      'anioVencimiento',
+      'cvv',
+      'nombreTitular',
+    ]);
     expect(doc.querySelectorAll('form')).toHaveLength(0);
     expect((await p.app.inject({ method: 'GET', url, headers: { host: '127.0.0.1:4010' } })).statusCode).toBe(400);
   });
@@ -52,15 +65,26 @@ describe('frame screen', () => {
     const ok = await tokenizar(p, link.idEnlace);
     expect(ok.statusCode).toBe(201);
     expect(ok.json().token).toMatch(/^tok_/);
-    const malo = await p.app.inject({ method: 'POST', url: '/vault/tokens', payload: { idEnlace: link.idEnlace, numeroTarjeta: '12', cvv: '1', mesVencimiento: '13', anioVencimiento: '2030' } });
+    const malo = await p.app.inject({
+      method: 'POST',
+      url: '/vault/tokens',
+      payload: { idEnlace: link.idEnlace, numeroTarjeta: '12', cvv: '1', mesVencimiento: '13', anioVencimiento: '2030' },
+    });
     expect(malo.statusCode).toBe(400);
-    expect(malo.json().errores.map((e: { campo: string }) => e.campo).sort()).toEqual(['cvv', 'mesVencimiento', 'numeroTarjeta']);
+    expect(
+      malo
+        .json()
+        .errores.map((e: { campo: string }) => e.campo)
+        .sort(),
+    ).toEqual(['cvv', 'mesVencimiento', 'numeroTarjeta']);
     expect(p.ctx.store.tokensBoveda.size).toBe(1);
   });
 
   it('the JSON submission answers {redirect} to urlRedirect with quantity × monto; the token is used once', async () => {
     const p = await sandbox({ screen: 'frame' });
-    const link = await p.crearEnlace(enlaceValido({ monto: 10.5, configuracion: conf({ esCantidadEditable: true, urlRedirect: 'https://merchant.test/fin' }) }));
+    const link = await p.crearEnlace(
+      enlaceValido({ monto: 10.5, configuracion: conf({ esCantidadEditable: true, urlRedirect: 'https://merchant.test/fin' }) }),
+    );
     const res = await pagarEnMarco(p, link.urlEnlaceLargo, { cantidad: '4' });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toMatch(/^https:\/\/merchant\.test\/fin\?/);

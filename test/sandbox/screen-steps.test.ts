@@ -6,7 +6,18 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { parse } from 'node-html-parser';
 import { describe, expect, it } from 'vitest';
-import { consulta, cookiePasos as cookieDe, enlaceValido, estado, formulario, pasoUno as paso1, postar, ruta, sandbox, tarjeta } from './helpers.ts';
+import {
+  consulta,
+  cookiePasos as cookieDe,
+  enlaceValido,
+  estado,
+  formulario,
+  pasoUno as paso1,
+  postar,
+  ruta,
+  sandbox,
+  tarjeta,
+} from './helpers.ts';
 
 const conf = (extra: Record<string, unknown> = {}) => ({ notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', ...extra });
 
@@ -19,18 +30,34 @@ function confirmacion(res: LightMyRequestResponse) {
 describe('steps screen', () => {
   it('step 1 offers the payment form and instalments as labelled radio buttons and a "Continuar" button', async () => {
     const p = await sandbox({ screen: 'steps' });
-    const link = await p.crearEnlace(enlaceValido({
-      formaPago: { permitirTarjetaCreditoDebido: true, permitirPagoConPuntoPartner: true, permitirPagoEnCuotasPartner: true, permitirPagoEnBitcoin: false, permitePagoQuickPay: false },
-      cantidadMaximaCuotas: 'Seis',
-      configuracion: conf({ esCantidadEditable: true }),
-    }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        formaPago: {
+          permitirTarjetaCreditoDebido: true,
+          permitirPagoConPuntoPartner: true,
+          permitirPagoEnCuotasPartner: true,
+          permitirPagoEnBitcoin: false,
+          permitePagoQuickPay: false,
+        },
+        cantidadMaximaCuotas: 'Seis',
+        configuracion: conf({ esCantidadEditable: true }),
+      }),
+    );
     const res = await p.abrir(link.urlEnlaceLargo);
     expect(res.statusCode).toBe(200);
     const doc = parse(res.body);
     expect(doc.querySelectorAll('select')).toHaveLength(0);
-    const radios = (name: string) => doc.querySelectorAll(`input[type=radio][name=${name}]`).map((r) => [r.getAttribute('value'), r.parentNode.text.trim()]);
-    expect(radios('formaPago')).toEqual([['0', 'Tarjeta de crédito o débito'], ['1', 'Puntos'], ['2', 'Cuotas']]);
-    expect(radios('cuotas')).toEqual([['3', '3 meses'], ['6', '6 meses']]);
+    const radios = (name: string) =>
+      doc.querySelectorAll(`input[type=radio][name=${name}]`).map((r) => [r.getAttribute('value'), r.parentNode.text.trim()]);
+    expect(radios('formaPago')).toEqual([
+      ['0', 'Tarjeta de crédito o débito'],
+      ['1', 'Puntos'],
+      ['2', 'Cuotas'],
+    ]);
+    expect(radios('cuotas')).toEqual([
+      ['3', '3 meses'],
+      ['6', '6 meses'],
+    ]);
     expect(doc.querySelector('input[name=cantidad]')?.getAttribute('type')).toBe('number');
     expect(doc.querySelector('form button')?.text).toBe('Continuar');
     expect(res.body).toContain('Paso 1 de 2');
@@ -38,7 +65,9 @@ describe('steps screen', () => {
 
   it('step 1 → step 2 (summary, card masked, only a CSRF token) → 303 to urlRedirect with quantity × monto', async () => {
     const p = await sandbox({ screen: 'steps' });
-    const link = await p.crearEnlace(enlaceValido({ monto: 10.5, configuracion: conf({ esCantidadEditable: true, urlRedirect: 'https://merchant.test/fin' }) }));
+    const link = await p.crearEnlace(
+      enlaceValido({ monto: 10.5, configuracion: conf({ esCantidadEditable: true, urlRedirect: 'https://merchant.test/fin' }) }),
+    );
     const { res, cookie } = await paso1(p, link.urlEnlaceLargo, { ...tarjeta(), numeroTarjeta: '4000123412341234', cantidad: '4' });
     expect(p.ctx.store.transactions.size).toBe(0);
     const doc = parse(res.body);
@@ -67,7 +96,11 @@ describe('steps screen', () => {
     const link = await p.crearEnlace();
     const { res, cookie } = await paso1(p, link.urlEnlaceLargo);
     const form = confirmacion(res);
-    for (const [campos, galleta] of [[form.campos, undefined], [form.campos, 'sesion_pasos=otra'], [{ csrf: 'inventado' }, cookie]] as const) {
+    for (const [campos, galleta] of [
+      [form.campos, undefined],
+      [form.campos, 'sesion_pasos=otra'],
+      [{ csrf: 'inventado' }, cookie],
+    ] as const) {
       const r = await postar(p, form.action, campos, galleta);
       expect(r.statusCode).toBe(403);
       expect(estado(r.body)).toBe('sesión no válida');
@@ -123,7 +156,12 @@ describe('steps screen', () => {
     const { res, pantalla } = await paso1(p, link.urlEnlaceLargo, { ...tarjeta(), numeroTarjeta: '12', cvv: 'x' });
     expect(res.statusCode).toBe(400);
     const doc = parse(res.body);
-    expect(doc.querySelectorAll('#errores li').map((li) => li.getAttribute('data-campo')).sort()).toEqual(['cvv', 'numeroTarjeta']);
+    expect(
+      doc
+        .querySelectorAll('#errores li')
+        .map((li) => li.getAttribute('data-campo'))
+        .sort(),
+    ).toEqual(['cvv', 'numeroTarjeta']);
     expect(doc.querySelector('form button')?.text).toBe('Continuar');
     // Same showing: its intento kept.
     expect(formulario(res.body).campos.intento).toBe(formulario(pantalla.body).campos.intento);

@@ -1,23 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import {
-  NEGOCIO,
-  consulta,
-  decodificarQr,
-  enlaceValido,
-  estado,
-  formulario,
-  hmacHex,
-  ruta,
-  sandbox,
-  tarjeta,
-} from './helpers.ts';
+import { NEGOCIO, consulta, decodificarQr, enlaceValido, estado, formulario, hmacHex, ruta, sandbox, tarjeta } from './helpers.ts';
 
 const HASH_6_3 = ['idTransaccion', 'monto', 'esReal', 'formaPago', 'esAprobada', 'codigoAutorizacion', 'mensaje'];
 
 describe('hosted payment screen', () => {
   it('GET shows a plain form with the documented fields and only the accepted payment forms', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRetorno: 'https://merchant.test/back' } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRetorno: 'https://merchant.test/back' },
+      }),
+    );
     const res = await p.abrir(link.urlEnlaceLargo);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -34,12 +27,25 @@ describe('hosted payment screen', () => {
 
   it('an approved payment answers 303 to urlRedirect with the outcome, a valid 6.3 hash and the link ids', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ identificadorEnlaceComercio: 'orden 7', configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRedirect: 'https://merchant.test/fin?x=1' } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        identificadorEnlaceComercio: 'orden 7',
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', urlRedirect: 'https://merchant.test/fin?x=1' },
+      }),
+    );
     const res = await p.pagar(link.urlEnlaceLargo);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toMatch(/^https:\/\/merchant\.test\/fin\?x=1&/);
     const q = consulta(res);
-    expect(q).toMatchObject({ monto: '10.00', esReal: 'false', formaPago: '0', esAprobada: 'true', mensaje: '', idEnlace: '1', identificadorEnlaceComercio: 'orden 7' });
+    expect(q).toMatchObject({
+      monto: '10.00',
+      esReal: 'false',
+      formaPago: '0',
+      esAprobada: 'true',
+      mensaje: '',
+      idEnlace: '1',
+      identificadorEnlaceComercio: 'orden 7',
+    });
     expect(q.codigoAutorizacion).toMatch(/^\d{6}$/);
     expect(q.hash).toBe(hmacHex(NEGOCIO.clientSecret, HASH_6_3.map((k) => q[k]).join('')));
     const r = await p.registro(link.idEnlace);
@@ -79,7 +85,12 @@ describe('hosted payment screen', () => {
     expect(r).toMatchObject({ usable: true, cantidadIntentoPagoFallidos: 2, cantidadPagosExitosos: 0, transaccionCompra: null });
     const tx = r.transacciones as Record<string, unknown>[];
     expect(tx).toHaveLength(2);
-    expect(tx[0]).toMatchObject({ esAprobada: false, resultadoTransaccion: 1, codigoAutorizacion: null, mensaje: 'Transacción declinada (cvv de prueba 111)' });
+    expect(tx[0]).toMatchObject({
+      esAprobada: false,
+      resultadoTransaccion: 1,
+      codigoAutorizacion: null,
+      mensaje: 'Transacción declinada (cvv de prueba 111)',
+    });
 
     const aprobado = await p.pagar(link.urlEnlaceLargo);
     expect(consulta(aprobado).esAprobada).toBe('true');
@@ -124,7 +135,11 @@ describe('hosted payment screen', () => {
 
   it('duracionInterfazIntentoMinutos: a submission after the attempt expired is not processed', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 5 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 5 },
+      }),
+    );
     const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
     await p.avanzar(299);
     expect((await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() })).statusCode).toBe(303);
@@ -137,10 +152,25 @@ describe('hosted payment screen', () => {
 
   it('charges cantidad × monto; editable quantity and amount come from the form', async () => {
     const p = await sandbox();
-    const fija = await p.crearEnlace(enlaceValido({ monto: 2.5, configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 3 } }));
+    const fija = await p.crearEnlace(
+      enlaceValido({
+        monto: 2.5,
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', cantidadPorDefecto: 3 },
+      }),
+    );
     // A non-editable quantity ignores whatever the form sends.
     expect(consulta(await p.pagar(fija.urlEnlaceLargo, { ...tarjeta(), cantidad: '9' })).monto).toBe('7.50');
-    const editable = await p.crearEnlace(enlaceValido({ monto: 0.1, configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', esCantidadEditable: true, esMontoEditable: true } }));
+    const editable = await p.crearEnlace(
+      enlaceValido({
+        monto: 0.1,
+        configuracion: {
+          notificarTransaccionCliente: false,
+          emailsNotificacion: 'a@b.test',
+          esCantidadEditable: true,
+          esMontoEditable: true,
+        },
+      }),
+    );
     const form = formulario((await p.abrir(editable.urlEnlaceLargo)).body);
     expect(form.campos).toHaveProperty('monto');
     expect(consulta(await p.pagar(editable.urlEnlaceLargo, { ...tarjeta(), cantidad: '3', monto: '0.10' })).monto).toBe('0.30');
@@ -149,7 +179,18 @@ describe('hosted payment screen', () => {
 
   it('invalid form input → 400 listing each field, nothing recorded', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ formaPago: { permitirTarjetaCreditoDebido: true, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: true, permitirPagoEnBitcoin: false, permitePagoQuickPay: false }, cantidadMaximaCuotas: 'Seis' }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        formaPago: {
+          permitirTarjetaCreditoDebido: true,
+          permitirPagoConPuntoPartner: false,
+          permitirPagoEnCuotasPartner: true,
+          permitirPagoEnBitcoin: false,
+          permitePagoQuickPay: false,
+        },
+        cantidadMaximaCuotas: 'Seis',
+      }),
+    );
     const form = formulario((await p.abrir(link.urlEnlaceLargo)).body);
     expect(form.opciones).toEqual({ formaPago: ['0', '2'], cuotas: ['3', '6'] });
     const res = await p.enviarFormulario(link.urlEnlaceLargo, {
@@ -174,7 +215,17 @@ describe('hosted payment screen', () => {
 
   it('Bitcoin (formaPago 3) leaves a pending transaction with datosBitcoin', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ formaPago: { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        formaPago: {
+          permitirTarjetaCreditoDebido: false,
+          permitirPagoConPuntoPartner: false,
+          permitirPagoEnCuotasPartner: false,
+          permitirPagoEnBitcoin: true,
+          permitePagoQuickPay: false,
+        },
+      }),
+    );
     const pantalla = await p.abrir(link.urlEnlaceLargo);
     const { campos } = formulario(pantalla.body);
     const res = await p.enviarFormulario(link.urlEnlaceLargo, { intento: campos.intento!, formaPago: '3' });
@@ -194,7 +245,17 @@ describe('hosted payment screen', () => {
 
   it('quick-pay (formaPago 4) on the screen shows a QR whose page pays the link', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ formaPago: { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: false, permitePagoQuickPay: true } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        formaPago: {
+          permitirTarjetaCreditoDebido: false,
+          permitirPagoConPuntoPartner: false,
+          permitirPagoEnCuotasPartner: false,
+          permitirPagoEnBitcoin: false,
+          permitePagoQuickPay: true,
+        },
+      }),
+    );
     const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
     const res = await p.enviarFormulario(link.urlEnlaceLargo, { intento: campos.intento!, formaPago: '4' });
     expect(res.statusCode).toBe(200);
@@ -206,7 +267,13 @@ describe('hosted payment screen', () => {
 
   it('a quick-pay opened from the screen obeys the link: past its success limit the QR page refuses and nothing changes', async () => {
     const p = await sandbox();
-    const soloQuickPay = { permitirTarjetaCreditoDebido: false, permitirPagoConPuntoPartner: false, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: false, permitePagoQuickPay: true };
+    const soloQuickPay = {
+      permitirTarjetaCreditoDebido: false,
+      permitirPagoConPuntoPartner: false,
+      permitirPagoEnCuotasPartner: false,
+      permitirPagoEnBitcoin: false,
+      permitePagoQuickPay: true,
+    };
     const link = await p.crearEnlace(enlaceValido({ formaPago: soloQuickPay, limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
     const paginas: string[] = [];
     for (let i = 0; i < 2; i++) {
@@ -222,7 +289,12 @@ describe('hosted payment screen', () => {
 
   it('a quantity that makes the charged amount overflow is refused, not stored as Infinity', async () => {
     const p = await sandbox();
-    const link = await p.crearEnlace(enlaceValido({ monto: 1e308, configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@merchant.test', esCantidadEditable: true } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        monto: 1e308,
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@merchant.test', esCantidadEditable: true },
+      }),
+    );
     const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
     const res = await p.enviarFormulario(link.urlEnlaceLargo, { ...tarjeta(), intento: campos.intento!, cantidad: '1000' });
     expect(res.statusCode).toBe(400);

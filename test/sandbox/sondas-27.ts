@@ -5,7 +5,19 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import type { FaultId } from '../../sandbox/index.ts';
-import { CUENTA, NEGOCIO, type Prueba, basic, compra3dsValida, consulta, enlaceValido, formulario, ruta, tarjeta, walletValido } from './helpers.ts';
+import {
+  CUENTA,
+  NEGOCIO,
+  type Prueba,
+  basic,
+  compra3dsValida,
+  consulta,
+  enlaceValido,
+  formulario,
+  ruta,
+  tarjeta,
+  walletValido,
+} from './helpers.ts';
 
 type Sonda = (p: Prueba, id: string) => Promise<boolean>;
 type Cuerpo = Record<string, unknown>;
@@ -28,7 +40,12 @@ async function token(p: Prueba, secreto: string): Promise<number> {
   const res = await p.app.inject({
     method: 'POST',
     url: '/auth/connect/token',
-    payload: new URLSearchParams({ grant_type: 'client_credentials', audience: 'service_api', client_id: NEGOCIO.clientId, client_secret: secreto }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      audience: 'service_api',
+      client_id: NEGOCIO.clientId,
+      client_secret: secreto,
+    }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   return res.statusCode;
@@ -54,7 +71,9 @@ export const SONDAS_27 = {
     const activar = p.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, cuenta);
     // The payments once activar is under way (inside its window under the fault).
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const pagos = await Promise.all([1, 2].map(() => p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace })));
+    const pagos = await Promise.all(
+      [1, 2].map(() => p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace })),
+    );
     await activar;
     const ids = pagos.map((r) => r.json().idTransaccion);
     const listadas = (await transaccionesDe(p, link.idEnlace)).map((t) => t.idTransaccion);
@@ -75,7 +94,9 @@ export const SONDAS_27 = {
     return (await p.api('GET', `/TransaccionCompra/${segunda.idTransaccion}`, await p.bearer())).statusCode === 200;
   },
   '3ds-replay-double': async (p) => {
-    const compra = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ configuracion: { urlWebhook: WEBHOOK_CERRADO } }))).json();
+    const compra = (
+      await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ configuracion: { urlWebhook: WEBHOOK_CERRADO } }))
+    ).json();
     const completar = () => p.app.inject({ method: 'POST', url: ruta(compra.urlCompletarPago3Ds) });
     const primera = await completar();
     const segunda = await completar();
@@ -100,7 +121,11 @@ export const SONDAS_27 = {
     return (await p.abrir(link.urlEnlaceLargo)).statusCode === 200;
   },
   'screen-expires-early': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 },
+      }),
+    );
     const { campos } = formulario((await p.abrir(link.urlEnlaceLargo)).body);
     await p.avanzar(50);
     return (await p.enviarFormulario(link.urlEnlaceLargo, { ...campos, ...tarjeta() })).statusCode !== 410;
@@ -118,7 +143,12 @@ export const SONDAS_27 = {
     const registro = await p.registro(link.idEnlace);
     const webhook = p.ctx.store.outbox.webhooks[0]?.body as Cuerpo | undefined;
     const iguales = (v: unknown) => JSON.stringify(v) === JSON.stringify(datosAdicionales);
-    return iguales(lookup.datosAdicionales) && iguales(registro.datosAdicionales) && iguales((registro.transacciones as Cuerpo[])[0]?.datosAdicionales) && iguales(webhook?.datosAdicionales);
+    return (
+      iguales(lookup.datosAdicionales) &&
+      iguales(registro.datosAdicionales) &&
+      iguales((registro.transacciones as Cuerpo[])[0]?.datosAdicionales) &&
+      iguales(webhook?.datosAdicionales)
+    );
   },
   'idexterno-case-folded': async (p) => {
     const tx = (await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ idExterno: 'Pedido-Ñ' }))).json();
@@ -135,7 +165,9 @@ export const SONDAS_27 = {
     return 'resultadoTransaccion' in lookup && lookup.resultadoTransaccion === null;
   },
   'webhook-monto-unit-price': async (p) => {
-    const link = await p.crearEnlace(enlaceValido({ configuracion: configuracion({ urlWebhook: WEBHOOK_CERRADO, cantidadPorDefecto: 3 }) }));
+    const link = await p.crearEnlace(
+      enlaceValido({ configuracion: configuracion({ urlWebhook: WEBHOOK_CERRADO, cantidadPorDefecto: 3 }) }),
+    );
     await p.pagar(link.urlEnlaceLargo);
     return (p.ctx.store.outbox.webhooks[0]?.body as Cuerpo | undefined)?.monto === 30;
   },
@@ -144,5 +176,6 @@ export const SONDAS_27 = {
     const res = await p.api('POST', '/TransaccionCompra/PagoQr', cuenta, { urlEnlacePago: link.urlEnlace });
     return res.json().monto === 30;
   },
-  'secret-case-blind': async (p) => (await token(p, NEGOCIO.clientSecret)) === 200 && (await token(p, NEGOCIO.clientSecret.toUpperCase())) === 401,
+  'secret-case-blind': async (p) =>
+    (await token(p, NEGOCIO.clientSecret)) === 200 && (await token(p, NEGOCIO.clientSecret.toUpperCase())) === 401,
 } satisfies Partial<Record<FaultId, Sonda>>;

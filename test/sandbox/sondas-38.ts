@@ -9,8 +9,10 @@ type Sonda = (p: Prueba, id: string) => Promise<boolean>;
 type Cuerpo = Record<string, unknown>;
 
 const configuracion = (extra: Cuerpo = {}): Cuerpo => ({ notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', ...extra });
-const quickPay = async (p: Prueba): Promise<{ idTransaccion: string }> => (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 1 })).json();
-const consultar = async (p: Prueba, id: string): Promise<Cuerpo> => (await p.api('GET', `/TransaccionCompra/${id}`, await p.bearer())).json();
+const quickPay = async (p: Prueba): Promise<{ idTransaccion: string }> =>
+  (await p.api('POST', '/TransaccionCompra/Quick-pay', await p.bearer(), { monto: 1 })).json();
+const consultar = async (p: Prueba, id: string): Promise<Cuerpo> =>
+  (await p.api('GET', `/TransaccionCompra/${id}`, await p.bearer())).json();
 
 export const SONDAS_38 = {
   'amount-binary-float': async (p) => {

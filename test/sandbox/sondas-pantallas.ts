@@ -11,7 +11,11 @@ type Sonda = (p: Prueba, id: string) => Promise<boolean>;
 /** Runs `sonda` on a sandbox serving `pantalla`, with the fault the given one was started with (if any). */
 function enPantalla(pantalla: Pantalla, sonda: (q: Prueba) => Promise<boolean>): Sonda {
   return async (p) => {
-    const q = await sandbox({ screen: pantalla, ...(p.ctx.options.fault ? { fault: p.ctx.options.fault } : {}), webhookRetryDelaysMs: [5] });
+    const q = await sandbox({
+      screen: pantalla,
+      ...(p.ctx.options.fault ? { fault: p.ctx.options.fault } : {}),
+      webhookRetryDelaysMs: [5],
+    });
     try {
       return await sonda(q);
     } finally {

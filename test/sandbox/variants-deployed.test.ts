@@ -55,20 +55,32 @@ function tokenCon(p: Prueba, audience: string) {
   return p.app.inject({
     method: 'POST',
     url: '/auth/connect/token',
-    payload: new URLSearchParams({ grant_type: 'client_credentials', audience, client_id: NEGOCIO.clientId, client_secret: NEGOCIO.clientSecret }).toString(),
+    payload: new URLSearchParams({
+      grant_type: 'client_credentials',
+      audience,
+      client_id: NEGOCIO.clientId,
+      client_secret: NEGOCIO.clientSecret,
+    }).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
 }
 
 async function webhookDeWallet(p: Prueba, datosAdicionales: Record<string, string> = { pedido: 'A-1' }): Promise<Record<string, unknown>> {
-  const res = await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ configuracion: { urlWebhook: 'http://127.0.0.1:9/closed' }, datosAdicionales }));
+  const res = await p.api(
+    'POST',
+    '/TransaccionCompra/Wallet',
+    await p.bearer(),
+    walletValido({ configuracion: { urlWebhook: 'http://127.0.0.1:9/closed' }, datosAdicionales }),
+  );
   expect(res.statusCode).toBe(200);
   return p.ctx.store.outbox.webhooks.at(-1)!.body as Record<string, unknown>;
 }
 
 /** The 3DS flow to its redirect: API call, the issuer page, its form posted with `campos`. */
 async function pagar3ds(p: Prueba, campos: Record<string, string> = {}) {
-  const compra = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json() as { urlCompletarPago3Ds: string };
+  const compra = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json() as {
+    urlCompletarPago3Ds: string;
+  };
   const pagina = await p.abrir(compra.urlCompletarPago3Ds);
   return p.enviarFormulario(compra.urlCompletarPago3Ds, { ...formulario(pagina.body).campos, ...campos });
 }
@@ -91,16 +103,31 @@ describe('variant screen-unavailable-200', () => {
     const exitosos = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
     expect((await p.pagar(exitosos.urlEnlaceLargo)).statusCode).toBe(303);
     esPaginaNoDisponible(await p.abrir(exitosos.urlEnlaceLargo));
-    const vencido = await p.crearEnlace(enlaceValido({ vigencia: { fechaInicio: '2020-01-01T00:00:00Z', fechaFin: '2020-01-02T00:00:00Z' } }));
+    const vencido = await p.crearEnlace(
+      enlaceValido({ vigencia: { fechaInicio: '2020-01-01T00:00:00Z', fechaFin: '2020-01-02T00:00:00Z' } }),
+    );
     esPaginaNoDisponible(await p.abrir(vencido.urlEnlaceLargo));
   });
 
   it('a screen submitted after duracionInterfazIntentoMinutos answers the same page and charges nothing', async () => {
     const p = await sandbox({ variant: 'screen-unavailable-200' });
-    const link = await p.crearEnlace(enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 } }));
+    const link = await p.crearEnlace(
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', duracionInterfazIntentoMinutos: 1 },
+      }),
+    );
     const pantalla = await p.abrir(link.urlEnlaceLargo);
     await p.avanzar(61);
-    esPaginaNoDisponible(await p.enviarFormulario(link.urlEnlaceLargo, { ...formulario(pantalla.body).campos, formaPago: '0', numeroTarjeta: '4111111111111111', cvv: '123', mesVencimiento: '12', anioVencimiento: '2030' }));
+    esPaginaNoDisponible(
+      await p.enviarFormulario(link.urlEnlaceLargo, {
+        ...formulario(pantalla.body).campos,
+        formaPago: '0',
+        numeroTarjeta: '4111111111111111',
+        cvv: '123',
+        mesVencimiento: '12',
+        anioVencimiento: '2030',
+      }),
+    );
     expect(p.ctx.store.transactions.size).toBe(0);
   });
 
@@ -113,7 +140,13 @@ describe('variant screen-unavailable-200', () => {
 
 describe('variant pages-deployed-form', () => {
   const cuota = enlaceValido({
-    formaPago: { permitirTarjetaCreditoDebido: true, permitirPagoConPuntoPartner: true, permitirPagoEnCuotasPartner: false, permitirPagoEnBitcoin: true, permitePagoQuickPay: false },
+    formaPago: {
+      permitirTarjetaCreditoDebido: true,
+      permitirPagoConPuntoPartner: true,
+      permitirPagoEnCuotasPartner: false,
+      permitirPagoEnBitcoin: true,
+      permitePagoQuickPay: false,
+    },
     configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', esCantidadEditable: true, esMontoEditable: true },
   });
 
@@ -128,8 +161,12 @@ describe('variant pages-deployed-form', () => {
     expect(control('Nombre del titular')?.getAttribute('autocomplete')).toBe('cc-name');
     const mes = control('Mes de vencimiento')!;
     expect(mes.tagName).toBe('SELECT');
-    expect(mes.querySelectorAll('option').map((o) => [o.getAttribute('value'), o.text])).toEqual(Array.from({ length: 12 }, (_, i) => [String(i + 1).padStart(2, '0'), String(i + 1).padStart(2, '0')]));
-    const anios = control('Año de vencimiento')!.querySelectorAll('option').map((o) => o.getAttribute('value') ?? '');
+    expect(mes.querySelectorAll('option').map((o) => [o.getAttribute('value'), o.text])).toEqual(
+      Array.from({ length: 12 }, (_, i) => [String(i + 1).padStart(2, '0'), String(i + 1).padStart(2, '0')]),
+    );
+    const anios = control('Año de vencimiento')!
+      .querySelectorAll('option')
+      .map((o) => o.getAttribute('value') ?? '');
     expect(anios.every((a) => /^\d{4}$/.test(a))).toBe(true);
     expect(anios).toContain('2030');
     const metodo = control('Método')!;
@@ -149,7 +186,9 @@ describe('variant pages-deployed-form', () => {
     const p = await sandbox({ variant: 'pages-deployed-form' });
     const link = await p.crearEnlace(cuota);
     const pantalla = formulario((await p.abrir(link.urlEnlaceLargo)).body);
-    const cantidad = Object.keys(pantalla.campos).find((n) => !['intento', 'Tarjeta.Numero', 'Tarjeta.Cvv', 'Tarjeta.NombreTitular', 'Email', 'ValorPagar'].includes(n))!;
+    const cantidad = Object.keys(pantalla.campos).find(
+      (n) => !['intento', 'Tarjeta.Numero', 'Tarjeta.Cvv', 'Tarjeta.NombreTitular', 'Email', 'ValorPagar'].includes(n),
+    )!;
     // Each payment on a screen of its own: posting one screen's intento again is a replay (answered as the first).
     const campos = async (cvv: string) => ({
       ...formulario((await p.abrir(link.urlEnlaceLargo)).body).campos,
@@ -174,7 +213,9 @@ describe('variant pages-deployed-form', () => {
 
   it('with pages-ask-card the 3DS page asks for the card the same way and takes month 01', async () => {
     const p = await sandbox({ variant: 'pages-deployed-form,pages-ask-card' });
-    const compra = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json() as { urlCompletarPago3Ds: string };
+    const compra = (await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida())).json() as {
+      urlCompletarPago3Ds: string;
+    };
     const pagina = await p.abrir(compra.urlCompletarPago3Ds);
     expect(formulario(pagina.body).opciones['Tarjeta.MesVencimiento']?.[0]).toBe('01');
     const res = await p.enviarFormulario(compra.urlCompletarPago3Ds, {
@@ -214,7 +255,12 @@ describe('webhook variants', () => {
 
   it('webhook-vendor-header: the HMAC-SHA256 of the raw body in sandbox_hash, and no other signature header', async () => {
     const p = await sandbox({ variant: 'webhook-vendor-header', webhookRetryDelaysMs: [5] });
-    await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ configuracion: { urlWebhook: `${receptor}/vendor` } }));
+    await p.api(
+      'POST',
+      '/TransaccionCompra/Wallet',
+      await p.bearer(),
+      walletValido({ configuracion: { urlWebhook: `${receptor}/vendor` } }),
+    );
     const r = await entrega('/vendor');
     expect(r?.headers['sandbox_hash']).toBe(hmacHex(NEGOCIO.clientSecret, r!.raw.toString('utf8')));
     expect(r?.headers['x-signature']).toBeUndefined();
@@ -223,9 +269,11 @@ describe('webhook variants', () => {
 });
 
 describe('variant lookup-deployed-shape', () => {
-  it('lookups and link records: montoOriginal and datosBitcoin null, mensaje AUTORIZADO, the service\'s own pairs beside the sent ones', async () => {
+  it("lookups and link records: montoOriginal and datosBitcoin null, mensaje AUTORIZADO, the service's own pairs beside the sent ones", async () => {
     const p = await sandbox({ variant: 'lookup-deployed-shape' });
-    const tx = (await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ datosAdicionales: { pedido: 'A-1' } }))).json() as { idTransaccion: string };
+    const tx = (
+      await p.api('POST', '/TransaccionCompra/Wallet', await p.bearer(), walletValido({ datosAdicionales: { pedido: 'A-1' } }))
+    ).json() as { idTransaccion: string };
     const vista = (await p.api('GET', `/TransaccionCompra/${tx.idTransaccion}`, await p.bearer())).json();
     expect(vista).toMatchObject({ montoOriginal: null, datosBitcoin: null, mensaje: 'AUTORIZADO', esAprobada: true });
     expect(vista.datosAdicionales).toEqual({ Apellidos: '', CantidadCompra: '1', Celular: '', pedido: 'A-1' });
@@ -262,7 +310,9 @@ describe('variant lenient-types', () => {
     const p = await sandbox({ variant: 'lenient-types' });
     const post = async (path: string, body: unknown) => (await p.api('POST', path, await p.bearer(), body)).statusCode;
     const tarjeta = { numeroTarjeta: '4111111111111111', cvv: 123, mesVencimiento: '05', anioVencimiento: '2030' };
-    expect(await post('/TransaccionCompra/3DS', compra3dsValida({ tarjetaCreditoDebido: tarjeta, telefono: 5555, monto: '25.50' }))).toBe(200);
+    expect(await post('/TransaccionCompra/3DS', compra3dsValida({ tarjetaCreditoDebido: tarjeta, telefono: 5555, monto: '25.50' }))).toBe(
+      200,
+    );
     expect(await post('/EnlacePago', enlaceValido({ monto: '10.00' }))).toBe(200);
     expect(await post('/EnlacePago', enlaceValido({ monto: '0.00' }))).toBe(400);
     expect(await post('/TransaccionCompra/3DS', compra3dsValida({ tarjetaCreditoDebido: { ...tarjeta, mesVencimiento: '13' } }))).toBe(400);
@@ -271,22 +321,40 @@ describe('variant lenient-types', () => {
     const link = (await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ monto: '10.00' }))).json() as { idEnlace: number };
     expect((await p.registro(link.idEnlace)).monto).toBe(10);
     // As .NET clients send it.
-    const patch = await p.app.inject({ method: 'POST', url: '/api/EnlacePago', payload: JSON.stringify(enlaceValido()), headers: { authorization: await p.bearer(), 'content-type': 'application/json-patch+json' } });
+    const patch = await p.app.inject({
+      method: 'POST',
+      url: '/api/EnlacePago',
+      payload: JSON.stringify(enlaceValido()),
+      headers: { authorization: await p.bearer(), 'content-type': 'application/json-patch+json' },
+    });
     expect(patch.statusCode).toBe(200);
   });
 
   it('without it, no coercion', async () => {
     const p = await sandbox();
     expect((await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ monto: '10.00' }))).statusCode).toBe(400);
-    const patch = await p.app.inject({ method: 'POST', url: '/api/EnlacePago', payload: JSON.stringify(enlaceValido()), headers: { authorization: await p.bearer(), 'content-type': 'application/json-patch+json' } });
+    const patch = await p.app.inject({
+      method: 'POST',
+      url: '/api/EnlacePago',
+      payload: JSON.stringify(enlaceValido()),
+      headers: { authorization: await p.bearer(), 'content-type': 'application/json-patch+json' },
+    });
     expect(patch.statusCode).toBe(400);
   });
 });
 
 describe('profile deployed', () => {
-  it('selects the deployed service\'s variants and their settings', async () => {
+  it("selects the deployed service's variants and their settings", async () => {
     expect(variantIds('deployed')).toEqual([...PERFIL_DESPLEGADO]);
-    expect(variantIds('deployed')).toEqual(expect.arrayContaining(['screen-unavailable-200', 'urls-deployed', 'fechas-offset-6', 'errors-mensajes', 'query-booleans-capitalised']));
+    expect(variantIds('deployed')).toEqual(
+      expect.arrayContaining([
+        'screen-unavailable-200',
+        'urls-deployed',
+        'fechas-offset-6',
+        'errors-mensajes',
+        'query-booleans-capitalised',
+      ]),
+    );
     expect(variantSettings('deployed')).toMatchObject({ WEBHOOK_SIGNATURE_HEADER: 'sandbox_hash', WEBHOOK_FIELD_CASE: 'insensitive' });
     const p = await sandbox({ variant: 'deployed' });
     const link = await p.crearEnlace();
@@ -316,7 +384,11 @@ describe('faults of the deployed service', () => {
     const token = (ok.json() as { access_token: string }).access_token;
     expect((await p.api('POST', '/EnlacePago', `Bearer ${token}`, enlaceValido())).statusCode).toBe(200);
     const oidc = await p.app.inject({ method: 'GET', url: '/auth/.well-known/openid-configuration' });
-    expect(oidc.json()).toMatchObject({ token_endpoint: 'http://sandbox.test/auth/connect/token', scopes_supported: ['openid', 'pasarela_api'], grant_types_supported: ['client_credentials'] });
+    expect(oidc.json()).toMatchObject({
+      token_endpoint: 'http://sandbox.test/auth/connect/token',
+      scopes_supported: ['openid', 'pasarela_api'],
+      grant_types_supported: ['client_credentials'],
+    });
     expect(faultSettings('token-audience-own')).toEqual({ TOKEN_AUDIENCE: 'pasarela_api' });
     expect(faultSettings('deployed')).toEqual({ TOKEN_AUDIENCE: 'pasarela_api' });
     expect(faultSettings('enum-names')).toEqual({});
@@ -325,14 +397,42 @@ describe('faults of the deployed service', () => {
     expect((await (await sandbox()).app.inject({ method: 'GET', url: '/auth/.well-known/openid-configuration' })).statusCode).toBe(404);
   });
 
-  it('telefono-digits-only: link telephones and the 3DS telefono with anything but digits refused with the service\'s message', async () => {
+  it("telefono-digits-only: link telephones and the 3DS telefono with anything but digits refused with the service's message", async () => {
     const p = await sandbox({ fault: 'telefono-digits-only' });
-    const res = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '+50377777777' } }));
+    const res = await p.api(
+      'POST',
+      '/EnlacePago',
+      await p.bearer(),
+      enlaceValido({
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '+50377777777' },
+      }),
+    );
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ errores: [{ campo: 'configuracion.telefonosNotificacion', mensaje: 'Los formatos de telefonos no son válidos' }] });
-    expect((await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'a@b.test', telefonosNotificacion: '50377777777,50377777778' } }))).statusCode).toBe(200);
-    expect((await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ telefono: '7777-7777' }))).statusCode).toBe(400);
-    expect((await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ telefono: '77777777' }))).statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      errores: [{ campo: 'configuracion.telefonosNotificacion', mensaje: 'Los formatos de telefonos no son válidos' }],
+    });
+    expect(
+      (
+        await p.api(
+          'POST',
+          '/EnlacePago',
+          await p.bearer(),
+          enlaceValido({
+            configuracion: {
+              notificarTransaccionCliente: false,
+              emailsNotificacion: 'a@b.test',
+              telefonosNotificacion: '50377777777,50377777778',
+            },
+          }),
+        )
+      ).statusCode,
+    ).toBe(200);
+    expect((await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ telefono: '7777-7777' }))).statusCode).toBe(
+      400,
+    );
+    expect((await p.api('POST', '/TransaccionCompra/3DS', await p.bearer(), compra3dsValida({ telefono: '77777777' }))).statusCode).toBe(
+      200,
+    );
     const mensajes = await sandbox({ fault: 'telefono-digits-only', variant: 'errors-mensajes' });
     const body = (await mensajes.api('POST', '/TransaccionCompra/3DS', await mensajes.bearer(), compra3dsValida())).json();
     expect(body.mensajes).toEqual([expect.stringContaining('Los formatos de telefonos no son válidos')]);

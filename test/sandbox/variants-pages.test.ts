@@ -24,9 +24,17 @@ describe('page variants', () => {
     const p = await sandbox({ variant: 'pages-autofill-names' });
     const link = await p.crearEnlace();
     const form = formulario((await p.abrir(link.urlEnlaceLargo)).body);
-    expect(Object.keys(form.campos)).toEqual(expect.arrayContaining(['cc-number', 'cc-csc', 'cc-exp-month', 'cc-exp-year', 'cc-name', 'email']));
+    expect(Object.keys(form.campos)).toEqual(
+      expect.arrayContaining(['cc-number', 'cc-csc', 'cc-exp-month', 'cc-exp-year', 'cc-name', 'email']),
+    );
     expect(Object.keys(form.campos)).not.toContain('numeroTarjeta');
-    const paid = await p.pagar(link.urlEnlaceLargo, { formaPago: '0', 'cc-number': CARD.numeroTarjeta, 'cc-csc': '123', 'cc-exp-month': '12', 'cc-exp-year': '2030' });
+    const paid = await p.pagar(link.urlEnlaceLargo, {
+      formaPago: '0',
+      'cc-number': CARD.numeroTarjeta,
+      'cc-csc': '123',
+      'cc-exp-month': '12',
+      'cc-exp-year': '2030',
+    });
     expect(paid.statusCode).toBe(303);
     // The suite finds them by their autofill tokens: no SCREEN_FIELD_NAMES handed over.
     expect(variantSettings('pages-autofill-names')['SCREEN_FIELD_NAMES']).toBeUndefined();
@@ -51,7 +59,7 @@ describe('page variants', () => {
     expect(body.indexOf('name="email"')).toBeLessThan(body.indexOf('name="numeroTarjeta"'));
   });
 
-  it('pages-session-token: a post without the session cookie, or with another session\'s token, is refused (403); with both it is paid', async () => {
+  it("pages-session-token: a post without the session cookie, or with another session's token, is refused (403); with both it is paid", async () => {
     const p = await sandbox({ variant: 'pages-session-token' });
     const link = await p.crearEnlace();
     const shown = await p.abrir(link.urlEnlaceLargo);
@@ -59,7 +67,13 @@ describe('page variants', () => {
     const campos = { ...formulario(shown.body).campos, formaPago: '0', ...CARD };
     expect((await p.enviarFormulario(link.urlEnlaceLargo, campos)).statusCode).toBe(403);
     const other = String((await p.abrir(link.urlEnlaceLargo)).headers['set-cookie']).split(';')[0]!;
-    const post = (c: string) => p.app.inject({ method: 'POST', url: ruta(link.urlEnlaceLargo), payload: new URLSearchParams(campos).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: c } });
+    const post = (c: string) =>
+      p.app.inject({
+        method: 'POST',
+        url: ruta(link.urlEnlaceLargo),
+        payload: new URLSearchParams(campos).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: c },
+      });
     expect((await post(other)).statusCode).toBe(403);
     expect((await post(cookie)).statusCode).toBe(303);
   });
@@ -85,7 +99,10 @@ describe('page variants', () => {
     const code = /id="codigo-prueba">(\d{6})</.exec(page)?.[1];
     expect(code).toMatch(/^\d{6}$/);
     const form = formulario(page);
-    const wrong = await p.enviarFormulario(`http://sandbox.test${url}`, { ...form.campos, codigoDesafio: code === '000000' ? '111111' : '000000' });
+    const wrong = await p.enviarFormulario(`http://sandbox.test${url}`, {
+      ...form.campos,
+      codigoDesafio: code === '000000' ? '111111' : '000000',
+    });
     expect(wrong.statusCode).toBe(422);
     const right = await p.enviarFormulario(`http://sandbox.test${url}`, { ...form.campos, codigoDesafio: code! });
     expect(right.statusCode).toBe(303);
@@ -98,11 +115,18 @@ describe('account-password-grant', () => {
     p.app.inject({
       method: 'POST',
       url: '/auth/connect/token',
-      payload: new URLSearchParams({ grant_type: 'password', audience: 'service_api', client_id: client.clientId, client_secret: client.clientSecret, username: user, password }).toString(),
+      payload: new URLSearchParams({
+        grant_type: 'password',
+        audience: 'service_api',
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+        username: user,
+        password,
+      }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
 
-  it('issues account tokens for the account\'s user and password; account endpoints take them and refuse HTTP Basic', async () => {
+  it("issues account tokens for the account's user and password; account endpoints take them and refuse HTTP Basic", async () => {
     const p = await sandbox({ variant: 'account-password-grant' });
     const link = await p.crearEnlace(enlaceValido());
     expect((await grant(p, CUENTA.user, 'wrong')).json()).toMatchObject({ error: 'invalid_grant' });

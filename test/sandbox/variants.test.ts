@@ -20,7 +20,9 @@ describe('variant selection', () => {
   });
 
   it('refuses an unknown id with a clear error naming the valid ones', async () => {
-    expect(() => variantIds('redirect-302,no-such-variant')).toThrow(/unknown sandbox variant "no-such-variant"; valid: all, deployed, created-201-location/);
+    expect(() => variantIds('redirect-302,no-such-variant')).toThrow(
+      /unknown sandbox variant "no-such-variant"; valid: all, deployed, created-201-location/,
+    );
     await expect(sandbox({ variant: 'nope' })).rejects.toThrow('unknown sandbox variant "nope"');
   });
 

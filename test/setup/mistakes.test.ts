@@ -37,7 +37,9 @@ interface Outcome {
 /** The command in `folder`, with none of this process's settings: only `env`. */
 function command(args: string[], env: Record<string, string>): Promise<Outcome> {
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^(VITEST|TINYPOOL|CONFORMANCE_|RUN_ID$|GITHUB_RUN_ID$|CI_PIPELINE_ID$)/.test(k) && !SETTINGS.includes(k)),
+    Object.entries(process.env).filter(
+      ([k]) => !/^(VITEST|TINYPOOL|CONFORMANCE_|RUN_ID$|GITHUB_RUN_ID$|CI_PIPELINE_ID$)/.test(k) && !SETTINGS.includes(k),
+    ),
   );
   return new Promise((resolve) => {
     execFile(BIN, args, { cwd: folder, env: { ...clean, NO_COLOR: '1', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
@@ -58,8 +60,25 @@ const origin = () => new URL(target.env.API_BASE_URL!).origin;
 /** A shard's report of a run of two shards (the merge reads only summary.json). */
 function shardReport(dir: string, shard: string): string {
   mkdirSync(dir, { recursive: true });
-  const run = { specVersion: '1', suiteVersion: '0.1.0', startedAt: new Date().toISOString(), durationMs: 1, outcome: 'passed', shards: [shard], runId: 'run-1', notes: [] };
-  const test = { file: 'suites/links.test.ts', name: '[4.1-monto-min] monto 0 is rejected', status: 'pass', durationMs: 1, clauses: ['4.1-monto-min'], endpoint: 'POST /EnlacePago', observations: [] };
+  const run = {
+    specVersion: '1',
+    suiteVersion: '0.1.0',
+    startedAt: new Date().toISOString(),
+    durationMs: 1,
+    outcome: 'passed',
+    shards: [shard],
+    runId: 'run-1',
+    notes: [],
+  };
+  const test = {
+    file: 'suites/links.test.ts',
+    name: '[4.1-monto-min] monto 0 is rejected',
+    status: 'pass',
+    durationMs: 1,
+    clauses: ['4.1-monto-min'],
+    endpoint: 'POST /EnlacePago',
+    observations: [],
+  };
   writeFileSync(join(dir, 'summary.json'), JSON.stringify({ format: 'conformance-summary/1', run, tests: [test], clauses: [] }));
   return dir;
 }
@@ -82,7 +101,8 @@ const MISTAKES: Mistake[] = [
     mistake: 'a wrong CLIENT_SECRET',
     args: () => ['run'],
     env: () => ({ ...remote(), CLIENT_SECRET: SECRET, REPORT_DIR: join(folder, 'reports-secret') }),
-    line: () => /^set-up error: the token endpoint refused CLIENT_ID\/CLIENT_SECRET: POST \S+\/auth\/connect\/token answered 401 .*check CLIENT_ID and CLIENT_SECRET/m,
+    line: () =>
+      /^set-up error: the token endpoint refused CLIENT_ID\/CLIENT_SECRET: POST \S+\/auth\/connect\/token answered 401 .*check CLIENT_ID and CLIENT_SECRET/m,
     code: 2,
     sent: () => ['POST /auth/connect/token'],
     absent: ['reports-secret'],
@@ -91,7 +111,12 @@ const MISTAKES: Mistake[] = [
     mistake: 'API_BASE_URL without its path (/api)',
     args: () => ['run'],
     env: () => ({ ...remote(), API_BASE_URL: origin(), REPORT_DIR: join(folder, 'reports-base') }),
-    line: () => new RegExp(`^set-up error: API_BASE_URL=${origin()} does not serve the API: POST ${origin()}/EnlacePago .* answered 404 .*; did you mean API_BASE_URL=${origin()}/api\\?$`, 'm'),
+    line: () =>
+      new RegExp(
+        `^set-up error: API_BASE_URL=${origin()} does not serve the API: POST ${origin()}/EnlacePago .* answered 404 ` +
+          `.*; did you mean API_BASE_URL=${origin()}/api\\?$`,
+        'm',
+      ),
     code: 2,
     // The probe, then the likely prefixes: each an empty body, which creates nothing.
     sent: () => ['POST /auth/connect/token', 'POST /EnlacePago', 'POST /api/EnlacePago', 'POST /v1/EnlacePago'],
@@ -153,7 +178,11 @@ describe('each mistake is one line of the command, exit 2, before anything is ju
       const before = target.requests.length;
       const links = (await target.stats()).links;
       const outcome = await command(m.args(), m.env());
-      outcomes.set(m.mistake, { ...outcome, sent: target.requests.slice(before).filter((r) => !r.startsWith('GET /__sandbox')), links: (await target.stats()).links - links });
+      outcomes.set(m.mistake, {
+        ...outcome,
+        sent: target.requests.slice(before).filter((r) => !r.startsWith('GET /__sandbox')),
+        links: (await target.stats()).links - links,
+      });
     }
   }, 120_000);
 

@@ -32,21 +32,30 @@ describe('preflight', () => {
     const before = target.requests.length;
     const links = (await target.stats()).links;
     expect(await preflight(config(target.env))).toEqual({ warnings: [] });
-    expect(target.requests.slice(before).filter((r) => !r.startsWith('GET /__sandbox')).sort()).toEqual(['POST /auth/connect/token', 'POST /api/EnlacePago', 'PUT /api/EnlacePago/0/activar'].sort());
+    expect(
+      target.requests
+        .slice(before)
+        .filter((r) => !r.startsWith('GET /__sandbox'))
+        .sort(),
+    ).toEqual(['POST /auth/connect/token', 'POST /api/EnlacePago', 'PUT /api/EnlacePago/0/activar'].sort());
     expect((await target.stats()).links).toBe(links);
   });
 
   it('says refused account credentials in one warning, and hands their reason to the tests that need the account', async () => {
     const checked = await preflight(config({ ...target.env, ACCOUNT_PASSWORD: 'wrong-password-0815' }));
     expect(checked.problem).toBeUndefined();
-    expect(checked.accountRefused).toMatch(/^ACCOUNT_USER\/ACCOUNT_PASSWORD were refused: PUT \S+\/EnlacePago\/0\/activar with HTTP Basic answered 401 .*check ACCOUNT_USER and ACCOUNT_PASSWORD$/);
+    expect(checked.accountRefused).toMatch(
+      /^ACCOUNT_USER\/ACCOUNT_PASSWORD were refused: PUT \S+\/EnlacePago\/0\/activar with HTTP Basic answered 401 .*check ACCOUNT_USER and ACCOUNT_PASSWORD$/,
+    );
     expect(checked.warnings).toEqual([`warning: ${checked.accountRefused}; the tests that need the account are skipped`]);
     expect(JSON.stringify(checked)).not.toContain('wrong-password-0815');
   });
 
   it('warns at start when a target on another host would be given a loopback webhook URL', async () => {
     const remote = { API_BASE_URL: 'https://203.0.113.7/api', AUTH_URL: 'https://203.0.113.7/auth', CLIENT_ID: 'a', CLIENT_SECRET: 'b' };
-    expect(await receiverWarning(config(remote))).toMatch(/^warning: the target \(203\.0\.113\.7\) is not on this host, .*set WEBHOOK_PUBLIC_URL to a URL the target can reach .*or RECEIVER_HOST/);
+    expect(await receiverWarning(config(remote))).toMatch(
+      /^warning: the target \(203\.0\.113\.7\) is not on this host, .*set WEBHOOK_PUBLIC_URL to a URL the target can reach .*or RECEIVER_HOST/,
+    );
     expect(await receiverWarning(config({ ...remote, WEBHOOK_PUBLIC_URL: 'https://tunnel.example.test' }))).toBeUndefined();
     expect(await receiverWarning(config({ ...remote, RECEIVER_HOST: '203.0.113.9' }))).toBeUndefined();
     expect(await receiverWarning(config(target.env))).toBeUndefined();
@@ -55,34 +64,60 @@ describe('preflight', () => {
 
 describe('names close to a setting', () => {
   it('are named with the setting meant; unrelated variables are left alone', () => {
-    expect(settingSlips(['ACOUNT_USER', 'WEBHOOK_PUBLIC_ULR', 'REPORTS_DIR', 'PAGER', 'AZURE_CLIENT_ID', 'HTTP_PROXY', 'NODE_ENV', 'CLIENT_ID'])).toEqual([
+    expect(
+      settingSlips(['ACOUNT_USER', 'WEBHOOK_PUBLIC_ULR', 'REPORTS_DIR', 'PAGER', 'AZURE_CLIENT_ID', 'HTTP_PROXY', 'NODE_ENV', 'CLIENT_ID']),
+    ).toEqual([
       'warning: ACOUNT_USER is not a setting; did you mean ACCOUNT_USER?',
       'warning: WEBHOOK_PUBLIC_ULR is not a setting; did you mean WEBHOOK_PUBLIC_URL?',
       'warning: REPORTS_DIR is not a setting; did you mean REPORT_DIR?',
     ]);
     // A setting behind a prefix of its own is ours only in a settings file.
-    expect(settingSlips(['MY_CLIENT_SECRET'], new Set(['MY_CLIENT_SECRET']))).toEqual(['warning: MY_CLIENT_SECRET is not a setting; did you mean CLIENT_SECRET?']);
+    expect(settingSlips(['MY_CLIENT_SECRET'], new Set(['MY_CLIENT_SECRET']))).toEqual([
+      'warning: MY_CLIENT_SECRET is not a setting; did you mean CLIENT_SECRET?',
+    ]);
     expect(editDistance('ULR', 'URL')).toBe(1);
   });
 });
 
 describe('exit codes', () => {
-  const run: RunInfo = { specVersion: '1', suiteVersion: '1', startedAt: '2025-01-01T00:00:00.000Z', durationMs: 1, outcome: 'passed', notes: [] };
-  const t = (name: string, status: ReportedTest['status']): ReportedTest => ({ file: 'suites/a.test.ts', name, status, durationMs: 1, clauses: ['1-a'], endpoint: 'GET /x', observations: [] });
+  const run: RunInfo = {
+    specVersion: '1',
+    suiteVersion: '1',
+    startedAt: '2025-01-01T00:00:00.000Z',
+    durationMs: 1,
+    outcome: 'passed',
+    notes: [],
+  };
+  const t = (name: string, status: ReportedTest['status']): ReportedTest => ({
+    file: 'suites/a.test.ts',
+    name,
+    status,
+    durationMs: 1,
+    clauses: ['1-a'],
+    endpoint: 'GET /x',
+    observations: [],
+  });
   const of = (tests: ReportedTest[], more: Partial<RunInfo> = {}) => summarize({ ...run, ...more }, tests, []);
 
-  it('are 0 conformant, 1 the target failed, 2 the set-up, 3 the suite\'s own error', () => {
+  it("are 0 conformant, 1 the target failed, 2 the set-up, 3 the suite's own error", () => {
     expect(exitCodeOf(of([t('a', 'pass'), t('b', 'skip')]), 0)).toBe(0);
     expect(exitCodeOf(of([t('a', 'fail'), t('b', 'error')]), 1)).toBe(1);
     expect(exitCodeOf(of([t('a', 'pass'), t('b', 'error')]), 1)).toBe(3);
-    expect(exitCodeOf(of([t('a', 'notRun'), t('run stopped', 'error')], { abort: 'STOPPED: the business is in production mode', outcome: 'failed' }), 1)).toBe(2);
-    expect(exitCodeOf(of([t('a', 'notRun'), t('run stopped', 'error')], { abort: 'the run was interrupted', outcome: 'interrupted' }), 1)).toBe(3);
+    expect(
+      exitCodeOf(
+        of([t('a', 'notRun'), t('run stopped', 'error')], { abort: 'STOPPED: the business is in production mode', outcome: 'failed' }),
+        1,
+      ),
+    ).toBe(2);
+    expect(
+      exitCodeOf(of([t('a', 'notRun'), t('run stopped', 'error')], { abort: 'the run was interrupted', outcome: 'interrupted' }), 1),
+    ).toBe(3);
     // A crash: vitest failed and wrote no summary, or one that shows nothing failed.
     expect(exitCodeOf(undefined, 1)).toBe(3);
     expect(exitCodeOf(of([t('a', 'pass')]), 1)).toBe(3);
   });
 
-  it('with FAIL_ON=new count only a new FAIL as the target\'s; an ERROR is still the suite\'s', () => {
+  it("with FAIL_ON=new count only a new FAIL as the target's; an ERROR is still the suite's", () => {
     const dir = mkdtempSync(join(tmpdir(), 'exit-codes-'));
     const baseline = join(dir, 'summary.json');
     writeFileSync(baseline, JSON.stringify(of([t('a', 'fail'), t('b', 'pass')])));

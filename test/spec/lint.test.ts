@@ -90,22 +90,36 @@ describe('the lint catches', () => {
 
   it('a description clause (observed, never failed) on a schema without a format or pattern, where it would cover nothing', () => {
     expect(lint((doc) => (doc.components.schemas.PaymentLinkCreateRequest.properties.monto['x-clause'] = '4.3-id-region-iso'))).toEqual([
-      'components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names the description "4.3-id-region-iso", which covers only a format or pattern, on a schema with neither',
+      'components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names the description ' +
+        '"4.3-id-region-iso", which covers only a format or pattern, on a schema with neither',
     ]);
   });
 
   it('a clause id removed while x-clause still cites it', () => {
-    const problems = lint((_doc, list) => list.splice(list.findIndex((c) => c.id === '4.1-monto-min'), 1));
-    expect(problems).toEqual(['components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names "4.1-monto-min", which is not in clauses.yaml']);
+    const problems = lint((_doc, list) =>
+      list.splice(
+        list.findIndex((c) => c.id === '4.1-monto-min'),
+        1,
+      ),
+    );
+    expect(problems).toEqual([
+      'components.schemas.PaymentLinkCreateRequest.properties.monto: x-clause names "4.1-monto-min", which is not in clauses.yaml',
+    ]);
   });
 
   it('duplicate ids, missing fields, unknown kinds and ids that do not start with their section', () => {
     const at = (list: Obj[], id: string) => list.findIndex((c) => c.id === id);
     expect(lint((_doc, list) => list.push({ ...list[0] }))).toEqual([`clauses.yaml[${clauses.length}] (${clauses[0]!.id}): duplicate id`]);
-    expect(lint((_doc, list) => delete list[at(list, '7-cvv-111-declines')]!.kind)).toEqual(['clauses.yaml[' + clauses.findIndex((c) => c.id === '7-cvv-111-declines') + '] (7-cvv-111-declines): missing kind']);
+    expect(lint((_doc, list) => delete list[at(list, '7-cvv-111-declines')]!.kind)).toEqual([
+      'clauses.yaml[' + clauses.findIndex((c) => c.id === '7-cvv-111-declines') + '] (7-cvv-111-declines): missing kind',
+    ]);
     const i = clauses.findIndex((c) => c.id === '8-rate-limits-not-shown');
-    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, description, observation, security)`]);
-    expect(lint((_doc, list) => (list[i]!.section = '7'))).toEqual([`clauses.yaml[${i}] (8-rate-limits-not-shown): id does not start with its section 7`]);
+    expect(lint((_doc, list) => (list[i]!.kind = 'note'))).toEqual([
+      `clauses.yaml[${i}] (8-rate-limits-not-shown): unknown kind "note" (one of rule, flow, type, description, observation, security)`,
+    ]);
+    expect(lint((_doc, list) => (list[i]!.section = '7'))).toEqual([
+      `clauses.yaml[${i}] (8-rate-limits-not-shown): id does not start with its section 7`,
+    ]);
   });
 
   it('a security check (not a spec clause) without its own id form, section or OWASP citation; its quote is not checked', () => {
@@ -113,16 +127,21 @@ describe('the lint catches', () => {
     expect(i).toBeGreaterThan(-1);
     expect(lint()).toEqual([]);
     expect(lint((_doc, list) => (list[i]!.text = 'another merchant cannot activate the link'))).toEqual([
-      `clauses.yaml[${i}] (security-tenant-link-activate): a security check's text must cite its source, OWASP API1:2023 (Broken Object Level Authorization)`,
+      `clauses.yaml[${i}] (security-tenant-link-activate): a security check's text must cite its source, OWASP ` +
+        `API1:2023 (Broken Object Level Authorization)`,
     ]);
-    expect(lint((_doc, list) => (list[i]!.section = '4.2'))).toEqual([`clauses.yaml[${i}] (security-tenant-link-activate): a security check's section must be "security" (it is no section of the spec)`]);
-    expect(lint((_doc, list) => (list[i]!.id = '4.2-tenant'))).toContainEqual(expect.stringContaining("a security check's id must be security-<slug>"));
+    expect(lint((_doc, list) => (list[i]!.section = '4.2'))).toEqual([
+      `clauses.yaml[${i}] (security-tenant-link-activate): a security check's section must be "security" (it is no section of the spec)`,
+    ]);
+    expect(lint((_doc, list) => (list[i]!.id = '4.2-tenant'))).toContainEqual(
+      expect.stringContaining("a security check's id must be security-<slug>"),
+    );
   });
 
   it.skipIf(specText === undefined)('a section that does not exist and a quote that is not in the spec', () => {
-    expect(lint((_doc, list) => list.push({ id: '4.12-nothing', section: '4.12', kind: 'rule', text: 'Rate limits: not shown.' }))).toEqual([
-      `clauses.yaml[${clauses.length}] (4.12-nothing): section 4.12 does not exist in the spec`,
-    ]);
+    expect(lint((_doc, list) => list.push({ id: '4.12-nothing', section: '4.12', kind: 'rule', text: 'Rate limits: not shown.' }))).toEqual(
+      [`clauses.yaml[${clauses.length}] (4.12-nothing): section 4.12 does not exist in the spec`],
+    );
     const i = clauses.findIndex((c) => c.id === '4.1-monto-min');
     expect(lint((_doc, list) => (list[i]!.text = 'monto | yes | double | At least 0.1'))).toEqual([
       `clauses.yaml[${i}] (4.1-monto-min): text not found in the spec: "monto yes double At least 0.1"`,
@@ -130,14 +149,21 @@ describe('the lint catches', () => {
   });
 
   it('without the spec document, skips only the section and quote checks', () => {
-    const { problems, counts } = lintSpec({ document, clauses: [...clauses, { id: '4.12-x', section: '4.12', kind: 'rule', text: 'invented' }] });
+    const { problems, counts } = lintSpec({
+      document,
+      clauses: [...clauses, { id: '4.12-x', section: '4.12', kind: 'rule', text: 'invented' }],
+    });
     expect(problems).toEqual([]);
     expect(counts.quotesVerified).toBe(0);
-    expect(lintSpec({ document, clauses: [{ id: '4.1-x', section: '4.1', kind: 'rule' }] }).problems).toContain('clauses.yaml[0] (4.1-x): missing text');
+    expect(lintSpec({ document, clauses: [{ id: '4.1-x', section: '4.1', kind: 'rule' }] }).problems).toContain(
+      'clauses.yaml[0] (4.1-x): missing text',
+    );
   });
 
   it('clauses.yaml that is not a list', () => {
-    expect(lintSpec({ document, clauses: { id: 'x' }, specText }).problems).toContain('clauses.yaml: must be a YAML list of {id, section, text, kind}');
+    expect(lintSpec({ document, clauses: { id: 'x' }, specText }).problems).toContain(
+      'clauses.yaml: must be a YAML list of {id, section, text, kind}',
+    );
   });
 });
 
