@@ -20,7 +20,7 @@ import {
   purchaseQuickPay,
   purchaseWallet,
 } from '../generators/bodies.ts';
-import { activate, BODY_ENDPOINTS, buyWallet, createLink } from './flows.ts';
+import { activate, BODY_ENDPOINTS, buyWallet, createLink, securityCheck } from './flows.ts';
 import {
   asString,
   type Auth,
@@ -129,25 +129,6 @@ function attemptsFor(op: OperationMeta): Attempt[] {
       ? [{ kind: "the account's credentials (the spec names a bearer token)", auth: 'account' as const, silent: true as const }]
       : []),
   ];
-}
-
-/** A security check (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the same evidence. */
-function securityCheck(
-  t: TestHandle,
-  condition: boolean,
-  check: CheckName,
-  clause: string,
-  expected: string,
-  actual: string,
-  ex?: Exchange,
-): void {
-  if (condition) return;
-  if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
-  t.observe(
-    clause,
-    `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ` +
-      `${actual}${ex ? `\n${describeExchange(ex)}` : ''}`,
-  );
 }
 
 /** The other merchant's calls (its business token; its account for account operations). */

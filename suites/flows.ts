@@ -19,9 +19,11 @@ import {
   asString,
   bodyOf,
   type CardPayment,
+  type CheckName,
   type ClauseTestSpec,
   type Credentials,
   decodeQrPng,
+  describeExchange,
   echoed,
   type Exchange,
   fail,
@@ -600,4 +602,27 @@ export async function echoedBack(
     // a field sent as null (a notification target) may come back null or absent: only values are compared
     if (value !== undefined && value !== null) echoed(getAt(shown, field), value, field.slice(1), clauses, ex);
   }
+}
+
+/**
+ * A security check, its severity chosen here (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the
+ * same evidence. Returns whether the rule held, so a test stops after a WARN as it would after a FAIL.
+ */
+export function securityCheck(
+  t: TestHandle,
+  condition: boolean,
+  check: CheckName,
+  clause: string,
+  expected: string,
+  actual: string,
+  ex?: Exchange,
+): boolean {
+  if (condition) return true;
+  if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
+  t.observe(
+    clause,
+    `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ` +
+      `${actual}${ex ? `\n${describeExchange(ex)}` : ''}`,
+  );
+  return false;
 }

@@ -10,7 +10,7 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
-import { businessIdOf, buyWallet, createLink, lookUp } from './flows.ts';
+import { businessIdOf, buyWallet, createLink, lookUp, securityCheck } from './flows.ts';
 import {
   asString,
   type Call,
@@ -31,29 +31,6 @@ const security = (clause: string, endpoint: string, needs: Need[] = [], purchase
   needs: ['otherTenant' as const, ...needs],
   purchase,
 });
-
-/**
- * A security check, its severity chosen here (not a spec clause): FAIL with SECURITY_CHECKS=fail, else a WARN with the
- * same evidence. Returns whether the rule held, so a test stops after a WARN as it would after a FAIL.
- */
-function securityCheck(
-  t: TestHandle,
-  condition: boolean,
-  check: CheckName,
-  clause: string,
-  expected: string,
-  actual: string,
-  ex?: Exchange,
-): boolean {
-  if (condition) return true;
-  if (t.run.config.securityChecks === 'fail') fail(check, clause, expected, actual, ex);
-  t.observe(
-    clause,
-    `security check failed (SECURITY_CHECKS=observe, so not failed): expected ${expected}; actual ` +
-      `${actual}${ex ? `\n${describeExchange(ex)}` : ''}`,
-  );
-  return false;
-}
 
 const is2xx = (ex: Exchange): boolean => {
   const s = ex.response?.status;
