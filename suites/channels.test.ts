@@ -137,6 +137,23 @@ async function linkOfQuantity(t: TestHandle) {
   return createLink(t, { ...base, configuracion: { ...base.configuracion, cantidadPorDefecto: CANTIDAD } });
 }
 
+/**
+ * The link's record (activar) against the lookup: the transaction as transacciones lists it. Not listed at all is
+ * 2.1-transacciones-all's own finding; its values are compared where it is.
+ */
+async function listingAgrees(t: TestHandle, idEnlace: number, id: string, tx: Record<string, unknown>): Promise<void> {
+  const { ex, record } = await activate(t, idEnlace);
+  const listed = (record.transacciones ?? []).find((x) => String(field(x, 'idTransaccion')) === id);
+  if (listed === undefined) return;
+  const fields: ('monto' | 'formaPago' | 'esAprobada' | 'resultadoTransaccion')[] = [
+    'monto',
+    'formaPago',
+    'esAprobada',
+    'resultadoTransaccion',
+  ];
+  agreesWithLookup(t, 'link record', (name) => field(listed, name), tx, fields, '2.1-transacciones-all', ex);
+}
+
 describe('one link payment, told by every channel', () => {
   clauseTest(
     { clauses: ['6.1-webhook-transaction-data', '4.1-cantidad-por-defecto'], endpoint: 'flow', purchase: true },
@@ -159,19 +176,7 @@ describe('one link payment, told by every channel', () => {
       const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '7-dev-authorizes', 'the payment');
       const id = params['idTransaccion'];
       const { tx } = await lookUp(t, id);
-      const { ex, record } = await activate(t, link.idEnlace);
-      const listed = (record.transacciones ?? []).find((x) => String(field(x, 'idTransaccion')) === id);
-      // Not listed at all is 2.1-transacciones-all's own finding; its values are compared where it is.
-      if (listed !== undefined)
-        agreesWithLookup(
-          t,
-          'link record',
-          (name) => field(listed, name),
-          tx,
-          ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'],
-          '2.1-transacciones-all',
-          ex,
-        );
+      await listingAgrees(t, link.idEnlace, String(id), tx);
     },
   );
 
@@ -202,18 +207,7 @@ describe('one link payment, told by every channel', () => {
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       t.soft(() => amountEquals(tx['monto'], CHARGED, `monto (lookup: quantity ${CANTIDAD} × ${MONTO})`, '4.1-cantidad-por-defecto', ex));
       webhookAgrees(t, await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']), tx, sent, ex);
-      const { ex: activated, record } = await activate(t, link.idEnlace);
-      const listed = (record.transacciones ?? []).find((x) => String(field(x, 'idTransaccion')) === String(response['idTransaccion']));
-      if (listed !== undefined)
-        agreesWithLookup(
-          t,
-          'link record',
-          (name) => field(listed, name),
-          tx,
-          ['monto', 'formaPago', 'esAprobada', 'resultadoTransaccion'],
-          '2.1-transacciones-all',
-          activated,
-        );
+      await listingAgrees(t, link.idEnlace, String(response['idTransaccion']), tx);
     },
   );
 });
