@@ -77,6 +77,7 @@ export { TokenError } from './api/errors.ts';
 
 // The payer's outcomes, and reading a page as a person does.
 export { outcomeOfPage, type CardPayment, type PaymentOutcome, type Screen, type ScreenForm } from './payer/index.ts';
+export type { PageInput } from './payer/types.ts';
 export { noFormMessage } from './payer/http.ts';
 export { consent, pressGoOn } from './payer/steps.ts';
 export { decodeQrPng } from './payer/qr.ts';

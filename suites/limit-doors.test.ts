@@ -10,20 +10,19 @@
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
-import { createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen } from './flows.ts';
+import { createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen, testCard } from './flows.ts';
 import {
   asBool,
   clauseTest,
-  consent,
   decodeQrPng,
   type Exchange,
   fail,
   field,
   letTimePass,
   notAccepted,
+  type PageInput,
   paymentApproved,
   paymentNotApproved,
-  pressGoOn,
   type Screen,
   type ScreenForm,
   skipUnlessTimeCanPass,
@@ -37,7 +36,7 @@ async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionReque
   return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
 }
 
-/** The page a quick-pay's QR leads to (4.6: urlQR is the QR), opened as the payer's browser opens it. */
+/** The page a quick-pay's QR leads to (4.6: urlQR is the QR), opened as the payer's browser opens it (its form kept to submit later). */
 async function openQuickPayPage(t: TestHandle, response: Record<string, unknown>): Promise<Screen & { form: ScreenForm }> {
   const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
   const image = await t.run.payer.fetchImage(urlQR);
@@ -53,16 +52,10 @@ async function openQuickPayPage(t: TestHandle, response: Record<string, unknown>
   return screen as Screen & { form: ScreenForm };
 }
 
-/**
- * The page's form posted as a person would send it (its fields, a question it asks agreed to, the button that goes
- * on), straight to its action: no page load before.
- */
-function postForm(t: TestHandle, screen: Screen & { form: ScreenForm }, what: string): Promise<Exchange> {
-  const { form } = screen;
-  const fields = { ...form.fields };
-  consent(form, fields, new Set());
-  pressGoOn(form, fields);
-  return t.run.http.request({ method: form.method, url: form.action, form: fields, label: what });
+/** The card a quick-pay page may ask for, entered only where it asks. */
+async function cardFor(t: TestHandle): Promise<PageInput> {
+  const { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } = await testCard(t);
+  return { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email };
 }
 
 describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
@@ -72,13 +65,13 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
     async (t) => {
       // The door itself first: the page's form posted directly, in time, pays (else this payer cannot post it: not judged).
       const control = await createQuickPay(t);
-      const posted = await postForm(t, await openQuickPayPage(t, control.response), 'the quick-pay form posted directly, in time');
+      const posted = await t.run.payer.submitPage(await openQuickPayPage(t, control.response), { card: await cardFor(t) });
       const { tx: paid } = await lookUp(t, control.response['idTransaccion']);
       if (asBool(field(paid, 'esAprobada')) !== true)
         t.skip(
           'page-not-driven',
-          `the quick-pay form posted directly (status ${posted.response?.status ?? 'none'}) did not pay the quick-pay ` +
-            `(it may want a cookie, a card or a choice a browser gives): the expiry on this door is not judged`,
+          `the quick-pay page opened, then submitted, did not pay the quick-pay in time (${posted.kind}` +
+            `${posted.kind === 'redirect' ? '' : ` ${posted.status}`}): the expiry on this door is not judged`,
         );
 
       const { response } = await createQuickPay(t);
@@ -89,14 +82,14 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
       skipUnlessTimeCanPass(t, seconds, 'a quick-pay form posted 15 s after its fechaVencimiento');
       const page = await openQuickPayPage(t, response);
       await letTimePass(t, seconds, 'the quick-pay form posted 15 s after its fechaVencimiento');
-      const late = await postForm(t, page, 'the quick-pay form (page opened in time) posted after fechaVencimiento');
+      const late = await t.run.payer.submitPage(page, { card: await cardFor(t) });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       if (asBool(field(tx, 'esAprobada')) === true) {
         fail(
           'payment-not-approved',
           '4.6-qr-expiry',
           'a quick-pay form posted after fechaVencimiento pays nothing (the QR expired), whether or not its page was opened in time',
-          `the post answered ${late.response?.status ?? 'nothing'} and the lookup says esAprobada true`,
+          `the submission ended in ${late.kind}${late.kind === 'redirect' ? '' : ` ${late.status}`} and the lookup says esAprobada true`,
           ex,
         );
       }

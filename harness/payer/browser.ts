@@ -848,6 +848,24 @@ export class BrowserPayer implements Payer {
     });
   }
 
+  async submitPage(
+    screen: Screen,
+    options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean } = {},
+  ): Promise<PaymentOutcome> {
+    const session = this.#sessions.get(screen);
+    if (!session)
+      throw new PayerError(
+        `the page at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`,
+      );
+    this.#sessions.delete(screen);
+    this.#open.splice(this.#open.indexOf(screen), 1);
+    const openedAt = screen.openedAt ?? Date.now();
+    return this.#driven((hold) => {
+      hold(session);
+      return this.#pay(session, Object.assign(screen, { openedAt }), { card: options.card, kind: 'quick-pay page' }, stopOf(options));
+    });
+  }
+
   /**
    * Presses the screen's control whose words mean `meaning` (back: "Volver", "Regresar", "Back"…, else a cancel; cancel:
    * the other way round; go-on: "Pagar", "Continuar"…) and says where it leads: the first navigation it starts, caught

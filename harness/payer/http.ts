@@ -436,6 +436,23 @@ export class HttpPayer implements Payer {
     );
   }
 
+  async submitPage(
+    screen: Screen,
+    options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean } = {},
+  ): Promise<PaymentOutcome> {
+    const openedAt = screen.openedAt ?? Date.now();
+    if (!screen.form || screen.status >= 400) {
+      const outcome = outcomeOf(screen);
+      if (outcome.kind === 'refused' && outcome.by !== 'no-form') return timed(outcome, openedAt);
+      throw new NoFormError(noFormMessage(screen));
+    }
+    const page = screen as Screen & { form: ScreenForm };
+    const input: StepInput = { card: options.card, kind: 'quick-pay page' };
+    const { fields } = this.#fillPresent(page, input, 'quick-pay page');
+    pressGoOn(page.form, fields);
+    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), page, fields, stopOf(options), 'a page opened earlier', openedAt, input);
+  }
+
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
     const submission = submissions.get(screen);
     if (!submission) throw new PayerError(`the screen at ${bare(screen.url)} was not submitted by this payer: nothing to send again`);

@@ -111,6 +111,7 @@ function plain(payer: Payer): Payer {
     payLink: (...a) => payer.payLink(...a),
     submitScreen: (...a) => payer.submitScreen(...a),
     resubmitScreen: (...a) => payer.resubmitScreen(...a),
+    submitPage: (...a) => payer.submitPage(...a),
     complete3ds: (...a) => payer.complete3ds(...a),
     payQuickPay: (...a) => payer.payQuickPay(...a),
     fetchImage: (...a) => payer.fetchImage(...a),
@@ -160,6 +161,7 @@ function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string)
       browser.owns(screen) ? browser.submitScreen(screen, payment, forged) : http.submitScreen(screen, payment, forged),
     // Each payer keeps the submissions it sent (one shared record, keyed by the screen): either can send one again.
     resubmitScreen: (screen, stop) => http.resubmitScreen(screen, stop),
+    submitPage: (screen, options) => (browser.owns(screen) ? browser.submitPage(screen, options) : http.submitPage(screen, options)),
     complete3ds: (url, o) =>
       orBrowser(
         () => http.complete3ds(url, o),

@@ -187,6 +187,15 @@ export interface Payer {
    * Optional: a payer without it leaves such checks to what the page's HTML says.
    */
   follow?(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed>;
+  /**
+   * Submits a 3DS or quick-pay page opened earlier (openScreen), filled where it asks (the card, a code it shows, a
+   * question agreed to) with its cookies, as its browser would when the customer pays later than it was shown: the
+   * door a page's form is, tried after a limit. Steps that follow are finished as payQuickPay finishes them.
+   */
+  submitPage(
+    screen: Screen,
+    options?: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean },
+  ): Promise<PaymentOutcome>;
 }
 
 /**

@@ -375,6 +375,7 @@ function guardPayer(
     payLink: async (...args) => (assertMayPay(), watchOutcome(await payer.payLink(...args))),
     submitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.submitScreen(...args))),
     resubmitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.resubmitScreen(...args))),
+    submitPage: async (...args) => (assertMayPay(), watchOutcome(await payer.submitPage(...args))),
     complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args), args[0])),
     payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args), args[0])),
   };
