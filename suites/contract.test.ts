@@ -18,12 +18,13 @@ import { describe } from 'vitest';
 import {
   CheckFailure,
   clauseTest,
-  contractRecord,
   type ContractRecord,
+  contractRecord,
   describeRedirectScheme,
   describeWebhookSignature,
   EARLY_REFUSAL_TESTCASE,
   earlyRefusals,
+  fail,
   holds,
   type JudgedEvidence,
   loadContract,
@@ -203,4 +204,32 @@ describe('tokens of the whole run', () => {
         .join('; ')}`,
     );
   });
+});
+
+/**
+ * A development business's run must never be told it is real: once the mode probe said development, a response, a
+ * webhook or a redirect saying esReal, esProductiva or estaProductivo true stops every payment (the interlock) and is
+ * the target's deviation, judged here once, whichever test's purchase met it first (the others were not run).
+ */
+describe('the mode of the whole run', () => {
+  clauseTest(
+    { clauses: ['2.2-esreal-test-not-charged', '6.1-webhook-esproductiva', '4.1-esta-productivo'], endpoint: 'flow' },
+    'nothing the development business is answered says it is real or in production',
+    async (t) => {
+      const seen = t.run.interlock.contradiction;
+      if (seen === undefined) return;
+      const clause =
+        seen.flag === 'esreal'
+          ? '2.2-esreal-test-not-charged'
+          : seen.flag === 'esproductiva'
+            ? '6.1-webhook-esproductiva'
+            : '4.1-esta-productivo';
+      fail(
+        'development-mode',
+        clause,
+        'a business the mode probe found in development is never told its transactions are real or productive',
+        `${seen.where} said ${seen.flag} true: every payment after it was stopped (the interlock)`,
+      );
+    },
+  );
 });

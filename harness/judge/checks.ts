@@ -49,6 +49,7 @@ export const CHECKS = [
   'token-type',
   'expires-in',
   'token-lifetime',
+  'development-mode',
   'no-token',
   'link-model',
   'idenlace-unique',

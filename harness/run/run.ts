@@ -162,7 +162,7 @@ async function createRun(): Promise<Run> {
     const call: Call = async (operationId, options = {}) => {
       if (PURCHASE_OPERATIONS.has(operationId)) interlock.assertMayPay(payingAs(operationId, options));
       const ex = await api.call(operationId, options);
-      interlock.watch(ex.response?.json);
+      interlock.watch(ex.response?.json, `the answer to ${operationId}`);
       pages.learn(operationId, ex);
       accepted.note(operationId, ex);
       // A contract violation is recorded for the contract testcases (suites/contract.test.ts), never thrown here:
@@ -194,7 +194,7 @@ async function createRun(): Promise<Run> {
   const payer = guardPayer(
     rawPayer,
     () => interlock.assertMayPay(),
-    (b) => interlock.watch(b),
+    (b) => interlock.watch(b, 'a redirect to urlRedirect'),
     (params) => hash?.record(params),
     primaryCall,
     pages,
@@ -226,7 +226,7 @@ async function createRun(): Promise<Run> {
       payer: guardPayer(
         rawPayer,
         () => interlock.assertMayPay(),
-        (b) => interlock.watch(b),
+        (b) => interlock.watch(b, 'a redirect to urlRedirect'),
         (params) => tenantHash?.record(params),
         call,
         pages,
@@ -257,7 +257,7 @@ async function createRun(): Promise<Run> {
         ...(config.receiver.publicUrl ? { publicUrl: config.receiver.publicUrl } : {}),
         // A webhook saying esProductiva/esReal true stops payments like a response saying so.
         onWebhook: (w) => {
-          interlock.watch(w.json);
+          interlock.watch(w.json, 'a webhook');
           observeWebhook(contract, w, config.webhook.fieldCase);
         },
       })),

@@ -52,6 +52,7 @@ export class InterlockError extends Error {
 
 export class Interlock {
   private stopped: string | undefined;
+  #contradiction: { flag: string; where: string } | undefined;
 
   /** Test-control tenants: client id → account user (harness/run/run.ts `tenant()`). */
   readonly #tenants = new Map<string, string>();
@@ -97,9 +98,18 @@ export class Interlock {
   }
 
   /** Watches every response and webhook: a real transaction or a production flag anywhere stops all further payments. */
-  watch(body: unknown): void {
+  watch(body: unknown, where = 'an answer'): void {
     const flag = productionFlag(body, 0);
-    if (flag) this.stopped ??= flag === 'esreal' ? REAL_TRANSACTION_MESSAGE : PRODUCTION_SEEN_MESSAGE;
+    if (!flag) return;
+    // After a probe that said development, the flag contradicts it: the target's deviation, judged once at the end
+    // (suites/contract.test.ts), whichever test's purchase met it first.
+    if (this.stopped === undefined) this.#contradiction = { flag, where };
+    this.stopped ??= flag === 'esreal' ? REAL_TRANSACTION_MESSAGE : PRODUCTION_SEEN_MESSAGE;
+  }
+
+  /** The first production flag (esreal, esproductiva, estaproductivo) seen after the probe said development, and where. */
+  get contradiction(): { flag: string; where: string } | undefined {
+    return this.#contradiction;
   }
 
   #probes(): ModeProbe[] {
