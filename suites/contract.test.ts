@@ -18,8 +18,8 @@ import { describe } from 'vitest';
 import {
   CheckFailure,
   clauseTest,
-  type ContractRecord,
   contractRecord,
+  type ContractRecord,
   describeRedirectScheme,
   describeWebhookSignature,
   EARLY_REFUSAL_TESTCASE,
@@ -29,6 +29,7 @@ import {
   type JudgedEvidence,
   loadContract,
   type Need,
+  PURCHASE_OPERATIONS,
   WEBHOOK,
 } from '../harness/index.ts';
 
@@ -217,7 +218,16 @@ describe('the mode of the whole run', () => {
     'nothing the development business is answered says it is real or in production',
     async (t) => {
       const seen = t.run.interlock.contradiction;
-      if (seen === undefined) return;
+      if (seen === undefined) {
+        // Nothing said so: a pass only where something was answered that could have said it.
+        const answered = ['createPaymentLink', ...PURCHASE_OPERATIONS].filter((op) => t.run.accepted.has(op));
+        if (answered.length === 0)
+          t.skip(
+            'nothing-to-judge',
+            'no link or purchase was accepted in this run: nothing could say the business is real or in production',
+          );
+        return;
+      }
       const clause =
         seen.flag === 'esreal'
           ? '2.2-esreal-test-not-charged'
