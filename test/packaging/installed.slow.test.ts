@@ -94,7 +94,8 @@ beforeAll(async () => {
     'npx',
     ['payment-conformance', 'run', 'link-model'],
     join(app, 'failing'),
-    cleanEnv({ SANDBOX_FAULT: 'failure-limit-one-early' }),
+    // A seed with which the model test finds the fault (a random one sometimes does not: then no replay line).
+    cleanEnv({ SANDBOX_FAULT: 'failure-limit-one-early', FC_SEED: '1' }),
   );
 
   // The same, from the repository: its own sandbox, its own npm script.
