@@ -255,7 +255,8 @@ export class Session {
   async #fetchFrame(route: Route): Promise<void> {
     let res: Awaited<ReturnType<Route['fetch']>>;
     try {
-      res = await route.fetch({ timeout: this.timeoutMs });
+      // A frame's document loads as the page does: on the browser's step bound (a loaded machine is slow here).
+      res = await route.fetch({ timeout: this.stepMs });
     } catch {
       return route.abort('failed');
     }

@@ -698,7 +698,7 @@ describe('browser payer: checkouts as people finish them', () => {
   it('PAYER=auto pays the shell in the browser without being told: the HTTP payer sees no form there', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 5_000 });
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 10_000 });
     expect(await payer.payLink(`${fixture.url}/shell`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell' } });
     expect(posted).toHaveLength(1);
   });
