@@ -66,6 +66,10 @@ const screen = values.screen ?? (process.env.SANDBOX_SCREEN || undefined);
 if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen))
   fail(`--screen must be one of ${PANTALLAS.join(', ')} (got "${screen}")`);
 
+// Found now, while the chain up to npm stands: the banner may be followed at once by `kill $!`, which ends the shell
+// between npm and this process before a later walk could pass it.
+const npm = process.env['npm_command'] ? npmAncestor() : undefined;
+
 let sandbox: Awaited<ReturnType<typeof createSandbox>>;
 try {
   sandbox = await createSandbox({
@@ -120,7 +124,7 @@ const stop = (): void => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
-stopWithNpm(stop);
+if (npm !== undefined) stopWithNpm(npm, stop);
 
 function readPid(file: string): number | undefined {
   try {
@@ -135,9 +139,7 @@ function readPid(file: string): number | undefined {
  * passing it on, so this process would keep listening. Where /proc shows the npm process that started it, its end
  * stops the sandbox too.
  */
-function stopWithNpm(then: () => void): void {
-  const npm = process.env['npm_command'] ? npmAncestor() : undefined;
-  if (npm === undefined) return;
+function stopWithNpm(npm: number, then: () => void): void {
   const timer = setInterval(() => {
     try {
       process.kill(npm, 0);
