@@ -34,12 +34,13 @@ function basicCredentials(header: string | undefined): { user: string; password:
 }
 
 /** The actor of a bearer token: a business token, or (`cuenta`) an account token. */
-function bearer(ctx: SandboxContext, header: string | undefined, cuenta: boolean): Actor | undefined {
+function bearer(ctx: SandboxContext, header: string | undefined, cuenta: boolean, expiryIgnored = false): Actor | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
   if (match?.[1] === undefined) return undefined;
   const token = ctx.store.tokens.get(match[1]);
   if (token === undefined || (token.idCuenta !== undefined) !== cuenta) return undefined;
-  if (token.expiresAtMs <= clockOf(ctx, token.idAplicativo).nowMs() && !ctx.fault('token-expiry-ignored')) return undefined;
+  if (token.expiresAtMs <= clockOf(ctx, token.idAplicativo).nowMs() && !ctx.fault('token-expiry-ignored') && !expiryIgnored)
+    return undefined;
   if (token.idCuenta !== undefined) {
     const acc = ctx.store.accounts.get(token.idCuenta);
     return acc && actorOfAccount(ctx, acc);
@@ -75,13 +76,16 @@ function seededActor(ctx: SandboxContext): Actor | null {
 
 /**
  * onRequest hook (so authentication is judged before the body is parsed): sets `request.actor` or answers 401.
- * `optional` only serves the faults that skip authentication: the request then acts as the seeded business.
+ * `optional` and `expiryIgnored` only serve faults: a request without credentials then acts as the seeded business; a
+ * token past its expiry is still taken.
  */
-export function requireAuth(mode: AuthMode, opts: { optional?: boolean } = {}): onRequestAsyncHookHandler {
+export function requireAuth(mode: AuthMode, opts: { optional?: boolean; expiryIgnored?: boolean } = {}): onRequestAsyncHookHandler {
   return async (req, reply) => {
     const ctx = req.server.sandbox;
     const header = req.headers.authorization;
-    const actor = (mode !== 'account' ? bearer(ctx, header, false) : undefined) ?? (mode !== 'bearer' ? account(ctx, header) : undefined);
+    const actor =
+      (mode !== 'account' ? bearer(ctx, header, false, opts.expiryIgnored) : undefined) ??
+      (mode !== 'bearer' ? account(ctx, header) : undefined);
     req.actor = actor ?? (opts.optional ? seededActor(ctx) : null);
     if (req.actor !== null) return;
     const porToken = ctx.variant('account-password-grant');
@@ -167,7 +171,7 @@ export const authApi: FastifyPluginAsync = async (app) => {
     const ttl = ctx.options.tokenTtlSeconds;
     // Expired tokens are dropped as new ones are issued, so a long-running sandbox does not grow without bound.
     const ahora = clockOf(ctx, business.idAplicativo).nowMs();
-    if (!ctx.fault('token-expiry-ignored')) {
+    if (!ctx.fault('token-expiry-ignored') && !ctx.fault('lookup-token-expiry-ignored')) {
       for (const [t, datos] of ctx.store.tokens)
         if (datos.expiresAtMs <= clockOf(ctx, datos.idAplicativo).nowMs()) ctx.store.tokens.delete(t);
     }

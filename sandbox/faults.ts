@@ -300,6 +300,11 @@ export const FAULTS = [
     silent: true,
   },
   {
+    id: 'lookup-token-expiry-ignored',
+    area: 'auth',
+    description: '5.2/8: GET /Transaccion/{id} takes a bearer token past its expires_in; every other operation refuses it',
+  },
+  {
     id: 'token-dies-early',
     area: 'auth',
     description: '5.2/8: access tokens are refused (401) after a third of their expires_in, which still announces the full lifetime',

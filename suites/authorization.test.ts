@@ -20,19 +20,18 @@ import {
   purchaseQuickPay,
   purchaseWallet,
 } from '../generators/bodies.ts';
-import { activate, BODY_ENDPOINTS, buyWallet, createLink, securityCheck } from './flows.ts';
+import { activate, BODY_ENDPOINTS, buyWallet, createLink, freshToken, securityCheck } from './flows.ts';
 import {
   asString,
   type Auth,
   type Call,
   type CallOptions,
-  type CheckName,
   clauseTest,
   createdNothing,
-  describeExchange,
   type Exchange,
   fail,
   field,
+  letTimePass,
   loadContract,
   type Need,
   notAccepted,
@@ -41,6 +40,7 @@ import {
   readResponse,
   type TestHandle,
   TokenError,
+  waitingTimeoutMs,
 } from '../harness/index.ts';
 
 const contract = await loadContract();
@@ -284,6 +284,53 @@ describe('5.5 every credential the contract does not allow is refused, and chang
       },
     );
   }
+});
+
+describe('8 a token past its expires_in is refused by every operation that takes one, and changes nothing', () => {
+  // POST /EnlacePago is the premise: "8 access token lifetime" (suites/token-lifetime.test.ts) judges a token that
+  // lives on everywhere; this test finds the operation that skips the check the others make.
+  const others = operations.filter(([operationId, op]) => allowedOf(op).bearer && operationId !== 'createPaymentLink');
+  clauseTest(
+    { clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', purchase: true, movesClock: true },
+    `a token past its expires_in, refused by createPaymentLink, is refused by ${others.map(([id]) => id).join(', ')} too, and the refused calls create nothing`,
+    async (t) => {
+      const { token, expiresIn } = await freshToken(t);
+      const age = expiresIn + 1;
+      const what = `a request with a token ${age} s after it was issued (expires_in ${expiresIn})`;
+      await letTimePass(t, age, what, expiresIn);
+      const auth: Auth = { header: `Bearer ${token}` };
+      const premise = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth, label: `createPaymentLink with ${what}` });
+      if (is2xx(premise))
+        t.skip(
+          'premise-elsewhere',
+          `createPaymentLink accepted ${what}: "8 access token lifetime" reports a token that outlives its expires_in`,
+        );
+      // The requests are built first (with the run's own, valid token), so the counts below see only the refused calls.
+      const judged = others.filter(([operationId]) => operationId !== 'purchaseMposBanda' || t.run.config.mposPermitted);
+      const subjects = await Promise.all(judged.map(async ([operationId]) => [operationId, await subjectOf(t, operationId)] as const));
+      const stats = t.run.control && t.run.target.capabilities.includes('stats') ? t.run.control : undefined;
+      const before = await stats?.stats();
+      const accepted: string[] = [];
+      for (const [operationId, subject] of subjects) {
+        const ex = await t.call(operationId, { ...subject.options, auth, label: `${operationId} with ${what}` });
+        if (is2xx(ex)) accepted.push(operationId);
+        t.soft(() => notAccepted(ex, '8-token-lifetime', `${operationId} with ${what}, which createPaymentLink refused`));
+      }
+      if (before && stats) {
+        const after = await stats.stats();
+        t.soft(() =>
+          createdNothing(
+            before,
+            after,
+            '8-token-lifetime',
+            undefined,
+            `over ${subjects.length} calls with the expired token${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`,
+          ),
+        );
+      }
+    },
+    waitingTimeoutMs(),
+  );
 });
 
 describe('4.7 a tenant field in the body never moves a request to a tenant the credentials do not name', () => {

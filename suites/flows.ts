@@ -16,6 +16,7 @@ import type {
 import {
   approvalOf,
   asBool,
+  asInt,
   asString,
   bodyOf,
   type CardPayment,
@@ -46,6 +47,7 @@ import {
   readString,
   type ReceivedWebhook,
   rejected,
+  secrets,
   succeeded,
   testcase,
   type TestHandle,
@@ -449,6 +451,26 @@ export async function requestToken(t: TestHandle, business: Credentials): Promis
   });
   observeResponse(t.run.contract, 'issueToken', ex);
   return ex;
+}
+
+/** A token of the primary business issued now, outside the run's cache, and the lifetime it announces. */
+export async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number }> {
+  const ex = await requestToken(t, t.run.target.business);
+  succeeded(ex, '5.1-token-request', 'the token request');
+  const body = bodyOf(ex, '5.2-token-response');
+  // "3600" is read as 3600: how expires_in is written is the contract testcase's finding
+  const expiresIn = asInt(body['expires_in']);
+  holds(
+    expiresIn !== undefined && expiresIn > 0,
+    'expires-in',
+    '8-token-lifetime',
+    'expires_in a positive number of seconds',
+    JSON.stringify(expiresIn),
+    ex,
+  );
+  const token = String(body['access_token']);
+  secrets.add(token, 'access-token');
+  return { token, expiresIn };
 }
 
 /** The idAplicativo of the primary business, read from a new link's record (2.1 via activar: needs the account). */

@@ -15,7 +15,6 @@ import {
   asBool,
   clauseTest,
   decodeQrPng,
-  type Exchange,
   fail,
   field,
   letTimePass,

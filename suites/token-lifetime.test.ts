@@ -6,41 +6,8 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal } from '../generators/bodies.ts';
-import { requestToken } from './flows.ts';
-import {
-  asInt,
-  bodyOf,
-  clauseTest,
-  hasClock,
-  holds,
-  letTimePass,
-  notAccepted,
-  secrets,
-  skipUnlessTimeCanPass,
-  succeeded,
-  type TestHandle,
-  waitingTimeoutMs,
-} from '../harness/index.ts';
-
-/** A token issued now, outside the run's cache, and the lifetime it announces. */
-async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number }> {
-  const ex = await requestToken(t, t.run.target.business);
-  succeeded(ex, '5.1-token-request', 'the token request');
-  const body = bodyOf(ex, '5.2-token-response');
-  // "3600" is read as 3600: how expires_in is written is the contract testcase's finding
-  const expiresIn = asInt(body['expires_in']);
-  holds(
-    expiresIn !== undefined && expiresIn > 0,
-    'expires-in',
-    '8-token-lifetime',
-    'expires_in a positive number of seconds',
-    JSON.stringify(expiresIn),
-    ex,
-  );
-  const token = String(body['access_token']);
-  secrets.add(token, 'access-token');
-  return { token, expiresIn };
-}
+import { freshToken } from './flows.ts';
+import { clauseTest, hasClock, letTimePass, notAccepted, skipUnlessTimeCanPass, succeeded, waitingTimeoutMs } from '../harness/index.ts';
 
 describe('8 access token lifetime', () => {
   clauseTest(

@@ -32,6 +32,12 @@ export const SONDAS_38 = {
     await p.avanzar(660);
     return (await p.enviarFormulario(`${ORIGIN}/qp/${idTransaccion}`, campos)).statusCode === 410;
   },
+  'lookup-token-expiry-ignored': async (p) => {
+    const { idTransaccion } = await quickPay(p);
+    const auth = await p.bearer();
+    await p.avanzar(3601);
+    return (await p.api('GET', `/TransaccionCompra/${idTransaccion}`, auth)).statusCode === 401;
+  },
   'fechafin-calendar-date': async (p) => {
     // fechaFin at the start of today (UTC), written with Z: past by the instant, today by its written date.
     const fechaFin = `${new Date(p.ctx.clock.nowMs()).toISOString().slice(0, 10)}T00:00:00.000Z`;
