@@ -106,6 +106,20 @@ async function listed(t: TestHandle, idEnlace: number): Promise<{ ids: string[];
   return { ids: (record.transacciones ?? []).map((x) => String(field(x, 'idTransaccion'))), ex };
 }
 
+/**
+ * The tenant's counters now, and the soft check that nothing was created since (judged where the target counts, else
+ * nothing: the link record and the lookups say the rest).
+ */
+async function countsNow(t: TestHandle): Promise<(clause: string, what: string) => Promise<void>> {
+  const stats = t.run.control && t.run.target.capabilities.includes('stats') ? t.run.control : undefined;
+  const before = await stats?.stats();
+  return async (clause, what) => {
+    if (!before || !stats) return;
+    const after = await stats.stats();
+    t.soft(() => createdNothing(before, after, clause, undefined, what));
+  };
+}
+
 /** A credential the operation must refuse, or (silent) one whose acceptance is only observed. */
 interface Attempt {
   kind: string;
@@ -200,8 +214,7 @@ describe('5.5 every credential the contract does not allow is refused, and chang
           );
 
         const subject = await subjectOf(t, operationId);
-        const stats = t.run.control && t.run.target.capabilities.includes('stats') ? t.run.control : undefined;
-        const before = await stats?.stats();
+        const createdNothingSince = await countsNow(t);
         const linkBefore = subject.idEnlace !== undefined && t.run.target.account ? await listed(t, subject.idEnlace) : undefined;
         const attempts = attemptsFor(op);
         const accepted: string[] = [];
@@ -222,19 +235,11 @@ describe('5.5 every credential the contract does not allow is refused, and chang
             ),
           );
         }
-        if (before && stats) {
-          const after = await stats.stats();
-          t.soft(() =>
-            createdNothing(
-              before,
-              after,
-              clause,
-              undefined,
-              `over the ${attempts.filter((a) => !a.silent).length} refused calls of ` +
-                `${operationId}${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`,
-            ),
-          );
-        }
+        await createdNothingSince(
+          clause,
+          `over the ${attempts.filter((a) => !a.silent).length} refused calls of ` +
+            `${operationId}${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`,
+        );
         if (linkBefore && subject.idEnlace !== undefined) {
           const { ids, ex } = await listed(t, subject.idEnlace);
           const added = ids.filter((id) => !linkBefore.ids.includes(id));
@@ -308,26 +313,17 @@ describe('8 a token past its expires_in is refused by every operation that takes
       // The requests are built first (with the run's own, valid token), so the counts below see only the refused calls.
       const judged = others.filter(([operationId]) => operationId !== 'purchaseMposBanda' || t.run.config.mposPermitted);
       const subjects = await Promise.all(judged.map(async ([operationId]) => [operationId, await subjectOf(t, operationId)] as const));
-      const stats = t.run.control && t.run.target.capabilities.includes('stats') ? t.run.control : undefined;
-      const before = await stats?.stats();
+      const createdNothingSince = await countsNow(t);
       const accepted: string[] = [];
       for (const [operationId, subject] of subjects) {
         const ex = await t.call(operationId, { ...subject.options, auth, label: `${operationId} with ${what}` });
         if (is2xx(ex)) accepted.push(operationId);
         t.soft(() => notAccepted(ex, '8-token-lifetime', `${operationId} with ${what}, which createPaymentLink refused`));
       }
-      if (before && stats) {
-        const after = await stats.stats();
-        t.soft(() =>
-          createdNothing(
-            before,
-            after,
-            '8-token-lifetime',
-            undefined,
-            `over ${subjects.length} calls with the expired token${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`,
-          ),
-        );
-      }
+      await createdNothingSince(
+        '8-token-lifetime',
+        `over ${subjects.length} calls with the expired token${accepted.length ? ` (accepted: ${accepted.join(', ')})` : ''}`,
+      );
     },
     waitingTimeoutMs(),
   );
