@@ -297,7 +297,8 @@ describe('8 a token past its expires_in is refused by every operation that takes
   const others = operations.filter(([operationId, op]) => allowedOf(op).bearer && operationId !== 'createPaymentLink');
   clauseTest(
     { clauses: ['8-token-lifetime', '5.2-token-reuse'], endpoint: 'POST /EnlacePago', purchase: true, movesClock: true },
-    `a token past its expires_in, refused by createPaymentLink, is refused by ${others.map(([id]) => id).join(', ')} too, and the refused calls create nothing`,
+    `a token past its expires_in, refused by createPaymentLink, is refused by ${others.map(([id]) => id).join(', ')} too, ` +
+      'and the refused calls create nothing',
     async (t) => {
       const { token, expiresIn } = await freshToken(t);
       const age = expiresIn + 1;

@@ -528,7 +528,8 @@ export async function acceptsValid(t: TestHandle, operationId: string): Promise<
   if (status === 429 || status === 503) {
     t.skip(
       'rate-limited',
-      `not checked: the target answered ${status} to ${operationId}'s canonical valid request (the positive control of a rejection), so it processed nothing; run again with fewer requests at once or when the target is up`,
+      `not checked: the target answered ${status} to ${operationId}'s canonical valid request (the positive control of a ` +
+        'rejection), so it processed nothing; run again with fewer requests at once or when the target is up',
     );
   }
   t.skip(
