@@ -11,18 +11,7 @@
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
 import { businessIdOf, buyWallet, createLink, lookUp, securityCheck } from './flows.ts';
-import {
-  asString,
-  type Call,
-  type CheckName,
-  clauseTest,
-  describeExchange,
-  type Exchange,
-  fail,
-  field,
-  type Need,
-  type TestHandle,
-} from '../harness/index.ts';
+import { asString, type Call, clauseTest, type Exchange, field, type Need, type TestHandle } from '../harness/index.ts';
 
 /** `purchase`: a leak would pay the first merchant's link or business, so its mode is checked too (the interlock). */
 const security = (clause: string, endpoint: string, needs: Need[] = [], purchase = false) => ({
