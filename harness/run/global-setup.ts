@@ -9,6 +9,7 @@ import { probeTarget, selectTarget } from '../setup/target.ts';
 import { PRODUCTION_MESSAGE } from '../setup/interlock.ts';
 import type { Preflight } from '../setup/preflight.ts';
 import { findAccountAuth, withAccountAuth } from '../discovery/account-auth.ts';
+import { spoken } from '../record/command.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let config: Config;
@@ -44,6 +45,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const target = accountAuth
     ? { ...probed, accountAuth: { accountAuth: accountAuth.accountAuth, found: accountAuth.found, evidence: accountAuth.evidence } }
     : probed;
+  // Run by vitest directly, no preflight proved API_BASE_URL: a route that is not there for the probe's valid link says
+  // the base is wrong (as the preflight would), and the tests are not judged on it.
+  const status = target.modes[target.business.clientId]?.status;
+  if (!checked && target.kind === 'remote' && target.unreachable === undefined && (status === 404 || status === 405))
+    target.unreachable =
+      `set-up error: API_BASE_URL=${target.baseUrl} does not serve the API: POST ${target.baseUrl}/EnlacePago (a valid ` +
+      `link) answered ${status}; set API_BASE_URL to the {base_url} under which the spec's paths (/EnlacePago, ` +
+      `/TransaccionCompra/…) are served (${spoken('npm run conformance')} checks it first and names the base it finds)`;
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({
     targetUrl: target.baseUrl,

@@ -5,7 +5,8 @@
  * created: the API is probed with an empty body (invalid, so rejected) and the account on link 0. The embedded
  * sandbox passes without a request. Slips in the settings' names and an unreachable webhook receiver are warnings.
  * `npm run conformance` (scripts/conformance.ts) runs it before it starts vitest and hands its findings to the global
- * setup (CONFORMANCE_PREFLIGHT); vitest started directly skips it, as its probes would change what a test target sees.
+ * setup (CONFORMANCE_PREFLIGHT); vitest started directly skips it, as its probes would change what a test target sees:
+ * there a refused token, or a POST /EnlacePago that is not there for the global setup's own probe, stops the run.
  *
  *   const checked = await preflight(config);
  *   if (checked.problem) { console.error(checked.problem); process.exit(2); }

@@ -24,6 +24,8 @@ export interface ModeProbe {
   variable: string;
   mode: BusinessMode;
   unknownBecause?: string;
+  /** The status POST /EnlacePago answered the probe's link (none: nothing answered). */
+  status?: number;
 }
 
 export interface OtherTenant {
@@ -262,7 +264,12 @@ async function probeLink(http: Http, baseUrl: string, token: string, variable: s
   const mode = modeOf(ex);
   const why = `POST /EnlacePago as ${variable} answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
   return {
-    probe: { variable, mode, ...(mode === 'unknown' ? { unknownBecause: why } : {}) },
+    probe: {
+      variable,
+      mode,
+      ...(mode === 'unknown' ? { unknownBecause: why } : {}),
+      ...(ex.response ? { status: ex.response.status } : {}),
+    },
     idEnlace: (ex.response?.json as { idEnlace?: unknown } | undefined)?.idEnlace,
   };
 }

@@ -11,11 +11,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
+import { conformanceArgs, vitestCli } from '../../harness/run/vitest-cli.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/payment-conformance.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SETTINGS = [...readFileSync(join(ROOT, '.env.example'), 'utf8').matchAll(/^# ?([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
 const SECRET = 'not-the-secret-4711';
+const vitestRun = [vitestCli, ...conformanceArgs];
 
 const folder = mkdtempSync(join(tmpdir(), 'setup-mistakes-'));
 let target: RemoteSandbox;
@@ -198,4 +200,24 @@ describe('each mistake is one line of the command, exit 2, before anything is ju
     expect(o.links).toBe(0);
     for (const path of m.absent ?? []) expect(existsSync(join(folder, path)), `${path} was written`).toBe(false);
   });
+});
+
+describe('vitest started directly (no preflight): API_BASE_URL without its path', () => {
+  it('stops the run before any test is judged, naming API_BASE_URL; nothing is created', async () => {
+    const reports = join(folder, 'reports-direct');
+    const links = (await target.stats()).links;
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^(VITEST|TINYPOOL|CONFORMANCE_)/.test(k) && !SETTINGS.includes(k)),
+    );
+    const env = { ...clean, NO_COLOR: '1', ...remote(), API_BASE_URL: origin(), REPORT_DIR: reports };
+    const output = await new Promise<string>((resolve) =>
+      execFile(process.execPath, [...vitestRun], { cwd: ROOT, env, timeout: 60_000 }, (_err, stdout, stderr) =>
+        resolve(`${stdout}${stderr}`),
+      ),
+    );
+    expect(output).toMatch(new RegExp(`run stopped: .*set-up error: API_BASE_URL=${origin()} does not serve the API`));
+    const summary = JSON.parse(readFileSync(join(reports, 'summary.json'), 'utf8')) as { tests: { status: string }[] };
+    expect(summary.tests.filter((t) => t.status === 'pass' || t.status === 'fail' || t.status === 'warn')).toEqual([]);
+    expect((await target.stats()).links - links).toBe(0);
+  }, 90_000);
 });
