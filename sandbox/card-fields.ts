@@ -5,7 +5,7 @@
  * variant of sandbox/variants.ts is a choice a vendor may make: inputs named by their HTML autofill tokens
  * (`pages-autofill-names`), English labels and another order (`pages-english`), a session cookie whose token the
  * form must send back (`pages-session-token`), the deployed service's form (`pages-deployed-form`: .NET names, the
- * expiry as selects).
+ * expiry as selects), one expiry input "MM/AA" (`pages-expiry-joined`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -54,6 +54,9 @@ export function nombresTarjeta(ctx: SandboxContext): Record<CampoTarjeta, string
     email: 'email',
   };
 }
+
+/** The one expiry input of pages-expiry-joined. */
+const VENCIMIENTO = 'vencimiento';
 
 /** Whether the pages speak English (pages-english); Spanish otherwise. */
 export function enIngles(ctx: SandboxContext): boolean {
@@ -122,8 +125,16 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
     entrada('email', 'type="email" autocomplete="email"'),
     t('(para el comprobante)', '(for the receipt)'),
   );
-  if (enIngles(ctx)) return [...(extra ? [email, titular] : []), numero, `<div class="fila">${anio}${mes}</div>`, cvv];
-  return [numero, `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, email] : [])];
+  // pages-expiry-joined: one input for the expiry, "MM/AA", only its label and placeholder saying so.
+  const vencimiento = ctx.variant('pages-expiry-joined')
+    ? campo(
+        'campo-vencimiento',
+        t('Vencimiento', 'Expiry date'),
+        `<input id="campo-vencimiento" name="${VENCIMIENTO}" type="text" inputmode="numeric" maxlength="7" placeholder="${t('MM/AA', 'MM/YY')}">`,
+      )
+    : undefined;
+  if (enIngles(ctx)) return [...(extra ? [email, titular] : []), numero, vencimiento ?? `<div class="fila">${anio}${mes}</div>`, cvv];
+  return [numero, vencimiento ?? `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, email] : [])];
 }
 
 /** Reads and validates the posted card (the page's own input names); returns the cvv. `extra`: name and e-mail too. */
@@ -139,8 +150,16 @@ export function leerTarjeta(ctx: SandboxContext, f: Lector, extra: boolean): { c
     patron: /^\d{12,19}$/,
     mensajePatron: texto(ctx, 'debe tener de 12 a 19 dígitos, sin espacios', 'must have 12 to 19 digits, no spaces'),
   });
-  f.numero(n.mesVencimiento, { requerido: true, entero: true, min: 1, max: 12 });
-  f.numero(n.anioVencimiento, { requerido: true, entero: true, min: 0, max: 2199 });
+  if (ctx.variant('pages-expiry-joined'))
+    f.texto(VENCIMIENTO, {
+      requerido: true,
+      patron: /^(0?[1-9]|1[0-2]) ?\/ ?(\d{2}|\d{4})$/,
+      mensajePatron: texto(ctx, 'debe ser MM/AA', 'must be MM/YY'),
+    });
+  else {
+    f.numero(n.mesVencimiento, { requerido: true, entero: true, min: 1, max: 12 });
+    f.numero(n.anioVencimiento, { requerido: true, entero: true, min: 0, max: 2199 });
+  }
   if (!extra) return { cvv, email: undefined };
   f.texto(n.nombreTitular, { max: 200 });
   const email = f.texto(n.email, {

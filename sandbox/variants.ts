@@ -222,6 +222,14 @@ export const VARIANTS = [
       'quantity "Unidades" under an opaque name, amount "Valor a pagar"',
   },
   {
+    id: 'pages-expiry-joined',
+    area: 'pages',
+    description:
+      '1/4.1: the card\'s expiry is one text input "Vencimiento" with the placeholder "MM/AA" (no autofill token), ' +
+      'as many hosted checkouts ask it; a value not MM/AA shows the form again with the error (400)',
+    composes: false,
+  },
+  {
     id: 'pages-ask-card',
     area: 'pages',
     description:

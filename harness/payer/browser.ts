@@ -23,6 +23,7 @@ import {
   cannotDriveMessage,
   fieldMappings,
   FieldsNotFoundError,
+  joinExpiry,
   mapPage,
   placeByElimination,
   type FieldMapping,
@@ -401,11 +402,12 @@ export class BrowserPayer implements Payer {
     step: boolean,
   ): Promise<string[]> {
     const { mapping, where } = await this.#merged(parts, kind);
-    const fields = values.map(([field]) => field);
+    const entered = joinExpiry(values, mapping);
+    const fields = entered.map(([field]) => field);
     const placed = await this.#place(parts, [...fields, 'codigoDesafio'], mapping, where);
     const entries: Entry[] = [];
     const filled: string[] = [];
-    for (const [field, value] of values) {
+    for (const [field, value] of entered) {
       const at = placed.get(field);
       if (!at || (step && at.kind.type === 'hidden')) continue;
       const pick = at.kind.options ? chooseOption(field, value, at.kind.options, this.#options.optionValues) : value;
@@ -512,14 +514,15 @@ export class BrowserPayer implements Payer {
     payment: CardPayment,
     forged: Partial<Record<FieldName, string>>,
   ): Promise<void> {
-    const values = paymentValues(payment);
+    const asked = paymentValues(payment);
     const merged = await this.#merged(parts);
     // The form's own inputs (not the page's), for the quantity or amount placed by elimination.
     const mapping = placeByElimination(
       merged.mapping,
-      values.map(([field]) => field),
+      asked.map(([field]) => field),
       (target) => merged.inputs.some((s) => s.has(target)) || !isInputName(target),
     );
+    const values = joinExpiry(asked, mapping);
     fieldMappings.record('link screen', mapping);
     const partOf = (field: FieldName): number =>
       mapping.found[field]?.by === 'elimination'

@@ -179,6 +179,36 @@ function wrappingLabel(el: HTMLElement): string | undefined {
   return undefined;
 }
 
+/**
+ * One input for the whole expiry ("MM/AA", autocomplete cc-exp), not a month or a year of its own: a label or
+ * placeholder reading month/year, or naming the expiry without saying month or year.
+ */
+function joinedExpiry(c: Candidate): boolean {
+  if (c.tag !== 'input' || c.type === 'number' || c.type === 'month') return false;
+  if (c.autocomplete.split(' ').includes('cc-exp')) return true;
+  const text = fold(c.label);
+  if (/\b(mm|mes)\s*\/\s*(aa|yy|aaaa|yyyy|ano|year)\b/.test(text)) return true;
+  return (
+    /\b(vencimiento|vence|caducidad|expiry|expiration|expires|validade|valid thru)\b/.test(text) &&
+    !/\bmes\b|month|\bano\b|\byear\b|\bmm\b|\baa(aa)?\b|\byy(yy)?\b/.test(text)
+  );
+}
+
+/**
+ * The payment's values as the page takes them: where month and year have one input (joinedExpiry), one value
+ * `MM/AA` there (a four-digit year where the input asks for one), the year not entered on its own.
+ */
+export function joinExpiry(values: [FieldName, string][], mapping: Pick<FieldMapping, 'names' | 'candidates'>): [FieldName, string][] {
+  const target = mapping.names.mesVencimiento;
+  const mes = values.find(([f]) => f === 'mesVencimiento')?.[1];
+  const anio = values.find(([f]) => f === 'anioVencimiento')?.[1];
+  if (target !== mapping.names.anioVencimiento || mes === undefined || anio === undefined) return values;
+  const asks = fold(mapping.candidates.find((c) => c.target === target)?.label ?? '');
+  const year = /\b(aaaa|yyyy)\b/.test(asks) ? (anio.length === 2 ? `20${anio}` : anio) : anio.slice(-2);
+  const joined = `${mes.padStart(2, '0')}/${year}`;
+  return values.flatMap(([f, v]): [FieldName, string][] => (f === 'anioVencimiento' ? [] : [[f, f === 'mesVencimiento' ? joined : v]]));
+}
+
 /** The field an input's label names, if any. */
 function byLabel(c: Candidate): FieldName | undefined {
   const text = fold(c.label);
@@ -232,6 +262,15 @@ export function discoverFields(html: string, configured: Partial<FieldNames> = {
     ['options', byOptions],
     ['type', byType],
   ];
+  // One input for month and year: both fields are entered there, as one value (joinExpiry).
+  const joined =
+    !found.mesVencimiento && !found.anioVencimiento ? candidates.find((c) => !used.has(c.target) && joinedExpiry(c)) : undefined;
+  if (joined) {
+    const by: FoundBy = joined.autocomplete.split(' ').includes('cc-exp') ? 'autocomplete' : 'label';
+    found.mesVencimiento = { target: joined.target, by };
+    found.anioVencimiento = { target: joined.target, by };
+    used.add(joined.target);
+  }
   for (const [by, match] of stages) {
     for (const c of candidates) {
       if (used.has(c.target)) continue;

@@ -20,6 +20,7 @@ import { CookieJar } from './cookies.ts';
 import {
   cannotDriveMessage,
   FieldsNotFoundError,
+  joinExpiry,
   mapPage,
   placeByElimination,
   type PageKind,
@@ -285,14 +286,15 @@ export class HttpPayer implements Payer {
   ): Record<string, string> {
     const { form } = screen;
     const fields = { ...form.fields };
-    const values = paymentValues(payment);
+    const asked = paymentValues(payment);
     // A radio group none of whose buttons is checked is a field too (it submits nothing until one is).
     const present = (name: string): boolean => name in fields || name in form.selects;
     const mapping = placeByElimination(
       mapPage(screen.html, this.#configured, 'link screen'),
-      values.map(([field]) => field),
+      asked.map(([field]) => field),
       present,
     );
+    const values = joinExpiry(asked, mapping);
     const names = mapping.names;
     // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
     const missing = values.filter(([field]) => !present(names[field])).map(([field]) => field);
@@ -331,7 +333,7 @@ export class HttpPayer implements Payer {
     const fields = { ...screen.form.fields };
     const present = (name: string): boolean => name in fields || name in screen.form.selects;
     const filled: string[] = [];
-    const values = 'payment' in input ? paymentValues(input.payment) : pageValues(input.card);
+    const values = joinExpiry('payment' in input ? paymentValues(input.payment) : pageValues(input.card), mapping);
     for (const [field, value] of values) {
       if (!present(names[field])) continue;
       const options = optionsOf(screen.form, names[field]);

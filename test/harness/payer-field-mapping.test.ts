@@ -3,7 +3,8 @@
  * English, type and inputmode, and the reason a page that lacks a field gives.
  */
 import { describe, expect, it } from 'vitest';
-import { describeMapping, discoverFields, isDiscovered, mapPage, notFoundMessage } from '../../harness/payer/field-mapping.ts';
+import type { FieldName } from '../../harness/payer/types.ts';
+import { describeMapping, discoverFields, isDiscovered, joinExpiry, mapPage, notFoundMessage } from '../../harness/payer/field-mapping.ts';
 
 const page = (body: string) =>
   `<html><body><form method="post" action="/pagar">${body}<button type="submit">Pagar</button></form></body></html>`;
@@ -105,5 +106,45 @@ describe('field discovery on hosted pages', () => {
     expect(reason).toContain('could not find cvv (looked for autocomplete=cc-csc');
     expect(reason).toContain('a "Número de tarjeta" (text)');
     expect(reason).toContain('zz "Referencia" (text)');
+  });
+
+  describe('one input for the whole expiry ("MM/AA")', () => {
+    const card: [FieldName, string][] = [
+      ['numeroTarjeta', '4111111111111111'],
+      ['mesVencimiento', '1'],
+      ['anioVencimiento', '2029'],
+      ['cvv', '123'],
+    ];
+    const joined = (body: string) => {
+      const m = discoverFields(page(`<input name="pan" autocomplete="cc-number">${body}<input name="cvc" autocomplete="cc-csc">`));
+      return { m, values: Object.fromEntries(joinExpiry(card, m)) };
+    };
+
+    it('found by autocomplete=cc-exp: month and year entered there as MM/YY, the year not on its own', () => {
+      const { m, values } = joined('<input name="exp" autocomplete="cc-exp">');
+      expect(m.found.mesVencimiento).toEqual({ target: 'exp', by: 'autocomplete' });
+      expect(m.names.anioVencimiento).toBe('exp');
+      expect(values).toEqual({ numeroTarjeta: '4111111111111111', mesVencimiento: '01/29', cvv: '123' });
+    });
+
+    it('found by its label or placeholder, Spanish or English; four digits where it asks them', () => {
+      expect(joined('<label for="v">Vencimiento</label><input id="v" name="v" placeholder="MM/AA">').values.mesVencimiento).toBe('01/29');
+      expect(joined('<input name="v" aria-label="Expiry date">').values.mesVencimiento).toBe('01/29');
+      expect(joined('<input name="v" placeholder="MM / AAAA">').values.mesVencimiento).toBe('01/2029');
+      expect(joined('<label>Fecha de caducidad <input name="v"></label>').m.found.anioVencimiento?.by).toBe('label');
+    });
+
+    it('separate month and year inputs stay separate, whatever their labels say of the expiry', () => {
+      for (const body of [
+        '<label for="a">Mes de vencimiento</label><input id="a" name="a"><label for="b">Año de vencimiento</label><input id="b" name="b">',
+        '<label for="a">Fecha de vencimiento</label><input id="a" name="a" placeholder="MM"><input name="b" placeholder="AA" aria-label="Año">',
+        '<input name="a" aria-label="Expiry month"><input name="b" aria-label="Expiry year">',
+        '<label for="a">Vencimiento</label><select id="a" name="a"><option>01</option></select><select name="b"><option>2030</option></select>',
+      ]) {
+        const { m, values } = joined(body);
+        expect(m.names.mesVencimiento, body).not.toBe(m.names.anioVencimiento);
+        expect(values, body).toMatchObject({ mesVencimiento: '1', anioVencimiento: '2029' });
+      }
+    });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The page and account variants of sandbox/variants.ts do what they say, beside the default they replace: inputs
- * named by autofill tokens, English pages, a session token required back, 3DS and quick-pay pages asking for the
+ * named by autofill tokens, one expiry input, English pages, a session token required back, 3DS and quick-pay pages asking for the
  * card or a challenge code (refusing with the form again), account tokens by password grant only.
  */
 import { describe, expect, it } from 'vitest';
@@ -48,6 +48,21 @@ describe('page variants', () => {
     expect(html).not.toContain('autocomplete="cc-');
     const paid = await p.pagar(link.urlEnlaceLargo, { formaPago: '0', f1: CARD.numeroTarjeta, f4: '123', f2: '12', f3: '2030' });
     expect(paid.statusCode).toBe(303);
+  });
+
+  it('pages-expiry-joined: one expiry input "MM/AA"; a value not MM/AA shows the form again (400), MM/AA and MM/AAAA pay', async () => {
+    const p = await sandbox({ variant: 'pages-expiry-joined' });
+    const link = await p.crearEnlace();
+    const html = (await p.abrir(link.urlEnlaceLargo)).body;
+    expect(Object.keys(formulario(html).campos)).toContain('vencimiento');
+    expect(html).not.toContain('name="mesVencimiento"');
+    expect(html).toContain('placeholder="MM/AA"');
+    const card = { formaPago: '0', numeroTarjeta: CARD.numeroTarjeta, cvv: '123' };
+    const refused = await p.pagar(link.urlEnlaceLargo, { ...card, vencimiento: '13/30' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('debe ser MM/AA');
+    expect((await p.pagar(link.urlEnlaceLargo, { ...card, vencimiento: '12/30' })).statusCode).toBe(303);
+    expect((await p.pagar(link.urlEnlaceLargo, { ...card, vencimiento: '12/2030' })).statusCode).toBe(303);
   });
 
   it('pages-english: English labels, lang="en", the card fields before what is bought', async () => {
