@@ -5,7 +5,8 @@
  * variant of sandbox/variants.ts is a choice a vendor may make: inputs named by their HTML autofill tokens
  * (`pages-autofill-names`), English labels and another order (`pages-english`), a session cookie whose token the
  * form must send back (`pages-session-token`), the deployed service's form (`pages-deployed-form`: .NET names, the
- * expiry as selects), one expiry input "MM/AA" (`pages-expiry-joined`).
+ * expiry as selects), one expiry input "MM/AA" (`pages-expiry-joined`), the payer's last name, phone and address
+ * (`pages-billing-details`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -57,6 +58,19 @@ export function nombresTarjeta(ctx: SandboxContext): Record<CampoTarjeta, string
 
 /** The one expiry input of pages-expiry-joined. */
 const VENCIMIENTO = 'vencimiento';
+
+/** The payer's details pages-billing-details asks on the payment screen: input name, Spanish and English label, type. */
+const PERSONA: [string, string, string, string][] = [
+  ['apellidoCliente', 'Apellido', 'Last name', 'text'],
+  ['telefonoCliente', 'Teléfono', 'Phone', 'tel'],
+  ['direccionCliente', 'Dirección', 'Address', 'text'],
+];
+
+/** pages-billing-details: each of the payer's details is required (max 200 characters). */
+export function leerPersona(ctx: SandboxContext, f: Lector): void {
+  if (!ctx.variant('pages-billing-details')) return;
+  for (const [nombre] of PERSONA) f.texto(nombre, { requerido: true, max: 200 });
+}
 
 /** Whether the pages speak English (pages-english); Spanish otherwise. */
 export function enIngles(ctx: SandboxContext): boolean {
@@ -133,8 +147,16 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
         `<input id="campo-vencimiento" name="${VENCIMIENTO}" type="text" inputmode="numeric" maxlength="7" placeholder="${t('MM/AA', 'MM/YY')}">`,
       )
     : undefined;
-  if (enIngles(ctx)) return [...(extra ? [email, titular] : []), numero, vencimiento ?? `<div class="fila">${anio}${mes}</div>`, cvv];
-  return [numero, vencimiento ?? `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, email] : [])];
+  // pages-billing-details: the payer's last name, phone and address too, required, only their labels saying so.
+  const persona =
+    extra && ctx.variant('pages-billing-details')
+      ? PERSONA.map(([nombre, es, en, tipo]) =>
+          campo(`campo-${nombre}`, t(es, en), `<input id="campo-${nombre}" name="${nombre}" type="${tipo}" required>`),
+        )
+      : [];
+  if (enIngles(ctx))
+    return [...(extra ? [email, titular] : []), ...persona, numero, vencimiento ?? `<div class="fila">${anio}${mes}</div>`, cvv];
+  return [numero, vencimiento ?? `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, ...persona, email] : [])];
 }
 
 /** Reads and validates the posted card (the page's own input names); returns the cvv. `extra`: name and e-mail too. */

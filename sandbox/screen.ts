@@ -24,7 +24,17 @@ import {
   resumen,
   type Resumen,
 } from './html.ts';
-import { campoSesion, camposTarjeta, enIngles, leerTarjeta, listaErrores, nombresTarjeta, sesionValida, texto } from './card-fields.ts';
+import {
+  campoSesion,
+  camposTarjeta,
+  enIngles,
+  leerPersona,
+  leerTarjeta,
+  listaErrores,
+  nombresTarjeta,
+  sesionValida,
+  texto,
+} from './card-fields.ts';
 import { contarResultado, enlaceDeConsulta, idEnlaceDeRuta, motivoNoDisponible, ventanaDeCarrera } from './links.ts';
 import { datosQuickPay } from './purchases/quickpay.ts';
 import type { Business, Link, RespuestaIntento } from './store.ts';
@@ -325,6 +335,7 @@ export function revisar(
     }
   }
   f.texto(nombres.nombreTitular, { max: 200 });
+  leerPersona(ctx, f);
   const email = f.texto(nombres.email, {
     patron: EMAIL,
     mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address'),

@@ -230,6 +230,15 @@ export const VARIANTS = [
     composes: false,
   },
   {
+    id: 'pages-billing-details',
+    area: 'pages',
+    description:
+      "1/4.1: the payment screen also asks the payer's last name, phone and address (required inputs named " +
+      'apellidoCliente, telefonoCliente, direccionCliente; only their labels say what they are): a form without them ' +
+      'is shown again with the errors (400)',
+    composes: false,
+  },
+  {
     id: 'pages-ask-card',
     area: 'pages',
     description:

@@ -13,7 +13,7 @@
  */
 import type { BrowserContext, ElementHandle, Frame, Locator, Page } from 'playwright-core';
 import { parse } from 'node-html-parser';
-import { NoFormError, PayerError } from './errors.ts';
+import { NoFormError, PayerError, PaymentRefused } from './errors.ts';
 import { noteStep } from '../record/transcript.ts';
 import { priorityNow } from '../api/queue-order.ts';
 import { waitingFor } from '../record/test-record.ts';
@@ -33,7 +33,18 @@ import {
 import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
 import { stopOf, submissions, type HttpPayer } from './http.ts';
-import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, shownCode } from './steps.ts';
+import {
+  consent,
+  goOnButton,
+  headingOf,
+  leftEmpty,
+  MAX_STEPS,
+  meansGoOn,
+  meansLeave,
+  personalDetails,
+  shownCode,
+  unanswered,
+} from './steps.ts';
 import type {
   CardPayment,
   FieldName,
@@ -219,7 +230,14 @@ export class BrowserPayer implements Payer {
     });
     await session.close();
     // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
-    const Kind = err instanceof FieldsNotFoundError ? FieldsNotFoundError : err instanceof NoFormError ? NoFormError : PayerError;
+    const Kind =
+      err instanceof FieldsNotFoundError
+        ? FieldsNotFoundError
+        : err instanceof NoFormError
+          ? NoFormError
+          : err instanceof PaymentRefused
+            ? PaymentRefused
+            : PayerError;
     return new Kind(`${message} (${evidence})`);
   }
 
@@ -455,7 +473,12 @@ export class BrowserPayer implements Payer {
       const form = readHtml(200, part.frame.url(), html, part.mapping.names).form;
       if (!form) continue;
       const fields = { ...form.fields };
-      for (const name of consent(form, fields, new Set(entries.filter((e) => e.part === i).map((e) => e.name)))) {
+      const placed = new Set(entries.filter((e) => e.part === i).map((e) => e.name));
+      for (const { name, asks } of personalDetails(form, fields, placed)) {
+        entries.push({ part: i, selector: cssOf(name), name, value: fields[name]!, how: 'type', inDom: true });
+        answered.push(`${name} ("${asks}", as a person would)`);
+      }
+      for (const name of consent(form, fields, placed)) {
         entries.push({
           part: i,
           selector: cssOf(name),
@@ -724,12 +747,22 @@ export class BrowserPayer implements Payer {
     let pressing = await this.#control(parts);
     const submittedAt = Date.now();
     let sent: ScreenForm = screen.form ?? { action: '', method: 'POST', fields: {}, selects: {}, optionTexts: {} };
+    let current = parts;
+    let shown = screen.html;
     for (let step = 1; ; step++) {
+      const empty = new Set((await Promise.all(current.map((p) => p.scope.evaluate(emptyInputs, undefined)))).flat());
+      const required = unanswered(sent, empty);
+      if (required.length > 0)
+        throw new FieldsNotFoundError(
+          `${bare(session.page.url())} asks what the payment does not carry and the payer has no answer for: ` +
+            `${required.join(', ')}; nothing was pressed`,
+        );
       const what = await this.#pressAndWait(session, pressing);
       if (session.error) throw new PayerError(session.error);
       if (session.outcome) return this.#done(screen, timed(session.outcome, openedAt, submittedAt));
       const answer = await this.#reread(session);
       const outcome = outcomeOf(answer.screen, sent);
+      if (outcome.kind === 'refused') leftEmpty(outcome, sent, empty, shown, answer.html);
       // The same form after a wait that saw no answer (only some other change) is no refusal: nothing was answered.
       if (what === 'the page changed' && outcome.kind === 'refused' && outcome.by === 'form-again')
         throw new PayerError(nothingFollowed(pressing.text, session.stepMs));
@@ -755,6 +788,8 @@ export class BrowserPayer implements Payer {
       // Pressing the step's button is the payer's own submission, not the page sending the last one again.
       session.nextSubmission();
       sent = answer.screen.form;
+      current = answer.parts;
+      shown = answer.html;
     }
   }
 

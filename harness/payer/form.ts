@@ -190,6 +190,8 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
   const visible = new Set<string>();
   const buttons: NonNullable<ScreenForm['buttons']> = [];
   const checkboxes: NonNullable<ScreenForm['checkboxes']> = [];
+  const asked: Record<string, string> = {};
+  const required = new Set<string>();
   const root = form.parentNode ? rootOf(form) : form;
   let clicked = false;
   for (const el of form.querySelectorAll('input, select, textarea, button')) {
@@ -232,6 +234,9 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     } else if (type !== 'button' && type !== 'reset' && type !== 'file') {
       fields[name] = el.getAttribute('value') ?? '';
       if (type !== 'hidden') visible.add(name);
+      if (type !== 'hidden' && fields[name] === '')
+        asked[name] = [labelOf(el, root, false), el.getAttribute('placeholder') ?? ''].filter(Boolean).join(' / ');
+      if (type !== 'hidden' && (el.hasAttribute('required') || el.getAttribute('aria-required') === 'true')) required.add(name);
     }
   }
   const method = (form.getAttribute('method') ?? 'get').toUpperCase() === 'POST' ? 'POST' : 'GET';
@@ -244,6 +249,8 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     ...(radios.size > 0 ? { radios: [...radios] } : {}),
     visible: [...visible],
     ...(checkboxes.length > 0 ? { checkboxes } : {}),
+    ...(Object.keys(asked).length > 0 ? { asked } : {}),
+    ...(required.size > 0 ? { required: [...required] } : {}),
     buttons,
   };
 }

@@ -28,7 +28,20 @@ import {
 } from './field-mapping.ts';
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
-import { consent, goOnButton, headingOf, MAX_STEPS, meansGoOn, meansLeave, metaRefresh, pressGoOn, shownCode } from './steps.ts';
+import {
+  consent,
+  goOnButton,
+  headingOf,
+  MAX_STEPS,
+  meansGoOn,
+  meansLeave,
+  metaRefresh,
+  personalDetails,
+  pressGoOn,
+  leftEmpty,
+  shownCode,
+  unanswered,
+} from './steps.ts';
 import type {
   CardPayment,
   FieldName,
@@ -183,6 +196,13 @@ export class HttpPayer implements Payer {
     let current: Screen & { form: ScreenForm } = screen;
     let sent = fields;
     for (let step = 1; ; step++) {
+      const empty = new Set(Object.keys(sent).filter((name) => sent[name] === ''));
+      const required = unanswered(current.form, empty);
+      if (required.length > 0)
+        throw new FieldsNotFoundError(
+          `${bare(current.url)} asks what the payment does not carry and the payer has no answer for: ` +
+            `${required.join(', ')}; nothing was sent`,
+        );
       this.#remember(jar, screen, current.form, sent);
       const url = current.form.method === 'POST' ? current.form.action : withQuery(current.form.action, sent);
       const result = await this.#navigate(
@@ -200,6 +220,7 @@ export class HttpPayer implements Payer {
       }
       const answer = this.#read(result.ex, result.url);
       const outcome = outcomeOf(answer, current.form);
+      if (outcome.kind === 'refused') leftEmpty(outcome, current.form, empty, current.html, answer.html);
       if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
       if (outcome.kind !== 'page') return timed(outcome, openedAt, submittedAt);
       const next = answer.form ? this.#nextStep(answer as Screen & { form: ScreenForm }, input) : undefined;
@@ -312,7 +333,9 @@ export class HttpPayer implements Payer {
       throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
     for (const [name, value] of chosen) fields[name] = value;
     for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
-    consent(form, fields, new Set(chosen.map(([name]) => name)));
+    const placed = new Set(chosen.map(([name]) => name));
+    consent(form, fields, placed);
+    personalDetails(form, fields, placed);
     pressGoOn(form, fields);
     return fields;
   }
@@ -345,6 +368,7 @@ export class HttpPayer implements Payer {
     const challenge = 'payment' in input ? undefined : input.card?.codigoDesafio;
     const placed = new Set(filled.map((f) => names[f as FieldName]));
     for (const name of consent(screen.form, fields, placed)) filled.push(`${name} (agreed)`);
+    for (const { name, asks } of personalDetails(screen.form, fields, placed)) filled.push(`${name} ("${asks}", as a person would)`);
     const emptyInputs = (screen.form.visible ?? []).filter((n) => !placed.has(n) && fields[n] === '' && !(n in screen.form.selects));
     const codeField = present(names.codigoDesafio) ? names.codigoDesafio : emptyInputs.length === 1 ? emptyInputs[0] : undefined;
     if (codeField !== undefined) {

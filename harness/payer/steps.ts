@@ -4,7 +4,8 @@
  * page or an issuer's test challenge without being told how; the payer does the same, up to MAX_STEPS pages.
  */
 import { parse, type HTMLElement } from 'node-html-parser';
-import type { ScreenForm } from './types.ts';
+import { PaymentRefused } from './errors.ts';
+import type { Refusal, ScreenForm } from './types.ts';
 
 /** Submissions a checkout may take before the payer gives up (a loop, or a page it misreads). */
 export const MAX_STEPS = 6;
@@ -84,6 +85,89 @@ export function consent(
     answered.push(box.name);
   }
   return answered;
+}
+
+/**
+ * What a person types where a checkout asks of them what the payment does not say (billing details), by what the
+ * input asks; the first that fits. Never into an input asking for a code (a one-time code is shownCode's).
+ */
+const PERSON: [RegExp, string][] = [
+  [/apellido|last ?name|surname|family name|sobrenome/, 'Pérez'],
+  [/telefono|celular|movil|phone|mobile|telemovel/, '70000000'],
+  [/codigo postal|postal|\bzip\b|\bcep\b/, '01101'],
+  [/direccion|address|endereco|\bcalle\b|street/, 'Calle 1, Casa 2'],
+  [/ciudad|\bcity\b|cidade|municipio|town/, 'San Salvador'],
+  [/\bdui\b|documento|document|identificacion|identity|cedula|\bnit\b|\bcpf\b/, '00000000-0'],
+  [/^(su |tu |your )?(primer )?(nombre|first name|given name|nome)( completo| del (cliente|comprador|pagador))?$/, 'Ana'],
+];
+const ASKS_CODE = /(^|[^a-z])(codigo|code|otp|clave|pin|token|verificacion|verification|contrasena|password)($|[^a-z])/;
+
+/**
+ * The details a person types into the text inputs left empty that ask for them (a last name, a phone, an address),
+ * as consent answers a question: `placed` (the payment's own inputs) and inputs asking for a code untouched. Returns
+ * the inputs answered and what each asks.
+ */
+export function personalDetails(
+  form: Pick<ScreenForm, 'asked'>,
+  fields: Record<string, string>,
+  placed: ReadonlySet<string>,
+): { name: string; asks: string }[] {
+  const answered: { name: string; asks: string }[] = [];
+  for (const [name, asks] of Object.entries(form.asked ?? {})) {
+    const text = fold(asks);
+    if (placed.has(name) || fields[name] !== '' || text === '' || (ASKS_CODE.test(text) && !/postal|zip/.test(text))) continue;
+    const value = PERSON.find(([re]) => re.test(text))?.[1];
+    if (value === undefined) continue;
+    fields[name] = value;
+    answered.push({ name, asks });
+  }
+  return answered;
+}
+
+/**
+ * What the page asks that was left `empty` (neither a detail of the payment nor a person's): the inputs it marks
+ * required and, once it refused the submission (`refusal`: its words), those its answer names. Each as `"label"
+ * (name)`. Such a refusal is the payer's gap, never a verdict on the target.
+ */
+export function unanswered(form: Pick<ScreenForm, 'asked' | 'required'>, empty: ReadonlySet<string>, refusal?: string): string[] {
+  const said = refusal === undefined ? undefined : fold(refusal);
+  return Object.entries(form.asked ?? {}).flatMap(([name, asks]) => {
+    if (!empty.has(name)) return [];
+    const required = form.required?.includes(name) ?? false;
+    const label = fold(asks.split(' / ')[0] ?? '');
+    const named = said !== undefined && ((label.length >= 3 && said.includes(label)) || said.includes(fold(name)));
+    return required || named ? [`"${asks}" (${name}${required ? ', required' : ''})`] : [];
+  });
+}
+
+/** The lines of text an answer shows that the page submitted did not (its messages, not the form's own labels). */
+export function newWords(beforeHtml: string, answerHtml: string): string {
+  const lines = (html: string): string[] => {
+    const root = parse(html);
+    root.querySelectorAll('script, style, noscript').forEach((el) => el.remove());
+    return root.structuredText
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+  };
+  const before = new Set(lines(beforeHtml));
+  return lines(answerHtml)
+    .filter((line) => !before.has(line))
+    .join('\n');
+}
+
+/**
+ * A refusal of a submission that left empty what the page asks and its answer names (unanswered): PaymentRefused,
+ * naming them — the test is not judged on it (a payment the payer could not complete says nothing of the target).
+ */
+export function leftEmpty(outcome: Refusal, sent: ScreenForm, empty: ReadonlySet<string>, beforeHtml: string, answerHtml: string): void {
+  if (outcome.answered !== 'submission' || outcome.by === 'words' || outcome.status === 410) return;
+  const left = unanswered(sent, empty, newWords(beforeHtml, answerHtml));
+  if (left.length > 0)
+    throw new PaymentRefused(
+      `the page refused the submission (status ${outcome.status}${outcome.formAgain ? ', its form again' : ''}) and asks for ` +
+        `what the payer left empty: ${left.join(', ')} — details the payment does not carry`,
+    );
 }
 
 /**

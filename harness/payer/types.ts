@@ -68,6 +68,10 @@ export interface ScreenForm {
   radios?: string[];
   /** Names of the inputs a customer fills (not hidden, not buttons): tells the same form shown again from a next step. */
   visible?: string[];
+  /** Text inputs left empty: what each asks (its label, aria-label, placeholder), for the details a person types. */
+  asked?: Record<string, string>;
+  /** Text inputs the page marks required (required, aria-required). */
+  required?: string[];
   /** Checkboxes not ticked: what each says (its label) and the value it submits when ticked. */
   checkboxes?: { name: string; value: string; text: string }[];
   /** The form's submit buttons in page order: what each says, and what it submits when pressed. */

@@ -85,6 +85,13 @@ const challengePage = (
   error = '',
 ) => `<!doctype html><h1>Verificación de tu banco</h1>${error}<form method="post" action="/challenge"><p>Código de prueba: <b>123456</b></p><input name="otp_x">
 <fieldset><legend>¿Autoriza este pago?</legend><label><input type="radio" name="autoriza" value="si"> Sí, autorizo el pago</label><label><input type="radio" name="autoriza" value="no"> No</label></fieldset><button>Verificar</button></form>`;
+/** A card form built by script that also asks the payer's details (`/billing-ref`: one no detail answers, required). */
+const billingForm = (path: string) =>
+  `<form method="post" action="${path}"><label>Número de tarjeta <input name="pan" autocomplete="cc-number"></label>` +
+  '<label>CVV <input name="cvv2" autocomplete="cc-csc"></label><input name="mm" autocomplete="cc-exp-month">' +
+  '<input name="aa" autocomplete="cc-exp-year"><label>Apellido <input name="ape" required></label><label>Teléfono ' +
+  `<input name="tel" type="tel" required></label>${path === '/billing-ref' ? '<label>Referencia <input name="ref" required></label>' : ''}` +
+  '<button>Pagar</button></form>';
 const cookieOf = (header: string | undefined, name: string) => new RegExp(`(?:^|; )${name}=([^;]*)`).exec(header ?? '')?.[1];
 
 beforeAll(async () => {
@@ -153,6 +160,15 @@ beforeAll(async () => {
         return html(200, '<p>cancelado</p>');
       }
       // An issuer's test page: a code shown beside one empty input.
+      case 'GET /billing':
+      case 'GET /billing-ref':
+        return html(200, scripted(billingForm(req.url!)));
+      case 'POST /billing':
+        posted.push(form());
+        return redirect(303, `${prefix}?idTransaccion=t-billing&esAprobada=true`);
+      case 'POST /billing-ref':
+        posted.push(form());
+        return html(400, scripted(billingForm(req.url!)));
       case 'GET /challenge':
         return html(200, challengePage());
       case 'POST /challenge':
@@ -671,6 +687,19 @@ describe('browser payer: checkouts as people finish them', () => {
       params: { idTransaccion: 't-ch' },
     });
     expect(posted).toEqual([{ otp_x: '123456', autoriza: 'si' }]);
+  });
+
+  it('types the details a person would (last name, phone) where the page asks them; a required one no detail answers: nothing pressed', async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    const outcome = await browserPayer().payLink(`${fixture.url}/billing`, card);
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-billing' } });
+    expect(posted).toEqual([expect.objectContaining({ pan: CARD, ape: 'Pérez', tel: '70000000' })]);
+    posted.length = 0;
+    await expect(browserPayer().payLink(`${fixture.url}/billing-ref`, card)).rejects.toThrow(
+      /asks what the payment does not carry and the payer has no answer for: "Referencia" \(ref, required\); nothing was pressed/,
+    );
+    expect(posted).toEqual([]);
   });
 
   it("pays a shell whose card fields are in a frame of another origin: fields placed across frames, the outer pay button pressed, the script's redirect caught", async (ctx) => {

@@ -10,7 +10,21 @@ import { TestRecord, withScope } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';
-import { consent, goOnButton, meansConsent, meansGoOn, meansLeave, metaRefresh, sameForm, shownCode } from '../../harness/payer/steps.ts';
+import {
+  consent,
+  goOnButton,
+  meansConsent,
+  meansGoOn,
+  meansLeave,
+  metaRefresh,
+  personalDetails,
+  newWords,
+  sameForm,
+  shownCode,
+  unanswered,
+} from '../../harness/payer/steps.ts';
+import { PaymentRefused } from '../../harness/payer/errors.ts';
+import { FieldsNotFoundError } from '../../harness/payer/field-mapping.ts';
 import { readHtml, outcomeOf } from '../../harness/payer/form.ts';
 import { defaultFieldNames, type ScreenForm } from '../../harness/payer/types.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -40,6 +54,20 @@ const otpPage = `<!doctype html><html><body><h1>Banco emisor: verificación</h1>
 <p>Código de prueba: <strong id="codigo-prueba">482913</strong></p>
 <form method="post" action="/otp"><label for="o">Ingrese el código</label><input id="o" name="otp">
   <button>Verificar</button></form></body></html>`;
+
+/** A card page that also asks the payer's details; `/unknown-*` add one a person's details do not answer. */
+const billingPage = (path: string) => `<!doctype html><html><body><h1>Tus datos</h1>
+<form method="post" action="${path}">
+  <label for="n">Número de tarjeta</label><input id="n" name="numeroTarjeta" autocomplete="cc-number">
+  <label for="c">CVV</label><input id="c" name="cvv" type="password">
+  <input name="mesVencimiento" autocomplete="cc-exp-month"><input name="anioVencimiento" autocomplete="cc-exp-year">
+  <label for="ape">Apellido</label><input id="ape" name="ape" required>
+  <label for="tel">Teléfono celular</label><input id="tel" name="tel" type="tel">
+  <label>Dirección <input name="dir"></label>
+  <label for="cup">Código de descuento</label><input id="cup" name="cupon">
+  ${path === '/unknown-required' ? '<label for="ref">Referencia del pedido</label><input id="ref" name="ref" required>' : ''}
+  ${path === '/unknown-named' ? '<label for="pas">Número de pasaporte</label><input id="pas" name="pas">' : ''}
+  <button>Pagar</button></form></body></html>`;
 
 let fixture: Fixture;
 let http: Http;
@@ -94,6 +122,21 @@ beforeAll(async () => {
           '<form method="post" action="/endless"><input name="numeroTarjeta"><input name="cvv"><input ' +
             'name="mesVencimiento"><input name="anioVencimiento"><button>Pagar</button></form>',
         );
+      case 'GET /billing':
+      case 'GET /unknown-required':
+      case 'GET /unknown-named':
+        return html(200, billingPage(req.url!));
+      case 'POST /billing':
+        received.push(fields);
+        return fields['ape'] && fields['tel'] && fields['dir'] && !fields['cupon']
+          ? redirect(303, `${prefix}?idTransaccion=t-5&esAprobada=true`)
+          : html(400, billingPage('/billing'));
+      case 'POST /unknown-required':
+        received.push(fields);
+        return html(400, billingPage('/unknown-required'));
+      case 'POST /unknown-named':
+        received.push(fields);
+        return html(400, `<p id="estado">datos inválidos: ingrese el número de pasaporte</p>${billingPage('/unknown-named')}`);
       default:
         if (req.method === 'POST' && req.url?.startsWith('/endless')) {
           const n = Number(req.url.split('/')[2] ?? 0) + 1;
@@ -158,6 +201,52 @@ describe('the HTTP payer finishes a checkout with steps', () => {
     expect(outcome.kind).toBe('page');
     expect(fixture.seen.filter((s) => s.startsWith('POST /endless')).length).toBe(6);
     expect(scope.steps.some((s) => /more than 6 steps/.test(s.title))).toBe(true);
+  });
+});
+
+describe("the HTTP payer answers a checkout's questions of the payer as a person would", () => {
+  it('a last name, a phone and an address are typed where the page asks them; a discount code is left empty', async () => {
+    received.length = 0;
+    const scope = new TestRecord('billing');
+    const outcome = await withScope(scope, () => createPayer({ http }).payLink(`${fixture.url}/billing`, plainCard));
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-5' } });
+    expect(received[0]).toMatchObject({ ape: 'Pérez', tel: '70000000', dir: 'Calle 1, Casa 2', cupon: '' });
+  });
+
+  it('a required input no detail answers: not sent, the page not driven (a page the payer cannot finish is no verdict)', async () => {
+    received.length = 0;
+    const paid = createPayer({ http }).payLink(`${fixture.url}/unknown-required`, plainCard);
+    await expect(paid).rejects.toThrow(FieldsNotFoundError);
+    await expect(paid).rejects.toThrow(/"Referencia del pedido" \(ref, required\); nothing was sent/);
+    expect(received).toEqual([]);
+  });
+
+  it('an input left empty that the refusal names: PaymentRefused (not judged), never a refusal of the payment', async () => {
+    const paid = createPayer({ http }).payLink(`${fixture.url}/unknown-named`, plainCard);
+    await expect(paid).rejects.toThrow(PaymentRefused);
+    await expect(paid).rejects.toThrow(/left empty: "Número de pasaporte" \(pas\)/);
+  });
+
+  it('personalDetails and unanswered on a hand-built form: never a code field; required, or named by the refusal', () => {
+    const form = readHtml(200, 'http://x/p', billingPage('/unknown-required'), defaultFieldNames).form!;
+    const otp = readHtml(
+      200,
+      'http://x/o',
+      '<form><label for="o">Código enviado a tu teléfono</label><input id="o" name="o"></form>',
+      defaultFieldNames,
+    ).form!;
+    const fields = { ...form.fields };
+    expect(personalDetails(form, fields, new Set(['numeroTarjeta'])).map((a) => a.name)).toEqual(['ape', 'tel', 'dir']);
+    expect(personalDetails(otp, { o: '' }, new Set())).toEqual([]);
+    const empty = new Set(Object.keys(fields).filter((k) => fields[k] === ''));
+    expect(unanswered(form, empty)).toEqual(['"Referencia del pedido" (ref, required)']);
+    expect(unanswered(form, empty, 'Ingrese el código de descuento')).toEqual([
+      '"Código de descuento" (cupon)',
+      '"Referencia del pedido" (ref, required)',
+    ]);
+    // The form shown again names every label: only what the answer adds is the refusal's words.
+    const again = `<p id="estado">Revise el apellido</p>${billingPage('/unknown-required')}`;
+    expect(newWords(billingPage('/unknown-required'), again)).toBe('Revise el apellido');
   });
 });
 

@@ -65,6 +65,19 @@ describe('page variants', () => {
     expect((await p.pagar(link.urlEnlaceLargo, { ...card, vencimiento: '12/2030' })).statusCode).toBe(303);
   });
 
+  it("pages-billing-details: the screen asks the payer's last name, phone and address; without them the form again (400)", async () => {
+    const p = await sandbox({ variant: 'pages-billing-details' });
+    const link = await p.crearEnlace();
+    const html = (await p.abrir(link.urlEnlaceLargo)).body;
+    expect(html).toContain('<label for="campo-apellidoCliente">Apellido</label>');
+    const card = { formaPago: '0', numeroTarjeta: CARD.numeroTarjeta, cvv: '123', mesVencimiento: '12', anioVencimiento: '2030' };
+    const refused = await p.pagar(link.urlEnlaceLargo, card);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('telefonoCliente');
+    const persona = { apellidoCliente: 'Pérez', telefonoCliente: '70000000', direccionCliente: 'Calle 1' };
+    expect((await p.pagar(link.urlEnlaceLargo, { ...card, ...persona })).statusCode).toBe(303);
+  });
+
   it('pages-english: English labels, lang="en", the card fields before what is bought', async () => {
     const p = await sandbox({ variant: 'pages-english' });
     const body = (await p.abrir((await p.crearEnlace()).urlEnlaceLargo)).body;
