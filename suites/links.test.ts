@@ -432,14 +432,16 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
     { clauses: ['3-vigencia-bounds-use', '3-other-link-transitions-not-shown'], endpoint: 'flow', purchase: true, movesClock: true },
     'a link is paid until vigencia.fechaFin and not after it',
     async (t) => {
-      // fechaFin 45 s ahead on the target's clock; the late payment 30 s after it (margins for latency and skew).
+      // fechaFin at least 45 s ahead on the target's clock; the late payment 30 s after it (margins for latency and
+      // skew). In real time the lead is what MAX_WAIT_S leaves (up to 90 s): a loaded machine's payer is late less often.
       skipUnlessTimeCanPass(t, 75, 'a payment 30 s after a vigencia.fechaFin 45 s ahead');
+      const lead = hasClock(t) ? 45 : Math.min(90, Math.max(45, t.run.config.budget.maxWaitS - 30));
       // Written with the offset -06:00 (an instant, as DateTimeOffset is): compared as an instant, not a calendar date.
-      const fechaFin = withOffset((await targetNow(t)) + 45_000, -360);
+      const fechaFin = withOffset((await targetNow(t)) + lead * 1000, -360);
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
       const before = await payOnScreen(t, link.urlEnlace);
       // A payment the suite itself made after fechaFin is not the target's refusal.
-      notLate(before, await onOurClock(t, Date.parse(fechaFin)), 'the payment meant for 45 s before vigencia.fechaFin');
+      notLate(before, await onOurClock(t, Date.parse(fechaFin)), `the payment meant for ${lead} s before vigencia.fechaFin`);
       paymentApproved(before, '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
       // On the target's clock: a test clock moves only when moved, however long the first payment took.
       await letTimePass(
