@@ -234,8 +234,7 @@ function readForm(form: HTMLElement, pageUrl: string): ScreenForm {
     } else if (type !== 'button' && type !== 'reset' && type !== 'file') {
       fields[name] = el.getAttribute('value') ?? '';
       if (type !== 'hidden') visible.add(name);
-      if (type !== 'hidden' && fields[name] === '')
-        asked[name] = [labelOf(el, root, false), el.getAttribute('placeholder') ?? ''].filter(Boolean).join(' / ');
+      if (type !== 'hidden' && fields[name] === '') asked[name] = asksOf(el, root);
       if (type !== 'hidden' && (el.hasAttribute('required') || el.getAttribute('aria-required') === 'true')) required.add(name);
     }
   }
@@ -259,6 +258,21 @@ function rootOf(el: HTMLElement): HTMLElement {
   let node = el;
   while (node.parentNode) node = node.parentNode;
   return node;
+}
+
+/**
+ * What a text input asks: its label (for=, wrapping) or aria-label, then its placeholder — never the text after it,
+ * which is the next field's label.
+ */
+function asksOf(el: HTMLElement, root: HTMLElement): string {
+  const id = el.getAttribute('id');
+  let wrapping: string | undefined;
+  for (let p = el.parentNode; p && !wrapping; p = p.parentNode) if (p.tagName?.toLowerCase() === 'label') wrapping = p.text;
+  const label = (id ? root.querySelector(`label[for="${id}"]`)?.text : undefined) ?? wrapping ?? el.getAttribute('aria-label') ?? '';
+  return [label, el.getAttribute('placeholder') ?? '']
+    .map((s) => s.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join(' / ');
 }
 
 /** What a radio button or checkbox says: its label (for=, wrapping), else the text right after it, else (`orValue`) its value. */

@@ -135,7 +135,9 @@ export function unanswered(form: Pick<ScreenForm, 'asked' | 'required'>, empty: 
     if (!empty.has(name)) return [];
     const required = form.required?.includes(name) ?? false;
     const label = fold(asks.split(' / ')[0] ?? '');
-    const named = said !== undefined && ((label.length >= 3 && said.includes(label)) || said.includes(fold(name)));
+    const word = (w: string): boolean =>
+      w.length >= 3 && new RegExp(`(^|[^a-z0-9])${w.replace(/[^a-z0-9 ]/g, '.')}($|[^a-z0-9])`).test(said!);
+    const named = said !== undefined && (word(label) || word(fold(name)));
     return required || named ? [`"${asks}" (${name}${required ? ', required' : ''})`] : [];
   });
 }

@@ -244,6 +244,15 @@ describe("the HTTP payer answers a checkout's questions of the payer as a person
       '"Código de descuento" (cupon)',
       '"Referencia del pedido" (ref, required)',
     ]);
+    // Named as a word, and never by a name too short to be one.
+    const short = readHtml(
+      200,
+      'http://x/s',
+      '<form><input name="r"><label for="d">Día</label><input id="d" name="dd"></form>',
+      defaultFieldNames,
+    ).form!;
+    expect(unanswered(short, new Set(['r', 'dd']), 'error: revise el formulario del dia')).toEqual(['"Día" (dd)']);
+    expect(unanswered(short, new Set(['r', 'dd']), 'diario')).toEqual([]);
     // The form shown again names every label: only what the answer adds is the refusal's words.
     const again = `<p id="estado">Revise el apellido</p>${billingPage('/unknown-required')}`;
     expect(newWords(billingPage('/unknown-required'), again)).toBe('Revise el apellido');
