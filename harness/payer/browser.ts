@@ -30,10 +30,11 @@ import {
   type PageKind,
   type UnmatchedOption,
 } from './field-mapping.ts';
-import { chooseOption, cssOf, describeOptions, fieldNamesOf, isInputName, pageValues, paymentValues } from './fields.ts';
+import { chooseOption, cssOf, describeOptions, fieldNamesOf, fold, isInputName, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, REFUSAL_WORDS, timed } from './form.ts';
 import { stopOf, submissions, type HttpPayer } from './http.ts';
 import {
+  answerable,
   consent,
   goOnButton,
   headingOf,
@@ -43,7 +44,6 @@ import {
   meansLeave,
   personalDetails,
   shownCode,
-  unanswered,
 } from './steps.ts';
 import type {
   CardPayment,
@@ -230,14 +230,8 @@ export class BrowserPayer implements Payer {
     });
     await session.close();
     // No `cause`: a browser error may quote a URL whose query holds what was typed; the message is redacted.
-    const Kind =
-      err instanceof FieldsNotFoundError
-        ? FieldsNotFoundError
-        : err instanceof NoFormError
-          ? NoFormError
-          : err instanceof PaymentRefused
-            ? PaymentRefused
-            : PayerError;
+    // The most specific kind first (FieldsNotFoundError is a NoFormError): how the test is classified depends on it.
+    const Kind = [FieldsNotFoundError, NoFormError, PaymentRefused].find((k) => err instanceof k) ?? PayerError;
     return new Kind(`${message} (${evidence})`);
   }
 
@@ -751,12 +745,7 @@ export class BrowserPayer implements Payer {
     let shown = screen.html;
     for (let step = 1; ; step++) {
       const empty = new Set((await Promise.all(current.map((p) => p.scope.evaluate(emptyInputs, undefined)))).flat());
-      const required = unanswered(sent, empty);
-      if (required.length > 0)
-        throw new FieldsNotFoundError(
-          `${bare(session.page.url())} asks what the payment does not carry and the payer has no answer for: ` +
-            `${required.join(', ')}; nothing was pressed`,
-        );
+      answerable(sent, empty, bare(session.page.url()), 'nothing was pressed');
       const what = await this.#pressAndWait(session, pressing);
       if (session.error) throw new PayerError(session.error);
       if (session.outcome) return this.#done(screen, timed(session.outcome, openedAt, submittedAt));
@@ -1094,11 +1083,6 @@ function shellForm(url: string, parts: { mapping: FieldMapping }[], shown: Contr
   };
 }
 
-const fold = (s: string): string =>
-  s
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase();
 /** Words of going back, and of cancelling: which of the controls that leave (meansLeave) a meaning asks for first. */
 const BACK = /(^|[^a-z])(volver|regres|atras|back|return|retorn|voltar)/;
 const CANCEL = /(^|[^a-z])(cancel|anular|salir|exit|cerrar|close)/;

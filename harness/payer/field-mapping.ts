@@ -11,7 +11,7 @@
 import { parse, type HTMLElement } from 'node-html-parser';
 import { NoFormError } from './errors.ts';
 import { secrets } from '../record/redact.ts';
-import { isInputName, resolveNames } from './fields.ts';
+import { fold, isInputName, resolveNames } from './fields.ts';
 import { defaultFieldNames, type FieldName, type FieldNames } from './types.ts';
 
 /** How a field's input was found. */
@@ -84,14 +84,6 @@ const LOOKED_FOR: Record<FieldName, string> = {
   monto: 'a label like "Monto"/"Valor a pagar"/"Total a pagar"/"Amount", the one number input left once the quantity is placed',
   codigoDesafio: 'autocomplete=one-time-code, a label like "Código de verificación"/"Verification code"',
 };
-
-const fold = (s: string): string =>
-  s
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /** The inputs a customer can fill (not hidden, not buttons), in page order. */
 export function candidatesOf(html: string): Candidate[] {

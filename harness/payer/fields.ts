@@ -76,7 +76,8 @@ export interface Option {
   text: string;
 }
 
-const foldText = (s: string): string =>
+/** Text as the payers compare words: accents dropped, lower case, blanks (no-break spaces too) one space, trimmed. */
+export const fold = (s: string): string =>
   s
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -102,7 +103,7 @@ const MONTHS: RegExp[] = [
 
 /** The month a value or a text names: a number 1–12 ("01", "01 - Enero") or a month's name; undefined when none. */
 function monthOf(s: string): number | undefined {
-  const folded = foldText(s);
+  const folded = fold(s);
   for (const word of folded.split(/[^a-z]+/)) {
     const i = MONTHS.findIndex((re) => re.test(word));
     if (i >= 0) return i + 1;
@@ -131,7 +132,7 @@ const FORMAS: [number, RegExp][] = [
 ];
 
 function formaOf(s: string): number | undefined {
-  const folded = foldText(s);
+  const folded = fold(s);
   if (/^[0-4]$/.test(folded)) return Number(folded);
   return FORMAS.find(([, re]) => re.test(folded))?.[0];
 }
@@ -147,7 +148,7 @@ function meaningOf(field: FieldName, option: Option): number | undefined {
   switch (field) {
     case 'mesVencimiento': {
       // A name in the text is the month ("Febrero" behind a 0-based value "1"); else the value's number, else the text's.
-      const named = foldText(option.text)
+      const named = fold(option.text)
         .split(/[^a-z]+/)
         .some((w) => MONTHS.some((re) => re.test(w)));
       return (named ? monthOf(option.text) : undefined) ?? monthOf(option.value) ?? monthOf(option.text);
@@ -200,7 +201,7 @@ export function chooseOption(field: FieldName, value: string, options: Option[],
     if (chosen) return chosen.value;
   }
   if (values.includes(value)) return value;
-  const byText = options.find((o) => foldText(o.text) === foldText(value));
+  const byText = options.find((o) => fold(o.text) === fold(value));
   if (byText) return byText.value;
   const asNumber = Number(value);
   if (value.trim() !== '' && Number.isFinite(asNumber))

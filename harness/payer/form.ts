@@ -6,6 +6,7 @@
 import { parse, type HTMLElement } from 'node-html-parser';
 import { secrets } from '../record/redact.ts';
 import type { Exchange } from '../api/http.ts';
+import { fold } from './fields.ts';
 import { sameForm } from './steps.ts';
 import type { FieldNames, PaymentOutcome, Screen, ScreenForm, Timing } from './types.ts';
 
@@ -92,13 +93,6 @@ export const REFUSAL_WORDS = new RegExp(
     .map((w) => `\\b${w}\\b`)
     .join('|'),
 );
-
-const fold = (s: string): string =>
-  s
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[\s\u00a0]+/g, ' ');
 
 /** The phrase of refusal a page's text says ("no disponible", "expired"…), accents and case folded; undefined when none. */
 export function refusalWords(text: string): string | undefined {

@@ -29,6 +29,7 @@ import {
 import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
 import {
+  answerable,
   consent,
   goOnButton,
   headingOf,
@@ -40,7 +41,6 @@ import {
   pressGoOn,
   leftEmpty,
   shownCode,
-  unanswered,
 } from './steps.ts';
 import type {
   CardPayment,
@@ -197,12 +197,7 @@ export class HttpPayer implements Payer {
     let sent = fields;
     for (let step = 1; ; step++) {
       const empty = new Set(Object.keys(sent).filter((name) => sent[name] === ''));
-      const required = unanswered(current.form, empty);
-      if (required.length > 0)
-        throw new FieldsNotFoundError(
-          `${bare(current.url)} asks what the payment does not carry and the payer has no answer for: ` +
-            `${required.join(', ')}; nothing was sent`,
-        );
+      answerable(current.form, empty, bare(current.url), 'nothing was sent');
       this.#remember(jar, screen, current.form, sent);
       const url = current.form.method === 'POST' ? current.form.action : withQuery(current.form.action, sent);
       const result = await this.#navigate(

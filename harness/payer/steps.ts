@@ -5,18 +5,12 @@
  */
 import { parse, type HTMLElement } from 'node-html-parser';
 import { PaymentRefused } from './errors.ts';
+import { FieldsNotFoundError } from './field-mapping.ts';
+import { fold } from './fields.ts';
 import type { Refusal, ScreenForm } from './types.ts';
 
 /** Submissions a checkout may take before the payer gives up (a loop, or a page it misreads). */
 export const MAX_STEPS = 6;
-
-const fold = (s: string): string =>
-  s
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[\s\u00a0]+/g, ' ')
-    .trim();
 
 /**
  * Words of a button that goes on with the payment, by stem (Spanish, English, Portuguese): pay, confirm, continue,
@@ -140,6 +134,18 @@ export function unanswered(form: Pick<ScreenForm, 'asked' | 'required'>, empty: 
     const named = said !== undefined && (word(label) || word(fold(name)));
     return required || named ? [`"${asks}" (${name}${required ? ', required' : ''})`] : [];
   });
+}
+
+/**
+ * Before a submission: a required input left `empty` that no detail answers stops it (FieldsNotFoundError, naming
+ * the inputs and `where`): a page the payer cannot complete is not driven, and nothing is sent.
+ */
+export function answerable(form: ScreenForm, empty: ReadonlySet<string>, where: string, nothingDone: string): void {
+  const required = unanswered(form, empty);
+  if (required.length > 0)
+    throw new FieldsNotFoundError(
+      `${where} asks what the payment does not carry and the payer has no answer for: ${required.join(', ')}; ${nothingDone}`,
+    );
 }
 
 /** The lines of text an answer shows that the page submitted did not (its messages, not the form's own labels). */
