@@ -45,3 +45,45 @@ export class TokenError extends Error {
 export class TokenRefusedEarly extends NotJudged {
   override name = 'TokenRefusedEarly';
 }
+
+/**
+ * A non-idempotent request (a payment, a creation) whose answer may hide its processing: a 502/504, no answer within
+ * the timeout, a connection dropped after it was sent. It is never sent again (principle 5: never charge twice); the
+ * caller finds out where the spec gives a way (the record, a lookup) or the test is not judged (undecidable), with the
+ * evidence — never a FAIL.
+ */
+export class AmbiguousAnswerError extends NotJudged {
+  override name = 'AmbiguousAnswerError';
+  constructor(
+    message: string,
+    readonly exchange: Exchange,
+    /** What came back instead of an answer (`502`, `no response within 15 s`, `connection dropped`). */
+    readonly answer: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/**
+ * The target kept answering "not now" (429 rate limited, 503 unavailable) to a request after every retry the run
+ * allows: it processed nothing, so nothing is judged (skip kind rate-limited), never a FAIL.
+ */
+export class NotNowError extends NotJudged {
+  override name = 'NotNowError';
+  constructor(
+    message: string,
+    readonly exchange: Exchange,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The target refused so many requests in a row "not now" that the run stops: one line, exit 2 (the set-up: a rate
+ * the target does not take, or a target that is down), never a page of FAILs. Raised for every request after that.
+ */
+export class TargetRefusingError extends Error {
+  override name = 'TargetRefusingError';
+}

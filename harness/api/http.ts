@@ -5,20 +5,31 @@
  *   const http = createHttp({ timeoutMs: 15000, retries: 3, maxResponseBytes: 1 << 20, recorder });
  *   const ex = await http.request({ method: 'POST', url, json: body, label: 'createPaymentLink' });
  *
- * Retries happen ONLY for idempotent requests (GET/HEAD by default, or `idempotent: true`, which the token cache
- * passes): on connection errors, 429 and 503, with capped exponential backoff honouring Retry-After, never past
- * the run deadline. A non-idempotent request is sent exactly once, whatever happens.
- * Transport failures throw `HttpError` (one line naming the behaviour and the request); HTTP statuses never throw.
+ * "Not now" is not an answer: a 429 or 503 says the request was not processed, so it is sent again, POSTs included,
+ * after its Retry-After (seconds or an HTTP date) or a capped exponential backoff with jitter, at most
+ * max(HTTP_RETRIES, 6) times and never past the run deadline; then NotNowError (not judged). Many requests in a row
+ * given up so stop the run (TargetRefusingError: one line, exit 2). An idempotent request (GET/HEAD, or `idempotent:
+ * true`, which the token cache passes) is also sent again after a dropped connection (at once), a timeout or a
+ * gateway's 502/504, HTTP_RETRIES times. A non-idempotent one is never sent again after an answer that may hide its
+ * processing (a 502/504, a timeout, a dropped connection): AmbiguousAnswerError, for the caller to find out.
+ * Every attempt is kept (`tries`) and noted in the test's transcript and network tally (harness/record/network.ts);
+ * the waits are the run's, not the test's work (`waitingFor`: its budget leaves them out). The timeout follows the
+ * target's observed latency (max(HTTP_TIMEOUT_MS, 5× p99), capped). Other transport failures throw `HttpError` (one
+ * line naming the behaviour and the request); other HTTP statuses never throw.
  *
  * With `maxConcurrency` (MAX_CONCURRENCY; the run has one client, so the cap is run-wide) at most that many requests
  * are in flight; a 429 or 503, to any request, halves the cap, which then grows back by one per cap's worth of other
  * answers (AIMD, as TCP), and its Retry-After (up to maxBackoffMs, when at least as much time remains after it
  * before the run deadline) pauses every new request of the run. A slot is held per attempt, never across a backoff
- * wait; waiters are served first come, first served.
+ * wait; waiters are served first come, first served. With `maxRps` (MAX_RPS) the limiter also paces the rate
+ * (harness/api/pacing.ts: a token bucket that slows on 429 and grows while the target answers).
  */
 import { Agent, request as undiciRequest } from 'undici';
-import { HttpError, StaleRequestError } from './errors.ts';
+import { AmbiguousAnswerError, HttpError, NotNowError, StaleRequestError, TargetRefusingError } from './errors.ts';
 import { doing, waitingFor } from '../record/test-record.ts';
+import { noteAmbiguous, tallyNetwork } from '../record/network.ts';
+import { noteStep } from '../record/transcript.ts';
+import { Pacer } from './pacing.ts';
 import { nextInLine, priorityNow } from './queue-order.ts';
 import { redactUrl, secrets } from '../record/redact.ts';
 import { pending } from '../record/progress.ts';
@@ -66,6 +77,14 @@ export interface HttpOptions {
   maxBackoffMs?: number;
   /** Requests in flight at most (MAX_CONCURRENCY); unset = no cap and no run-wide pause. */
   maxConcurrency?: number;
+  /** Requests per second at most (MAX_RPS): the adaptive pacing's cap (harness/api/pacing.ts); unset = no pacing. */
+  maxRps?: number;
+  /** Extra attempts after a 429/503, at least HTTP_RETRIES (default NOT_NOW_RETRIES). */
+  notNowRetries?: number;
+  /** Requests in a row given up on "not now" after which every request throws TargetRefusingError (default REFUSED_IN_A_ROW). */
+  refusedInARow?: number;
+  /** The adaptive timeout's ceiling (default 4× timeoutMs, at most 120 s). */
+  maxTimeoutMs?: number;
 }
 
 export interface Http {
@@ -73,6 +92,12 @@ export interface Http {
   close(): Promise<void>;
   /** The concurrency limiter's state, when the client has one (for tests and the bench). */
   readonly limiter?: RequestLimiter;
+  /** Set once the target refused so many requests in a row "not now" that the run stops: the one line it ends with. */
+  readonly refusing?: string | undefined;
+  /** What the network did, run-wide. */
+  readonly network?: NetworkStats;
+  /** The timeout the next attempt gets (HTTP_TIMEOUT_MS, or longer by the observed latency). */
+  timeoutMs?(): number;
 }
 
 /**
@@ -90,9 +115,18 @@ export class RequestLimiter {
   readonly #waiting: { priority: number; seq: number; grant: () => void }[] = [];
   #seq = 0;
 
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    /** The rate pacing (MAX_RPS), fed the answers this limiter sees. */
+    readonly pacer?: Pacer,
+  ) {
     if (!Number.isInteger(max) || max < 1) throw new Error(`maxConcurrency must be a positive integer (got ${max})`);
     this.#cap = max;
+  }
+
+  /** Takes the next rate token: ms to wait before acquiring a slot (0 without pacing). */
+  pace(): number {
+    return this.pacer?.reserve() ?? 0;
   }
 
   get cap(): number {
@@ -133,9 +167,13 @@ export class RequestLimiter {
     }
   }
 
-  /** Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs` (if it fits). */
-  release(answer: 'ok' | 'throttled' | 'none', pauseMs = 0, deadline?: number): void {
+  /**
+   * Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs` (if it
+   * fits); `rateLimited` (a 429) also slows the rate pacing.
+   */
+  release(answer: 'ok' | 'throttled' | 'none', pauseMs = 0, deadline?: number, rateLimited = false): void {
     this.#inFlight--;
+    this.pacer?.answered(rateLimited ? 'throttled' : answer === 'ok' ? 'ok' : 'none');
     const now = Date.now();
     if (answer === 'throttled') {
       if (now - this.#lastDecrease >= 1000) {
@@ -172,11 +210,53 @@ export class RequestLimiter {
 
 let nextId = 1;
 
+/** Attempts a request answered "not now" (429, 503) gets at least, whatever HTTP_RETRIES says. */
+export const NOT_NOW_RETRIES = 6;
+/** Requests in a row given up after every "not now" retry, after which the run stops (exit 2). */
+export const REFUSED_IN_A_ROW = 8;
+
+/**
+ * The observed latency of the target's answers (the last 200), whose 99th percentile sets the timeout: a slow link
+ * is not a target that does not answer.
+ */
+export class LatencyWindow {
+  readonly #samples: number[] = [];
+  #next = 0;
+  constructor(readonly size = 200) {}
+  add(ms: number): void {
+    if (this.#samples.length < this.size) this.#samples.push(ms);
+    else this.#samples[this.#next] = ms;
+    this.#next = (this.#next + 1) % this.size;
+  }
+  /** The 99th percentile, once 20 answers are in (undefined before). */
+  get p99(): number | undefined {
+    if (this.#samples.length < 20) return undefined;
+    const sorted = [...this.#samples].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+  }
+}
+
+/** The timeout of the next attempt: HTTP_TIMEOUT_MS, or 5× the observed p99 when that is longer, up to `capMs`. */
+export function adaptiveTimeout(timeoutMs: number, p99: number | undefined, capMs: number): number {
+  return p99 === undefined ? timeoutMs : Math.max(timeoutMs, Math.min(capMs, Math.ceil(5 * p99)));
+}
+
 export function createHttp(options: HttpOptions): Http {
   const { timeoutMs, retries, maxResponseBytes, deadline, recorder } = options;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
-  const agent = new Agent({ keepAliveTimeout: 10_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  const limiter = options.maxConcurrency === undefined ? undefined : new RequestLimiter(options.maxConcurrency);
+  const maxTimeoutMs = Math.max(timeoutMs, options.maxTimeoutMs ?? Math.min(4 * timeoutMs, 120_000));
+  const notNowRetries = Math.max(retries, options.notNowRetries ?? NOT_NOW_RETRIES);
+  const refusedInARow = options.refusedInARow ?? REFUSED_IN_A_ROW;
+  // undici's own timers are the outer bound; the per-attempt signal (the adaptive timeout) is the one that fires.
+  const agent = new Agent({ keepAliveTimeout: 10_000, headersTimeout: maxTimeoutMs, bodyTimeout: maxTimeoutMs });
+  const pacer = options.maxRps === undefined ? undefined : new Pacer({ maxRps: options.maxRps });
+  const limiter =
+    options.maxConcurrency === undefined && pacer === undefined ? undefined : new RequestLimiter(options.maxConcurrency ?? 64, pacer);
+  const latency = new LatencyWindow();
+  // Requests in a row the target refused "not now" after every retry; past refusedInARow the run stops.
+  let givenUp = 0;
+  let refusing: string | undefined;
+  const network: NetworkStats = { retries: 0, tooMany: 0, unavailable: 0, gaveUp: 0, ambiguous: 0, dropped: 0 };
 
   async function request(req: HttpRequest): Promise<Exchange> {
     const method = req.method.toUpperCase();
@@ -197,9 +277,26 @@ export function createHttp(options: HttpOptions): Http {
       exchange.durationMs = Date.now() - started;
       throw new HttpError(message, recorder.record(exchange), { cause, byTarget });
     };
+    let resent = 0;
+    let notNow = 0;
+    /** Waits `ms` before sending again, as time the test's budget does not count, noted in its transcript. */
+    const again = async (why: string, ms: number, tried: { status?: number; error?: string }): Promise<void> => {
+      (exchange.tries ??= []).push({ ...tried, waitedMs: Math.round(ms) });
+      network.retries++;
+      tallyNetwork('retries');
+      tallyNetwork('backoffMs', Math.round(ms));
+      noteStep({ kind: 'wait', title: `${what}: ${why}; sent again${ms >= 1 ? ` after ${(ms / 1000).toFixed(1)} s` : ' at once'}` });
+      if (ms >= 1) await waitingFor(`a wait before sending ${what} again (${why})`, () => sleep(ms));
+    };
 
     for (;;) {
-      // Waiting for a slot is time another test's requests hold: the test's own budget does not count it.
+      if (refusing) throw new TargetRefusingError(refusing);
+      // Rate pacing and the request cap are waits for the run's turn, not the test's work: its budget does not count them.
+      const paced = limiter?.pace() ?? 0;
+      if (paced > 0) {
+        tallyNetwork('pacedMs', Math.round(paced));
+        await waitingFor('rate pacing (MAX_RPS)', () => sleep(paced));
+      }
       if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline, priorityNow()));
       if (deadline !== undefined && Date.now() >= deadline) {
         limiter?.release('none');
@@ -210,56 +307,130 @@ export function createHttp(options: HttpOptions): Http {
         throw new StaleRequestError(`${what} was prepared with a token that a clock move has expired since; not sent`);
       }
       exchange.attempts++;
-      delete exchange.response; // only the last attempt's answer is kept
-      const budget = deadline === undefined ? timeoutMs : Math.min(timeoutMs, deadline - Date.now());
-      const byDeadline = budget < timeoutMs;
+      delete exchange.response; // only the last attempt's answer is kept (the earlier ones in `tries`)
+      const timeout = adaptiveTimeout(timeoutMs, latency.p99, maxTimeoutMs);
+      const budget = deadline === undefined ? timeout : Math.min(timeout, deadline - Date.now());
+      const byDeadline = budget < timeout;
       let response: ExchangeResponse | undefined;
-      let failure: { message: string; cause: unknown; retryable: boolean; byTarget: boolean } | undefined;
+      let failure: Failure | undefined;
       try {
         const end = pending('request', what);
         try {
           exchange.sentAt = Date.now();
           response = await doing(what, () => send(agent, method, req.url, headers, body, budget, maxResponseBytes));
           exchange.answeredAt = Date.now();
+          latency.add(exchange.answeredAt - exchange.sentAt);
         } finally {
           end();
         }
       } catch (err) {
         failure = describeFailure(err, what, host, budget, byDeadline, options.runTimeoutS);
       }
+      const status = response?.status;
+      const isNotNow = status === 429 || status === 503;
       if (limiter) {
-        const throttled = response !== undefined && (response.status === 429 || response.status === 503);
         // The run waits out a Retry-After; without one, halving the cap is the back-off.
-        const asked = throttled ? parseRetryAfter(header(response, 'retry-after')) : undefined;
+        const asked = isNotNow ? parseRetryAfter(header(response, 'retry-after')) : undefined;
         const pause = asked === undefined ? 0 : Math.min(Math.max(asked, 0), maxBackoffMs);
-        limiter.release(throttled ? 'throttled' : response ? 'ok' : 'none', pause, deadline);
+        limiter.release(isNotNow ? 'throttled' : response ? 'ok' : 'none', pause, deadline, status === 429);
       }
-      const canRetry = idempotent && exchange.attempts <= retries;
       if (failure) {
-        const wait = canRetry && failure.retryable ? backoff(exchange.attempts, undefined) : undefined;
-        if (wait === undefined || !fitsDeadline(wait)) fail(failure.message, failure.cause, failure.byTarget);
-        await sleep(wait!);
-        continue;
+        if (failure.kind === 'dropped') {
+          network.dropped++;
+          tallyNetwork('dropped');
+        }
+        // An idempotent request is sent again: at once after a dropped connection, after a backoff otherwise.
+        if (idempotent && failure.retryable && resent < retries) {
+          const wait = failure.kind === 'dropped' ? 0 : backoff(resent + 1, undefined);
+          if (fitsDeadline(wait)) {
+            resent++;
+            await again(failure.short, wait, { error: failure.short });
+            continue;
+          }
+        }
+        // A payment or creation that may have been processed is never sent again: the caller finds out.
+        if (!idempotent && (failure.kind === 'timeout' || failure.kind === 'dropped'))
+          ambiguous(`${failure.message}, after the request was sent`, failure.short, failure.cause);
+        fail(failure.message, failure.cause, failure.byTarget);
       }
       exchange.response = response!;
       registerIssuedToken(response!.json);
-      if (canRetry && (response!.status === 429 || response!.status === 503)) {
-        const wait = backoff(exchange.attempts, header(response!, 'retry-after'));
-        if (fitsDeadline(wait)) {
-          await sleep(wait);
+      if (isNotNow) {
+        network[status === 429 ? 'tooMany' : 'unavailable']++;
+        tallyNetwork(status === 429 ? 'tooMany' : 'unavailable');
+        // "Not now": not processed (RFC 9110 15.5.20, 15.6.4), so sent again after the delay, POSTs included.
+        const retryAfter = header(response, 'retry-after');
+        const wait = backoff(notNow + 1, retryAfter);
+        if (notNow < notNowRetries && fitsDeadline(wait)) {
+          notNow++;
+          const why = `answered ${status}${retryAfter === undefined ? '' : ` (Retry-After: ${retryAfter})`}, not processed`;
+          await again(why, wait, { status: status! });
           continue;
+        }
+        giveUp(status!);
+      }
+      givenUp = 0;
+      if (status === 502 || status === 504) {
+        tallyNetwork('gateway');
+        if (!idempotent) ambiguous(`${what} answered ${status}: a gateway's answer, which may hide the request's processing`, String(status));
+        if (resent < retries) {
+          const wait = backoff(resent + 1, undefined);
+          if (fitsDeadline(wait)) {
+            resent++;
+            await again(`answered ${status} (a gateway)`, wait, { status });
+            continue;
+          }
         }
       }
       exchange.durationMs = Date.now() - started;
       recorder.record(exchange);
       return exchange;
     }
+
+    /** The request was given up after every "not now": nothing judged; many in a row stop the run. */
+    function giveUp(status: number): never {
+      exchange.durationMs = Date.now() - started;
+      const recorded = recorder.record(exchange);
+      network.gaveUp++;
+      tallyNetwork('gaveUp');
+      givenUp++;
+      const secs = (exchange.durationMs / 1000).toFixed(1);
+      if (givenUp >= refusedInARow && !refusing) {
+        refusing =
+          status === 429
+            ? `the target refused ${givenUp} requests in a row for rate (429), each sent ${exchange.attempts} times over ${secs} s: ` +
+              `set MAX_RPS=${Math.max(1, Math.floor((pacer?.rate ?? 2) / 2))} (or lower) and run again`
+            : `the target answered 503 (unavailable) to ${givenUp} requests in a row, each sent ${exchange.attempts} times over ` +
+              `${secs} s: run again when it is up`;
+      }
+      throw new NotNowError(
+        `not checked: the target answered ${status} (${status === 429 ? 'rate limited' : 'unavailable'}) to ${what} ` +
+          `${exchange.attempts} time(s) over ${secs} s, so it processed nothing; run again with a lower MAX_RPS or when the target is up`,
+        recorded,
+        status,
+      );
+    }
+
+    /** A non-idempotent request whose processing the answer may hide: not sent again, and the caller finds out. */
+    function ambiguous(message: string, answer: string, cause?: unknown): never {
+      exchange.durationMs = Date.now() - started;
+      network.ambiguous++;
+      noteAmbiguous({ request: what, answer });
+      throw new AmbiguousAnswerError(
+        `${message}: it is never sent again (it may have been processed); whether it was is found out where the spec gives a way, else not judged`,
+        recorder.record(exchange),
+        answer,
+        cause === undefined ? undefined : { cause },
+      );
+    }
   }
 
+  /** Capped exponential backoff with jitter (half to all of it), or the Retry-After asked (up to maxBackoffMs). */
   function backoff(attempt: number, retryAfter: string | undefined): number {
     const asked = parseRetryAfter(retryAfter);
-    const wait = asked ?? 200 * 2 ** (attempt - 1);
-    return Math.min(Math.max(wait, 0), maxBackoffMs);
+    if (asked !== undefined) return Math.min(Math.max(asked, 0), maxBackoffMs);
+    const ceiling = Math.min(maxBackoffMs, 250 * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
   }
 
   function fitsDeadline(wait: number): boolean {
@@ -270,7 +441,22 @@ export function createHttp(options: HttpOptions): Http {
     request,
     close: () => agent.close(),
     ...(limiter ? { limiter } : {}),
+    get refusing() {
+      return refusing;
+    },
+    network,
+    timeoutMs: () => adaptiveTimeout(timeoutMs, latency.p99, maxTimeoutMs),
   };
+}
+
+/** What the network did to the run, run-wide (the per-test tallies are in each test's record). */
+export interface NetworkStats {
+  retries: number;
+  tooMany: number;
+  unavailable: number;
+  gaveUp: number;
+  ambiguous: number;
+  dropped: number;
 }
 
 /**
@@ -392,6 +578,17 @@ function isTextual(contentType: string): boolean {
   return contentType === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded/i.test(contentType);
 }
 
+/** A transport failure as the retry logic reads it: what kind, whose, and whether sending again is safe for an idempotent request. */
+interface Failure {
+  message: string;
+  /** A few words for the transcript and the attempt list ("connection dropped"). */
+  short: string;
+  cause: unknown;
+  kind: 'timeout' | 'dropped' | 'not-sent' | 'run-bound' | 'other';
+  retryable: boolean;
+  byTarget: boolean;
+}
+
 function describeFailure(
   err: unknown,
   what: string,
@@ -399,7 +596,7 @@ function describeFailure(
   budgetMs: number,
   byDeadline: boolean,
   runTimeoutS: number | undefined,
-): { message: string; cause: unknown; retryable: boolean; byTarget: boolean } {
+): Failure {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const timedOut =
@@ -408,29 +605,53 @@ function describeFailure(
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_ABORTED';
+  const failure = (f: Omit<Failure, 'cause'>): Failure => ({ ...f, cause: err });
   if (timedOut) {
     // HTTP_TIMEOUT_MS is the target's: no answer within it is the target's failure; the run bound is the suite's.
     if (byDeadline)
-      return {
+      return failure({
         message: `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`,
-        cause: err,
+        short: 'the run bound',
+        kind: 'run-bound',
         retryable: false,
         byTarget: false,
-      };
-    return { message: `no response within ${budgetMs / 1000} s from ${what}`, cause: err, retryable: false, byTarget: true };
+      });
+    const s = `no response within ${budgetMs / 1000} s`;
+    return failure({ message: `${s} from ${what}`, short: s, kind: 'timeout', retryable: true, byTarget: true });
   }
-  if (code === 'ECONNREFUSED') return { message: `connection refused by ${host} (${what})`, cause: err, retryable: true, byTarget: false };
+  if (code === 'ECONNREFUSED')
+    return failure({ message: `connection refused by ${host} (${what})`, short: 'connection refused', kind: 'not-sent', retryable: true, byTarget: false });
+  // A connection closed under a request: on the internet the network's doing as often as the target's, so never a
+  // verdict (principle 2); an idempotent request is sent again at once.
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') {
-    return { message: `connection reset by the target during ${what}`, cause: err, retryable: true, byTarget: true };
+    return failure({
+      message: `the connection was dropped during ${what} (${code})`,
+      short: 'connection dropped',
+      kind: 'dropped',
+      retryable: true,
+      byTarget: false,
+    });
   }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { message: `could not connect to ${host} in time (${what})`, cause: err, retryable: true, byTarget: false };
+    return failure({
+      message: `could not connect to ${host} in time (${what})`,
+      short: 'no connection in time',
+      kind: 'not-sent',
+      retryable: true,
+      byTarget: false,
+    });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return { message: `the host ${host} could not be resolved (${what})`, cause: err, retryable: false, byTarget: false };
+    return failure({
+      message: `the host ${host} could not be resolved (${what})`,
+      short: 'host not resolved',
+      kind: 'not-sent',
+      retryable: false,
+      byTarget: false,
+    });
   }
   const detail = secrets.redactText(`${code ? code + ': ' : ''}${e.message ?? String(err)}`);
-  return { message: `request failed (${detail}) during ${what}`, cause: err, retryable: false, byTarget: false };
+  return failure({ message: `request failed (${detail}) during ${what}`, short: 'request failed', kind: 'other', retryable: false, byTarget: false });
 }
 
 /** "POST /api/EnlacePago", redacted (cvv parameters dropped, card numbers masked), for messages. */

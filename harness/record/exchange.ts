@@ -28,6 +28,8 @@ export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string>; bodyText: string };
   response?: ExchangeResponse;
   attempts: number;
+  /** The attempts before the last one, when it was sent again: what each got and how long the suite waited after it. */
+  tries?: { status?: number; error?: string; waitedMs: number }[];
   durationMs: number;
   /** The last attempt: when it was sent (past the request cap) and when its answer came (epoch ms). */
   sentAt?: number;

@@ -5,6 +5,7 @@
  */
 import type { SkipKind } from './skips.ts';
 import type { Verdict } from './verdict.ts';
+import type { NetworkTally } from './network.ts';
 
 /** The evidence of a failed check: what the rule wanted, what the target did, and how to reproduce it. */
 export interface CheckEvidence<Name extends string = string> {
@@ -72,6 +73,8 @@ export interface ConformanceMeta {
   skipKind?: SkipKind;
   /** Requests the test made (its tenant's creation included): the next run's order at the request cap. */
   requests?: number;
+  /** What the network did to the test (retries, 429s, 503s, time paced, ambiguous answers), when anything. */
+  network?: NetworkTally;
   /** The verdict, decided where the test ran (harness/record/verdict.ts `classify`); reporters copy it. */
   verdict?: Verdict;
 }

@@ -12,6 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from './exchange.ts';
 import type { CheckEvidence, ConformanceMeta, Observation, Transcript } from './meta.ts';
 import type { Step } from './transcript.ts';
+import { emptyTally, eventful } from './network.ts';
 
 /**
  * The test's single record: what one test did — its exchanges, every step of its transcript (exchanges, pages a
@@ -45,6 +46,8 @@ export class TestRecord {
   /** Its verdict, decided once when it ends (harness/record/verdict.ts). */
   verdict: Verdict | undefined;
   readonly exchanges: Exchange[] = [];
+  /** What the network did to it: retries, 429s, 503s, time paced, ambiguous answers (harness/record/network.ts). */
+  readonly network = emptyTally();
   readonly steps: Step[] = [];
   /** Steps dropped from the middle to bound memory (the first and the last ones are kept). */
   dropped = 0;
@@ -120,6 +123,7 @@ export class TestRecord {
       ...(this.skipKind ? { skipKind: this.skipKind } : {}),
       ...(this.verdict ? { verdict: this.verdict } : {}),
       requests: this.madeBefore + this.exchanges.length,
+      ...(eventful(this.network) ? { network: { ...this.network, ambiguous: [...this.network.ambiguous] } } : {}),
     };
   }
 

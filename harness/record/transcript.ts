@@ -57,6 +57,8 @@ export function renderExchange(ex: Exchange, headers: 'shown' | 'all' = 'shown')
     lines.push('< (no response)');
   }
   if (ex.attempts > 1) lines.push(`(${ex.attempts} attempts)`);
+  for (const [i, t] of (ex.tries ?? []).entries())
+    lines.push(`(attempt ${i + 1}: ${t.status ?? t.error ?? 'no answer'}; sent again after ${(t.waitedMs / 1000).toFixed(1)} s)`);
   return lines.join('\n');
 }
 
