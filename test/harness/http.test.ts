@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../harness/api/errors.ts';
+import { AmbiguousAnswerError, HttpError, NotNowError, TargetRefusingError } from '../../harness/api/errors.ts';
 import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
-import { createHttp, type Http, type HttpOptions } from '../../harness/api/http.ts';
+import { adaptiveTimeout, createHttp, LatencyWindow, NOT_NOW_RETRIES, type Http, type HttpOptions } from '../../harness/api/http.ts';
 import { startFixture, type Fixture } from './server.ts';
 
 let fixture: Fixture | undefined;
@@ -32,8 +32,20 @@ async function thrown(p: Promise<unknown>): Promise<HttpError> {
   throw new Error('expected an HttpError');
 }
 
+async function caught<E>(p: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(type);
+    return err as E;
+  }
+  throw new Error(`expected a ${type.name}`);
+}
+const ambiguousOf = (p: Promise<unknown>) => caught(p, AmbiguousAnswerError);
+const notNowOf = (p: Promise<unknown>) => caught(p, NotNowError);
+
 describe('retries', () => {
-  it('never re-sends a POST after a connection reset, but retries a GET', async () => {
+  it('never re-sends a POST after a dropped connection (ambiguous, not the target\'s), but re-sends a GET at once', async () => {
     let resets = 0;
     fixture = await startFixture((req, res) => {
       if (resets < 1 || req.method === 'POST') {
@@ -44,8 +56,9 @@ describe('retries', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
     const { http } = client();
-    const err = await thrown(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: { monto: 1 } }));
-    expect(err.message).toBe('connection reset by the target during POST /EnlacePago');
+    const err = await ambiguousOf(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: { monto: 1 } }));
+    expect(err.message).toMatch(/^the connection was dropped during POST \/EnlacePago \(\w+\), after the request was sent: it is never sent again/);
+    expect(err.answer).toBe('connection dropped');
     expect(err.exchange.attempts).toBe(1);
     expect(fixture.seen).toEqual(['POST /EnlacePago']);
 
@@ -53,24 +66,93 @@ describe('retries', () => {
     const ex = await http.request({ method: 'GET', url: `${fixture.url}/TransaccionCompra/x` });
     expect(ex.response?.status).toBe(200);
     expect(ex.attempts).toBe(2);
+    expect(ex.tries).toEqual([{ error: 'connection dropped', waitedMs: 0 }]);
     expect(fixture.seen.filter((s) => s.startsWith('GET'))).toHaveLength(2);
   });
 
-  it('retries an explicitly idempotent POST (token requests) but not a plain one on 503', async () => {
+  it('a GET whose connection keeps dropping ends in an HttpError that is not the target\'s', async () => {
+    fixture = await startFixture((req) => req.socket.destroy());
+    const { http } = client({ retries: 2 });
+    const err = await thrown(http.request({ method: 'GET', url: `${fixture.url}/x` }));
+    expect(err.byTarget).toBe(false);
+    expect(err.exchange.attempts).toBe(3);
+  });
+
+  it('sends a 503 again, POSTs included, a bounded number of times (at least 6 extra), then NotNowError', async () => {
     fixture = await startFixture((_req, res) => res.writeHead(503).end());
     const { http } = client({ retries: 2 });
-    const plain = await http.request({ method: 'POST', url: `${fixture.url}/a`, json: {} });
-    expect(plain.response?.status).toBe(503);
-    expect(plain.attempts).toBe(1);
-    const token = await http.request({
-      method: 'POST',
-      url: `${fixture.url}/b`,
-      form: { grant_type: 'client_credentials' },
-      idempotent: true,
+    const plain = await notNowOf(http.request({ method: 'POST', url: `${fixture.url}/a`, json: {} }));
+    expect(plain.status).toBe(503);
+    expect(plain.exchange.attempts).toBe(1 + NOT_NOW_RETRIES);
+    expect(plain.exchange.tries).toHaveLength(NOT_NOW_RETRIES);
+    expect(plain.message).toMatch(/^not checked: the target answered 503 \(unavailable\) to POST \/a 7 time\(s\)/);
+    expect(fixture.seen).toEqual(Array(7).fill('POST /a'));
+  });
+
+  it('sends a POST again after a 429 until it is processed', async () => {
+    let calls = 0;
+    fixture = await startFixture((_req, res) => (++calls <= 2 ? res.writeHead(429).end() : res.writeHead(201).end('made')));
+    const { http } = client();
+    const ex = await http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} });
+    expect(ex.response?.status).toBe(201);
+    expect(ex.attempts).toBe(3);
+    expect(ex.tries?.map((t) => t.status)).toEqual([429, 429]);
+  });
+
+  it('never re-sends a POST answered 502 or 504 (ambiguous), but re-sends a GET', async () => {
+    let calls = 0;
+    fixture = await startFixture((req, res) => {
+      calls++;
+      if (req.method === 'POST') return res.writeHead(calls === 1 ? 502 : 504).end('bad gateway');
+      res.writeHead(calls === 3 ? 504 : 200).end('ok');
     });
-    expect(token.response?.status).toBe(503);
-    expect(token.attempts).toBe(3);
-    expect(fixture.seen).toEqual(['POST /a', 'POST /b', 'POST /b', 'POST /b']);
+    const { http } = client();
+    const a = await ambiguousOf(http.request({ method: 'POST', url: `${fixture.url}/TransaccionCompra/Billetera`, json: {} }));
+    expect(a.answer).toBe('502');
+    expect(a.exchange.response?.status).toBe(502);
+    const b = await ambiguousOf(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} }));
+    expect(b.answer).toBe('504');
+    const get = await http.request({ method: 'GET', url: `${fixture.url}/x` });
+    expect(get.response?.status).toBe(200);
+    expect(get.attempts).toBe(2);
+    expect(fixture.seen).toEqual(['POST /TransaccionCompra/Billetera', 'POST /EnlacePago', 'GET /x', 'GET /x']);
+  });
+
+  it('backs off exponentially with jitter, capped, when a 503 names no Retry-After', async () => {
+    const times: number[] = [];
+    fixture = await startFixture((_req, res) => (times.push(Date.now()), times.length <= 4 ? res.writeHead(503).end() : res.writeHead(200).end()));
+    const { http } = client({ maxBackoffMs: 600 });
+    const ex = await http.request({ method: 'GET', url: `${fixture.url}/x` });
+    expect(ex.response?.status).toBe(200);
+    const waits = ex.tries!.map((t) => t.waitedMs);
+    // 250·2^(n-1) capped at 600, each between half and all of it.
+    const ceilings = [250, 500, 600, 600];
+    waits.forEach((w, i) => {
+      expect(w).toBeGreaterThanOrEqual(ceilings[i]! / 2);
+      expect(w).toBeLessThanOrEqual(ceilings[i]!);
+    });
+  });
+
+  it('after REFUSED_IN_A_ROW requests given up on "not now", every request throws TargetRefusingError (one line)', async () => {
+    fixture = await startFixture((_req, res) => res.writeHead(429, { 'retry-after': '0' }).end());
+    const { http } = client({ refusedInARow: 3, notNowRetries: 1, retries: 0, maxRps: 40 });
+    for (let i = 0; i < 3; i++) await notNowOf(http.request({ method: 'GET', url: `${fixture.url}/${i}` }));
+    expect(http.refusing).toMatch(/^the target refused 3 requests in a row for rate \(429\), each sent 2 times over [\d.]+ s: set MAX_RPS=\d+ \(or lower\)/);
+    const seen = fixture.seen.length;
+    await expect(http.request({ method: 'GET', url: `${fixture.url}/x` })).rejects.toThrow(TargetRefusingError);
+    expect(fixture.seen).toHaveLength(seen);
+  });
+
+  it('a good answer between refusals starts the count again; 503s name the target as down', async () => {
+    let calls = 0;
+    fixture = await startFixture((_req, res) => res.writeHead(++calls === 2 ? 200 : 503).end());
+    const { http } = client({ refusedInARow: 2, notNowRetries: 0, retries: 0 });
+    await notNowOf(http.request({ method: 'GET', url: `${fixture.url}/1` }));
+    expect((await http.request({ method: 'GET', url: `${fixture.url}/2` })).response?.status).toBe(200);
+    await notNowOf(http.request({ method: 'GET', url: `${fixture.url}/3` }));
+    expect(http.refusing).toBeUndefined();
+    await notNowOf(http.request({ method: 'GET', url: `${fixture.url}/4` }));
+    expect(http.refusing).toMatch(/^the target answered 503 \(unavailable\) to 2 requests in a row, .*run again when it is up$/);
   });
 
   it('honours Retry-After on 429 (seconds and HTTP date)', async () => {
@@ -98,21 +180,49 @@ describe('retries', () => {
     fixture = await startFixture((_req, res) => res.writeHead(429, { 'retry-after': '3' }).end());
     const { http } = client({ maxBackoffMs: 5000, deadline: Date.now() + 1000 });
     const started = Date.now();
-    const ex = await http.request({ method: 'GET', url: `${fixture.url}/x` });
-    expect(ex.response?.status).toBe(429);
-    expect(ex.attempts).toBe(1);
+    const err = await notNowOf(http.request({ method: 'GET', url: `${fixture.url}/x` }));
+    expect(err.exchange.response?.status).toBe(429);
+    expect(err.exchange.attempts).toBe(1);
     // It did not wait the 3-s Retry-After (which would end past the deadline): the bound is the wait it skipped.
     expect(Date.now() - started).toBeLessThan(3000);
   });
 });
 
+describe('timeouts follow the observed latency', () => {
+  it('is HTTP_TIMEOUT_MS until 20 answers are in, then 5× their p99, capped', () => {
+    const window = new LatencyWindow();
+    expect(adaptiveTimeout(15_000, window.p99, 60_000)).toBe(15_000);
+    for (let i = 0; i < 100; i++) window.add(i < 98 ? 100 : 4000);
+    expect(window.p99).toBe(4000);
+    expect(adaptiveTimeout(15_000, window.p99, 60_000)).toBe(20_000);
+    expect(adaptiveTimeout(15_000, 100, 60_000)).toBe(15_000);
+    expect(adaptiveTimeout(15_000, 30_000, 60_000)).toBe(60_000);
+  });
+
+  it('a slow link lengthens the timeout the client uses', async () => {
+    fixture = await startFixture((_req, res) => setTimeout(() => res.writeHead(200).end('ok'), 120));
+    const { http } = client({ timeoutMs: 200, maxTimeoutMs: 5000 });
+    for (let i = 0; i < 20; i++) await http.request({ method: 'GET', url: `${fixture.url}/${i}` });
+    expect(http.timeoutMs!()).toBeGreaterThanOrEqual(600);
+  });
+});
+
 describe('transport failures', () => {
-  it('names the timeout and the request', async () => {
+  it('a POST not answered in time is ambiguous (never sent again, never the target\'s FAIL)', async () => {
     fixture = await startFixture(() => undefined); // never answers
     const { http } = client({ timeoutMs: 200 });
-    const err = await thrown(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} }));
-    expect(err.message).toBe('no response within 0.2 s from POST /EnlacePago');
+    const err = await ambiguousOf(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} }));
+    expect(err.message).toMatch(/^no response within 0.2 s from POST \/EnlacePago, after the request was sent: it is never sent again/);
     expect(err.exchange.response).toBeUndefined();
+    expect(fixture.seen).toEqual(['POST /EnlacePago']);
+  });
+
+  it('a GET not answered in time is sent again, then names the timeout and the request', async () => {
+    fixture = await startFixture(() => undefined); // never answers
+    const { http } = client({ timeoutMs: 200, retries: 1 });
+    const err = await thrown(http.request({ method: 'GET', url: `${fixture.url}/x` }));
+    expect(err.message).toBe('no response within 0.2 s from GET /x');
+    expect(err.exchange.attempts).toBe(2);
   });
 
   it('times out a body that trickles', async () => {
@@ -120,8 +230,8 @@ describe('transport failures', () => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('partial');
     });
-    const { http } = client({ timeoutMs: 300 });
-    const err = await thrown(http.request({ method: 'GET', url: `${fixture.url}/slow`, idempotent: false }));
+    const { http } = client({ timeoutMs: 300, retries: 0 });
+    const err = await thrown(http.request({ method: 'GET', url: `${fixture.url}/slow` }));
     expect(err.message).toBe('no response within 0.3 s from GET /slow');
   });
 
