@@ -290,6 +290,8 @@ function testRecord(test: TestCase, ctx: Context): ReportedTest {
 
   if (result.state === 'pending') return notRun(ctx.notRunReason);
   if (result.state === 'skipped') {
+    // The run stopped under it (the target refusing every request "not now"): not run, and the run's one line says why.
+    if (meta.stopped) return notRun(meta.stopped);
     const note = result.note;
     if (note && (VITEST_CANCELLED.test(note) || note === ctx.abort)) return notRun(ctx.notRunReason);
     if (note) return { ...record, status: 'skip', reason: note, ...(meta.skipKind ? { skipKind: meta.skipKind } : {}) };

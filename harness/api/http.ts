@@ -372,7 +372,8 @@ export function createHttp(options: HttpOptions): Http {
       givenUp = 0;
       if (status === 502 || status === 504) {
         tallyNetwork('gateway');
-        if (!idempotent) ambiguous(`${what} answered ${status}: a gateway's answer, which may hide the request's processing`, String(status));
+        if (!idempotent)
+          ambiguous(`${what} answered ${status}: a gateway's answer, which may hide the request's processing`, String(status));
         if (resent < retries) {
           const wait = backoff(resent + 1, undefined);
           if (fitsDeadline(wait)) {
@@ -620,7 +621,13 @@ function describeFailure(
     return failure({ message: `${s} from ${what}`, short: s, kind: 'timeout', retryable: true, byTarget: true });
   }
   if (code === 'ECONNREFUSED')
-    return failure({ message: `connection refused by ${host} (${what})`, short: 'connection refused', kind: 'not-sent', retryable: true, byTarget: false });
+    return failure({
+      message: `connection refused by ${host} (${what})`,
+      short: 'connection refused',
+      kind: 'not-sent',
+      retryable: true,
+      byTarget: false,
+    });
   // A connection closed under a request: on the internet the network's doing as often as the target's, so never a
   // verdict (principle 2); an idempotent request is sent again at once.
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') {
@@ -651,7 +658,13 @@ function describeFailure(
     });
   }
   const detail = secrets.redactText(`${code ? code + ': ' : ''}${e.message ?? String(err)}`);
-  return failure({ message: `request failed (${detail}) during ${what}`, short: 'request failed', kind: 'other', retryable: false, byTarget: false });
+  return failure({
+    message: `request failed (${detail}) during ${what}`,
+    short: 'request failed',
+    kind: 'other',
+    retryable: false,
+    byTarget: false,
+  });
 }
 
 /** "POST /api/EnlacePago", redacted (cvv parameters dropped, card numbers masked), for messages. */

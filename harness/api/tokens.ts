@@ -1,6 +1,8 @@
 /**
  * Token cache (spec 5.1–5.2): one token request per credential set, shared by concurrent callers, reused until
- * shortly before `expires_in` runs out (skew = min(60 s, 10 % of expires_in)).
+ * shortly before `expires_in` runs out (skew = min(60 s, 10 % of expires_in)), counted from when the request that got
+ * it was sent, however slow its answer; a request that waited (the request cap, pacing, a Retry-After) past that is not
+ * sent with it (`isCurrent`, checked at the send: http.ts `stillValid`) but prepared again with a new one.
  *
  *   const tokens = createTokenCache({ http, tokenUrl: `${authUrl}/connect/token`, clientId, clientSecret, audience: 'service_api' });
  *   const token = await tokens.get();
@@ -106,8 +108,12 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     secrets.add(token, tokenKind);
     const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : fallbackLifetimeS;
     const skew = options.skewSeconds ?? Math.min(60, lifetime * 0.1);
-    if (fetchedIn === epoch) cached = { token, usableUntil: now() + (lifetime - skew) * 1000 };
-    issued.set(token, { at: now() + moved * 1000, expiresInS: lifetime });
+    // Its lifetime runs from when the target issued it, which may be as early as the (last) request was sent: a slow
+    // answer (a long tail, a trickling body) must not stretch the token past its expires_in.
+    const inTransit = ex.sentAt !== undefined && ex.answeredAt !== undefined ? Math.max(0, ex.answeredAt - ex.sentAt) : 0;
+    const issuedAt = now() - inTransit;
+    if (fetchedIn === epoch) cached = { token, usableUntil: issuedAt + (lifetime - skew) * 1000 };
+    issued.set(token, { at: issuedAt + moved * 1000, expiresInS: lifetime });
     return token;
   }
 

@@ -42,7 +42,7 @@ export const SKIP_KINDS = {
   },
   'rate-limited': {
     title: 'rate limited or unavailable (429/503)',
-    toRun: 'fewer requests at once (a lower FC_NUM_RUNS, fewer suites, --shard) or a run when the target is up',
+    toRun: 'a lower MAX_RPS (requests per second; or fewer requests: FC_NUM_RUNS, fewer suites, --shard) or a run when the target is up',
   },
   'beyond-max-wait': {
     title: 'needs more real time than MAX_WAIT_S',

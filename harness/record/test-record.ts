@@ -41,6 +41,8 @@ export class TestRecord {
   skipKind: SkipKind | undefined;
   /** The reason it gave when it skipped. */
   skipReason: string | undefined;
+  /** Set when the run stopped under it (the target refusing every request "not now"): it did not run. */
+  stopped: string | undefined;
   /** The failure that ended it was the target's (harness/run/outcome.ts `judged`). */
   judged = false;
   /** Its verdict, decided once when it ends (harness/record/verdict.ts). */
@@ -121,6 +123,7 @@ export class TestRecord {
       ...(this.observations.length > 0 ? { observations: [...this.observations] } : {}),
       ...(this.expectedOutcome ? { expected: this.expectedOutcome } : {}),
       ...(this.skipKind ? { skipKind: this.skipKind } : {}),
+      ...(this.stopped ? { stopped: this.stopped } : {}),
       ...(this.verdict ? { verdict: this.verdict } : {}),
       requests: this.madeBefore + this.exchanges.length,
       ...(eventful(this.network) ? { network: { ...this.network, ambiguous: [...this.network.ambiguous] } } : {}),

@@ -34,6 +34,7 @@ import { it, type TestContext } from 'vitest';
 import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from '../judge/checks.ts';
+import { AmbiguousAnswerError, NotNowError } from '../api/errors.ts';
 import { fieldMappings } from '../payer/field-mapping.ts';
 import { currentScopeExchanges, TestRecord, withScope } from '../record/test-record.ts';
 import { transcriptOf } from '../record/transcript.ts';
@@ -188,6 +189,12 @@ export function clauseTest(
     });
     const shared = await getRun();
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
+    // The target refuses "not now" whatever the run does: what is left is not run (one line, exit 2), not a page of FAILs.
+    const stopped = (): never => {
+      record.stopped = shared.http.refusing!;
+      return ctx.skip(shared.http.refusing);
+    };
+    if (shared.http.refusing) stopped();
     const needed = (need: Need): never => {
       Object.assign(record, { skipKind: NEED_KINDS[need], skipReason: needReason(shared, need) });
       return ctx.skip(record.skipReason);
@@ -206,8 +213,12 @@ export function clauseTest(
     try {
       unprocessed = await withinBudget(record, budgetOf(run, timeoutMs), runBody(record, t, softs, fn));
     } catch (thrown) {
+      if (shared.http.refusing && !(thrown instanceof NotNowError)) stopped();
       const err = withSoftFailures(thrown, softs);
       const skip = notJudgedReason(err, run);
+      // An ambiguous answer keeps its evidence: the transcript says what was sent and what came back instead.
+      if (err instanceof AmbiguousAnswerError)
+        record.transcript = transcriptOf(record, { failingExchangeId: err.exchange.id, end: err.message });
       if (skip !== undefined) t.skip(skip.kind, skip.reason);
       const evidence = thrown instanceof CheckFailures ? undefined : evidenceOf(thrown, run, record.clauses);
       if (evidence) record.failures.push(evidence);

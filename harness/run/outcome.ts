@@ -7,7 +7,7 @@
 import type { SkipKind } from '../record/skips.ts';
 import { CheckFailure, describeExchange, type JudgedEvidence } from '../judge/checks.ts';
 import { NotJudged, UnreadPage } from '../record/errors.ts';
-import { HttpError } from '../api/errors.ts';
+import { AmbiguousAnswerError, HttpError, NotNowError } from '../api/errors.ts';
 import { NoFormError, PayerError, PaymentRefused } from '../payer/errors.ts';
 import { FieldsNotFoundError } from '../payer/field-mapping.ts';
 import { curlPreamble } from '../record/curl.ts';
@@ -17,7 +17,7 @@ import type { Run } from './run.ts';
 
 export const UNPROCESSED =
   'not checked: the target answered 429 (rate limited) or 503 (unavailable), so it did not process the request; ' +
-  'run again with fewer requests at once (a lower FC_NUM_RUNS, fewer suites or a --shard) or when the target is up';
+  'run again with fewer requests per second (a lower MAX_RPS) or when the target is up';
 
 /** Several independent checks of one test failed (soft checks): the test fails once, with every one of them. */
 export class CheckFailures extends CheckFailure {
@@ -46,6 +46,14 @@ export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reaso
   // An unread result page is the suite's own limit: on the embedded sandbox, whose pages it must read, an ERROR.
   if (err instanceof UnreadPage)
     return run.target.kind === 'embedded' ? undefined : { kind: 'page-unread', reason: `not judged: ${err.message}` };
+  // "Not now" after every retry: nothing was processed, nothing judged.
+  if (err instanceof NotNowError) return { kind: 'rate-limited', reason: err.message };
+  // A payment or creation whose answer may hide its processing, not found out: never guessed, never re-sent.
+  if (err instanceof AmbiguousAnswerError)
+    return {
+      kind: 'undecidable',
+      reason: `not judged: ${err.message} (evidence: ${describeExchange(err.exchange).split('\n').slice(0, 1).join('')} → ${err.answer}; the transcript has it)`,
+    };
   if (err instanceof NotJudged) return { kind: 'undecidable', reason: `not judged: ${err.message}` };
   // A page whose fields the payer could not map (harness/payer/field-mapping.ts): the suite's limit, not the target's.
   if (err instanceof FieldsNotFoundError)

@@ -93,6 +93,8 @@ export interface Config {
   };
   /** Lowered on 429/503 during the run. */
   maxConcurrency: number;
+  /** The cap of the adaptive rate pacing (harness/api/pacing.ts): requests per second at most. */
+  maxRps: number;
   allowDestructive: readonly Destructive[];
   fastCheck: { seed?: number; numRuns: number };
   expectedFailuresFile?: string;
@@ -271,6 +273,7 @@ function parseConfig(env: Env): Config {
     webhook,
     redirectHash,
     maxConcurrency: r.read('MAX_CONCURRENCY'),
+    maxRps: r.read('MAX_RPS'),
     allowDestructive,
     fastCheck,
     ...defined({ expectedFailuresFile }),

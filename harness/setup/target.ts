@@ -172,6 +172,8 @@ export function createRunHttp(config: Config, deadline: number): Http {
     runTimeoutS: config.budget.runTimeoutS,
     // One client per process, one worker and one test file per run: the cap is run-wide (MAX_CONCURRENCY).
     maxConcurrency: config.maxConcurrency,
+    // The adaptive rate pacing's cap (harness/api/pacing.ts), run-wide as the request cap.
+    maxRps: config.maxRps,
     recorder: new Recorder({ limit: 0 }),
   });
 }

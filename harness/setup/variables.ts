@@ -542,6 +542,16 @@ export const VARIABLES = [
     default: '8',
   },
   {
+    name: 'MAX_RPS',
+    at: 'maxRps',
+    meaning:
+      'number of requests per second sent to the target at most: the run starts at 10, slows on a 429 and speeds up ' +
+      'while the target answers, never past this (set it to the rate the target accepts when it ends a run refusing ' +
+      'requests for rate)',
+    type: { kind: 'int', min: 1, max: 10000 },
+    default: '200',
+  },
+  {
     name: 'SECURITY_CHECKS',
     at: 'securityChecks',
     meaning:

@@ -45,7 +45,7 @@ const ambiguousOf = (p: Promise<unknown>) => caught(p, AmbiguousAnswerError);
 const notNowOf = (p: Promise<unknown>) => caught(p, NotNowError);
 
 describe('retries', () => {
-  it('never re-sends a POST after a dropped connection (ambiguous, not the target\'s), but re-sends a GET at once', async () => {
+  it("never re-sends a POST after a dropped connection (ambiguous, not the target's), but re-sends a GET at once", async () => {
     let resets = 0;
     fixture = await startFixture((req, res) => {
       if (resets < 1 || req.method === 'POST') {
@@ -57,7 +57,9 @@ describe('retries', () => {
     });
     const { http } = client();
     const err = await ambiguousOf(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: { monto: 1 } }));
-    expect(err.message).toMatch(/^the connection was dropped during POST \/EnlacePago \(\w+\), after the request was sent: it is never sent again/);
+    expect(err.message).toMatch(
+      /^the connection was dropped during POST \/EnlacePago \(\w+\), after the request was sent: it is never sent again/,
+    );
     expect(err.answer).toBe('connection dropped');
     expect(err.exchange.attempts).toBe(1);
     expect(fixture.seen).toEqual(['POST /EnlacePago']);
@@ -70,7 +72,7 @@ describe('retries', () => {
     expect(fixture.seen.filter((s) => s.startsWith('GET'))).toHaveLength(2);
   });
 
-  it('a GET whose connection keeps dropping ends in an HttpError that is not the target\'s', async () => {
+  it("a GET whose connection keeps dropping ends in an HttpError that is not the target's", async () => {
     fixture = await startFixture((req) => req.socket.destroy());
     const { http } = client({ retries: 2 });
     const err = await thrown(http.request({ method: 'GET', url: `${fixture.url}/x` }));
@@ -120,7 +122,9 @@ describe('retries', () => {
 
   it('backs off exponentially with jitter, capped, when a 503 names no Retry-After', async () => {
     const times: number[] = [];
-    fixture = await startFixture((_req, res) => (times.push(Date.now()), times.length <= 4 ? res.writeHead(503).end() : res.writeHead(200).end()));
+    fixture = await startFixture(
+      (_req, res) => (times.push(Date.now()), times.length <= 4 ? res.writeHead(503).end() : res.writeHead(200).end()),
+    );
     const { http } = client({ maxBackoffMs: 600 });
     const ex = await http.request({ method: 'GET', url: `${fixture.url}/x` });
     expect(ex.response?.status).toBe(200);
@@ -137,7 +141,9 @@ describe('retries', () => {
     fixture = await startFixture((_req, res) => res.writeHead(429, { 'retry-after': '0' }).end());
     const { http } = client({ refusedInARow: 3, notNowRetries: 1, retries: 0, maxRps: 40 });
     for (let i = 0; i < 3; i++) await notNowOf(http.request({ method: 'GET', url: `${fixture.url}/${i}` }));
-    expect(http.refusing).toMatch(/^the target refused 3 requests in a row for rate \(429\), each sent 2 times over [\d.]+ s: set MAX_RPS=\d+ \(or lower\)/);
+    expect(http.refusing).toMatch(
+      /^the target refused 3 requests in a row for rate \(429\), each sent 2 times over [\d.]+ s: set MAX_RPS=\d+ \(or lower\)/,
+    );
     const seen = fixture.seen.length;
     await expect(http.request({ method: 'GET', url: `${fixture.url}/x` })).rejects.toThrow(TargetRefusingError);
     expect(fixture.seen).toHaveLength(seen);
@@ -208,7 +214,7 @@ describe('timeouts follow the observed latency', () => {
 });
 
 describe('transport failures', () => {
-  it('a POST not answered in time is ambiguous (never sent again, never the target\'s FAIL)', async () => {
+  it("a POST not answered in time is ambiguous (never sent again, never the target's FAIL)", async () => {
     fixture = await startFixture(() => undefined); // never answers
     const { http } = client({ timeoutMs: 200 });
     const err = await ambiguousOf(http.request({ method: 'POST', url: `${fixture.url}/EnlacePago`, json: {} }));

@@ -92,6 +92,35 @@ describe('token cache', () => {
     expect(tokens.requests).toBe(2);
   });
 
+  it("counts a token's lifetime from when its request was sent, however slow the answer", async () => {
+    const t = await startTarget({ expiresIn: 100 });
+    let clock = 1_000_000;
+    const slow: Http = {
+      ...t.http,
+      request: async (req) => {
+        const ex = await t.http.request(req);
+        // The answer took 30 s to come back (a heavy tail): the target issued it up to 30 s before we read it.
+        clock += 30_000;
+        return { ...ex, sentAt: ex.answeredAt! - 30_000 };
+      },
+    };
+    const tokens = createTokenCache({
+      http: slow,
+      tokenUrl: `${t.url}/auth/connect/token`,
+      clientId: 'the-client',
+      clientSecret: 'the-client-secret',
+      audience: 'service_api',
+      now: () => clock,
+    });
+    const first = await tokens.get();
+    clock += 59_000; // 89 s after it was sent: usable (skew 10 s)
+    expect(tokens.isCurrent(first)).toBe(true);
+    clock += 2_000; // 91 s after it was sent, 61 s after it came back
+    expect(tokens.isCurrent(first)).toBe(false);
+    expect(await tokens.get()).not.toBe(first);
+    expect(tokens.lifetime(first)?.ageS).toBeCloseTo(91 + 30, 0);
+  });
+
   it('throws a clear, redacted error when the token request is refused', async () => {
     const t = await startTarget();
     const tokens = cacheFor(t, { clientSecret: 'wrong-secret-value' });

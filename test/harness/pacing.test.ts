@@ -1,0 +1,86 @@
+/**
+ * The adaptive rate pacing (harness/api/pacing.ts): starts modest, grows while the target answers and the rate is what
+ * holds requests back, slows by THROTTLE_FACTOR on a 429 (one burst of 429s counts once), never past MAX_RPS. On a
+ * hand-driven clock, so no test depends on timing.
+ */
+import { describe, expect, it } from 'vitest';
+import { Pacer, THROTTLE_FACTOR } from '../../harness/api/pacing.ts';
+
+function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+describe('rate pacing', () => {
+  it('starts at 10 requests/s: after a second of tokens, requests are spaced 100 ms apart', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 100, now: c.now });
+    expect(pacer.rate).toBe(10);
+    const waits = Array.from({ length: 12 }, () => pacer.reserve());
+    // The bucket holds one second (10 tokens) after a quiet spell; then one every 100 ms.
+    expect(waits.slice(0, 10).every((w) => w === 0)).toBe(true);
+    expect(waits[10]).toBe(100);
+    expect(waits[11]).toBe(200);
+    expect(pacer.pacedMs).toBe(300);
+  });
+
+  it('doubles while the target answers and the rate holds requests back (slow start), up to MAX_RPS', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 50, now: c.now });
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 2 * pacer.rate; i++) pacer.reserve();
+      for (let i = 0; i < 60; i++) pacer.answered('ok');
+    }
+    expect(pacer.rate).toBe(50);
+  });
+
+  it('does not grow when nothing was held back', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 50, now: c.now });
+    for (let i = 0; i < 100; i++) {
+      c.advance(1000);
+      pacer.reserve();
+      pacer.answered('ok');
+    }
+    expect(pacer.rate).toBe(10);
+  });
+
+  it('slows by 0.7 on a 429, once per burst, and grows back slowly after it', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 100, startRps: 20, now: c.now });
+    pacer.answered('throttled');
+    expect(pacer.rate).toBeCloseTo(20 * THROTTLE_FACTOR);
+    // The rest of the burst (requests already on their way) is the same signal.
+    for (let i = 0; i < 5; i++) pacer.answered('throttled');
+    expect(pacer.rate).toBeCloseTo(14);
+    expect(pacer.throttles).toBe(1);
+    c.advance(1500);
+    pacer.answered('throttled');
+    expect(pacer.rate).toBeCloseTo(14 * THROTTLE_FACTOR);
+    const slowed = pacer.rate;
+    // After a 429 growth is additive-ish: about 5 % per rate's worth of answers where the rate held requests back.
+    for (let i = 0; i < 30; i++) pacer.reserve();
+    for (let i = 0; i < 10; i++) pacer.answered('ok');
+    expect(pacer.rate).toBeGreaterThan(slowed);
+    expect(pacer.rate).toBeLessThan(slowed * 1.2);
+  });
+
+  it('the next request after a 429 waits the new spacing (tokens banked at the old rate are void)', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 100, startRps: 10, now: c.now });
+    pacer.answered('throttled');
+    expect(pacer.reserve()).toBeGreaterThan(100);
+  });
+
+  it('never goes below its floor nor above MAX_RPS', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 5, startRps: 50, now: c.now });
+    expect(pacer.rate).toBe(5);
+    for (let i = 0; i < 50; i++) {
+      c.advance(5000);
+      pacer.answered('throttled');
+    }
+    expect(pacer.rate).toBe(0.5);
+    expect(() => new Pacer({ maxRps: 0 })).toThrow(/maxRps must be a positive number/);
+  });
+});
