@@ -73,7 +73,7 @@ export { sharedWork } from './record/test-record.ts';
 // Why a test ends unjudged.
 export { NotJudged, UnreadPage } from './record/errors.ts';
 export { NoFormError, PayerError } from './payer/errors.ts';
-export { TokenError } from './api/errors.ts';
+export { AmbiguousAnswerError, TokenError } from './api/errors.ts';
 
 // The payer's outcomes, and reading a page as a person does.
 export { outcomeOfPage, type CardPayment, type PaymentOutcome, type Screen, type ScreenForm } from './payer/index.ts';

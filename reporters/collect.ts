@@ -285,6 +285,7 @@ function testRecord(test: TestCase, ctx: Context): ReportedTest {
     ...(meta.transcript ? { transcript: meta.transcript } : {}),
     observations: meta.observations ?? [],
     ...(meta.requests !== undefined ? { requests: meta.requests } : {}),
+    ...(meta.network ? { network: meta.network } : {}),
   };
   const notRun = (reason: string): ReportedTest => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
 

@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import type { CheckEvidence, Observation, Transcript } from '../harness/record/meta.ts';
 import { SKIP_KINDS, type SkipKind } from '../harness/record/skips.ts';
 import { VOCABULARY, type Counts, type Status } from '../harness/record/verdict.ts';
+import { eventful, sumTallies, type NetworkTally } from '../harness/record/network.ts';
 
 // The verdict's vocabulary is the worker's (harness/record/verdict.ts): the reports only read it.
 export { LABELS, STATUSES, type Counts, type Status } from '../harness/record/verdict.ts';
@@ -39,6 +40,8 @@ export interface ReportedTest {
   observations: Observation[];
   /** Requests the test made: the next run in this REPORT_DIR serves the longest chains first (harness/run/chains.ts). */
   requests?: number;
+  /** What the network did to the test (retries, 429s, 503s, time paced, ambiguous answers and how each was settled). */
+  network?: NetworkTally;
 }
 
 export interface RunInfo {
@@ -99,6 +102,8 @@ export interface Summary {
   comparison?: Comparison;
   /** The labels of statuses and of the clause grid (harness/record/verdict.ts), for index.html. */
   vocabulary?: typeof VOCABULARY;
+  /** What the network did to the run: the tests' tallies summed, and how many tests it touched. Added later: optional. */
+  network?: NetworkTally & { tests: number };
 }
 
 /** A test in a comparison: its identity (the name), where it is, and its status now and in the baseline. */
@@ -232,7 +237,15 @@ export function summarize(run: RunInfo, records: ReportedTest[], catalogue: Clau
     tests,
     skipKinds: Object.fromEntries(tests.flatMap((t) => (t.status === 'skip' && t.skipKind ? [[t.skipKind, SKIP_KINDS[t.skipKind]]] : []))),
     vocabulary: VOCABULARY,
+    ...networkOf(tests),
   };
+}
+
+/** The run's network tally (only when the network did anything). */
+function networkOf(tests: readonly ReportedTest[]): { network?: NetworkTally & { tests: number } } {
+  const touched = tests.filter((t) => t.network !== undefined);
+  const sum = sumTallies(touched.map((t) => t.network));
+  return eventful(sum) ? { network: { ...sum, tests: touched.length } } : {};
 }
 
 /** A failed (or expectedly failed) test as one line and as the full text: check, expected/actual, exchange, curl. */

@@ -23,6 +23,7 @@ import {
   type TestRef,
 } from './records.ts';
 import { command } from '../harness/record/command.ts';
+import { describeTally } from '../harness/record/network.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
 export default class SummaryReporter extends ConformanceReporter {
@@ -66,6 +67,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   // When tests were stopped, a `run stopped` ERROR above already says why.
   if (run.abort && totals.notRun === 0) lines.push(`  stopped: ${run.abort}`);
   for (const note of run.notes) lines.push(`  note: ${note}`);
+  if (summary.network) lines.push(`Network: ${describeTally(summary.network)}, in ${summary.network.tests} tests (summary.md)`);
   lines.push(...consoleSkips(summary));
   const observations = summary.tests.reduce((n, t) => n + t.observations.length, 0);
   if (observations > 0)
@@ -141,6 +143,40 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * What the network did: the run's tally, the ambiguous answers with how each was settled, and the tests it touched
+ * most. Nothing when the network did nothing worth saying.
+ */
+function markdownNetwork(summary: Summary): string[] {
+  const n = summary.network;
+  if (!n) return [];
+  const md = ['## What the network did', '', `${describeTally(n)}, in ${n.tests} tests.`, ''];
+  md.push(
+    '429 (rate limited) and 503 (unavailable) were not processed: the request was sent again after the delay. ' +
+      "Time paced and backed off is the run waiting for the target, left out of the tests' budgets.",
+    '',
+  );
+  const ambiguous = summary.tests.flatMap((t) => (t.network?.ambiguous ?? []).map((a) => ({ t, a })));
+  if (ambiguous.length > 0) {
+    md.push('| Test | Request | Answer | Settled |', '|---|---|---|---|');
+    for (const { t, a } of ambiguous)
+      md.push(
+        `| ${cell(testTitle(t))} | ${cell(a.request)} | ${cell(a.answer)} | ${cell(a.settled ?? 'not settled: the test is not judged (undecidable)')} |`,
+      );
+    md.push('');
+  }
+  const touched = summary.tests
+    .filter((t) => t.network)
+    .sort((a, b) => b.network!.retries - a.network!.retries)
+    .slice(0, 10);
+  if (touched.length > 0) {
+    md.push('| Test (most retries first) | Status | Network |', '|---|---|---|');
+    for (const t of touched) md.push(`| ${cell(testTitle(t))} | ${LABELS[t.status]} | ${cell(describeTally(t.network!))} |`);
+    md.push('');
+  }
+  return md;
+}
+
 export function renderMarkdown(summary: Summary): string {
   const { run, totals, line } = summary;
   const md: string[] = ['# Conformance report', ''];
@@ -174,6 +210,8 @@ export function renderMarkdown(summary: Summary): string {
     `**${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped**`,
     '',
   );
+
+  md.push(...markdownNetwork(summary));
 
   section(md, 'Failures (FAIL: the target broke the clauses its failing check cites)', byStatus(summary, 'fail'), (t) => [
     `### ${LABELS[t.status]} ${testTitle(t)}`,

@@ -4,6 +4,7 @@
  */
 import type { Exchange } from '../record/exchange.ts';
 import { NotJudged } from '../record/errors.ts';
+import type { AmbiguousAnswer } from '../record/network.ts';
 
 /**
  * A transport failure (no HTTP response): timeout, refused, reset, run bound. `exchange` is the redacted attempt.
@@ -59,9 +60,17 @@ export class AmbiguousAnswerError extends NotJudged {
     readonly exchange: Exchange,
     /** What came back instead of an answer (`502`, `no response within 15 s`, `connection dropped`). */
     readonly answer: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; noted?: AmbiguousAnswer },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.noted = options?.noted;
+  }
+  /** Its entry in the test's network tally: the caller that finds out writes how (`settled`) there. */
+  readonly noted: AmbiguousAnswer | undefined;
+
+  /** Says how it was settled (or why it could not be), in the test's tally and transcript. */
+  settle(how: string): void {
+    if (this.noted) this.noted.settled = how;
   }
 }
 

@@ -416,12 +416,12 @@ export function createHttp(options: HttpOptions): Http {
     function ambiguous(message: string, answer: string, cause?: unknown): never {
       exchange.durationMs = Date.now() - started;
       network.ambiguous++;
-      noteAmbiguous({ request: what, answer });
+      const noted = noteAmbiguous({ request: what, answer });
       throw new AmbiguousAnswerError(
         `${message}: it is never sent again (it may have been processed); whether it was is found out where the spec gives a way, else not judged`,
         recorder.record(exchange),
         answer,
-        cause === undefined ? undefined : { cause },
+        { ...(cause === undefined ? {} : { cause }), noted },
       );
     }
   }
