@@ -1,15 +1,19 @@
 /**
  * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant
- * ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control]`
+ * ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--network
+ * mild|rough|throttled|unavailable [--network-seed N]]`
+ * --network: the internet in front of it (sandbox/network.ts: latency, rate limit, 503/502, dropped connections, late
+ * and duplicated webhooks), seeded by --network-seed (default random, printed).
  * --no-control: without the test-control API (/__sandbox), as a vendor's deployed service (the suite then waits in real
  * time where it would move the clock).
- * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen). Prints the URLs and,
+ * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen, SANDBOX_NETWORK and
+ * SANDBOX_NETWORK_SEED the network). Prints the URLs and,
  * as a .env to paste, the seeded demo credentials of this local sandbox; --pid-file PATH writes its pid there.
  * SIGINT/SIGTERM close it, as does the end of the npm process that started it (`npm run sandbox &`, `npx … &`).
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type Mode, PANTALLAS, type Pantalla, createSandbox } from './index.ts';
+import { type Mode, NETWORKS, PANTALLAS, type Pantalla, createSandbox } from './index.ts';
 
 // Named as the user runs it: the installed command sets PAYMENT_CONFORMANCE_COMMAND (harness/record/command.ts, which
 // the sandbox may not import).
@@ -17,7 +21,7 @@ const INSTALLED = process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim();
 const USO =
   `usage: ${INSTALLED ? `${INSTALLED} sandbox` : 'npm run sandbox --'} [--port 4010] [--host 127.0.0.1] ` +
   `[--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen ` +
-  `html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]`;
+  `html|js|steps|challenge|frame] [--no-control] [--network ${NETWORKS.join('|')} [--network-seed N]] [--pid-file PATH]`;
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
@@ -32,6 +36,8 @@ let values: {
   variant?: string;
   screen?: string;
   'no-control'?: boolean;
+  network?: string;
+  'network-seed'?: string;
   'pid-file'?: string;
   help?: boolean;
 };
@@ -45,6 +51,8 @@ try {
       variant: { type: 'string' },
       screen: { type: 'string' },
       'no-control': { type: 'boolean' },
+      network: { type: 'string' },
+      'network-seed': { type: 'string' },
       'pid-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -66,6 +74,15 @@ const screen = values.screen ?? (process.env.SANDBOX_SCREEN || undefined);
 if (screen !== undefined && !(PANTALLAS as readonly string[]).includes(screen))
   fail(`--screen must be one of ${PANTALLAS.join(', ')} (got "${screen}")`);
 
+const network = values.network ?? (process.env.SANDBOX_NETWORK || undefined);
+if (network !== undefined && !(NETWORKS as readonly string[]).includes(network))
+  fail(`--network must be one of ${NETWORKS.join(', ')} (got "${network}")`);
+const seedText = values['network-seed'] ?? (process.env.SANDBOX_NETWORK_SEED || undefined);
+const networkSeed = seedText === undefined ? undefined : Number(seedText);
+if (networkSeed !== undefined && !(/^\d+$/.test(seedText ?? '') && networkSeed <= 0xffffffff))
+  fail(`--network-seed must be an integer 0..4294967295 (got "${seedText}"); example: --network-seed 7`);
+if (networkSeed !== undefined && network === undefined) fail('--network-seed needs --network mild|rough|…');
+
 // Found now, while the chain up to npm stands: the banner may be followed at once by `kill $!`, which ends the shell
 // between npm and this process before a later walk could pass it.
 const npm = process.env['npm_command'] ? npmAncestor() : undefined;
@@ -80,6 +97,8 @@ try {
     variant: values.variant ?? process.env.SANDBOX_VARIANT,
     ...(screen === undefined ? {} : { screen: screen as Pantalla }),
     control: values['no-control'] !== true,
+    ...(network === undefined ? {} : { network }),
+    ...(networkSeed === undefined ? {} : { networkSeed }),
   });
 } catch (err) {
   fail((err as Error).message);
@@ -90,7 +109,8 @@ const pidFile = values['pid-file'];
 if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
 const variant = values.variant ?? process.env.SANDBOX_VARIANT;
-console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${sandbox.app.sandbox.options.screen === 'html' ? '' : `, screen ${sandbox.app.sandbox.options.screen}`}${sandbox.controlUrl ? '' : ', no test-control API'}) listening
+const net = sandbox.app.sandbox.network;
+console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${sandbox.app.sandbox.options.screen === 'html' ? '' : `, screen ${sandbox.app.sandbox.options.screen}`}${sandbox.controlUrl ? '' : ', no test-control API'}${net ? `, network ${net.name} seed ${net.seed}` : ''}) listening
   base URL     ${sandbox.baseUrl}
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
   control URL  ${sandbox.controlUrl ?? '(none: --no-control)'}

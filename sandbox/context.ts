@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import type { Fault } from './faults.ts';
+import type { Network } from './network.ts';
 import type { Variant } from './variants.ts';
 import type { Account, Business, Link, Mode, Store, Transaction } from './store.ts';
 
@@ -45,6 +46,8 @@ export interface SandboxContext {
   /** The selected variants of sandbox/variants.ts (spec-valid choices other than the default). */
   readonly variant: Variant;
   readonly notifier: Notifier;
+  /** The simulated internet in front of the sandbox (sandbox/network.ts), or undefined: answered directly. */
+  readonly network: Network | undefined;
   /** Absolute origin used to build the hosted-page URLs (set once the server listens). */
   origin: string;
   /** Key that signs the payment screen's `intento` tokens (stateless, so showing the screen changes nothing). */

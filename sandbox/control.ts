@@ -1,7 +1,8 @@
 /**
  * Test-control API under /__sandbox (outside the spec; docs/decisions.md): clock, outbox, stats, reset, and tenants —
  * a fresh account and business with their own clock, counters and outbox (`/tenants/:id/…`, the same calls), so a
- * test that moves time or counts what it created disturbs no other test (Stripe's test clocks are the model).
+ * test that moves time or counts what it created disturbs no other test (Stripe's test clocks are the model); and
+ * what the simulated network did (`/network`). The network never touches these routes.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Clock } from './clock.ts';
@@ -28,6 +29,13 @@ export const controlApi: FastifyPluginAsync = async (app) => {
     capabilities: ['clock', 'outbox', 'stats', 'reset', 'tenants'],
     fault: ctx.options.fault ?? null,
   }));
+
+  // What the simulated network (sandbox/network.ts) did so far; kept across reset: the wire is not the target's state.
+  app.get('/network', async () =>
+    ctx.network === undefined
+      ? { network: null, seed: null, counters: null }
+      : { network: ctx.network.name, seed: ctx.network.seed, counters: ctx.network.counters },
+  );
 
   app.get('/clock', async () => reloj(ctx.clock));
 

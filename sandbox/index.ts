@@ -17,6 +17,7 @@ import { selectVariants, variantIds, variantSettings } from './variants.ts';
 import { datosRecasados, formaCuerpo, respuestaError } from './respuestas.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
+import { type Network, installNetwork, resolveNetwork } from './network.ts';
 import { mposApi } from './purchases/mpos.ts';
 import { pagoQrApi } from './purchases/pagoqr.ts';
 import { quickPayApi, quickPayPages } from './purchases/quickpay.ts';
@@ -32,6 +33,7 @@ export { FAULTS, type FaultId, faultSettings } from './faults.ts';
 export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
 export { PANTALLAS, type Pantalla } from './context.ts';
+export { NETWORKS, type NetworkName, type NetworkCounters } from './network.ts';
 
 export interface SandboxOptions {
   port?: number;
@@ -64,6 +66,14 @@ export interface SandboxOptions {
    * bench's latency proxy): written into hosted-page URLs and the returned base URLs. Default: the listening address.
    */
   publicOrigin?: string;
+  /**
+   * The internet in front of it (sandbox/network.ts): mild, rough (latency, 429 above a rate, 503 before and 502 after
+   * processing, closed and dropped connections, gzip, webhooks late and twice), throttled (every API request 429) or
+   * unavailable (every API request 503). Default: none, answered directly.
+   */
+  network?: string;
+  /** Seed of the network's decisions (0..2^32−1); default a random one, shown at GET /__sandbox/network. */
+  networkSeed?: number;
 }
 
 export interface BuildOptions extends SandboxOptions {
@@ -217,18 +227,7 @@ const hosted: FastifyPluginAsync = async (app) => {
 
 export function buildApp(options: BuildOptions = {}): FastifyInstance {
   const resolved = resolveOptions(options);
-  const base = {
-    options: resolved,
-    store: createStore(resolved.mode),
-    clock: createClock(options.now),
-    fault: selectFault(resolved.fault),
-    variant: selectVariants(resolved.variant),
-    origin: options.origin ?? 'http://127.0.0.1',
-    claveIntento: nuevaClaveIntento(),
-  };
-  // The notifier reads the same object (its store is replaced by reset), so it is added to it, not copied.
-  const ctx: SandboxContext = Object.assign(base, { notifier: createNotifier(base) });
-
+  const red = resolveNetwork(options.network, options.networkSeed);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: MIB,
@@ -237,6 +236,21 @@ export function buildApp(options: BuildOptions = {}): FastifyInstance {
       void reply.code(400).send({ errores: [{ campo: 'url', mensaje: 'la URL no es válida' }] });
     },
   });
+  // Its hooks first, on the root: they wrap every route and every plugin's own hooks.
+  const network: Network | undefined = red && installNetwork(app, red.name, red.seed);
+  const base = {
+    options: resolved,
+    store: createStore(resolved.mode),
+    clock: createClock(options.now),
+    fault: selectFault(resolved.fault),
+    variant: selectVariants(resolved.variant),
+    origin: options.origin ?? 'http://127.0.0.1',
+    claveIntento: nuevaClaveIntento(),
+    network,
+  };
+  // The notifier reads the same object (its store is replaced by reset), so it is added to it, not copied.
+  const ctx: SandboxContext = Object.assign(base, { notifier: createNotifier(base) });
+
   app.decorate('sandbox', ctx);
   app.decorateRequest('actor', null);
   // Only JSON (API) and form bodies (token endpoint, hosted pages) are parsed; anything else is a 400.

@@ -32,7 +32,7 @@ function pascal(value: unknown, pares: ReadonlySet<string> = new Set()): unknown
   );
 }
 
-export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | 'fault' | 'variant' | 'clock'>): Notifier {
+export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | 'fault' | 'variant' | 'clock' | 'network'>): Notifier {
   const timers = new Set<NodeJS.Timeout>();
   const enCurso = new Set<AbortController>();
   // Bumped by cancelar(): a delivery started in an older generation records nothing and never retries.
@@ -44,10 +44,22 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     return ctx.variant('webhook-signature-header') ? 'x-payment-signature' : 'x-signature';
   }
 
-  function entregar(registro: WebhookRecord, raw: string, firma: string, gen: number): void {
+  /** Runs `fn` after `ms` (at once for 0), cancelled by cancelar(). */
+  function despues(ms: number, fn: () => void): void {
+    if (ms <= 0) return fn();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  /** One POST of the webhook; its answer's status, or null after a connection error. */
+  function enviar(url: string, raw: string, firma: string): Promise<number | null> {
     const controller = new AbortController();
     enCurso.add(controller);
-    fetch(registro.url, {
+    return fetch(url, {
       method: 'POST',
       // Variant webhook-signature-header: the same signature in a header of another name.
       headers: { 'content-type': 'application/json', [cabeceraFirma()]: firma, 'user-agent': 'payment-service-sandbox' },
@@ -62,22 +74,30 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
         },
         () => null,
       )
-      .then((status) => {
-        enCurso.delete(controller);
-        if (gen !== generacion) return;
-        registro.attempts += 1;
-        registro.lastStatus = status;
-        registro.delivered = status !== null && status >= 200 && status < 300;
-        const espera = ctx.options.webhookRetryDelaysMs[registro.attempts - 1];
-        // Variant webhook-sent-once: sent once, whatever the answer (6: retries "not shown").
-        if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry') || ctx.variant('webhook-sent-once')) return;
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          entregar(registro, raw, firma, gen);
-        }, espera);
-        timer.unref();
-        timers.add(timer);
-      });
+      .finally(() => enCurso.delete(controller));
+  }
+
+  /**
+   * One attempt of the sender, through the network when there is one: late, and maybe delivered twice (the copy is
+   * the network's, so the outbox records the attempt once).
+   */
+  function intentar(registro: WebhookRecord, raw: string, firma: string, gen: number): void {
+    const [retraso = 0, ...copias] = ctx.network?.webhookPlan() ?? [0];
+    despues(retraso, () => entregar(registro, raw, firma, gen));
+    for (const ms of copias) despues(ms, () => void enviar(registro.url, raw, firma));
+  }
+
+  function entregar(registro: WebhookRecord, raw: string, firma: string, gen: number): void {
+    void enviar(registro.url, raw, firma).then((status) => {
+      if (gen !== generacion) return;
+      registro.attempts += 1;
+      registro.lastStatus = status;
+      registro.delivered = status !== null && status >= 200 && status < 300;
+      const espera = ctx.options.webhookRetryDelaysMs[registro.attempts - 1];
+      // Variant webhook-sent-once: sent once, whatever the answer (6: retries "not shown").
+      if (registro.delivered || espera === undefined || ctx.fault('webhook-no-retry') || ctx.variant('webhook-sent-once')) return;
+      despues(espera, () => intentar(registro, raw, firma, gen));
+    });
   }
 
   function webhook(tx: Transaction, link: Link | null, secret: string): void {
@@ -127,13 +147,8 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
     const registro: WebhookRecord = { url, body: enviado, attempts: 0, delivered: false, lastStatus: null };
     outboxOf(ctx.store, tx.idAplicativo).webhooks.push(registro);
     const gen = generacion;
-    if (!ctx.variant('webhook-late')) return entregar(registro, raw, hmacHex(secret, firmado), gen);
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      entregar(registro, raw, hmacHex(secret, firmado), gen);
-    }, RETRASO_TARDIO_MS);
-    timer.unref();
-    timers.add(timer);
+    const firma = hmacHex(secret, firmado);
+    despues(ctx.variant('webhook-late') ? RETRASO_TARDIO_MS : 0, () => intentar(registro, raw, firma, gen));
   }
 
   function correosYSms(tx: Transaction, link: Link | null): void {

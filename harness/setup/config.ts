@@ -106,7 +106,15 @@ export interface Config {
   mposPermitted: boolean;
   securityChecks: 'fail' | 'observe';
   /** Options of the embedded sandbox (setting them with a remote target is an error). */
-  sandbox: { mode: 'development' | 'production'; fault?: string; variant?: string; screen: ValueOf<'SANDBOX_SCREEN'> };
+  sandbox: {
+    mode: 'development' | 'production';
+    fault?: string;
+    variant?: string;
+    screen: ValueOf<'SANDBOX_SCREEN'>;
+    /** SANDBOX_NETWORK / SANDBOX_NETWORK_SEED: the simulated internet in front of it. */
+    network?: ValueOf<'SANDBOX_NETWORK'>;
+    networkSeed?: number;
+  };
   payer: { kind: 'http' | 'browser' | 'auto'; chromiumPath: string };
   /** BASELINE and FAIL_ON. */
   reports: ReportSettings;
@@ -251,7 +259,15 @@ function parseConfig(env: Env): Config {
   const screenOptionValues = r.read('SCREEN_OPTION_VALUES') as OptionValues;
   const challengeCode = parseChallengeCode(r.read('SCREEN_CHALLENGE_CODE'));
   const mposPermitted = r.read('MPOS_PERMITTED') === 'yes';
-  const sandbox = { mode: r.read('SANDBOX_MODE'), ...defined({ fault: r.read('SANDBOX_FAULT'), variant: r.read('SANDBOX_VARIANT') }) };
+  const sandbox = {
+    mode: r.read('SANDBOX_MODE'),
+    ...defined({
+      fault: r.read('SANDBOX_FAULT'),
+      variant: r.read('SANDBOX_VARIANT'),
+      network: r.read('SANDBOX_NETWORK'),
+      networkSeed: r.read('SANDBOX_NETWORK_SEED'),
+    }),
+  };
   const payer = parsePayer(r);
   const screen = r.read('SANDBOX_SCREEN');
   for (const name of remote ? embeddedOnly : []) {

@@ -97,6 +97,8 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
       screen: config.sandbox.screen,
       ...(fault ? { fault } : {}),
       ...(variant ? { variant } : {}),
+      ...(config.sandbox.network ? { network: config.sandbox.network } : {}),
+      ...(config.sandbox.networkSeed === undefined ? {} : { networkSeed: config.sandbox.networkSeed }),
     }).catch((err: unknown) => {
       // The sandbox refuses an unknown fault id: a configuration mistake, not a crash.
       if (!fault) throw err;

@@ -515,6 +515,27 @@ export const VARIABLES = [
     default: DEFAULT_CHROMIUM_PATH,
   },
   {
+    name: 'SANDBOX_NETWORK',
+    at: 'sandbox.network',
+    meaning:
+      'the internet the embedded sandbox answers through (sandbox/network.ts): mild = latency 20–300 ms, 429 above 20 ' +
+      'requests/s, 1 % 503, connections closed, gzip, webhooks 0.5–8 s late and 10 % twice; rough = latency up to 1.5 s, ' +
+      '8 requests/s, 4 % 503, 0.5 % of POSTs 502 after processing, dropped connections, webhooks 1–25 s late and 25 % ' +
+      'twice; throttled / unavailable = every API request 429 / 503; unset = answered directly',
+    type: { kind: 'oneOf', values: ['mild', 'rough', 'throttled', 'unavailable'] },
+    target: 'embedded',
+    example: 'mild',
+  },
+  {
+    name: 'SANDBOX_NETWORK_SEED',
+    at: 'sandbox.networkSeed',
+    meaning:
+      "the seed of SANDBOX_NETWORK's decisions (the same seed draws the same decisions in the same order), or unset for a random one",
+    type: { kind: 'int', min: 0, max: 4294967295 },
+    target: 'embedded',
+    example: '7',
+  },
+  {
     name: 'SANDBOX_SCREEN',
     at: 'sandbox.screen',
     meaning:
