@@ -67,7 +67,8 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   // When tests were stopped, a `run stopped` ERROR above already says why.
   if (run.abort && totals.notRun === 0) lines.push(`  stopped: ${run.abort}`);
   for (const note of run.notes) lines.push(`  note: ${note}`);
-  if (summary.network) lines.push(`Network: ${describeTally(summary.network)}, in ${summary.network.tests} tests (summary.md)`);
+  if (summary.network)
+    lines.push(`Network: ${describeTally(summary.network)}, in ${summary.network.tests} tests (times summed over tests; summary.md)`);
   lines.push(...consoleSkips(summary));
   const observations = summary.tests.reduce((n, t) => n + t.observations.length, 0);
   if (observations > 0)

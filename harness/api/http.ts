@@ -169,13 +169,15 @@ export class RequestLimiter {
 
   /**
    * Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs` (if it
-   * fits); `rateLimited` (a 429) also slows the rate pacing.
+   * fits); `rateLimited` (a 429) slows the rate pacing instead, where there is one.
    */
   release(answer: 'ok' | 'throttled' | 'none', pauseMs = 0, deadline?: number, rateLimited = false): void {
     this.#inFlight--;
     this.pacer?.answered(rateLimited ? 'throttled' : answer === 'ok' ? 'ok' : 'none');
     const now = Date.now();
-    if (answer === 'throttled') {
+    // A 429 is about the rate, which the pacing owns: halving the cap too (and pausing the run) would cut the run's
+    // throughput to requests-in-flight ÷ latency, far below the rate the target takes.
+    if (answer === 'throttled' && !(rateLimited && this.pacer)) {
       if (now - this.#lastDecrease >= 1000) {
         this.#cap = Math.max(1, Math.floor(this.#cap / 2));
         this.#lastDecrease = now;

@@ -28,7 +28,7 @@ export interface NetworkTally {
   dropped: number;
   /** Requests given up after every retry answered "not now". */
   gaveUp: number;
-  /** Milliseconds held back by rate pacing and the run-wide pause. */
+  /** Milliseconds held back by rate pacing (summed over tests, which wait side by side: not the run's duration). */
   pacedMs: number;
   /** Milliseconds waited out before re-sending (Retry-After, backoff). */
   backoffMs: number;
@@ -72,6 +72,8 @@ export function sumTallies(tallies: readonly (NetworkTally | undefined)[]): Netw
   return sum;
 }
 
+const seconds = (ms: number): string => (ms >= 100_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+
 /** One line: "3 retries · 2 × 429 · 1 × 503 · paced 4.2 s · 1 ambiguous answer (1 settled)". */
 export function describeTally(t: NetworkTally): string {
   const parts: string[] = [];
@@ -81,8 +83,8 @@ export function describeTally(t: NetworkTally): string {
   if (t.gateway > 0) parts.push(`${t.gateway} × 502/504`);
   if (t.dropped > 0) parts.push(`${t.dropped} dropped connection${t.dropped === 1 ? '' : 's'}`);
   if (t.gaveUp > 0) parts.push(`${t.gaveUp} given up`);
-  if (t.pacedMs >= 100) parts.push(`paced ${(t.pacedMs / 1000).toFixed(1)} s`);
-  if (t.backoffMs >= 100) parts.push(`backed off ${(t.backoffMs / 1000).toFixed(1)} s`);
+  if (t.pacedMs >= 100) parts.push(`paced ${seconds(t.pacedMs)}`);
+  if (t.backoffMs >= 100) parts.push(`backed off ${seconds(t.backoffMs)}`);
   if (t.ambiguous.length > 0) {
     const settled = t.ambiguous.filter((a) => a.settled !== undefined && !a.settled.startsWith('not settled')).length;
     parts.push(`${t.ambiguous.length} ambiguous answer${t.ambiguous.length === 1 ? '' : 's'} (${settled} settled)`);

@@ -53,7 +53,7 @@ describe('what the network did, in the reports', () => {
     expect(s.network?.ambiguous).toHaveLength(2);
     const dir = mkdtempSync(join(tmpdir(), 'network-report-'));
     expect(renderConsole(s, dir)).toContain(
-      'Network: 3 retries · 2 × 429 · 1 × 503 · paced 4.2 s · 2 ambiguous answers (1 settled), in 3 tests (summary.md)',
+      'Network: 3 retries · 2 × 429 · 1 × 503 · paced 4.2 s · 2 ambiguous answers (1 settled), in 3 tests (times summed over tests; summary.md)',
     );
     writeSummary(s, dir);
     const md = readFileSync(join(dir, 'summary.md'), 'utf8');
