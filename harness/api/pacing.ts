@@ -2,7 +2,8 @@
  * Rate pacing: a client-side token bucket whose rate adapts to the target (as the AWS SDKs' "adaptive" retry mode),
  * so a run does not keep sending faster than the target accepts. It starts modest, doubles while the target answers
  * and it is the one holding requests back (slow start), multiplies by 0.7 on a 429 (at most once per window, so one
- * burst of 429s slows it once), then grows back a little at a time; MAX_RPS caps it. The request cap (RequestLimiter,
+ * burst of 429s slows it once), then grows back halfway towards the rate the 429 met, then a little at a time past it;
+ * MAX_RPS caps it. The request cap (RequestLimiter,
  * http.ts) bounds requests in flight; this bounds requests per second.
  *
  *   const pacer = new Pacer({ maxRps: 50 });
@@ -34,6 +35,8 @@ export class Pacer {
   /** Slow start until the first 429: doubling; after it, growth by 5 % per rate's worth of answers. */
   #slowStart = true;
   #good = 0;
+  /** The rate the last 429 met. */
+  #limit = 0;
   #lastDecrease = Number.NEGATIVE_INFINITY;
   /** Did a request wait for a token since the rate last grew (only then is the rate what holds the run back)? */
   #held = false;
@@ -68,8 +71,9 @@ export class Pacer {
   reserve(): number {
     const now = this.#now();
     const spacing = 1000 / this.#rate;
-    // Unused time banks at most one second of tokens (the bucket's size).
-    const earliest = Math.max(this.#nextFree, now - 1000 + spacing);
+    // Unused time banks at most a quarter second of tokens (the bucket's size): a burst on top of a steady stream
+    // would overrun a limiter that counts a sliding second.
+    const earliest = Math.max(this.#nextFree, now - Math.max(250, spacing) + spacing);
     this.#nextFree = earliest + spacing;
     const wait = Math.max(0, earliest - now);
     if (wait > 0) {
@@ -89,6 +93,7 @@ export class Pacer {
       this.#lastDecrease = now;
       this.#slowStart = false;
       this.#throttles++;
+      this.#limit = this.#rate;
       this.#rate = Math.max(this.#min, this.#rate * THROTTLE_FACTOR);
       // Tokens banked at the old rate are void: the next requests go at the new spacing.
       this.#nextFree = Math.max(this.#nextFree, now + 1000 / this.#rate);
@@ -100,6 +105,12 @@ export class Pacer {
     // Growth only where the rate held requests back: a quiet run does not earn a rate it never tried.
     if (!this.#held) return;
     this.#held = false;
-    this.#rate = Math.min(this.max, this.#slowStart ? this.#rate * 2 : this.#rate * 1.05 + 0.5);
+    // After a 429: halfway back towards the rate that met it while well below it, then carefully past it (as CUBIC).
+    const grown = this.#slowStart
+      ? this.#rate * 2
+      : this.#rate < 0.9 * this.#limit
+        ? this.#rate + (this.#limit - this.#rate) / 2
+        : this.#rate * 1.05 + 0.5;
+    this.#rate = Math.min(this.max, grown);
   }
 }

@@ -12,16 +12,14 @@ function clock(start = 1_000_000): { now: () => number; advance: (ms: number) =>
 }
 
 describe('rate pacing', () => {
-  it('starts at 10 requests/s: after a second of tokens, requests are spaced 100 ms apart', () => {
+  it('starts at 10 requests/s: after a quarter second of tokens, requests are spaced 100 ms apart', () => {
     const c = clock();
     const pacer = new Pacer({ maxRps: 100, now: c.now });
     expect(pacer.rate).toBe(10);
-    const waits = Array.from({ length: 12 }, () => pacer.reserve());
-    // The bucket holds one second (10 tokens) after a quiet spell; then one every 100 ms.
-    expect(waits.slice(0, 10).every((w) => w === 0)).toBe(true);
-    expect(waits[10]).toBe(100);
-    expect(waits[11]).toBe(200);
-    expect(pacer.pacedMs).toBe(300);
+    const waits = Array.from({ length: 5 }, () => pacer.reserve());
+    // The bucket holds a quarter second (2 whole tokens at 10/s) after a quiet spell; then one every 100 ms.
+    expect(waits).toEqual([0, 0, 50, 150, 250]);
+    expect(pacer.pacedMs).toBe(450);
   });
 
   it('doubles while the target answers and the rate holds requests back (slow start), up to MAX_RPS', () => {
@@ -58,11 +56,17 @@ describe('rate pacing', () => {
     pacer.answered('throttled');
     expect(pacer.rate).toBeCloseTo(14 * THROTTLE_FACTOR);
     const slowed = pacer.rate;
-    // After a 429 growth is additive-ish: about 5 % per rate's worth of answers where the rate held requests back.
+    // After a 429 it grows halfway back towards the rate the 429 met (14) per rate's worth of answers where the rate
+    // held requests back, then carefully past it.
     for (let i = 0; i < 30; i++) pacer.reserve();
     for (let i = 0; i < 10; i++) pacer.answered('ok');
-    expect(pacer.rate).toBeGreaterThan(slowed);
-    expect(pacer.rate).toBeLessThan(slowed * 1.2);
+    expect(pacer.rate).toBeCloseTo((slowed + 14) / 2);
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 30; i++) pacer.reserve();
+      for (let i = 0; i < 20; i++) pacer.answered('ok');
+    }
+    expect(pacer.rate).toBeGreaterThan(14);
+    expect(pacer.rate).toBeLessThan(14 * 1.5);
   });
 
   it('the next request after a 429 waits the new spacing (tokens banked at the old rate are void)', () => {
