@@ -53,12 +53,16 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   const oneShard = run.shards?.length === 1;
   const shard = oneShard ? ` [shard ${run.shards![0]}]` : '';
   const lines = [...consoleComparison(summary), `Conformance${target}${shard}: ${countsText(totals)}`];
-  const failed = summary.tests.filter((t) => t.status === 'fail' || t.status === 'error');
+  // The run stopped (the set-up, the interlock, a target refusing every request, a signal): one line each, said as such.
+  const stops = summary.tests.filter((t) => t.status === 'error' && t.file === '' && t.name === 'run stopped');
+  for (const t of stops) lines.push(`  stopped: ${clip(t.error ?? '', 300)}`);
+  const failed = summary.tests.filter((t) => (t.status === 'fail' || t.status === 'error') && !stops.includes(t));
   for (const t of failed.slice(0, MAX_LISTED)) lines.push(...consoleFailure(t));
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
-  if (totals.error > 0)
+  const own = totals.error - stops.length;
+  if (own > 0)
     lines.push(
-      `  ${totals.error} ERROR: the suite's own failures (a timeout, a harness exception, a payer or browser crash), ` +
+      `  ${own} ERROR: the suite's own failures (a timeout, a harness exception, a payer or browser crash), ` +
         `not the target's: nothing was judged, and the run fails`,
     );
   for (const t of summary.tests.filter((t) => t.status === 'expectedFailurePassed')) {

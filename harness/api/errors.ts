@@ -84,6 +84,8 @@ export class NotNowError extends NotJudged {
     message: string,
     readonly exchange: Exchange,
     readonly status: number,
+    /** The one line a run that cannot go on without this request ends with (the probe's token: exit 2). */
+    readonly setupLine: string = message,
   ) {
     super(message);
   }

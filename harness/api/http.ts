@@ -406,11 +406,14 @@ export function createHttp(options: HttpOptions): Http {
             : `the target answered 503 (unavailable) to ${givenUp} requests in a row, each sent ${exchange.attempts} times over ` +
               `${secs} s: run again when it is up`;
       }
+      const answered = `the target answered ${status} (${status === 429 ? 'rate limited' : 'unavailable'}) to ${what} ${exchange.attempts} times over ${secs} s`;
       throw new NotNowError(
-        `not checked: the target answered ${status} (${status === 429 ? 'rate limited' : 'unavailable'}) to ${what} ` +
-          `${exchange.attempts} time(s) over ${secs} s, so it processed nothing; run again with a lower MAX_RPS or when the target is up`,
+        `not checked: ${answered}, so it processed nothing; run again with a lower MAX_RPS or when the target is up`,
         recorded,
         status,
+        status === 429
+          ? `${answered}, each Retry-After waited out: set MAX_RPS=1 (or the rate it takes) and run again, or run when it takes requests`
+          : `${answered}, each Retry-After waited out: run again when it is up`,
       );
     }
 

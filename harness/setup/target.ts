@@ -6,6 +6,7 @@
 import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
+import { NotNowError } from '../api/errors.ts';
 import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
@@ -218,7 +219,8 @@ export async function probeTarget(
       return {
         ...info,
         capabilities: await capabilities,
-        unreachable: `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}`,
+        // A target that answers "not now" to every attempt is the set-up's: its own one line (exit 2).
+        unreachable: err instanceof NotNowError ? err.setupLine : `cannot obtain a token from ${tokenUrl}: ${(err as Error).message}`,
       };
     }
     const primary = await probeLink(http, info.baseUrl, token, 'CLIENT_ID');
