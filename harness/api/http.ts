@@ -46,6 +46,11 @@ export interface HttpRequest {
   body?: string | Buffer;
   /** May this request be sent more than once? Default: true for GET and HEAD, false for everything else. */
   idempotent?: boolean;
+  /**
+   * A 429/503 is "not now", sent again (default), or the answer itself, returned as any status: a payment a customer
+   * submits on a hosted screen, whose 503 page is the screen's refusal (the payer reads it), is never sent twice.
+   */
+  notNow?: 'resend' | 'answer';
   label?: string;
   /**
    * Checked once the request holds its slot (a clock move waits for the slots to drain and ages the tokens before
@@ -357,7 +362,7 @@ export function createHttp(options: HttpOptions): Http {
       }
       exchange.response = response!;
       registerIssuedToken(response!.json);
-      if (isNotNow) {
+      if (isNotNow && req.notNow !== 'answer') {
         network[status === 429 ? 'tooMany' : 'unavailable']++;
         tallyNetwork(status === 429 ? 'tooMany' : 'unavailable');
         // "Not now": not processed (RFC 9110 15.5.20, 15.6.4), so sent again after the delay, POSTs included.

@@ -109,6 +109,8 @@ export class HttpPayer implements Payer {
       headers: cookie ? { cookie } : {},
       ...(form ? { form } : {}),
       idempotent: method === 'GET' && !submission,
+      // A submission's 503 page is the screen's answer (a refusal), read as such: a payment is never sent twice.
+      ...(submission ? { notNow: 'answer' as const } : {}),
       label,
     });
     jar.store(url, ex.response?.headers['set-cookie']);
@@ -489,6 +491,7 @@ export class HttpPayer implements Payer {
       headers: submission.headers,
       ...(submission.body === undefined ? {} : { body: submission.body }),
       idempotent: false,
+      notNow: 'answer',
       label: 'the same payment sent again (a replay the test asks for)',
     });
     const res = ex.response!;

@@ -215,7 +215,7 @@ describe('vitest started directly (no preflight): API_BASE_URL without its path'
         resolve(`${stdout}${stderr}`),
       ),
     );
-    expect(output).toMatch(new RegExp(`run stopped: .*set-up error: API_BASE_URL=${origin()} does not serve the API`));
+    expect(output).toMatch(new RegExp(`stopped: .*set-up error: API_BASE_URL=${origin()} does not serve the API`));
     const summary = JSON.parse(readFileSync(join(reports, 'summary.json'), 'utf8')) as { tests: { status: string }[] };
     expect(summary.tests.filter((t) => t.status === 'pass' || t.status === 'fail' || t.status === 'warn')).toEqual([]);
     expect((await target.stats()).links - links).toBe(0);
