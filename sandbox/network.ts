@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const NETWORKS = ['mild', 'rough', 'throttled', 'unavailable'] as const;
 export type NetworkName = (typeof NETWORKS)[number];
 
-interface Profile {
+export interface NetworkProfile {
   /** Delay before a request reaches the sandbox: min + (max − min) · u^tail (tail 1 = uniform; larger = heavier tail). */
   latencyMs: readonly [number, number];
   tail: number;
@@ -38,7 +38,7 @@ interface Profile {
   always?: 429 | 503;
 }
 
-const PROFILES: Record<NetworkName, Profile> = {
+const PROFILES: Record<NetworkName, NetworkProfile> = {
   mild: {
     latencyMs: [20, 300],
     tail: 1,
@@ -178,8 +178,8 @@ const GATEWAY_BODY: Record<number, string> = {
  * Adds the network's hooks to the root app (before any plugin, so they wrap every route) and returns its state.
  * Decisions are drawn at arrival (onRequest); the 502 and the late drop act at onSend, after the route processed.
  */
-export function installNetwork(app: FastifyInstance, name: NetworkName, seed: number): Network {
-  const profile = PROFILES[name];
+export function installNetwork(app: FastifyInstance, name: NetworkName, seed: number, sharpen: Partial<NetworkProfile> = {}): Network {
+  const profile: NetworkProfile = { ...PROFILES[name], ...sharpen };
   const random = prng(seed);
   const randomWebhook = prng(seed ^ 0x9e3779b9);
   const counters: NetworkCounters = {
