@@ -33,7 +33,7 @@ export { FAULTS, type FaultId, faultSettings } from './faults.ts';
 export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
 export { PANTALLAS, type Pantalla } from './context.ts';
-export { NETWORKS, type NetworkName, type NetworkCounters } from './network.ts';
+export { NETWORKS, type NetworkName, type NetworkCounters, networkSettings } from './network.ts';
 
 export interface SandboxOptions {
   port?: number;

@@ -36,6 +36,8 @@ export interface NetworkProfile {
   webhook: { delayMs: readonly [number, number]; pTwice: number };
   /** Every API request answered so, forever (no latency: the harness's "target keeps refusing" exit). */
   always?: 429 | 503;
+  /** Suite settings a vendor behind such a network would give (as variants' settings): how late its webhooks come. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 const PROFILES: Record<NetworkName, NetworkProfile> = {
@@ -49,6 +51,7 @@ const PROFILES: Record<NetworkName, NetworkProfile> = {
     closeAfter: [5, 50],
     gzip: true,
     webhook: { delayMs: [500, 8000], pTwice: 0.1 },
+    settings: { WEBHOOK_TIMEOUT_S: '15' },
   },
   rough: {
     // u^4: median ≈ 140 ms, one in ten above 1 s.
@@ -60,6 +63,7 @@ const PROFILES: Record<NetworkName, NetworkProfile> = {
     pDrop: 0.005,
     gzip: true,
     webhook: { delayMs: [1000, 25_000], pTwice: 0.25 },
+    settings: { WEBHOOK_TIMEOUT_S: '35' },
   },
   throttled: {
     latencyMs: [0, 0],
@@ -134,6 +138,11 @@ export function resolveNetwork(name: string | undefined, seed: number | undefine
   }
   // Unseeded: a seed of its own, shown by the banner and GET /__sandbox/network so a run can be replayed.
   return { name: name as NetworkName, seed: seed ?? Math.floor(Math.random() * 0x100000000) };
+}
+
+/** The suite settings that come with a network (none for an unknown or no name: the option's own check reports those). */
+export function networkSettings(name: string | undefined): Readonly<Record<string, string>> {
+  return (NETWORKS as readonly string[]).includes(name ?? '') ? (PROFILES[name as NetworkName].settings ?? {}) : {};
 }
 
 type Kind = 'api' | 'page' | 'control';
