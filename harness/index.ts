@@ -68,7 +68,7 @@ export { forTransaction, webhookBodyField, webhookField, webhookPairs } from './
 
 // Waiting for the target's time, and work other tests share.
 export { hasClock, lateBy, letTimePass, notLate, onOurClock, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from './run/waits.ts';
-export { sharedWork } from './record/test-record.ts';
+export { sharedWork, waitingFor } from './record/test-record.ts';
 
 // Why a test ends unjudged.
 export { NotJudged, UnreadPage } from './record/errors.ts';

@@ -17,7 +17,7 @@ import { selectVariants, variantIds, variantSettings } from './variants.ts';
 import { datosRecasados, formaCuerpo, respuestaError } from './respuestas.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
-import { type Network, installNetwork, resolveNetwork } from './network.ts';
+import { type Network, type NetworkProfile, installNetwork, resolveNetwork } from './network.ts';
 import { mposApi } from './purchases/mpos.ts';
 import { pagoQrApi } from './purchases/pagoqr.ts';
 import { quickPayApi, quickPayPages } from './purchases/quickpay.ts';
@@ -33,7 +33,7 @@ export { FAULTS, type FaultId, faultSettings } from './faults.ts';
 export { VARIANTS, type VariantId, variantIds, variantSettings } from './variants.ts';
 export type { Mode } from './store.ts';
 export { PANTALLAS, type Pantalla } from './context.ts';
-export { NETWORKS, type NetworkName, type NetworkCounters } from './network.ts';
+export { NETWORKS, type NetworkName, type NetworkCounters, networkSettings } from './network.ts';
 
 export interface SandboxOptions {
   port?: number;
@@ -74,6 +74,8 @@ export interface SandboxOptions {
   network?: string;
   /** Seed of the network's decisions (0..2^32−1); default a random one, shown at GET /__sandbox/network. */
   networkSeed?: number;
+  /** The network's profile with some of its odds changed (its own tests: a 502 or a drop on demand). */
+  networkProfile?: Partial<NetworkProfile>;
 }
 
 export interface BuildOptions extends SandboxOptions {
@@ -237,7 +239,7 @@ export function buildApp(options: BuildOptions = {}): FastifyInstance {
     },
   });
   // Its hooks first, on the root: they wrap every route and every plugin's own hooks.
-  const network: Network | undefined = red && installNetwork(app, red.name, red.seed);
+  const network: Network | undefined = red && installNetwork(app, red.name, red.seed, options.networkProfile);
   const base = {
     options: resolved,
     store: createStore(resolved.mode),

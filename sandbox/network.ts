@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const NETWORKS = ['mild', 'rough', 'throttled', 'unavailable'] as const;
 export type NetworkName = (typeof NETWORKS)[number];
 
-interface Profile {
+export interface NetworkProfile {
   /** Delay before a request reaches the sandbox: min + (max − min) · u^tail (tail 1 = uniform; larger = heavier tail). */
   latencyMs: readonly [number, number];
   tail: number;
@@ -36,9 +36,11 @@ interface Profile {
   webhook: { delayMs: readonly [number, number]; pTwice: number };
   /** Every API request answered so, forever (no latency: the harness's "target keeps refusing" exit). */
   always?: 429 | 503;
+  /** Suite settings a vendor behind such a network would give (as variants' settings): how late its webhooks come. */
+  settings?: Readonly<Record<string, string>>;
 }
 
-const PROFILES: Record<NetworkName, Profile> = {
+const PROFILES: Record<NetworkName, NetworkProfile> = {
   mild: {
     latencyMs: [20, 300],
     tail: 1,
@@ -49,6 +51,7 @@ const PROFILES: Record<NetworkName, Profile> = {
     closeAfter: [5, 50],
     gzip: true,
     webhook: { delayMs: [500, 8000], pTwice: 0.1 },
+    settings: { WEBHOOK_TIMEOUT_S: '15' },
   },
   rough: {
     // u^4: median ≈ 140 ms, one in ten above 1 s.
@@ -60,6 +63,7 @@ const PROFILES: Record<NetworkName, Profile> = {
     pDrop: 0.005,
     gzip: true,
     webhook: { delayMs: [1000, 25_000], pTwice: 0.25 },
+    settings: { WEBHOOK_TIMEOUT_S: '35' },
   },
   throttled: {
     latencyMs: [0, 0],
@@ -136,6 +140,11 @@ export function resolveNetwork(name: string | undefined, seed: number | undefine
   return { name: name as NetworkName, seed: seed ?? Math.floor(Math.random() * 0x100000000) };
 }
 
+/** The suite settings that come with a network (none for an unknown or no name: the option's own check reports those). */
+export function networkSettings(name: string | undefined): Readonly<Record<string, string>> {
+  return (NETWORKS as readonly string[]).includes(name ?? '') ? (PROFILES[name as NetworkName].settings ?? {}) : {};
+}
+
 type Kind = 'api' | 'page' | 'control';
 
 /**
@@ -178,8 +187,8 @@ const GATEWAY_BODY: Record<number, string> = {
  * Adds the network's hooks to the root app (before any plugin, so they wrap every route) and returns its state.
  * Decisions are drawn at arrival (onRequest); the 502 and the late drop act at onSend, after the route processed.
  */
-export function installNetwork(app: FastifyInstance, name: NetworkName, seed: number): Network {
-  const profile = PROFILES[name];
+export function installNetwork(app: FastifyInstance, name: NetworkName, seed: number, sharpen: Partial<NetworkProfile> = {}): Network {
+  const profile: NetworkProfile = { ...PROFILES[name], ...sharpen };
   const random = prng(seed);
   const randomWebhook = prng(seed ^ 0x9e3779b9);
   const counters: NetworkCounters = {

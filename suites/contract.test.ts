@@ -31,6 +31,7 @@ import {
   type Need,
   PURCHASE_OPERATIONS,
   WEBHOOK,
+  webhookField,
 } from '../harness/index.ts';
 
 const contract = await loadContract();
@@ -181,6 +182,43 @@ describe('the redirect hash and webhook signature of everything seen in this run
           .slice(0, 3)
           .map((w) => w.path)
           .join(', ')}`,
+      );
+    },
+  );
+});
+
+/**
+ * 6.1 shows no delivery guarantee: a webhook delivered again after a 2xx answer, byte for byte, is at-least-once
+ * delivery (a retry that crossed the answer, or the network) — a merchant's receiver deduplicates. Observed here once
+ * per run, never in the test whose transaction it was, never a failure; the order of deliveries is never judged.
+ */
+describe('webhook deliveries of the whole run', () => {
+  clauseTest(
+    { clauses: '6.1-webhook-retries-not-shown', endpoint: 'POST {urlWebhook}' },
+    'a webhook delivered again after a 2xx answer is observed once (at-least-once delivery), never failed',
+    async (t) => {
+      const seen = (await t.run.receiver()).webhooks().filter((w) => !w.oversized && w.method === 'POST');
+      if (seen.length === 0) t.skip('nothing-to-judge', 'no webhook reached the receiver in this run');
+      // Keyed by where it was sent and its exact bytes: a different body is another notification, judged where it is.
+      const answered = new Map<string, number>();
+      const again = new Map<string, { id: unknown; times: number }>();
+      for (const w of seen) {
+        const key = `${w.path}\n${w.rawBody.toString('base64')}`;
+        if ((answered.get(key) ?? 0) > 0) {
+          const dup = again.get(key) ?? { id: webhookField(w, 'idTransaccion', 'insensitive'), times: 1 };
+          again.set(key, { ...dup, times: dup.times + 1 });
+        }
+        if (w.answeredStatus >= 200 && w.answeredStatus < 300) answered.set(key, (answered.get(key) ?? 0) + 1);
+      }
+      if (again.size === 0) return;
+      const examples = [...again.values()]
+        .slice(0, 3)
+        .map((d) => `transaction ${JSON.stringify(d.id ?? null)} ${d.times} times`)
+        .join(', ');
+      t.observe(
+        '6.1-webhook-retries-not-shown',
+        `${again.size} of the run's webhooks were delivered again, byte for byte, after a 2xx answer (e.g. ${examples}): ` +
+          'at-least-once delivery — a merchant deduplicates by idTransaccion',
       );
     },
   );

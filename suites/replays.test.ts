@@ -159,14 +159,19 @@ describe('replays of a payment', () => {
         t.observe('3-transaction-transitions-not-shown', 'the completed 3DS page took a second completion and answered approved again');
       await webhookFor(t, id, ['6.1-webhook-on-success']);
       await new Promise((resolve) => setTimeout(resolve, t.run.target.capabilities.includes('outbox') ? 300 : 2000));
-      const deliveries = receiver
-        .webhooks()
-        .filter((w) => w.answeredStatus < 300 && w.tag === '3ds-replay' && JSON.stringify(w.json ?? '').includes(id)).length;
-      if (deliveries > 1)
+      // Told apart by their bytes: the same body again is at-least-once delivery (observed once per run by the
+      // contract testcases), another body a second notification of the completion.
+      const bodies = new Set(
+        receiver
+          .webhooks()
+          .filter((w) => w.answeredStatus < 300 && w.tag === '3ds-replay' && JSON.stringify(w.json ?? '').includes(id))
+          .map((w) => w.rawBody.toString('base64')),
+      );
+      if (bodies.size > 1)
         t.observe(
           '6.1-webhook-signature-not-shown',
-          `the approved 3DS transaction ${id} was delivered ${deliveries} times although each delivery was answered ` +
-            `2xx (delivery guarantees are not shown)`,
+          `the approved 3DS transaction ${id} was notified ${bodies.size} times with different bodies although each ` +
+            `delivery was answered 2xx (delivery guarantees are not shown)`,
         );
     },
   );

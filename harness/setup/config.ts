@@ -17,6 +17,7 @@ import { installHint } from '../payer/chromium.ts';
 import type { ChallengeCode, OptionValues } from '../payer/types.ts';
 // The catalogue only (no fastify): the worker reads a variant's settings, the sandbox itself runs elsewhere.
 import { variantSettings } from '../../sandbox/variants.ts';
+import { networkSettings } from '../../sandbox/network.ts';
 import { faultSettings } from '../../sandbox/faults.ts';
 import { CONFIG_ROWS, Reader, variable, type ConfigVariable, type DIGEST_NAMES, type ValueOf } from './variables.ts';
 
@@ -149,7 +150,8 @@ export function adoptConfig(config: Config): Config {
 function withVariantSettings(env: Env): Env {
   const selected = env.SANDBOX_VARIANT?.trim();
   const fault = env.SANDBOX_FAULT?.trim();
-  if ((!selected && !fault) || env.API_BASE_URL?.trim()) return env;
+  const network = env.SANDBOX_NETWORK?.trim();
+  if ((!selected && !fault && !network) || env.API_BASE_URL?.trim()) return env;
   let settings: Record<string, string>;
   try {
     settings = variantSettings(selected);
@@ -170,6 +172,8 @@ function withVariantSettings(env: Env): Env {
       'SANDBOX_FAULT',
     );
   }
+  // A network's: how late its webhooks come (sandbox/network.ts), as a vendor behind it would say.
+  settings = { ...settings, ...networkSettings(network) };
   const filled = { ...env };
   for (const [name, value] of Object.entries(settings)) if (!filled[name]?.trim()) filled[name] = value;
   return filled;

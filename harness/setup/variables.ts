@@ -521,7 +521,8 @@ export const VARIABLES = [
       'the internet the embedded sandbox answers through (sandbox/network.ts): mild = latency 20–300 ms, 429 above 20 ' +
       'requests/s, 1 % 503, connections closed, gzip, webhooks 0.5–8 s late and 10 % twice; rough = latency up to 1.5 s, ' +
       '8 requests/s, 4 % 503, 0.5 % of POSTs 502 after processing, dropped connections, webhooks 1–25 s late and 25 % ' +
-      'twice; throttled / unavailable = every API request 429 / 503; unset = answered directly',
+      'twice; throttled / unavailable = every API request 429 / 503; unset = answered directly. mild and rough set ' +
+      'WEBHOOK_TIMEOUT_S (15, 35) where it is unset',
     type: { kind: 'oneOf', values: ['mild', 'rough', 'throttled', 'unavailable'] },
     target: 'embedded',
     example: 'mild',
