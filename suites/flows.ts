@@ -2,7 +2,7 @@
  * The few multi-step helpers the suites share: create a link, pay it, read it back through activar.
  * Each returns the exchange it made so a check can show it; none asserts anything a test did not ask for.
  */
-import { defaultContext, getAt, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
+import { defaultContext, getAt, withUniqueRef, type Body, type BodyContext, type RuleEntry } from '../generators/requests.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../generators/bodies.ts';
 import type {
   MposBandaRequest,
@@ -72,7 +72,7 @@ export interface CreatedLink {
  * urlEnlace itself fail.
  */
 export async function createLink(t: TestHandle, request: PaymentLinkCreateRequest = paymentLinkMinimal()): Promise<CreatedLink> {
-  const ex = await linkCreated(t, request);
+  const { ex, request: sent } = await linkCreated(t, request);
   succeeded(ex, '4.1-endpoint', 'creating a payment link');
   bodyOf(ex, '4.1-response-fields');
   const body = readResponse(t.run.contract, 'createPaymentLink', ex);
@@ -80,7 +80,7 @@ export async function createLink(t: TestHandle, request: PaymentLinkCreateReques
   const urlEnlace =
     usableUrl(body['urlEnlace']) ?? (await linkUrlFromQr(t, body['urlQrCodeEnlace'])) ?? (await linkUrlFromRecord(t, idEnlace));
   if (urlEnlace === undefined) readString({}, 'urlEnlace', '4.1-response-fields', ex);
-  return { ex, link: { ...body, idEnlace, urlEnlace } as unknown as PaymentLinkCreated, request };
+  return { ex, link: { ...body, idEnlace, urlEnlace } as unknown as PaymentLinkCreated, request: sent };
 }
 
 /**
@@ -88,13 +88,21 @@ export async function createLink(t: TestHandle, request: PaymentLinkCreateReques
  * connection: AmbiguousAnswerError) is settled by creating another one, once — the first may exist, unused, and no
  * test counts links. A purchase is never so re-made.
  */
-async function linkCreated(t: TestHandle, request: PaymentLinkCreateRequest): Promise<Exchange> {
+async function linkCreated(t: TestHandle, request: PaymentLinkCreateRequest): Promise<{ ex: Exchange; request: PaymentLinkCreateRequest }> {
   try {
-    return await t.call('createPaymentLink', { json: request });
+    return { ex: await t.call('createPaymentLink', { json: request }), request };
   } catch (err) {
     if (!(err instanceof AmbiguousAnswerError)) throw err;
     err.settle('a link charges nothing: another one was created instead (the first may exist, unused)');
-    return t.call('createPaymentLink', { json: request, label: 'createPaymentLink, again: the first answer was ambiguous' });
+    // Its identifier made unique again (4.1: "intended to be unique"): the first link may hold it. A suffix keeps what
+    // the identifier carries (case, script); the test reads the request that made the link it gets.
+    const id = request.identificadorEnlaceComercio;
+    const again: PaymentLinkCreateRequest =
+      typeof id === 'string' && [...id].length <= 498
+        ? { ...request, identificadorEnlaceComercio: `${id}-2` }
+        : (withUniqueRef(request as unknown as Body) as unknown as PaymentLinkCreateRequest);
+    const ex = await t.call('createPaymentLink', { json: again, label: 'createPaymentLink, again: the first answer was ambiguous' });
+    return { ex, request: again };
   }
 }
 
