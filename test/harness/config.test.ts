@@ -377,6 +377,19 @@ describe('loadConfig: the payer and the sandbox screen', () => {
     expect(errorOf({ ...remote, SANDBOX_SCREEN: 'js' }).message).toMatch(/^SANDBOX_SCREEN only applies to the embedded sandbox/);
   });
 
+  it('SANDBOX_NETWORK and its seed reach the sandbox options; mild and rough bring WEBHOOK_TIMEOUT_S where unset; bad values and a remote target refused', () => {
+    const c = load({ SANDBOX_NETWORK: 'rough', SANDBOX_NETWORK_SEED: '7' });
+    expect(c.sandbox).toMatchObject({ network: 'rough', networkSeed: 7 });
+    expect(c.webhook.timeoutS).toBe(35);
+    expect(load({ SANDBOX_NETWORK: 'mild' }).webhook.timeoutS).toBe(15);
+    expect(load({ SANDBOX_NETWORK: 'rough', WEBHOOK_TIMEOUT_S: '60' }).webhook.timeoutS).toBe(60);
+    expect(load({ SANDBOX_NETWORK: 'throttled' }).webhook.timeoutS).toBe(10);
+    expect(load({}).sandbox.network).toBeUndefined();
+    expect(errorOf({ SANDBOX_NETWORK: 'flaky' }).variable).toBe('SANDBOX_NETWORK');
+    expect(errorOf({ SANDBOX_NETWORK: 'mild', SANDBOX_NETWORK_SEED: '-3' }).variable).toBe('SANDBOX_NETWORK_SEED');
+    expect(errorOf({ ...remote, SANDBOX_NETWORK: 'mild' }).message).toMatch(/^SANDBOX_NETWORK only applies to the embedded sandbox/);
+  });
+
   it('takes CSS selectors in SCREEN_FIELD_NAMES; only input names become redacted field names', () => {
     const c = load({ SCREEN_FIELD_NAMES: '{"numeroTarjeta":"#cc-number","cvv":"input[autocomplete=cc-csc]"}' });
     expect(c.screenFieldNames).toEqual({ numeroTarjeta: '#cc-number', cvv: 'input[autocomplete=cc-csc]' });
