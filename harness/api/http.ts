@@ -129,9 +129,16 @@ export class RequestLimiter {
     this.#cap = max;
   }
 
-  /** Takes the next rate token: ms to wait before acquiring a slot (0 without pacing). */
-  pace(): number {
-    return this.pacer?.reserve() ?? 0;
+  /** Waits for a rate token (none without pacing): the milliseconds waited. */
+  async pace(): Promise<number> {
+    if (!this.pacer) return 0;
+    let waited = 0;
+    for (let wait = this.pacer.take(); wait > 0; wait = this.pacer.take()) {
+      await sleep(wait);
+      waited += wait;
+    }
+    this.pacer.waited(waited);
+    return waited;
   }
 
   get cap(): number {
@@ -299,10 +306,9 @@ export function createHttp(options: HttpOptions): Http {
     for (;;) {
       if (refusing) throw new TargetRefusingError(refusing);
       // Rate pacing and the request cap are waits for the run's turn, not the test's work: its budget does not count them.
-      const paced = limiter?.pace() ?? 0;
-      if (paced > 0) {
-        tallyNetwork('pacedMs', Math.round(paced));
-        await waitingFor('rate pacing (MAX_RPS)', () => sleep(paced));
+      if (limiter?.pacer) {
+        const paced = await waitingFor('rate pacing (MAX_RPS)', () => limiter.pace());
+        if (paced > 0) tallyNetwork('pacedMs', Math.round(paced));
       }
       if (limiter) await waitingFor('the request cap (MAX_CONCURRENCY)', limiter.acquire(deadline, priorityNow()));
       if (deadline !== undefined && Date.now() >= deadline) {

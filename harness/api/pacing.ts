@@ -7,7 +7,7 @@
  * http.ts) bounds requests in flight; this bounds requests per second.
  *
  *   const pacer = new Pacer({ maxRps: 50 });
- *   const wait = pacer.reserve();        // ms until this request may go (a token taken now)
+ *   for (let w = pacer.take(); w > 0; w = pacer.take()) await sleep(w);   // 0 = a token taken, go
  *   pacer.answered('throttled');         // a 429: slower; 'ok': may grow
  */
 
@@ -65,22 +65,28 @@ export class Pacer {
   }
 
   /**
-   * Takes the next token: the milliseconds to wait before sending (0 = now). A burst of one second's worth of
-   * requests goes at once after a quiet spell; beyond it requests are spaced 1/rate apart.
+   * Takes a token if one is free now (0: send); otherwise the milliseconds until the next one, nothing taken — the
+   * caller sleeps and asks again. Nothing is booked ahead, so a rate that grows (or shrinks) applies to every request
+   * still waiting, not only to those that arrive after the change. After a quiet spell a quarter second's worth of
+   * tokens goes at once; beyond it requests are spaced 1/rate apart.
    */
-  reserve(): number {
+  take(): number {
     const now = this.#now();
     const spacing = 1000 / this.#rate;
     // Unused time banks at most a quarter second of tokens (the bucket's size): a burst on top of a steady stream
     // would overrun a limiter that counts a sliding second.
     const earliest = Math.max(this.#nextFree, now - Math.max(250, spacing) + spacing);
-    this.#nextFree = earliest + spacing;
-    const wait = Math.max(0, earliest - now);
-    if (wait > 0) {
+    if (earliest > now) {
       this.#held = true;
-      this.#pacedMs += wait;
+      return earliest - now;
     }
-    return wait;
+    this.#nextFree = earliest + spacing;
+    return 0;
+  }
+
+  /** Milliseconds a request was held back, for the run's tally. */
+  waited(ms: number): void {
+    this.#pacedMs += ms;
   }
 
   /** The answer to a paced request: 'throttled' (429) slows the rate, 'ok' may grow it. */
@@ -100,7 +106,9 @@ export class Pacer {
       return;
     }
     if (answer !== 'ok' || this.#rate >= this.max) return;
-    if (++this.#good < this.#rate) return;
+    // Slow start doubles per quarter second's worth of answers (a local target reaches its pace in about a second),
+    // later growth takes a second's worth.
+    if (++this.#good < (this.#slowStart ? this.#rate / 4 : this.#rate)) return;
     this.#good = 0;
     // Growth only where the rate held requests back: a quiet run does not earn a rate it never tried.
     if (!this.#held) return;

@@ -568,10 +568,11 @@ export const VARIABLES = [
     at: 'maxRps',
     meaning:
       'number of requests per second sent to the target at most: the run starts at 10, slows on a 429 and speeds up ' +
-      'while the target answers, never past this (set it to the rate the target accepts when it ends a run refusing ' +
-      'requests for rate)',
+      "while the target answers, never past this (the default, 10000, is no cap in practice: the target's 429s set " +
+      'the pace; set it to the rate the target accepts when it ends a run refusing requests for rate)',
     type: { kind: 'int', min: 1, max: 10000 },
-    default: '200',
+    default: '10000',
+    example: '50',
   },
   {
     name: 'SECURITY_CHECKS',

@@ -50,6 +50,11 @@ const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {
 const EXCEPTIONS: { from: string; to: string; why: string }[] = [
   { from: 'harness/setup/config.ts', to: 'sandbox/variants.ts', why: 'SANDBOX_VARIANT is checked against the variants catalogue' },
   { from: 'harness/setup/config.ts', to: 'sandbox/faults.ts', why: 'FAULT is checked against the faults catalogue' },
+  {
+    from: 'harness/setup/config.ts',
+    to: 'sandbox/network.ts',
+    why: 'SANDBOX_NETWORK is checked against the network profiles, whose webhook delays set WEBHOOK_TIMEOUT_S',
+  },
 ];
 
 /** Files and folders at the top that are not code folders. */

@@ -16,17 +16,33 @@ describe('rate pacing', () => {
     const c = clock();
     const pacer = new Pacer({ maxRps: 100, now: c.now });
     expect(pacer.rate).toBe(10);
-    const waits = Array.from({ length: 5 }, () => pacer.reserve());
     // The bucket holds a quarter second (2 whole tokens at 10/s) after a quiet spell; then one every 100 ms.
-    expect(waits).toEqual([0, 0, 50, 150, 250]);
-    expect(pacer.pacedMs).toBe(450);
+    expect([pacer.take(), pacer.take(), pacer.take()]).toEqual([0, 0, 50]);
+    // Asking again books nothing: the wait is the same until the clock moves.
+    expect(pacer.take()).toBe(50);
+    c.advance(50);
+    expect([pacer.take(), pacer.take()]).toEqual([0, 100]);
+  });
+
+  it('a rate that grows applies to the requests already waiting (nothing is booked ahead)', () => {
+    const c = clock();
+    const pacer = new Pacer({ maxRps: 1000, now: c.now });
+    while (pacer.take() === 0);
+    expect(pacer.take()).toBeGreaterThan(0);
+    // Slow start: a quarter second's worth of answers (here 3) while requests were held back doubles the rate.
+    for (let i = 0; i < 3; i++) pacer.answered('ok');
+    expect(pacer.rate).toBe(20);
+    const wait = pacer.take();
+    c.advance(wait);
+    expect(pacer.take()).toBe(0);
+    expect(pacer.take()).toBe(50);
   });
 
   it('doubles while the target answers and the rate holds requests back (slow start), up to MAX_RPS', () => {
     const c = clock();
     const pacer = new Pacer({ maxRps: 50, now: c.now });
     for (let round = 0; round < 5; round++) {
-      for (let i = 0; i < 2 * pacer.rate; i++) pacer.reserve();
+      for (let i = 0; i < 2 * pacer.rate; i++) pacer.take();
       for (let i = 0; i < 60; i++) pacer.answered('ok');
     }
     expect(pacer.rate).toBe(50);
@@ -37,7 +53,7 @@ describe('rate pacing', () => {
     const pacer = new Pacer({ maxRps: 50, now: c.now });
     for (let i = 0; i < 100; i++) {
       c.advance(1000);
-      pacer.reserve();
+      pacer.take();
       pacer.answered('ok');
     }
     expect(pacer.rate).toBe(10);
@@ -58,11 +74,11 @@ describe('rate pacing', () => {
     const slowed = pacer.rate;
     // After a 429 it grows halfway back towards the rate the 429 met (14) per rate's worth of answers where the rate
     // held requests back, then carefully past it.
-    for (let i = 0; i < 30; i++) pacer.reserve();
+    for (let i = 0; i < 30; i++) pacer.take();
     for (let i = 0; i < 10; i++) pacer.answered('ok');
     expect(pacer.rate).toBeCloseTo((slowed + 14) / 2);
     for (let round = 0; round < 6; round++) {
-      for (let i = 0; i < 30; i++) pacer.reserve();
+      for (let i = 0; i < 30; i++) pacer.take();
       for (let i = 0; i < 20; i++) pacer.answered('ok');
     }
     expect(pacer.rate).toBeGreaterThan(14);
@@ -73,7 +89,7 @@ describe('rate pacing', () => {
     const c = clock();
     const pacer = new Pacer({ maxRps: 100, startRps: 10, now: c.now });
     pacer.answered('throttled');
-    expect(pacer.reserve()).toBeGreaterThan(100);
+    expect(pacer.take()).toBeGreaterThan(100);
   });
 
   it('never goes below its floor nor above MAX_RPS', () => {
