@@ -8,7 +8,7 @@
  */
 import { describe } from 'vitest';
 import { draw, freeDescripcion, freeIdExterno, freeNombreProducto, freePairs, freeQuery, freeText } from '../generators/free-content.ts';
-import { activate, buyWallet, createLink, lookUp, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+import { activate, buy3ds, buyWallet, complete3ds, createLink, lookUp, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
 import {
   clauseTest,
   pairsAsSent,
@@ -128,7 +128,7 @@ describe('2.1 / 2.4 the link record keeps its free text as sent', () => {
 describe('4.1 / 6.3 the customer lands on urlRedirect with its own query kept', () => {
   clauseTest(
     { clauses: ['4.1-url-redirect', '6.3-redirect-outcome'], endpoint: 'flow', purchase: true },
-    'urlRedirect …/gracias?pedido=A-17&… : the customer lands with pedido=A-17 and the drawn values still there, the outcome added',
+    'urlRedirect …/gracias?pedido=A-17&… of a link and of a 3DS purchase: the customer lands with pedido=A-17 and the drawn values still there, the outcome added',
     async (t) => {
       const seed = seedOf(t);
       const query = draw(freeQuery, seed, 1)[0]!;
@@ -138,7 +138,13 @@ describe('4.1 / 6.3 the customer lands on urlRedirect with its own query kept', 
       const outcome = await payOnScreen(t, link.urlEnlace);
       paymentWentThrough(outcome, 'the payment');
       redirectSeen(outcome, 'the payment');
-      queryKept(outcome.params, query, ['4.1-url-redirect', '6.3-redirect-outcome'], `${outcome.location} (FC_SEED=${seed})`);
+      const clauses = ['4.1-url-redirect', '6.3-redirect-outcome'];
+      t.soft(() => queryKept(outcome.params, query, clauses, `${outcome.location} (a link payment; FC_SEED=${seed})`));
+      // The other door to urlRedirect: a 3DS purchase's (4.3), its outcome read at the receiver whatever the query.
+      const receiver = await t.run.receiver();
+      const purchase = await buy3ds(t, { urlRedirect: `${receiver.redirectUrl('3ds')}?${new URLSearchParams(query).toString()}` });
+      const params = await complete3ds(t, purchase, ['4.3-url-completar', '6.3-redirect-outcome'], receiver.redirectUrl('3ds'));
+      t.soft(() => queryKept(params, query, clauses, `the 3DS purchase's redirect (FC_SEED=${seed})`));
     },
   );
 });
