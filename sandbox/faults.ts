@@ -431,6 +431,45 @@ export const FAULTS = [
     description:
       "4.7: with a business token, the body's idAplicativo (of another business) decides the business charged, instead of the one the token names",
   },
+  // A link's own settings enforced where the payment is processed; fields only on their outcomes; free content as sent.
+  {
+    id: 'link-formapago-not-enforced',
+    area: 'screen',
+    description:
+      "2.1/2.3: a posted payment form the link's formaPago does not allow (not offered on its screen) is accepted because " +
+      'the business accepts it',
+  },
+  {
+    id: 'cuotas-not-limited-by-link',
+    area: 'screen',
+    description:
+      "2.1: a posted number of instalments is checked against the business's plans, not the link's cantidadMaximaCuotas " +
+      '(only the screen\'s select limits it: a posted 12 on a "Tres" link is paid)',
+  },
+  {
+    id: 'cantidad-fraction-accepted',
+    area: 'screen',
+    description: '4.1: an editable quantity of 0.5 is accepted and charged 0.5 × monto (the quantity is an int)',
+  },
+  {
+    id: 'redirect-query-dropped',
+    area: 'hash',
+    description:
+      "4.1/6.3: urlRedirect's own query is dropped: https://shop/gracias?pedido=A-17 receives the customer at " +
+      'https://shop/gracias?idTransaccion=…',
+  },
+  {
+    id: 'declined-has-codigo-autorizacion',
+    area: 'transactions',
+    description: '2.2: a declined transaction carries a codigoAutorizacion (the code of an approved real transaction)',
+  },
+  {
+    id: 'datos-adicionales-numeric-coerced',
+    area: 'response-types',
+    description:
+      '2/2.2/6.1: datosAdicionales values that look like numbers written as JSON numbers ("00123" → 123) in the purchase ' +
+      'response, the lookup and the webhook',
+  },
   // Out of npm run mutation's per-fault loop (scripts/mutation.ts): it fails by design under many clauses at once.
   {
     id: 'deployed',

@@ -69,6 +69,8 @@ export function urlResultado(ctx: SandboxContext, tx: Transaction, business: Bus
       : business.clientSecret;
   const mensaje = orden.map(([, valor]) => valor).join('');
   const url = new URL(urlBase);
+  // 4.1/6.3: the outcome is added to urlRedirect's own query (fault redirect-query-dropped replaces it).
+  if (ctx.fault('redirect-query-dropped')) url.search = '';
   for (const [nombre, valor] of valores) url.searchParams.append(nombre, valor);
   url.searchParams.append('hash', otroEsquema ? createHmac('sha512', clave).update(mensaje).digest('base64') : hmacHex(clave, mensaje));
   if (link !== null) {

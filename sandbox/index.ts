@@ -14,7 +14,7 @@ import { PANTALLAS, type Pantalla, type ResolvedOptions, type SandboxContext, nu
 import { controlApi } from './control.ts';
 import { faultSettings, selectFault } from './faults.ts';
 import { selectVariants, variantIds, variantSettings } from './variants.ts';
-import { datosRecasados, formaCuerpo, respuestaError } from './respuestas.ts';
+import { datosNumericos, datosRecasados, formaCuerpo, respuestaError } from './respuestas.ts';
 import { linksApi, linksPages } from './links.ts';
 import { createNotifier } from './notifications.ts';
 import { type Network, type NetworkProfile, installNetwork, resolveNetwork } from './network.ts';
@@ -199,6 +199,12 @@ const api: FastifyPluginAsync = async (app) => {
   if (app.sandbox.fault('booleans-as-strings')) {
     // As some deployed services serialise them: every boolean of a response body written "True" / "False".
     app.addHook('preSerialization', async (_req, _reply, payload: unknown) => booleansAsText(payload));
+  }
+  if (app.sandbox.fault('datos-adicionales-numeric-coerced')) {
+    // The purchase responses and the lookup (the link record keeps its text).
+    app.addHook('preSerialization', async (req, _reply, payload: unknown) =>
+      (req.routeOptions.url ?? '').includes('TransaccionCompra') ? datosNumericos(payload) : payload,
+    );
   }
   if (app.sandbox.fault('datos-keys-recased')) {
     app.addHook('preSerialization', async (_req, _reply, payload: unknown) => datosRecasados(payload));

@@ -7,7 +7,7 @@ import type { Notifier, SandboxContext } from './context.ts';
 import { hmacHex, montoTexto } from './hash.ts';
 import type { Link, Transaction, WebhookRecord } from './store.ts';
 import { fechaServicio, vistaTransaccion } from './views.ts';
-import { datosRecasados, formaCuerpo } from './respuestas.ts';
+import { datosNumericos, datosRecasados, formaCuerpo } from './respuestas.ts';
 import { clockOf, outboxOf } from './tenants.ts';
 
 export type { Notifier } from './context.ts';
@@ -133,7 +133,8 @@ export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | '
       body = { ...resto, cliente: { nombre: null, email: tx.emailCliente, ...pares } };
     }
     // The payload is "not shown" (6): variants wrap it, write its keys in PascalCase, reorder them, add fields.
-    const forma = formaCuerpo(ctx.variant, ctx.fault('datos-keys-recased') ? datosRecasados(body) : body);
+    const datos = ctx.fault('datos-adicionales-numeric-coerced') ? datosNumericos(body) : body;
+    const forma = formaCuerpo(ctx.variant, ctx.fault('datos-keys-recased') ? datosRecasados(datos) : datos);
     const envuelto = ctx.variant('webhook-wrapped')
       ? { evento: 'transaccion.aprobada', fecha: fechaServicio(ctx.variant, clockOf(ctx, tx.idAplicativo).nowMs()), transaccion: forma }
       : forma;

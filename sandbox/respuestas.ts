@@ -68,6 +68,23 @@ export function datosRecasados(value: unknown): unknown {
   );
 }
 
+/**
+ * Fault datos-adicionales-numeric-coerced: every datosAdicionales value that reads as a number written as a JSON
+ * number ("00123" → 123, "1.50" → 1.5), as a serializer that guesses types from text does.
+ */
+export function datosNumericos(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(datosNumericos);
+  if (value === null || typeof value !== 'object') return value;
+  const numero = (v: unknown) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v);
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]): [string, unknown] =>
+      k === 'datosAdicionales' && v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? [k, Object.fromEntries(Object.entries(v).map(([dk, dv]) => [dk, numero(dv)]))]
+        : [k, datosNumericos(v)],
+    ),
+  );
+}
+
 /** Fields some services write that the spec does not list (variant extra-fields). */
 function conCamposExtra(value: Record<string, unknown>): Record<string, unknown> {
   return 'idTransaccion' in value ? { ...value, moneda: 'USD', origen: 'API' } : value;

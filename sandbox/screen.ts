@@ -82,6 +82,18 @@ export function formasAceptadas(link: Link): number[] {
   return flags.flatMap((permitido, formaPago) => (permitido ? [formaPago] : []));
 }
 
+/** The payment forms the business itself accepts (2.7): what a link's formaPago narrows. */
+function formasDelNegocio(business: Business): number[] {
+  const flags = [
+    true,
+    business.aplicaPagoConPuntos,
+    business.cuotasDisponibles.length > 0,
+    business.aplicaPagoConBitcoin,
+    business.aplicaPagoConQuickPay,
+  ];
+  return flags.flatMap((acepta, formaPago) => (acepta ? [formaPago] : []));
+}
+
 export function cuotasAceptadas(link: Link, business: Business): number[] {
   return business.cuotasDisponibles.map((c) => c.cantidadCuotas).filter((n) => n <= link.cantidadMaximaCuotas);
 }
@@ -322,16 +334,22 @@ export function revisar(
   }
   const compra = nombresCompra(ctx);
   const formaPago = leerFormaPago(ctx, f, compra.formaPago);
-  if (formaPago !== undefined && !formasAceptadas(link).includes(formaPago)) {
-    v.error(compra.formaPago, `el enlace acepta: ${formasAceptadas(link).join(', ')}`);
+  // The link's own formaPago decides, whatever the business accepts (fault link-formapago-not-enforced: the business's).
+  const formas = ctx.fault('link-formapago-not-enforced') ? formasDelNegocio(business) : formasAceptadas(link);
+  if (formaPago !== undefined && !formas.includes(formaPago)) {
+    v.error(compra.formaPago, `el enlace acepta: ${formas.join(', ')}`);
   }
   const conTarjeta = formaPago === undefined || formaPago <= 2;
   const nombres = nombresTarjeta(ctx);
   const cvv = conTarjeta ? leerTarjeta(ctx, f, false).cvv : undefined;
   if (formaPago === 2) {
     const cuotas = f.numero(compra.cuotas, { requerido: true, entero: true });
-    if (cuotas !== undefined && !cuotasAceptadas(link, business).includes(cuotas)) {
-      v.error(compra.cuotas, `debe ser una de: ${cuotasAceptadas(link, business).join(', ')}`);
+    // Bounded by the link's cantidadMaximaCuotas where it is posted, not only by the select (fault cuotas-not-limited-by-link).
+    const planes = ctx.fault('cuotas-not-limited-by-link')
+      ? business.cuotasDisponibles.map((c) => c.cantidadCuotas)
+      : cuotasAceptadas(link, business);
+    if (cuotas !== undefined && !planes.includes(cuotas)) {
+      v.error(compra.cuotas, `debe ser una de: ${planes.join(', ')}`);
     }
   }
   f.texto(nombres.nombreTitular, { max: 200 });
@@ -342,7 +360,11 @@ export function revisar(
   });
   const cfg = link.configuracion;
   const cantidad = cfg.esCantidadEditable
-    ? (f.numero(compra.cantidad, { entero: true, min: 1, max: 1000 }) ?? cfg.cantidadPorDefecto)
+    ? // 4.1: a quantity is an int (fault cantidad-fraction-accepted takes 0.5 and charges half a unit).
+      (f.numero(
+        compra.cantidad,
+        ctx.fault('cantidad-fraction-accepted') ? { min: 0.01, max: 1000 } : { entero: true, min: 1, max: 1000 },
+      ) ?? cfg.cantidadPorDefecto)
     : cfg.cantidadPorDefecto;
   const montoEditable = cfg.esMontoEditable || ctx.fault('screen-monto-editable-ignored');
   const montoUnitario = montoEditable ? (f.numero(compra.monto, { min: 0.01, max: 1e9 }) ?? link.monto) : link.monto;
@@ -417,7 +439,7 @@ export async function cobrar(ctx: SandboxContext, link: Link, business: Business
   // The success limit was checked before (motivoNoDisponible) and is committed here, with nothing awaited between,
   // unless fault race-success-limit waits a round trip in between.
   if (!declinada && ctx.fault('race-success-limit')) await ventanaDeCarrera();
-  if (declinada) declinar(tx, MENSAJE_DECLINADA);
+  if (declinada) declinar(ctx, tx, MENSAJE_DECLINADA);
   else aprobar(ctx, tx);
   const conteo = contarResultado(ctx, link, tx);
   if (conteo !== undefined) await conteo;

@@ -110,10 +110,13 @@ export function aprobar(ctx: SandboxContext, tx: Transaction): void {
   tx.mensaje = ctx.variant('lookup-deployed-shape') ? 'AUTORIZADO' : null;
 }
 
-export function declinar(tx: Transaction, mensaje: string): void {
+export function declinar(ctx: SandboxContext, tx: Transaction, mensaje: string): void {
   tx.esAprobada = false;
   tx.resultadoTransaccion = 1;
-  tx.codigoAutorizacion = null;
+  // 2.2: no code without an approval (fault declined-has-codigo-autorizacion: the processor's reference kept as one).
+  tx.codigoAutorizacion = ctx.fault('declined-has-codigo-autorizacion')
+    ? String(Math.floor(Math.random() * 1_000_000)).padStart(6, '0')
+    : null;
   tx.mensaje = mensaje;
 }
 

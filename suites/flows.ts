@@ -274,6 +274,8 @@ export async function complete3ds(
   t: TestHandle,
   purchase: Purchase<Purchase3dsRequest>,
   clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome'],
+  /** Where the outcome is read: urlRedirect by default; its base when its own query is what a test judges. */
+  redirectPrefix = purchase.request.urlRedirect,
 ): Promise<Record<string, string>> {
   const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
   const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
@@ -286,7 +288,7 @@ export async function complete3ds(
     email: purchase.request.email,
     ...(challengeCode ? { codigoDesafio: challengeCode } : {}),
   };
-  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix: purchase.request.urlRedirect, card });
+  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix, card });
   return paymentApproved(outcome, clauses, 'the completed 3DS payment');
 }
 

@@ -41,6 +41,9 @@ export const CHECKS = [
   'echoed',
   'created-nothing',
   'property',
+  'text-as-sent',
+  'pairs-as-sent',
+  'query-kept',
   // the run's own: a response against the contract, a request the target never answered
   'contract',
   'answers',
@@ -97,6 +100,9 @@ export const CHECKS = [
   'state-after-change',
   'changed-nothing',
   'tenant-field-ignored',
+  // a link's settings where a payment is posted; a field only on the outcomes the spec gives it
+  'charged-nothing',
+  'field-on-outcome',
   // category security (not spec clauses): tenant isolation
   'tenant-isolation',
 ] as const;
@@ -592,6 +598,84 @@ export function containsPairs(actual: unknown, sent: Record<string, string>, fie
       ex,
     );
   }
+}
+
+/** A value as a reader sees it in a failure: its JSON type named where it is not a string. */
+function asWritten(v: unknown): string {
+  if (typeof v === 'string')
+    return [...v].length > 80
+      ? `the string ${JSON.stringify(v.slice(0, 40))}… (${[...v].length} characters)`
+      : `the string ${JSON.stringify(v)}`;
+  if (v === undefined) return 'nothing (absent)';
+  if (v === null) return 'null';
+  return `${Array.isArray(v) ? 'an array' : `the ${typeof v}`} ${JSON.stringify(v)}`;
+}
+
+/** Where two texts first differ, by code point: its index and the code points either side (U+XXXX), for accents and look-alikes. */
+function firstDifference(got: string, sent: string): string {
+  const a = [...got];
+  const b = [...sent];
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const cp = (c: string | undefined) =>
+    c === undefined ? 'the end' : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} ${JSON.stringify(c)}`;
+  return `${b.length} characters sent, ${a.length} came back; first difference at character ${i + 1}: sent ${cp(b[i])}, came back ${cp(a[i])}`;
+}
+
+/**
+ * Free text comes back byte for byte (2: free content; 2.2 idExterno, 2.1 nombreProducto, 2.4 descripcionProducto):
+ * the same string, not trimmed, re-cased, normalised nor turned into another type. The failure says where it differs.
+ */
+export function textAsSent(actual: unknown, sent: string, field: string, clauses: Clauses, ex?: Exchange): void {
+  if (actual === sent) return;
+  fail(
+    'text-as-sent',
+    clauses,
+    `${field} = ${asWritten(sent)}, exactly as sent`,
+    typeof actual === 'string' ? `${field} = ${asWritten(actual)}: ${firstDifference(actual, sent)}` : `${field} = ${asWritten(actual)}`,
+    ex,
+  );
+}
+
+/**
+ * A dictionary's pairs come back as sent (2: "string keys to string values"): every key sent, its value the same
+ * string — "00123" is not 123, "" is not null. Other keys beside them are allowed. The failure lists each pair that
+ * differs and how.
+ */
+export function pairsAsSent(actual: unknown, sent: Record<string, string>, field: string, clauses: Clauses, ex?: Exchange): void {
+  const got = actual !== null && typeof actual === 'object' && !Array.isArray(actual) ? (actual as Record<string, unknown>) : undefined;
+  if (got === undefined) {
+    if (Object.keys(sent).length === 0) return;
+    fail('pairs-as-sent', clauses, `${field} holds the ${Object.keys(sent).length} pairs sent`, `${field} = ${asWritten(actual)}`, ex);
+  }
+  const differ = Object.entries(sent)
+    .filter(([k, v]) => got[k] !== v)
+    .map(([k, v]) => `${JSON.stringify(k)}: sent ${asWritten(v)}, came back ${k in got ? asWritten(got[k]) : 'no such key'}`);
+  if (differ.length > 0)
+    fail(
+      'pairs-as-sent',
+      clauses,
+      `${field} holds the ${Object.keys(sent).length} pairs sent, each value the string sent`,
+      `${differ.length} pair(s) differ: ${differ.slice(0, 4).join('; ')}${differ.length > 4 ? '; …' : ''}`,
+      ex,
+    );
+}
+
+/**
+ * The query urlRedirect was given is still on the URL the customer lands on (4.1 urlRedirect, 6.3: the outcome is
+ * added to it): each parameter sent, its value as sent (decoded). Parameters the service adds are allowed.
+ */
+export function queryKept(landed: Record<string, string>, sent: Record<string, string>, clauses: Clauses, location?: string): void {
+  const lost = Object.entries(sent).filter(([k, v]) => landed[k] !== v);
+  if (lost.length > 0)
+    fail(
+      'query-kept',
+      clauses,
+      `the redirect keeps urlRedirect's own query: ${Object.entries(sent)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('&')}`,
+      `${lost.map(([k]) => (k in landed ? `${k}=${landed[k]}` : `${k} missing`)).join(', ')}${location ? ` (landed at ${location})` : ''}`,
+    );
 }
 
 /**

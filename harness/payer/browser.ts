@@ -581,7 +581,7 @@ export class BrowserPayer implements Payer {
       if (value === undefined) continue;
       const scope = parts[partOf(field)]!.scope;
       const target = mapping.names[field];
-      if ((await scope.locator(cssOf(target)).count()) > 0) await setValue(scope.locator(cssOf(target)).first(), value);
+      if ((await scope.locator(cssOf(target)).count()) > 0) await forgeValue(scope.locator(cssOf(target)).first(), value);
       else if (isInputName(target)) await scope.evaluate(addHidden, [target, value] as const);
       else throw new PayerError(`cannot forge ${field}: the selector ${target} matches nothing on the screen`);
     }
@@ -1124,6 +1124,23 @@ interface Entry {
   value: string;
   how: 'select' | 'set' | 'type' | 'check' | 'tick';
   inDom: boolean;
+}
+
+/**
+ * Sets a forged value as a customer editing the page would: a select gets the option it lacks, an input loses the
+ * constraints (min, max, step, pattern) that would stop the browser submitting it, so the value reaches the target.
+ */
+async function forgeValue(input: Locator, value: string): Promise<void> {
+  await input.evaluate((el, v) => {
+    if (el instanceof HTMLSelectElement && ![...el.options].some((o) => o.value === v)) {
+      const option = document.createElement('option');
+      option.value = v;
+      option.textContent = v;
+      el.append(option);
+    }
+    for (const name of ['min', 'max', 'step', 'pattern', 'maxlength', 'minlength']) el.removeAttribute(name);
+  }, value);
+  await setValue(input, value);
 }
 
 /** Sets a value a customer could not type (hidden or forged), as the page's own script would see it changed. */

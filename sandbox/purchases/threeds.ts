@@ -78,7 +78,7 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
         emailCliente: email,
         urlRedirect,
       });
-      if (cvv === '111' && ctx.fault('cvv-111-declines-3ds')) declinar(tx, MENSAJE_DECLINADA);
+      if (cvv === '111' && ctx.fault('cvv-111-declines-3ds')) declinar(ctx, tx, MENSAJE_DECLINADA);
       const url = `/3ds/${tx.idTransaccion}`;
       // Variant pending-202: the payment waits for the payer's browser (4.3 lists no success status).
       if (ctx.variant('pending-202')) reply.code(202);

@@ -30,6 +30,7 @@ import {
 import { SONDAS_27 } from './sondas-27.ts';
 import { SONDAS_PANTALLAS } from './sondas-pantallas.ts';
 import { SONDAS_38 } from './sondas-38.ts';
+import { SONDAS_CLASES } from './sondas-clases.ts';
 
 const recibidos: { path: string; headers: IncomingHttpHeaders; raw: string }[] = [];
 const fallarPrimero = new Set<string>();
@@ -419,6 +420,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
   ...SONDAS_27,
   ...SONDAS_PANTALLAS,
   ...SONDAS_38,
+  ...SONDAS_CLASES,
 };
 
 describe('fault catalogue', () => {

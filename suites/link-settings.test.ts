@@ -1,0 +1,180 @@
+/**
+ * A link's own settings are enforced where the payment is processed, not only on its screen's surface: the form
+ * posted with what the screen did not offer — a payment form the link's formaPago does not accept (2.1, 2.3), a
+ * number of instalments above its cantidadMaximaCuotas (2.1), an edited quantity that is not a whole number (4.1:
+ * the quantity is an int) — is refused and charges nothing. Each door is first shown to pay what the link allows
+ * (the same forged post with an allowed value: else this payer cannot post it, and the test is not judged); then
+ * every forged post must end unapproved, its transaction (if it names one) unapproved in the lookup, and the link
+ * record must list no approved payment beyond the control's. fast-check draws the instalment counts and quantities
+ * at the edges, with the run's FC_SEED.
+ */
+import fc from 'fast-check';
+import { describe } from 'vitest';
+import { draw } from '../generators/free-content.ts';
+import type { PaymentOutcome, TestHandle } from '../harness/index.ts';
+import { approvalOf, asBool, asNumber, clauseTest, fail, field, holds } from '../harness/index.ts';
+import type { PaymentLinkCreateRequest } from '../spec/types.ts';
+import { activate, createLink, idOf, lookUp, observedLinkBody, saidOrLookedUp, testCard } from './flows.ts';
+
+const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
+const seedOf = (t: TestHandle): number => t.run.config.fastCheck.seed ?? RANDOM_SEED;
+
+const CARD_ONLY = {
+  permitirTarjetaCreditoDebido: true as const,
+  permitirPagoConPuntoPartner: false,
+  permitirPagoEnCuotasPartner: false,
+  permitirPagoEnBitcoin: false,
+  permitePagoQuickPay: false,
+};
+
+type Forged = NonNullable<Parameters<TestHandle['run']['payer']['submitScreen']>[2]>;
+
+/** The link's screen opened and its form posted with `forged` set whether or not the screen offers it. */
+async function post(t: TestHandle, urlEnlace: string, forged: Forged): Promise<PaymentOutcome> {
+  const screen = await t.run.payer.openScreen(urlEnlace);
+  if (!screen.form)
+    return t.skip(
+      'page-not-driven',
+      `the link's screen (status ${screen.status}) shows no form to post: its settings are judged where it shows one`,
+    );
+  return t.run.payer.submitScreen(screen, await testCard(t), forged);
+}
+
+const describeOutcome = (o: PaymentOutcome): string =>
+  o.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(o) ?? '(absent)'}` : `${o.kind} (status ${o.status})`;
+
+/**
+ * The door itself: the same post with a value the link allows is approved; else this payer cannot post the form
+ * (field names, option values), and the refusals below would say nothing — not judged.
+ */
+async function control(t: TestHandle, urlEnlace: string, forged: Forged, what: string): Promise<PaymentOutcome> {
+  const outcome = await post(t, urlEnlace, forged);
+  if (approvalOf(outcome) !== 'true')
+    t.skip(
+      'page-not-driven',
+      `${what} (${Object.entries(forged)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}), posted to the screen, ended in ${describeOutcome(outcome)}: the door does not pay what the link ` +
+        'allows through this payer, so a refusal of what it does not allow would say nothing',
+    );
+  return outcome;
+}
+
+/** A forged post was not approved, and the transaction it names (if any) is not approved in the lookup. */
+async function refused(t: TestHandle, outcome: PaymentOutcome, clauses: string[], what: string): Promise<void> {
+  if (approvalOf(outcome) === 'true') fail('charged-nothing', clauses, `${what} is refused and charges nothing`, describeOutcome(outcome));
+  const id = idOf(outcome);
+  if (!id) return;
+  const { ex, tx } = await lookUp(t, id);
+  holds(
+    asBool(field(tx, 'esAprobada')) !== true,
+    'charged-nothing',
+    clauses,
+    `${what} is refused and charges nothing: its transaction ${id} is not approved`,
+    `the lookup says esAprobada ${JSON.stringify(field(tx, 'esAprobada'))}`,
+    ex,
+  );
+}
+
+/** The link record lists exactly `approved` approved payments (the controls'), and counts them so (2.1). */
+async function onlyControlsCharged(t: TestHandle, idEnlace: number, approved: number, clauses: string[], what: string): Promise<void> {
+  if (!t.run.target.account) return;
+  const { ex, record } = await activate(t, idEnlace);
+  const listed = (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true).length;
+  holds(
+    listed === approved && (record.cantidadPagosExitosos === undefined || asNumber(record.cantidadPagosExitosos) === approved),
+    'charged-nothing',
+    clauses,
+    `the link record lists ${approved} approved payment(s), the control's: ${what} charged nothing`,
+    `transacciones lists ${listed} approved; cantidadPagosExitosos ${JSON.stringify(record.cantidadPagosExitosos)}`,
+    ex,
+  );
+}
+
+async function linkOf(t: TestHandle, fields: Partial<PaymentLinkCreateRequest>, configuracion = {}) {
+  const base = await observedLinkBody(t, fields);
+  return (await createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } })).link;
+}
+
+describe("2.1 / 2.3 the link's formaPago, where the payment is posted", () => {
+  const clauses = ['2.1-formapago-accepted'];
+  clauseTest(
+    { clauses, endpoint: 'flow', purchase: true },
+    'a payment form the link does not accept (points, instalments), posted to its screen, is refused and charges nothing',
+    async (t) => {
+      const link = await linkOf(t, { formaPago: CARD_ONLY });
+      await control(t, link.urlEnlace, { formaPago: '0' }, 'a card payment (formaPago 0, the one form the link accepts)');
+      // Points (1) and instalments (2) are the forms a business commonly accepts that the link here does not.
+      for (const forged of [{ formaPago: '1' }, { formaPago: '2', cuotas: '3' }] as Forged[]) {
+        const what = `a payment with formaPago ${forged.formaPago} on a link accepting only cards`;
+        await refused(t, await post(t, link.urlEnlace, forged), clauses, what);
+      }
+      await onlyControlsCharged(t, link.idEnlace, 1, clauses, 'the payment forms it does not accept');
+    },
+  );
+});
+
+describe("2.1 the link's cantidadMaximaCuotas, where the payment is posted", () => {
+  const clauses = ['2.1-cantidad-maxima-cuotas-bounds'];
+  clauseTest(
+    { clauses, endpoint: 'flow', purchase: true },
+    'a number of instalments above the link\'s cantidadMaximaCuotas ("Tres"), posted to its screen, is refused and charges nothing',
+    async (t) => {
+      const link = await linkOf(t, { formaPago: { ...CARD_ONLY, permitirPagoEnCuotasPartner: true }, cantidadMaximaCuotas: 'Tres' });
+      await control(t, link.urlEnlace, { formaPago: '2', cuotas: '3' }, 'a payment in 3 instalments (the maximum of the link)');
+      // Above 3, among the values 2.1 lists: the next one and the default plans (6, 12) always, two more drawn.
+      const above = fc.constantFrom(4, 5, 6, 7, 8, 9, 10, 11, 12, 18, 24, 36);
+      const seed = seedOf(t);
+      const cuotas = [...new Set([4, 6, 12, ...draw(above, seed, 2)])];
+      for (const n of cuotas) {
+        const what = `a payment in ${n} instalments on a link of cantidadMaximaCuotas 3 (FC_SEED=${seed})`;
+        await refused(t, await post(t, link.urlEnlace, { formaPago: '2', cuotas: String(n) }), clauses, what);
+      }
+      await onlyControlsCharged(t, link.idEnlace, 1, clauses, `${cuotas.length} posts of more instalments than 3`);
+    },
+  );
+});
+
+describe('4.1 an editable quantity is a whole number, where the payment is posted', () => {
+  const clauses = ['4.1-cantidad-int', '4.1-cantidad-editable'];
+  clauseTest(
+    { clauses, endpoint: 'flow', purchase: true },
+    'a quantity that is not a whole number, posted to the screen of a link with esCantidadEditable, is not charged as a fraction of a unit',
+    async (t) => {
+      const monto = 10;
+      const link = await linkOf(t, { monto }, { esCantidadEditable: true, cantidadPorDefecto: 1 });
+      await control(t, link.urlEnlace, { cantidad: '2' }, 'a payment of quantity 2');
+      // Fractions at the edges (half a unit, a cent of one, just under one) and two drawn.
+      const fraction = fc
+        .integer({ min: 1, max: 999 })
+        .filter((n) => n % 100 !== 0)
+        .map((n) => String(n / 100));
+      const seed = seedOf(t);
+      const quantities = [...new Set(['0.5', '1.5', '0.01', ...draw(fraction, seed, 2)])];
+      let approved = 1;
+      for (const q of quantities) {
+        const what = `a payment of quantity ${q} (FC_SEED=${seed})`;
+        const outcome = await post(t, link.urlEnlace, { cantidad: q });
+        if (approvalOf(outcome) !== 'true') {
+          await refused(t, outcome, clauses, what);
+          continue;
+        }
+        approved++;
+        // Read as a whole quantity (rounded, cut) is a reading 4.1 does not forbid: observed. A fraction charged fails.
+        const charged = asNumber(await saidOrLookedUp(t, outcome.kind === 'redirect' ? outcome.params : {}, 'monto'));
+        const units = charged === undefined ? undefined : Math.round((charged / monto) * 1e6) / 1e6;
+        if (units !== undefined && Number.isInteger(units) && units > 0) {
+          t.observe('4.1-cantidad-int', `${what} was approved and charged ${charged} (${units} × ${monto}): read as a whole quantity`);
+          continue;
+        }
+        fail(
+          'charged-nothing',
+          clauses,
+          `${what} is refused, or charged a whole number of units (the quantity is an int)`,
+          `approved and charged ${JSON.stringify(charged)}: ${units ?? '?'} × monto ${monto}`,
+        );
+      }
+      await onlyControlsCharged(t, link.idEnlace, approved, clauses, 'the quantities that are not whole numbers');
+    },
+  );
+});
