@@ -80,6 +80,15 @@ export const VARIANTS = [
     description:
       '4.2: activar answers the counters as they stood, then starts cantidadIntentoPagoFallidos and cantidadPagosExitosos again from 0',
   },
+  // Out of `all`: it would hide the counts activar-resets-counters answers.
+  {
+    id: 'activar-resets-then-answers',
+    area: 'links',
+    description:
+      '4.2: activar starts cantidadIntentoPagoFallidos again from 0, then answers the record it just reset (the declines ' +
+      'stay listed in transacciones)',
+    composes: false,
+  },
   { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
   {
     id: 'urls-deployed',

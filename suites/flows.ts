@@ -119,6 +119,48 @@ export function listedIds(record: PaymentLink, approved: boolean): string[] {
     .map((tx) => String(field(tx, 'idTransaccion')));
 }
 
+/**
+ * A counter of the link record (2.1) read through activar, the only read the spec gives, which may itself reset it:
+ * 2.1 says what the counter counts, not what re-activation does to it, and 4.2 returns "the full link record", not
+ * whether before or after. So `counted` (the count as it stood) passes; 0 is the reading "activar resets, then
+ * answers", observed under the clause, and what holds under it — the payments counted are listed in transacciones —
+ * is judged instead; any other value is wrong under every reading.
+ */
+export function counterRead(
+  t: TestHandle,
+  record: PaymentLink,
+  counter: 'cantidadIntentoPagoFallidos' | 'cantidadPagosExitosos',
+  counted: number,
+  clause: string,
+  ex: Exchange,
+): void {
+  const value = asInt(record[counter]);
+  if (value === counted) return;
+  const what = counter === 'cantidadPagosExitosos' ? 'approved payments' : 'declines';
+  if (value !== 0)
+    fail(
+      'payments-counted',
+      clause,
+      `${counter} = ${counted} (as it stood before activar) or 0 (activar reset it, then answered)`,
+      `${counter} = ${JSON.stringify(record[counter])}`,
+      ex,
+    );
+  const listed = listedIds(record, counter === 'cantidadPagosExitosos').length;
+  holds(
+    listed >= counted,
+    'transaction-listed',
+    clause,
+    `the ${counted} ${what} made with the link listed in transacciones (activar answered ${counter} 0)`,
+    `${listed} listed`,
+    ex,
+  );
+  t.observe(
+    clause,
+    `activar answered ${counter} 0 after ${counted} ${what}, all listed in transacciones: read as "activar resets the ` +
+      'counter, then answers the record" (2.1 and 4.2 do not say); the count itself was not judged',
+  );
+}
+
 /** The configured test card, with an expiry in the future, paying to the suite's redirect receiver. */
 export async function testCard(t: TestHandle, overrides: Partial<CardPayment> = {}): Promise<CardPayment> {
   const receiver = await t.run.receiver();
