@@ -54,6 +54,7 @@ import {
   unreadPage,
   webhookBodyField,
   webhookField,
+  withDeadline,
 } from '../harness/index.ts';
 
 export interface CreatedLink {
@@ -330,10 +331,10 @@ export async function paidQuickPay(
   response: Record<string, unknown>,
 ): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
   const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
-  const outcome = await payQuickPay(t, datos?.urlQR);
+  const vence = await onOurClock(t, Date.parse(String(datos?.fechaVencimiento)));
+  const outcome = await withDeadline(vence, () => payQuickPay(t, datos?.urlQR));
   const looked = await lookUp(t, response['idTransaccion']);
-  if (asBool(looked.tx['esAprobada']) !== true)
-    notLate(outcome, await onOurClock(t, Date.parse(String(datos?.fechaVencimiento))), 'the QR payment');
+  if (asBool(looked.tx['esAprobada']) !== true) notLate(outcome, vence, 'the QR payment');
   return looked;
 }
 
