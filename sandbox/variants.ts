@@ -248,6 +248,14 @@ export const VARIANTS = [
     composes: false,
   },
   {
+    id: 'pages-receipt-in-place',
+    area: 'pages',
+    description:
+      '4.6: the quick-pay page posts its form by script and replaces the form with a receipt in place (role="status", ' +
+      '"Pago aprobado", the transaction id; no #estado badge), navigating nowhere; without a script the receipt is the page answered',
+    composes: false,
+  },
+  {
     id: 'pages-ask-card',
     area: 'pages',
     description:
