@@ -497,7 +497,8 @@ export async function requestToken(t: TestHandle, business: Credentials): Promis
 }
 
 /** A token of the primary business issued now, outside the run's cache, and the lifetime it announces. */
-export async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number }> {
+export async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number; issuedAt: number }> {
+  const asked = Date.now();
   const ex = await requestToken(t, t.run.target.business);
   succeeded(ex, '5.1-token-request', 'the token request');
   const body = bodyOf(ex, '5.2-token-response');
@@ -513,7 +514,8 @@ export async function freshToken(t: TestHandle): Promise<{ token: string; expire
   );
   const token = String(body['access_token']);
   secrets.add(token, 'access-token');
-  return { token, expiresIn };
+  // The earliest it may have been issued (when its request went out): its lifetime is counted from there.
+  return { token, expiresIn, issuedAt: ex.sentAt ?? asked };
 }
 
 /** The idAplicativo of the primary business, read from a new link's record (2.1 via activar: needs the account). */
