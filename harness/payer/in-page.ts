@@ -306,9 +306,11 @@ export async function watchPage([before, words, waitMs]: readonly [Shown, string
     const said = [...document.querySelectorAll<HTMLElement>('h1, h2, h3, [role=status], [aria-live]')]
       .map((m) => m.innerText.replace(/\s+/g, ' ').trim())
       .join('\n');
+    // A line that differs from one shown before only in its digits is a counter ticking (a countdown), no answer.
+    const shapes = before.said.split('\n').map((line) => line.replace(/\d/g, '#'));
     const added = said
       .split('\n')
-      .filter((line) => line !== '' && !before.said.split('\n').includes(line))
+      .filter((line) => line !== '' && !before.said.split('\n').includes(line) && !shapes.includes(line.replace(/\d/g, '#')))
       .join(' ');
     if (added !== '' && !working.test(added.toLowerCase())) return `an answer in place: "${added.slice(0, 120)}"`;
     const ids = [...new Set(text.match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g) ?? [])];
