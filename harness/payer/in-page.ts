@@ -185,6 +185,8 @@ export interface Shown {
   said: string;
   /** The transaction ids (UUIDs) its text shows. */
   ids: string;
+  /** How many forms it has (one without inputs to type into has an empty entry in `forms`). */
+  formCount: number;
 }
 
 /**
@@ -258,6 +260,7 @@ export function controls(
     said: [...document.querySelectorAll<HTMLElement>('h1, h2, h3, [role=status], [aria-live]')]
       .map((m) => m.innerText.replace(/\s+/g, ' ').trim())
       .join('\n'),
+    formCount: document.forms.length,
     ids: [...new Set(shown.match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g) ?? [])].sort().join(','),
   };
   for (const f of document.forms) f.noValidate = true;
@@ -317,7 +320,7 @@ export async function watchPage([before, words, waitMs]: readonly [Shown, string
     const shownBefore = before.ids.split(',');
     const newId = ids.find((id) => !shownBefore.includes(id));
     if (newId !== undefined) return `a transaction id shown: ${newId}`;
-    const gone = before.forms.split('|').some((f) => f !== '' && !forms.includes(f));
+    const gone = document.forms.length < before.formCount || before.forms.split('|').some((f) => f !== '' && !forms.includes(f));
     if (gone && text !== before.text && !working.test(text)) return 'the form replaced in place';
     // At the bound: whether the page shows anything else at all (read, never taken for the same form refusing).
     if (Date.now() >= until) return text !== before.text ? 'the page changed' : '';

@@ -200,7 +200,7 @@ document.addEventListener('submit', function (e) {
     .then(function (r) { return r.text(); })
     .then(function (h) {
       var d = new DOMParser().parseFromString(h, 'text/html');
-      var nueva = d.querySelector('section.tarjeta');
+      var nueva = d.querySelector('section.recibo') || d.querySelector('section.tarjeta:not(.resumen)');
       var vieja = f.closest('section.tarjeta');
       if (nueva && vieja) vieja.replaceWith(document.importNode(nueva, true));
     });
