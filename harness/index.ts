@@ -70,7 +70,19 @@ export type { ReceivedWebhook } from './api/receiver.ts';
 export { forTransaction, webhookBodyField, webhookField, webhookPairs } from './judge/webhook.ts';
 
 // Waiting for the target's time, and work other tests share.
-export { hasClock, lateBy, letTimePass, notLate, onOurClock, skipUnlessTimeCanPass, targetNow, waitingTimeoutMs } from './run/waits.ts';
+export {
+  beforeDeadline,
+  hasClock,
+  lateBy,
+  letTimePass,
+  notLate,
+  onOurClock,
+  paymentRead,
+  skipUnlessTimeCanPass,
+  targetNow,
+  waitingTimeoutMs,
+  withDeadline,
+} from './run/waits.ts';
 export { sharedWork, waitingFor } from './record/test-record.ts';
 
 // Why a test ends unjudged.

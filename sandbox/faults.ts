@@ -153,6 +153,13 @@ export const FAULTS = [
   { id: 'responses-text-plain', area: 'errors', description: 'API responses carry content-type text/plain instead of application/json' },
   // Issue 13 — subtler state-machine faults (found by the model-based suites and the scenarios).
   {
+    id: 'failure-counter-frozen',
+    area: 'links',
+    description:
+      '2.1/3: a decline is listed in transacciones but never counted: cantidadIntentoPagoFallidos stays 0 and the ' +
+      'failure limit it drives is never reached',
+  },
+  {
     id: 'failure-limit-one-early',
     area: 'links',
     description: '3: the link becomes unusable one decline before cantidadMaximaPagosFallidos',

@@ -144,6 +144,8 @@ export function contarResultado(ctx: SandboxContext, link: Link, tx: Transaction
     link.exitososDesdeActivacion += 1;
     return;
   }
+  // Fault failure-counter-frozen: the decline is listed but never counted, so the limit it drives is never reached.
+  if (fault('failure-counter-frozen')) return;
   if (fault('race-failure-counter')) {
     // Read, wait, write back what was read plus one: declines at the same instant overwrite each other's increment.
     const [total, desdeActivacion] = [link.cantidadIntentoPagoFallidos, link.fallidosDesdeActivacion];
@@ -353,6 +355,9 @@ export const linksApi: FastifyPluginAsync = async (app) => {
       link.activo = true;
       link.fallidosDesdeActivacion = 0;
       link.exitososDesdeActivacion = 0;
+      // Variant activar-resets-then-answers: re-activation clears the failures, and the record answered is the one
+      // just reset (4.2 returns "the full link record"; 2.1 does not say what re-activation does to the counter).
+      if (ctx.variant('activar-resets-then-answers')) link.cantidadIntentoPagoFallidos = 0;
     }
     const registro = registroEnlace(ctx, link);
     // Variant activar-resets-counters: the record shows the counters as they stood, and they start again from 0

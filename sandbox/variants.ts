@@ -80,6 +80,15 @@ export const VARIANTS = [
     description:
       '4.2: activar answers the counters as they stood, then starts cantidadIntentoPagoFallidos and cantidadPagosExitosos again from 0',
   },
+  // Out of `all`: it would hide the counts activar-resets-counters answers.
+  {
+    id: 'activar-resets-then-answers',
+    area: 'links',
+    description:
+      '4.2: activar starts cantidadIntentoPagoFallidos again from 0, then answers the record it just reset (the declines ' +
+      'stay listed in transacciones)',
+    composes: false,
+  },
   { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
   {
     id: 'urls-deployed',
@@ -236,6 +245,14 @@ export const VARIANTS = [
       "1/4.1: the payment screen also asks the payer's last name, phone and address (required inputs named " +
       'apellidoCliente, telefonoCliente, direccionCliente; only their labels say what they are): a form without them ' +
       'is shown again with the errors (400)',
+    composes: false,
+  },
+  {
+    id: 'pages-receipt-in-place',
+    area: 'pages',
+    description:
+      '4.6: the quick-pay page posts its form by script and replaces the form with a receipt in place (role="status", ' +
+      '"Pago aprobado", the transaction id; no #estado badge), navigating nowhere; without a script the receipt is the page answered',
     composes: false,
   },
   {

@@ -56,6 +56,7 @@ import {
   webhookBodyField,
   webhookField,
   waitingFor,
+  withDeadline,
 } from '../harness/index.ts';
 
 export interface CreatedLink {
@@ -142,6 +143,48 @@ export function listedIds(record: PaymentLink, approved: boolean): string[] {
   return (record.transacciones ?? [])
     .filter((tx) => asBool(field(tx, 'esAprobada')) === approved)
     .map((tx) => String(field(tx, 'idTransaccion')));
+}
+
+/**
+ * A counter of the link record (2.1) read through activar, the only read the spec gives, which may itself reset it:
+ * 2.1 says what the counter counts, not what re-activation does to it, and 4.2 returns "the full link record", not
+ * whether before or after. So `counted` (the count as it stood) passes; 0 is the reading "activar resets, then
+ * answers", observed under the clause, and what holds under it — the payments counted are listed in transacciones —
+ * is judged instead; any other value is wrong under every reading.
+ */
+export function counterRead(
+  t: TestHandle,
+  record: PaymentLink,
+  counter: 'cantidadIntentoPagoFallidos' | 'cantidadPagosExitosos',
+  counted: number,
+  clause: string,
+  ex: Exchange,
+): void {
+  const value = asInt(record[counter]);
+  if (value === counted) return;
+  const what = counter === 'cantidadPagosExitosos' ? 'approved payments' : 'declines';
+  if (value !== 0)
+    fail(
+      'payments-counted',
+      clause,
+      `${counter} = ${counted} (as it stood before activar) or 0 (activar reset it, then answered)`,
+      `${counter} = ${JSON.stringify(record[counter])}`,
+      ex,
+    );
+  const listed = listedIds(record, counter === 'cantidadPagosExitosos').length;
+  holds(
+    listed >= counted,
+    'transaction-listed',
+    clause,
+    `the ${counted} ${what} made with the link listed in transacciones (activar answered ${counter} 0)`,
+    `${listed} listed`,
+    ex,
+  );
+  t.observe(
+    clause,
+    `activar answered ${counter} 0 after ${counted} ${what}, all listed in transacciones: read as "activar resets the ` +
+      'counter, then answers the record" (2.1 and 4.2 do not say); the count itself was not judged',
+  );
 }
 
 /** The configured test card, with an expiry in the future, paying to the suite's redirect receiver. */
@@ -315,10 +358,10 @@ export async function paidQuickPay(
   response: Record<string, unknown>,
 ): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
   const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
-  const outcome = await payQuickPay(t, datos?.urlQR);
+  const vence = await onOurClock(t, Date.parse(String(datos?.fechaVencimiento)));
+  const outcome = await withDeadline(vence, () => payQuickPay(t, datos?.urlQR));
   const looked = await lookUp(t, response['idTransaccion']);
-  if (asBool(looked.tx['esAprobada']) !== true)
-    notLate(outcome, await onOurClock(t, Date.parse(String(datos?.fechaVencimiento))), 'the QR payment');
+  if (asBool(looked.tx['esAprobada']) !== true) notLate(outcome, vence, 'the QR payment');
   return looked;
 }
 
@@ -499,7 +542,8 @@ export async function requestToken(t: TestHandle, business: Credentials): Promis
 }
 
 /** A token of the primary business issued now, outside the run's cache, and the lifetime it announces. */
-export async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number }> {
+export async function freshToken(t: TestHandle): Promise<{ token: string; expiresIn: number; issuedAt: number }> {
+  const asked = Date.now();
   const ex = await requestToken(t, t.run.target.business);
   succeeded(ex, '5.1-token-request', 'the token request');
   const body = bodyOf(ex, '5.2-token-response');
@@ -515,7 +559,8 @@ export async function freshToken(t: TestHandle): Promise<{ token: string; expire
   );
   const token = String(body['access_token']);
   secrets.add(token, 'access-token');
-  return { token, expiresIn };
+  // The earliest it may have been issued (when its request went out): its lifetime is counted from there.
+  return { token, expiresIn, issuedAt: ex.sentAt ?? asked };
 }
 
 /** The idAplicativo of the primary business, read from a new link's record (2.1 via activar: needs the account). */

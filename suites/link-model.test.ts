@@ -7,7 +7,8 @@
  *
  * Where the spec is silent the model holds every reading at once (a "world" per reading) and keeps the ones the
  * target's answers agree with: whether activar resets the counters of 2.1 and the failure and success limits (never,
- * at every activar, or only when it revives a link that reached that limit), what `usable` says for a link past its
+ * at every activar, or only when it revives a link that reached that limit), whether the record activar answers shows
+ * the counters as they stood or as it just reset them (4.2 returns "the full link record", not which), what `usable` says for a link past its
  * success limit or outside its validity ("not shown", 3), and what a payment outside the validity does after
  * activar. A step no world explains is a finding; what the surviving worlds say is recorded as an observation.
  *
@@ -67,9 +68,11 @@ interface Reading {
   /** What the failure / success limits count (see Window). */
   failWindow: Window;
   successWindow: Window;
-  /** What the record's counters count (see Window; an activar shows the count before it resets anything). */
+  /** What the record's counters count (see Window). */
   failCounter: Window;
   successCounter: Window;
+  /** The record activar answers: the counters as they stood, then reset (before), or reset, then answered (after). */
+  answers: 'before' | 'after';
 }
 interface World {
   reading: Reading;
@@ -119,7 +122,11 @@ const READINGS: Reading[] = (() => {
   const c: Window[] = ['total', 'since', 'reactivation'];
   return w.flatMap((failWindow) =>
     w.flatMap((successWindow) =>
-      c.flatMap((failCounter) => c.map((successCounter) => ({ failWindow, successWindow, failCounter, successCounter }))),
+      c.flatMap((failCounter) =>
+        c.flatMap((successCounter) =>
+          (['before', 'after'] as const).map((answers) => ({ failWindow, successWindow, failCounter, successCounter, answers })),
+        ),
+      ),
     ),
   );
 })();
@@ -181,7 +188,7 @@ function predict(m: LinkModel, w: World, decline: boolean, extra = 0, late = fal
 
 /** Notes, once per run, the silent readings a step settled (a dimension that had two values and now has one). */
 function settle(m: LinkModel, kept: World[]): void {
-  const labels: Record<keyof Reading, Record<Window, string>> = {
+  const labels: { [K in keyof Reading]: Record<Reading[K], string> } = {
     failWindow: {
       total: 'the failure limit counts every decline since the link was created, activar or not',
       since: 'the failure limit counts the declines since the last activar',
@@ -202,11 +209,15 @@ function settle(m: LinkModel, kept: World[]): void {
       since: 'activar resets cantidadPagosExitosos (it counts since the previous activar)',
       reactivation: 'cantidadPagosExitosos is reset only by an activar of a link past its success limit',
     },
+    answers: {
+      before: 'activar answers the counters as they stood, then resets what it resets',
+      after: 'activar resets what it resets, then answers the record it just reset',
+    },
   };
   for (const dim of Object.keys(labels) as (keyof Reading)[]) {
     const before = new Set(m.worlds.map((w) => w.reading[dim]));
     const after = new Set(kept.map((w) => w.reading[dim]));
-    if (before.size > 1 && after.size === 1) m.notes.add(labels[dim][[...after][0]!]);
+    if (before.size > 1 && after.size === 1) m.notes.add((labels[dim] as Record<string, string>)[[...after][0]!]!);
   }
   m.worlds = kept;
 }
@@ -388,9 +399,16 @@ class Activate extends LinkCommand {
     const usable = readBool(rec, 'usable', ['4.2-activar-restores', '3-usable-when-available'], ex);
     // Each world after activar: usable unless past a success limit it keeps, or outside the validity (not shown).
     const outside = vigencia(m) !== 'within';
+    // The counters each world answers: as they stood, or already reset where it resets them (answers 'after').
     const expectations = m.worlds.map((w) => {
-      const keepsSuccessLimit = w.reading.successWindow === 'total' && successExhausted(m, w);
-      return { fallidos: w.failCounter, exitosos: w.successCounter, usableAny: keepsSuccessLimit || outside };
+      const exhausted = successExhausted(m, w);
+      const keepsSuccessLimit = w.reading.successWindow === 'total' && exhausted;
+      const after = w.reading.answers === 'after';
+      return {
+        fallidos: after ? afterActivar(w.failCounter, w.reading.failCounter, w.inactive) : w.failCounter,
+        exitosos: after ? afterActivar(w.successCounter, w.reading.successCounter, exhausted) : w.successCounter,
+        usableAny: keepsSuccessLimit || outside,
+      };
     });
     const fits = (e: (typeof expectations)[number]) => e.fallidos === fallidos && e.exitosos === exitosos && (e.usableAny || usable);
     const kept = m.worlds.filter((_w, i) => fits(expectations[i]!));

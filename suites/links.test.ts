@@ -50,6 +50,7 @@ import {
   UnreadPage,
   waitingTimeoutMs,
   webhookField,
+  withDeadline,
 } from '../harness/index.ts';
 
 /** A link whose redirect and webhook go to the receiver, with these settings. */
@@ -414,7 +415,7 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       const inTime = await t.run.payer.openScreen(link.urlEnlace);
       // 50 s: just before the minute, with 10 s for the payment's own round trips (a screen lasting less fails).
       await letTimePass(t, 50, 'a payment 50 s after the screen was shown');
-      const first = await t.run.payer.submitScreen(inTime, card);
+      const first = await withDeadline((inTime.openedAt ?? Date.now()) + 60_000, () => t.run.payer.submitScreen(inTime, card));
       // Submitted past the minute by the suite's own slowness (a loaded machine): not the target's refusal.
       if (!hasClock(t)) notLate(first, (inTime.openedAt ?? Date.now()) + 60_000, 'the payment meant for 50 s after the screen was shown');
       paymentApproved(first, '4.1-duracion-intento', 'a payment 50 s after the screen was shown (validity 1 minute)');
@@ -439,9 +440,10 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       // Written with the offset -06:00 (an instant, as DateTimeOffset is): compared as an instant, not a calendar date.
       const fechaFin = withOffset((await targetNow(t)) + lead * 1000, -360);
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaFin } }));
-      const before = await payOnScreen(t, link.urlEnlace);
+      const deadline = await onOurClock(t, Date.parse(fechaFin));
+      const before = await withDeadline(deadline, () => payOnScreen(t, link.urlEnlace));
       // A payment the suite itself made after fechaFin is not the target's refusal.
-      notLate(before, await onOurClock(t, Date.parse(fechaFin)), `the payment meant for ${lead} s before vigencia.fechaFin`);
+      notLate(before, deadline, `the payment meant for ${lead} s before vigencia.fechaFin`);
       paymentApproved(before, '3-vigencia-bounds-use', 'a payment before vigencia.fechaFin');
       // On the target's clock: a test clock moves only when moved, however long the first payment took.
       await letTimePass(

@@ -23,6 +23,7 @@ import {
   targetNow,
   waitingTimeoutMs,
   webhookPairs,
+  withDeadline,
 } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Quick-pay';
@@ -93,9 +94,10 @@ describe('4.6 the quick-pay QR', () => {
           `real-time waits are off (MAX_WAIT_S=0): the QR's ${fromNow.toFixed(0)} s of validity cannot be waited for`,
         );
       await letTimePass(t, before, `a payment ${before} s into a QR valid for ${fromNow.toFixed(0)} s`, before);
-      const outcome = await payQuickPay(t, datosQuickPay(response).urlQR);
+      const deadline = await onOurClock(t, vence);
+      const outcome = await withDeadline(deadline, () => payQuickPay(t, datosQuickPay(response).urlQR));
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
-      if (asBool(tx['esAprobada']) !== true) notLate(outcome, await onOurClock(t, vence), 'the QR payment shortly before fechaVencimiento');
+      if (asBool(tx['esAprobada']) !== true) notLate(outcome, deadline, 'the QR payment shortly before fechaVencimiento');
       fieldEquals(
         tx['esAprobada'],
         true,

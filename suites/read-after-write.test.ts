@@ -20,13 +20,16 @@ import {
 import {
   asBool,
   asInt,
+  beforeDeadline,
   clauseTest,
   type Exchange,
   fail,
   field,
+  onOurClock,
   paymentApproved,
   paymentNotApproved,
   type TestHandle,
+  withDeadline,
 } from '../harness/index.ts';
 
 /** What a lookup says of the approval, for the evidence. */
@@ -76,9 +79,12 @@ describe('4.8 a transaction read before and after it is paid', () => {
     async (t) => {
       const { response } = await createQuickPay(t);
       const id = response['idTransaccion'];
-      const was = await before(t, id, 'the quick-pay');
-      const datos = response['datosQuickPay'] as { urlQR?: unknown } | undefined;
-      await payQuickPay(t, datos?.urlQR);
+      const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
+      // The payment is this test's premise: judged on only if it reached the target before the QR's
+      // fechaVencimiento and went through (a payer late under load is undecidable, never the target's FAIL).
+      const vence = await onOurClock(t, Date.parse(String(datos?.fechaVencimiento)));
+      const was = await withDeadline(vence, () => before(t, id, 'the quick-pay'));
+      await beforeDeadline(vence, 'paying the QR before its fechaVencimiento', () => payQuickPay(t, datos?.urlQR, false));
       await afterApproved(t, id, was, 'paying the QR');
     },
   );

@@ -46,6 +46,7 @@ import {
   type TestHandle,
   testName,
   unreadPage,
+  withDeadline,
 } from '../harness/index.ts';
 
 const FILE = 'suites/transaction-model.test.ts';
@@ -281,7 +282,11 @@ class PayQuickPay extends TxCommand {
     if (this.expired && control) await control.advanceClock(Math.ceil((m.venceMs! - now) / 1000) + 2);
     const late =
       this.expired && control !== undefined ? true : now > m.venceMs! + 1000 ? true : now < m.venceMs! - 5000 ? false : undefined;
-    const outcome = await payQuickPay(r.t, m.urlQR!, late === false);
+    // Meant in time: first in the payer's queue (harness/run/waits.ts withDeadline); a clock moved is ours to hold.
+    const outcome =
+      late === false && control === undefined
+        ? await withDeadline(await onOurClock(r.t, m.venceMs!), () => payQuickPay(r.t, m.urlQR!, true))
+        : await payQuickPay(r.t, m.urlQR!, late === false);
     // Paid meaning to be in time, but not approved and answered near or past the limit: the suite was late.
     const tooLate =
       late === false && control === undefined

@@ -4,14 +4,20 @@
  */
 import { currentScope, forOtherTests } from '../record/test-record.ts';
 
+/** Above every other priority for any deadline (epoch ms) of this millennium. */
+const DEADLINE_FIRST = 1e14;
+
 /**
  * A test's place in a queue for shared capacity (the request cap, the browser payer's turns). Work tests wait for
- * goes first (shared work, a test's tenant being created): it is on their path. Then the longest chain of requests
+ * goes first (shared work, a test's tenant being created): it is on their path — after work before a deadline
+ * (TestRecord.deadlineAt), nearest first. Then the longest chain of requests
  * still to run, where the last run's report in REPORT_DIR tells each
  * test's length (critical path first, harness/run/chains.ts); without one, the test furthest along its own chain.
  */
 export function priorityNow(): number {
   const scope = currentScope();
+  // Work before a deadline goes first, the nearest deadline first: a queue must never make it late.
+  if (scope?.deadlineAt !== undefined && !forOtherTests()) return DEADLINE_FIRST - scope.deadlineAt;
   if (forOtherTests() || !scope) return 1_000_000;
   const made = scope.madeBefore + scope.exchanges.length;
   if (scope.expected === undefined) return made;

@@ -95,7 +95,8 @@ export class Session {
     readonly context: BrowserContext,
     readonly page: Page,
     readonly timeoutMs: number,
-    readonly stepMs: number,
+    /** Set again by the payer before each use: its bound scales with what a step costs now (browser.ts #step). */
+    public stepMs: number,
   ) {
     page.on('response', (r) => {
       const req = r.request();

@@ -92,6 +92,12 @@ export interface BrowserPayerOptions {
   http: HttpPayer;
 }
 
+/**
+ * A browser step's bound in page openings: an idle machine opens a sandbox page in 50–200 ms, well inside the
+ * configured bound; a loaded one taking seconds a page gets a bound this many of its pages long.
+ */
+export const STEP_COST_FACTOR = 40;
+
 export class BrowserPayer implements Payer {
   readonly #options: BrowserPayerOptions;
   readonly #names: FieldNames;
@@ -100,12 +106,28 @@ export class BrowserPayer implements Payer {
   readonly #idle: Session[] = [];
   readonly #turns = new Turns(MAX_DRIVEN);
 
-  readonly #stepMs: number;
+  /** The configured bound of a browser step (BROWSER_TIMEOUT_MS); #step() scales it with what a step costs now. */
+  readonly #baseStepMs: number;
+  /** What opening a page has cost lately on this machine (ms, a moving average): the unit the bounds scale with. */
+  #cost = 0;
 
   constructor(options: BrowserPayerOptions) {
     this.#options = options;
-    this.#stepMs = options.browserTimeoutMs ?? Math.max(options.timeoutMs, 60_000);
+    this.#baseStepMs = options.browserTimeoutMs ?? Math.max(options.timeoutMs, 60_000);
     this.#names = fieldNamesOf(options.fieldNames);
+  }
+
+  /**
+   * A browser step's bound: the configured one, or STEP_COST_FACTOR times what opening a page costs now where that is
+   * more, so a loaded machine (slower steps) gets bounds as generous, relative to its steps, as an idle one.
+   */
+  #step(): number {
+    return Math.max(this.#baseStepMs, Math.round(this.#cost * STEP_COST_FACTOR));
+  }
+
+  /** Notes what one page opening cost (its document loaded), for #step(). */
+  #costs(ms: number): void {
+    this.#cost = this.#cost === 0 ? ms : 0.7 * this.#cost + 0.3 * ms;
   }
 
   /**
@@ -117,9 +139,11 @@ export class BrowserPayer implements Payer {
     const session = await this.#acquire();
     hold(session);
     session.reset(stop);
+    session.stepMs = this.#step();
     try {
       const openedAt = Date.now();
-      const response = await session.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#stepMs });
+      const response = await session.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#step() });
+      this.#costs(Date.now() - openedAt);
       session.status = response?.status() ?? session.status;
       // A script may build the form after the document was parsed (even after fetching its own settings).
       const waitMs = session.status < 400 ? Math.min(this.#options.timeoutMs, 10_000) : 0;
@@ -129,7 +153,7 @@ export class BrowserPayer implements Payer {
       // A page whose fields are in no form of its own (a shell with frames): read with its frames, once they show inputs.
       const formless = !/<form[\s>]/i.test(html);
       // Frames render on this machine's time: the browser's own step bound (the wait ends as soon as they show).
-      const parts = formless ? await this.#parts(session, html, 'inputs', this.#stepMs) : undefined;
+      const parts = formless ? await this.#parts(session, html, 'inputs', this.#step()) : undefined;
       return { session, screen: { ...(await this.#screenOf(session, html, parts)), openedAt }, html };
     } catch (err) {
       throw await this.#failure(session, 'opening', err);
@@ -149,7 +173,7 @@ export class BrowserPayer implements Payer {
         return await session.page.evaluate(readPage, [shown, REFUSAL_WORDS.source, waitMs] as const);
       } catch (err) {
         if (attempt >= 3 || !MOVED_ON.test((err as Error).message)) throw err;
-        await session.page.waitForLoadState('domcontentloaded', { timeout: this.#stepMs }).catch(() => undefined);
+        await session.page.waitForLoadState('domcontentloaded', { timeout: this.#step() }).catch(() => undefined);
       }
     }
   }
@@ -162,7 +186,7 @@ export class BrowserPayer implements Payer {
     await waitingFor(`a turn to drive a browser page (at most ${MAX_DRIVEN} at once)`, this.#turns.take(priorityNow()));
     // A page that stops answering (a hung or crashed renderer: a call into the page has no bound of its own) must not
     // keep the turn, or every later payment waits for it: its context is closed and the test ends ERROR.
-    const bound = this.#stepMs * 3;
+    const bound = this.#step() * 3;
     let held: Session | undefined;
     let timer: NodeJS.Timeout | undefined;
     const stuck = new Promise<never>((_, reject) => {
@@ -209,7 +233,7 @@ export class BrowserPayer implements Payer {
         `the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`,
       );
     }
-    return Session.open(context, this.#options.timeoutMs, this.#stepMs);
+    return Session.open(context, this.#options.timeoutMs, this.#step());
   }
 
   /** A screen done with: kept for the next one when it can be cleaned, else closed. */
@@ -509,7 +533,7 @@ export class BrowserPayer implements Payer {
     const text = await session.page.evaluate(textOf, challenge.shownIn);
     if (text !== false) return text ?? undefined;
     const shown = session.page.locator(challenge.shownIn).first();
-    return (await shown.count()) > 0 ? (await shown.innerText({ timeout: this.#stepMs })).trim() : undefined;
+    return (await shown.count()) > 0 ? (await shown.innerText({ timeout: this.#step() })).trim() : undefined;
   }
 
   /** The inputs the card number and cvv were typed into, blanked (in every frame) before any screenshot. */
@@ -602,19 +626,19 @@ export class BrowserPayer implements Payer {
       if (next >= entries.length) break;
       const slow = entries[next]!;
       const input = scope.locator(slow.selector).first();
-      if (slow.how === 'select') await input.selectOption(slow.value, { timeout: this.#stepMs });
+      if (slow.how === 'select') await input.selectOption(slow.value, { timeout: this.#step() });
       else if (slow.how === 'tick')
         await scope
           .locator(`input[type=checkbox][name="${slow.name.replace(/["\\]/g, '\\$&')}"]`)
           .first()
-          .check({ timeout: this.#stepMs, force: true });
+          .check({ timeout: this.#step(), force: true });
       else if (slow.how === 'check')
         await scope
           .locator(`input[type=radio][name="${slow.name.replace(/["\\]/g, '\\$&')}"][value="${slow.value.replace(/["\\]/g, '\\$&')}"]`)
           .first()
-          .check({ timeout: this.#stepMs, force: true });
+          .check({ timeout: this.#step(), force: true });
       else if (slow.how === 'set') await setValue(input, slow.value);
-      else await input.fill(slow.value, { timeout: this.#stepMs });
+      else await input.fill(slow.value, { timeout: this.#step() });
       next++;
     }
   }
@@ -801,10 +825,11 @@ export class BrowserPayer implements Payer {
     forged: Partial<Record<FieldName, string>> = {},
     html?: string,
   ): Promise<PaymentOutcome> {
+    session.stepMs = this.#step();
     try {
       // The page as the customer sees it (its frames too): the same discovery as the HTTP payer's.
       const needsCard = 'payment' in input || input.card?.numeroTarjeta !== undefined;
-      const parts = await this.#parts(session, html ?? (await this.#html(session)), needsCard ? 'card' : undefined, this.#stepMs);
+      const parts = await this.#parts(session, html ?? (await this.#html(session)), needsCard ? 'card' : undefined, this.#step());
       if ('payment' in input) await this.#fill(session, parts, screen.url, input.payment, forged);
       else await this.#fillPresent(session, parts, pageValues(input.card), input.card?.codigoDesafio, input.kind, false);
       const outcome = await this.#submitted(session, parts, stop, screen, screen.openedAt, input);

@@ -181,6 +181,12 @@ export interface Shown {
   messages: string;
   refusal: boolean;
   forms: string;
+  /** What the page says as an answer would: its headings and status regions (role=status, aria-live), folded. */
+  said: string;
+  /** The transaction ids (UUIDs) its text shows. */
+  ids: string;
+  /** How many forms it has (one without inputs to type into has an empty entry in `forms`). */
+  formCount: number;
 }
 
 /**
@@ -251,6 +257,11 @@ export function controls(
           .join(','),
       )
       .join('|'),
+    said: [...document.querySelectorAll<HTMLElement>('h1, h2, h3, [role=status], [aria-live]')]
+      .map((m) => m.innerText.replace(/\s+/g, ' ').trim())
+      .join('\n'),
+    formCount: document.forms.length,
+    ids: [...new Set(shown.match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g) ?? [])].sort().join(','),
   };
   for (const f of document.forms) f.noValidate = true;
   if (target) target.click();
@@ -260,9 +271,11 @@ export function controls(
 
 /**
  * Waits (runs in the page) until the page shows what follows a script-driven submission, and says what: a message
- * (role=alert, #estado, an error list) other than before, words of refusal it did not show before, or a form asking
- * for other inputs with a button to press (a next step). Within waitMs; then 'the page changed' when its text is
- * not what it was, else ''. (Not role=status nor aria-live: a "processing" notice is no answer.)
+ * (role=alert, #estado, an error list) other than before, words of refusal it did not show before, a form asking
+ * for other inputs with a button to press (a next step), or any other answer rendered in place — a heading or a
+ * status region (role=status, aria-live) saying something new, a transaction id appearing, the form pressed gone
+ * while the text changed (a receipt in its place). A status or heading saying only that it is working ("Procesando…")
+ * is no answer. Within waitMs; then 'the page changed' when its text is not what it was, else ''.
  */
 export async function watchPage([before, words, waitMs]: readonly [Shown, string, number]): Promise<string> {
   const until = Date.now() + waitMs;
@@ -292,6 +305,23 @@ export async function watchPage([before, words, waitMs]: readonly [Shown, string
       (f, i) => !known.has(forms[i]!) && f.querySelector('button:not([disabled]), input[type=submit]:not([disabled])') !== null,
     );
     if (next) return 'a next step (a form asking for other inputs)';
+    const working = /procesando|processing|espere|please wait|cargando|loading|enviando|sending|verificando|verifying|un momento/;
+    const said = [...document.querySelectorAll<HTMLElement>('h1, h2, h3, [role=status], [aria-live]')]
+      .map((m) => m.innerText.replace(/\s+/g, ' ').trim())
+      .join('\n');
+    // A line that differs from one shown before only in its digits is a counter ticking (a countdown), no answer.
+    const shapes = before.said.split('\n').map((line) => line.replace(/\d/g, '#'));
+    const added = said
+      .split('\n')
+      .filter((line) => line !== '' && !before.said.split('\n').includes(line) && !shapes.includes(line.replace(/\d/g, '#')))
+      .join(' ');
+    if (added !== '' && !working.test(added.toLowerCase())) return `an answer in place: "${added.slice(0, 120)}"`;
+    const ids = [...new Set(text.match(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g) ?? [])];
+    const shownBefore = before.ids.split(',');
+    const newId = ids.find((id) => !shownBefore.includes(id));
+    if (newId !== undefined) return `a transaction id shown: ${newId}`;
+    const gone = document.forms.length < before.formCount || before.forms.split('|').some((f) => f !== '' && !forms.includes(f));
+    if (gone && text !== before.text && !working.test(text)) return 'the form replaced in place';
     // At the bound: whether the page shows anything else at all (read, never taken for the same form refusing).
     if (Date.now() >= until) return text !== before.text ? 'the page changed' : '';
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -59,6 +59,11 @@ export class TestRecord {
   madeBefore = 0;
   /** How many requests the test made in the last run (harness/run/chains.ts), when known: its chain's length. */
   expected: number | undefined;
+  /**
+   * While the test acts before a deadline the target stated (epoch ms on our clock; harness/run/waits.ts
+   * beforeDeadline): its work goes first at the payer's turns and the request cap (api/queue-order.ts).
+   */
+  deadlineAt: number | undefined;
   #waited = 0;
   #waits = new Map<number, string>();
   #waitingSince = 0;

@@ -14,7 +14,7 @@ import { approvalOf } from '../judge/checks.ts';
 import { NotJudged } from '../record/errors.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
 import { runBudget, TEST_BUDGET_MS } from './budget.ts';
-import { doing } from '../record/test-record.ts';
+import { currentScope, doing } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
 
@@ -115,4 +115,59 @@ export async function onOurClock(t: TestHandle, targetMs: number): Promise<numbe
   const before = Date.now();
   const theirs = await targetNow(t);
   return targetMs - (theirs - (before + Date.now()) / 2);
+}
+
+/**
+ * Runs `act`, work meant to reach the target before `deadline` (epoch ms on our clock), with the test first in line
+ * at the payer's turns and the request cap (TestRecord.deadlineAt): a queue of other tests' pages never makes it late.
+ * The payer's own timing (PaymentOutcome.timing) starts when it starts driving, so the lead is measured from there.
+ */
+export async function withDeadline<T>(deadline: number, act: () => Promise<T>): Promise<T> {
+  const scope = currentScope();
+  if (!scope || Number.isNaN(deadline)) return act();
+  const outer = scope.deadlineAt;
+  scope.deadlineAt = Math.min(outer ?? Number.POSITIVE_INFINITY, deadline);
+  try {
+    return await act();
+  } finally {
+    scope.deadlineAt = outer;
+  }
+}
+
+/**
+ * A payment a test needs made before a deadline (its premise, not its finding): judged on only when it reached the
+ * target in time and went through; else not judged (undecidable), with when it was opened, sent and answered against
+ * the deadline, and what the page answered. A page that refused it in time is another test's finding (the QR's or
+ * the link's own rules), never this one's.
+ */
+export function paymentRead(outcome: PaymentOutcome, deadline: number, what: string): void {
+  if (outcome.kind !== 'refused' && approvalOf(outcome) !== 'false') return;
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const said = outcome.kind === 'redirect' ? '' : (outcome.text || outcome.estado || '').slice(0, 120);
+  const answer =
+    outcome.kind === 'redirect'
+      ? 'it was declined (redirect with esAprobada=false)'
+      : `the page answered ${outcome.status}${said ? ` "${said}"` : ''}`;
+  const { timing } = outcome;
+  if (timing === undefined || Number.isNaN(deadline))
+    throw new NotJudged(`${what} did not go through (${answer}); the test needs it made: nothing to judge`);
+  const sent = timing.submittedAt ?? timing.answeredAt;
+  const times =
+    `the payer started ${s(Math.abs(deadline - timing.openedAt))} ${timing.openedAt <= deadline ? 'before' : 'after'} the ` +
+    `deadline, sent it ${s(sent - timing.openedAt)} later, and was answered ${s(Math.abs(timing.answeredAt - deadline))} ` +
+    `${timing.answeredAt <= deadline ? 'before' : 'after'} it`;
+  const late = timing.answeredAt + CLOCK_MARGIN_MS > deadline;
+  throw new NotJudged(
+    `${what} did not go through: ${answer}; ${times} (clocks compared to within ${s(CLOCK_MARGIN_MS)}). ` +
+      (late
+        ? 'The suite was too late for the deadline, which says nothing of the target'
+        : 'Refused in time: judged by the tests of that refusal (the QR, the link, test mode), not here'),
+  );
+}
+
+/** withDeadline, then paymentRead: the payment meant before `deadline`, judged on only when it was in time and went through. */
+export async function beforeDeadline(deadline: number, what: string, pay: () => Promise<PaymentOutcome>): Promise<PaymentOutcome> {
+  const outcome = await withDeadline(deadline, pay);
+  paymentRead(outcome, deadline, what);
+  return outcome;
 }

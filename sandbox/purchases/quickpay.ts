@@ -124,7 +124,7 @@ ${estadoEnPalabras('pendiente')}
 ${listaErrores(errores)}
 ${formularioHosted(ctx.options.screen, form)}
 </section>
-</div>`;
+</div>${ctx.variant('pages-receipt-in-place') ? RECIBO_EN_PAGINA : ''}`;
     return pagina('QuickPay', cuerpo, { comercio: compra.comercio, idioma: enIngles(ctx) ? 'en' : 'es' });
   };
 
@@ -162,6 +162,47 @@ ${formularioHosted(ctx.options.screen, form)}
     const link = tx.idEnlace === null ? null : (ctx.store.links.get(tx.idEnlace) ?? null);
     if (link !== null) contarResultado(ctx, link, tx);
     ctx.notifier.notificar(tx, link);
+    if (ctx.variant('pages-receipt-in-place')) return html(reply, 200, paginaRecibo(tx));
     return html(reply, 200, paginaEstado('QuickPay', 'aprobada', '', resumenQuickPay(tx)));
   });
+
+  /** Variant pages-receipt-in-place: the receipt (role=status, a heading, the transaction id), no #estado badge. */
+  const paginaRecibo = (tx: Transaction): string => {
+    const t = (es: string, en: string) => texto(ctx, es, en);
+    const compra = resumenQuickPay(tx);
+    return pagina(
+      'QuickPay',
+      `<div class="pantalla">
+${resumen(compra)}
+<section class="tarjeta recibo" role="status">
+<h2>${t('Pago aprobado', 'Payment approved')}</h2>
+<p class="detalle">${t('Transacción', 'Transaction')} ${esc(tx.idTransaccion)} · $${tx.monto.toFixed(2)}</p>
+</section>
+</div>`,
+      { comercio: compra.comercio, idioma: enIngles(ctx) ? 'en' : 'es' },
+    );
+  };
 };
+
+/**
+ * Variant pages-receipt-in-place: the quick-pay form is posted by the page's script, which puts the answer's card (a
+ * receipt, the form again with its errors, an expiry) where the form was; nothing navigates. Without a script the
+ * form posts as usual and the same answer is a page of its own.
+ */
+const RECIBO_EN_PAGINA = `
+<script>
+document.addEventListener('submit', function (e) {
+  var f = e.target;
+  if (!f || f.id !== 'quickpay') return;
+  e.preventDefault();
+  var cuerpo = new URLSearchParams(new FormData(f));
+  fetch(f.action, { method: 'POST', body: cuerpo, credentials: 'same-origin' })
+    .then(function (r) { return r.text(); })
+    .then(function (h) {
+      var d = new DOMParser().parseFromString(h, 'text/html');
+      var nueva = d.querySelector('section.recibo') || d.querySelector('section.tarjeta:not(.resumen)');
+      var vieja = f.closest('section.tarjeta');
+      if (nueva && vieja) vieja.replaceWith(document.importNode(nueva, true));
+    });
+});
+</script>`;

@@ -99,6 +99,7 @@ beforeAll(async () => {
   let qrPng: Buffer = Buffer.alloc(0);
   let qrCardPng: Buffer = Buffer.alloc(0);
   let qrRefusePng: Buffer = Buffer.alloc(0);
+  let qrInPlacePng: Buffer = Buffer.alloc(0);
   fixture = await startFixture((req, res, body) => {
     const html = (status: number, content: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(content);
     const redirect = (status: number, location: string) => res.writeHead(status, { location }).end();
@@ -273,6 +274,19 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
           200,
           `${req.method === 'POST' ? '<p class="error">Enter the code shown by your bank</p>' : ''}${scripted(`<form method="post" action="/3ds/again">${cardInputs}<button>Confirm</button></form>`)}`,
         );
+      case 'GET /qp/in-place.png':
+        return res.writeHead(200, { 'content-type': 'image/png' }).end(qrInPlacePng);
+      case 'GET /qp/in-place':
+        // A single-page checkout: the form posted by script, a receipt put in its place; nothing navigates.
+        return html(
+          200,
+          '<h1>QuickPay</h1><section id="pago"><form method="post" action="/qp/in-place"><button>Pagar $3.50</button></form></section>' +
+            "<script>document.querySelector('form').addEventListener('submit', function (e) { e.preventDefault(); " +
+            "fetch('/qp/in-place', { method: 'POST' }).then(function (r) { return r.text(); }).then(function (t) { " +
+            "document.getElementById('pago').innerHTML = t; }); });</script>",
+        );
+      case 'POST /qp/in-place':
+        return html(200, '<div role="status"><h2>Pago aprobado</h2><p>Transacción 6f1c2e3a-1b2c-4d5e-8f90-0a1b2c3d4e5f</p></div>');
       case 'GET /qp/refuse.png':
         return res.writeHead(200, { 'content-type': 'image/png' }).end(qrRefusePng);
       case 'GET /qp/refuse':
@@ -335,6 +349,7 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
   qrPng = await QRCode.toBuffer(`${fixture.url}/qp/t-4`, { type: 'png' });
   qrCardPng = await QRCode.toBuffer(`${fixture.url}/qp/card`, { type: 'png' });
   qrRefusePng = await QRCode.toBuffer(`${fixture.url}/qp/refuse`, { type: 'png' });
+  qrInPlacePng = await QRCode.toBuffer(`${fixture.url}/qp/in-place`, { type: 'png' });
   http = createHttp({
     timeoutMs: 5000,
     retries: 0,
@@ -722,6 +737,14 @@ describe('browser payer: checkouts as people finish them', () => {
     // The browser's bound (60 s) is beyond the test's own timeout: resolving at all is the proof the wait ended on the message.
     const outcome = await browserPayer().payLink(`${fixture.url}/shell`, { ...card, cvv: '111' });
     expect(outcome).toMatchObject({ kind: 'refused', answered: 'submission', by: 'form-again', text: 'Pago rechazado por el emisor' });
+  });
+
+  it('a receipt a single-page checkout renders in place (role=status, a heading, a transaction id) ends the wait at once', async (ctx) => {
+    needsChromium(ctx);
+    // As above: the bound (60 s) is beyond the test's own timeout, so resolving at all shows the wait ended on the receipt.
+    const outcome = await browserPayer().payQuickPay(`${fixture.url}/qp/in-place.png`);
+    expect(outcome).toMatchObject({ kind: 'page', status: 200 });
+    expect(outcome.kind === 'page' && outcome.text).toMatch(/Pago aprobado/);
   });
 
   it('PAYER=auto pays the shell in the browser without being told: the HTTP payer sees no form there', async (ctx) => {

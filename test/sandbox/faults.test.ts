@@ -283,6 +283,11 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     for (let i = 0; i < 2; i++) await p.pagar(link.urlEnlaceLargo);
     return (await p.abrir(link.urlEnlaceLargo)).statusCode === 410;
   },
+  'failure-counter-frozen': async (p) => {
+    const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+    for (let i = 0; i < 2; i++) await p.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    return (await p.abrir(link.urlEnlaceLargo)).statusCode === 410 && (await p.registro(link.idEnlace)).cantidadIntentoPagoFallidos === 2;
+  },
   'decline-counted-as-success': async (p) => {
     const link = await p.crearEnlace();
     await p.pagar(link.urlEnlaceLargo, tarjeta('111'));

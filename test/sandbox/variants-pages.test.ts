@@ -20,6 +20,19 @@ async function paginaQuickPay(p: Prueba): Promise<string> {
 }
 
 describe('page variants', () => {
+  it('pages-receipt-in-place: the quick-pay page posts by script; the answer is a receipt (role=status, heading, id), no #estado', async () => {
+    const p = await sandbox({ variant: 'pages-receipt-in-place' });
+    const url = await paginaQuickPay(p);
+    const page = (await p.app.inject({ method: 'GET', url })).body;
+    expect(page).toContain("f.id !== 'quickpay'");
+    const form = formulario(page);
+    const paid = await p.enviarFormulario(`http://sandbox.test${url}`, form.campos);
+    expect(paid.statusCode).toBe(200);
+    expect(paid.body).toMatch(/<section class="tarjeta recibo" role="status">\s*<h2>Pago aprobado<\/h2>/);
+    expect(paid.body).toContain(url.split('/').pop());
+    expect(paid.body).not.toContain('id="estado"');
+  });
+
   it('pages-autofill-names: the screen names its card inputs by their autofill tokens, and reads them so; its setting says so', async () => {
     const p = await sandbox({ variant: 'pages-autofill-names' });
     const link = await p.crearEnlace();

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS, VARIANTS, variantIds, variantSettings } from '../../sandbox/index.ts';
 import { selectVariants } from '../../sandbox/variants.ts';
-import { CUENTA, basic, enlaceValido, sandbox } from './helpers.ts';
+import { CUENTA, basic, enlaceValido, sandbox, tarjeta } from './helpers.ts';
 
 describe('variant selection', () => {
   it('reads one id, a list, or nothing', () => {
@@ -57,6 +57,16 @@ describe('variants change what they say, and nothing else breaks', () => {
     expect((await s.abrir(link.urlQrCodeEnlace)).statusCode).toBe(200);
     const activar = await s.api('PUT', `/EnlacePago/${link.idEnlace}/activar`, basic(CUENTA.user, CUENTA.password));
     expect(activar.json()).toMatchObject({ idEnlace: link.idEnlace });
+  });
+
+  it('activar-resets-then-answers: activar answers cantidadIntentoPagoFallidos 0, the declines still listed', async () => {
+    const s = await sandbox({ variant: 'activar-resets-then-answers' });
+    const link = await s.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
+    for (let i = 0; i < 2; i++) await s.pagar(link.urlEnlaceLargo, tarjeta('111'));
+    expect((await s.abrir(link.urlEnlaceLargo)).statusCode).toBe(410);
+    const r = await s.registro(link.idEnlace);
+    expect(r).toMatchObject({ usable: true, cantidadIntentoPagoFallidos: 0 });
+    expect(r.transacciones).toHaveLength(2);
   });
 
   it('errors-422 and errors-mensajes: a broken rule is 422 with the mensajes body; a missing token stays 401', async () => {
