@@ -18,6 +18,7 @@ import { describeOptions } from '../harness/payer/fields.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
 import { secrets } from '../harness/record/redact.ts';
 import { command } from '../harness/record/command.ts';
+import { envLine } from '../harness/setup/env-file.ts';
 import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
 import { discoverAudience } from '../harness/discovery/audience.ts';
@@ -428,13 +429,14 @@ function render(all: Finding[]): string {
   const lines = [
     `# Settings discovered by ${command('discover')} at ${new Date().toISOString()} (REPORT_DIR/discovered.env).`,
     `# ${command('run')} applies them to the target below where neither the environment nor .env sets them.`,
-    `DISCOVERED_FOR=${target.baseUrl}`,
+    envLine('DISCOVERED_FOR', target.baseUrl),
     '',
   ];
   for (const f of all) {
     lines.push(`# ${f.what}: ${f.noted ? 'noted' : f.settings ? 'found' : 'NOT FOUND'}`, `#   evidence: ${secrets.redactText(f.evidence)}`);
     if (f.howToFind) lines.push(`#   how to find it: ${f.howToFind}`);
-    for (const [name, value] of Object.entries(f.settings ?? {})) lines.push(`${name}=${value}`);
+    // Quoted where a .env reader would read something else (a `#` in a CSS selector: harness/setup/env-file.ts).
+    for (const [name, value] of Object.entries(f.settings ?? {})) lines.push(envLine(name, value));
     lines.push('');
   }
   return lines.join('\n');

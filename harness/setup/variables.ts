@@ -9,6 +9,7 @@
  * told `NAME must be <must or meaning> (got "x"); example: NAME=<example, else the default>`.
  */
 import { ConfigError } from './errors.ts';
+import { envLine } from './env-file.ts';
 import { DEFAULT_CHROMIUM_PATH } from '../payer/chromium.ts';
 
 export type VariableType =
@@ -687,6 +688,11 @@ function mustOf(v: Variable): string {
   return `${kind} ${v.meaning}${range}`;
 }
 
+/** `NAME=example` as written in .env; an example in <angle brackets> is a description, left as is. */
+function exampleLine(name: string, example: string): string {
+  return example.startsWith('<') ? `${name}=${example}` : envLine(name, example);
+}
+
 /**
  * Reads the configuration's variables by their rows: the default for the target's kind when unset, a ConfigError
  * naming the variable when invalid.
@@ -712,7 +718,8 @@ export class Reader {
     const value = this.raw(name) ?? '';
     const got = problem ?? (v.secret ? `got a value of ${value.length} characters` : `got "${value}"`);
     const example = v.example ?? defaultFor(v, this.target);
-    throw new ConfigError(`${name} must be ${mustOf(v)} (${got}); example: ${name}=${example}`, name);
+    // The example as it is written in .env (a `#` quoted: env-file.ts).
+    throw new ConfigError(`${name} must be ${mustOf(v)} (${got}); example: ${exampleLine(name, example)}`, name);
   }
 
   read<N extends ConfigVariable>(name: N): ValueOf<N> {
