@@ -607,6 +607,21 @@ export const VARIABLES = [
     read: 'command',
   },
   {
+    name: 'CONFORMANCE_NAMES',
+    meaning:
+      'a JSON array of the exact names of the tests a run takes (set by --name, --failed and a -t given a pasted test name of npm run conformance)',
+    type: { kind: 'string' },
+    example: '["4.1-monto-min: monto 0 is rejected"]',
+    read: 'command',
+  },
+  {
+    name: 'CONFORMANCE_REPORT_SUBDIR',
+    meaning: "the folder under REPORT_DIR a run of part of the suite writes its reports to, beside the whole run's (selected)",
+    type: { kind: 'string' },
+    example: 'selected',
+    read: 'internal',
+  },
+  {
     name: 'CONFORMANCE_PROGRESS',
     meaning:
       'how a run shows the tests waiting in real time: live = one line kept up to date (npm run conformance on a ' +
