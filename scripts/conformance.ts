@@ -18,6 +18,7 @@ import { EXIT, EXIT_CODES_HELP, exitCodeOf } from '../reporters/exit-codes.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 import { command, installed } from '../harness/record/command.ts';
 import { lastFailures, SELECTED_DIR } from '../reporters/selection.ts';
+import { areaLine, requiredLine, uncheckedAreas } from '../harness/setup/areas.ts';
 
 // The installed command names itself (harness/record/command.ts).
 const INSTALLED = installed();
@@ -73,6 +74,15 @@ try {
 const checked = await preflight(config);
 if (checked.problem) {
   console.error(checked.problem);
+  process.exit(EXIT.setup);
+}
+
+// The areas these settings leave unchecked, one line each with its fix; one REQUIRE names stops the run here.
+const unchecked = await uncheckedAreas(config);
+for (const u of unchecked) console.error(areaLine(u));
+const required = requiredLine(unchecked, config.require);
+if (required) {
+  console.error(required);
   process.exit(EXIT.setup);
 }
 

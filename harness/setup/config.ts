@@ -95,6 +95,8 @@ export interface Config {
   /** Lowered on 429/503 during the run. */
   maxConcurrency: number;
   allowDestructive: readonly Destructive[];
+  /** REQUIRE: the areas a run must check, else exit 2 before any test (harness/setup/areas.ts). */
+  require: readonly ('webhooks' | 'screens' | 'account-deletion')[];
   fastCheck: { seed?: number; numRuns: number };
   expectedFailuresFile?: string;
   testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
@@ -283,6 +285,7 @@ function parseConfig(env: Env): Config {
     redirectHash,
     maxConcurrency: r.read('MAX_CONCURRENCY'),
     allowDestructive,
+    require: r.read('REQUIRE') as Config['require'],
     fastCheck,
     ...defined({ expectedFailuresFile }),
     testData: { ...testData, mpos },

@@ -373,6 +373,16 @@ export const VARIABLES = [
     example: 'account-deletion',
   },
   {
+    name: 'REQUIRE',
+    at: 'require',
+    meaning:
+      'a comma-separated list of areas the run must check, from: webhooks, screens, account-deletion; one the settings ' +
+      'leave unchecked (no receiver the target reaches, no payer for its pages, deletion not opted in) stops the run ' +
+      'with exit 2 before any test',
+    type: { kind: 'list', items: ['webhooks', 'screens', 'account-deletion'] },
+    example: 'webhooks,screens',
+  },
+  {
     name: 'FC_SEED',
     at: 'fastCheck.seed',
     meaning: 'fast-check seed (to replay a run)',
