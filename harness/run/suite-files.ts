@@ -12,7 +12,7 @@
  * its own characters.
  */
 import { afterAll, describe } from 'vitest';
-import { whereTheTimeWent } from '../record/progress.ts';
+import { runEnded, whereTheTimeWent } from '../record/progress.ts';
 
 /** The suite files to declare, as `<dir>/<name>`, in name order. */
 export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEnv = process.env): string[] {
@@ -97,6 +97,7 @@ export function declareSuites(dir: string, names: string[], load: (name: string)
   }
   // The run's last line of its own (stderr, beside the reporters' summary): where the time went.
   afterAll(() => {
+    runEnded();
     if (process.env['CONFORMANCE_PROGRESS'] !== 'off') process.stderr.write(`${whereTheTimeWent()}\n`);
   });
   if (last) {
