@@ -36,7 +36,7 @@ const COMMANDS = {
     summary: 'start the reference sandbox; prints its URLs and seeded credentials',
     usage:
       'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] ' +
-      '[--variant ID[,ID…]|all] [--screen html|js] [--no-control] [--pid-file PATH]',
+      '[--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]',
     options: [],
     npm: 'npm run sandbox',
   },
