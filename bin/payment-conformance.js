@@ -20,7 +20,7 @@ const COMMANDS = {
   run: {
     script: 'scripts/conformance.ts',
     summary: 'run the conformance suite against the target of .env (the embedded sandbox when API_BASE_URL is unset)',
-    usage: 'payment-conformance run [options] [suite files…] [-t <test name pattern>] [--verbose]',
+    usage: 'payment-conformance run [options] [suite files…] [-t <test name pattern>] [--name <test name>] [--failed] [--verbose]',
     options: ['env-file', 'report-dir', 'baseline', 'fail-on', 'payer', 'shard'],
     npm: 'npm run conformance',
   },
