@@ -5,7 +5,7 @@
  * real-time wait, a request, a browser page was pending (they overlap, so they need not add up to the run's time).
  * Once a run's tests start (runStarted), a progress line: tests done of those declared, the time waited in real time
  * and the longest wait ahead — kept up to date on a terminal, else every PROGRESS_EVERY_S (default 20 s; the first one
- * only after that long, so a fast run prints none or one).
+ * after 10 s, so a fast run prints none or one).
  *
  *   const end = pending('wait', 'a payment 90 s after the screen was shown', 90);
  *   try { await sleep(90_000); } finally { end(); }
@@ -21,6 +21,8 @@ interface Pending {
 
 const LINE_EVERY_MS = 30_000;
 const LIVE_EVERY_MS = 1_000;
+/** The first progress line of a run without a terminal: a run done sooner prints none. */
+const FIRST_LINE_MS = 10_000;
 
 const startedAt = Date.now();
 const active = new Set<Pending>();
@@ -59,13 +61,21 @@ export function testDone(): void {
 export function runStarted(): void {
   if (runTicker || quiet()) return;
   runStartedAt = Date.now();
-  runTicker = setInterval(showProgress, live() ? LIVE_EVERY_MS : progressEveryMs());
-  runTicker.unref();
+  // The first line sooner than the period: the run's start (vitest, the global setup) has already taken a while.
+  const every = live() ? LIVE_EVERY_MS : progressEveryMs();
+  const tick = (after: number): void => {
+    runTicker = setTimeout(() => {
+      showProgress();
+      tick(every);
+    }, after);
+    runTicker.unref();
+  };
+  tick(Math.min(every, FIRST_LINE_MS));
 }
 
 /** The run's tests have ended: the live line cleared. */
 export function runEnded(): void {
-  if (runTicker) clearInterval(runTicker);
+  if (runTicker) clearTimeout(runTicker);
   runTicker = undefined;
   if (liveShown) process.stderr.write('\r\x1b[2K');
   liveShown = false;

@@ -12,7 +12,7 @@
  * its own characters.
  */
 import { afterAll, describe } from 'vitest';
-import { runEnded, whereTheTimeWent } from '../record/progress.ts';
+import { runEnded, runStarted, whereTheTimeWent } from '../record/progress.ts';
 
 /** The suite files to declare, as `<dir>/<name>`, in name order. */
 export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEnv = process.env): string[] {
@@ -84,6 +84,8 @@ export function declaredInShard(): boolean {
  * testcases) after them.
  */
 export function declareSuites(dir: string, names: string[], load: (name: string) => Promise<unknown>, last?: string): void {
+  // The progress line from the collection on: the first test may start long after (its tenant, the global setup).
+  runStarted();
   const inShard = shardFilter(shardOf());
   for (const file of selectSuites(
     dir,

@@ -644,7 +644,7 @@ export const VARIABLES = [
     name: 'PROGRESS_EVERY_S',
     meaning:
       'number of seconds between the progress lines of a run without a terminal (CI): tests done of the total, time ' +
-      'waited, the longest wait ahead; from 5 to 300, default 20 (the first after that long, so a fast run prints few)',
+      'waited, the longest wait ahead; from 5 to 300, default 20 (the first after 10 s, so a fast run prints few)',
     type: { kind: 'int', min: 5, max: 300 },
     example: '20',
     read: 'command',

@@ -80,16 +80,18 @@ describe('progress of a run', () => {
     for (let i = 0; i < 4; i++) testDeclared();
     runStarted();
     testDone();
-    vi.advanceTimersByTime(19_000);
+    vi.advanceTimersByTime(9_000);
     expect(written.filter((l) => l.startsWith('progress:'))).toEqual([]); // a fast run: nothing yet
-    const end = pending('wait', 'a link to expire', 60);
     vi.advanceTimersByTime(1_000);
+    expect(written.at(-1)).toMatch(/^progress: 1 of 4 tests done in 10 s; .*no wait ahead\n$/);
+    const end = pending('wait', 'a link to expire', 60);
+    vi.advanceTimersByTime(20_000);
     expect(written.at(-1)).toMatch(
-      /^progress: 1 of 4 tests done in 20 s; waited in real time \d+ s; longest wait ahead 59 s \(a link to expire\)\n$/,
+      /^progress: 1 of 4 tests done in 30 s; waited in real time \d+ s; longest wait ahead 40 s \(a link to expire\)\n$/,
     );
     end();
     vi.advanceTimersByTime(20_000);
-    expect(written.at(-1)).toMatch(/^progress: 1 of 4 tests done in 40 s; waited in real time \d+ s; no wait ahead\n$/);
+    expect(written.at(-1)).toMatch(/^progress: 1 of 4 tests done in 50 s; waited in real time \d+ s; no wait ahead\n$/);
     runEnded();
     const count = written.length;
     vi.advanceTimersByTime(60_000);
