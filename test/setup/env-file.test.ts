@@ -14,6 +14,7 @@ import { cutSettings, envLine, envValue } from '../../harness/setup/env-file.ts'
 import { ConfigError, loadConfig, readEnvFile } from '../../harness/setup/config.ts';
 import { SCREEN_FIELDS, VARIABLES, defaultFor, type Variable } from '../../harness/setup/variables.ts';
 import { envLine as sandboxEnvLine } from '../../sandbox/env-line.ts';
+import { screenRemedy } from '../../harness/run/outcome.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'env-file-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -109,6 +110,16 @@ describe('a value dotenv would cut is a configuration error', () => {
   it('SCREEN_CHALLENGE_CODE=shown-in: naming no element is refused, naming the quoting', () => {
     expect(() => loadConfig({ SCREEN_CHALLENGE_CODE: 'shown-in:' }, { dotenvPath: null })).toThrow(
       /SCREEN_CHALLENGE_CODE='shown-in:#test-code'/,
+    );
+  });
+});
+
+describe("a skip's remedy names the variable that would have let the test run", () => {
+  it('a refused 3DS page: SCREEN_CHALLENGE_CODE first, quoted as .env needs it; any other page: SCREEN_FIELD_NAMES', () => {
+    const threeds = screenRemedy('the completed 3DS payment did not go through: the page showed its form again (status 422)');
+    expect(threeds).toMatch(/^set SCREEN_CHALLENGE_CODE .*SCREEN_CHALLENGE_CODE='shown-in:#code'/);
+    expect(screenRemedy('the payment did not go through: the page answered 422')).toMatch(
+      /^if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES/,
     );
   });
 });
