@@ -8,7 +8,7 @@
  *   target.tokens;     // every access_token the sandbox issued
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createSandbox, type Sandbox } from '../sandbox/index.ts';
+import { createSandbox, type Pantalla, type Sandbox } from '../sandbox/index.ts';
 
 export interface RemoteSandbox {
   sandbox: Sandbox;
@@ -27,6 +27,8 @@ export async function startRemoteSandbox(options: {
   fault?: string;
   variant?: string;
   publicOrigin?: string;
+  /** The hosted screens it serves (SANDBOX_SCREEN of an embedded run). */
+  screen?: Pantalla;
 }): Promise<RemoteSandbox> {
   const sandbox = await createSandbox(options);
   const requests: string[] = [];

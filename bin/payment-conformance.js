@@ -20,7 +20,7 @@ const COMMANDS = {
   run: {
     script: 'scripts/conformance.ts',
     summary: 'run the conformance suite against the target of .env (the embedded sandbox when API_BASE_URL is unset)',
-    usage: 'payment-conformance run [options] [suite files…] [-t <test name pattern>] [--verbose]',
+    usage: 'payment-conformance run [options] [suite files…] [-t <test name pattern>] [--name <test name>] [--failed] [--verbose]',
     options: ['env-file', 'report-dir', 'baseline', 'fail-on', 'payer', 'shard'],
     npm: 'npm run conformance',
   },
@@ -36,7 +36,7 @@ const COMMANDS = {
     summary: 'start the reference sandbox; prints its URLs and seeded credentials',
     usage:
       'payment-conformance sandbox [--port 4010] [--host 127.0.0.1] [--mode development|production] [--fault ID] ' +
-      '[--variant ID[,ID…]|all] [--screen html|js] [--no-control] [--pid-file PATH]',
+      '[--variant ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--pid-file PATH]',
     options: [],
     npm: 'npm run sandbox',
   },

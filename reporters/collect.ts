@@ -156,7 +156,8 @@ function setting(name: string): string | undefined {
 
 /** REPORT_DIR from the option, the environment, then .env (as the harness reads it), else `reports`. */
 function reportDir(explicit: string | undefined): string {
-  return resolve(explicit || setting('REPORT_DIR') || 'reports');
+  // A run of part of the suite writes beside the whole run's reports, never over them (scripts/conformance.ts).
+  return resolve(explicit || setting('REPORT_DIR') || 'reports', explicit ? '' : (process.env.CONFORMANCE_REPORT_SUBDIR?.trim() ?? ''));
 }
 
 type Listed = Pick<RunInfo, 'targetUrl' | 'targetKind' | 'mode' | 'abort' | 'fcSeed'>;

@@ -24,6 +24,7 @@ import {
 } from './records.ts';
 import { command } from '../harness/record/command.ts';
 import { describeTally } from '../harness/record/network.ts';
+import { rerunLines } from './selection.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
 export default class SummaryReporter extends ConformanceReporter {
@@ -59,6 +60,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   const failed = summary.tests.filter((t) => (t.status === 'fail' || t.status === 'error') && !stops.includes(t));
   for (const t of failed.slice(0, MAX_LISTED)) lines.push(...consoleFailure(t));
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
+  lines.push(...rerunLines(summary));
   const own = totals.error - stops.length;
   if (own > 0)
     lines.push(
@@ -106,7 +108,13 @@ function consoleFailure(t: ReportedTest): string[] {
   // An ERROR judged nothing: its one line says why.
   if (t.status === 'error') return [`  ${LABELS[t.status]} ${testTitle(t)}: ${clip(describeFailure(t).message, 220)}`];
   const lines = [`  ${LABELS[t.status]} ${testTitle(t)}`];
-  const first = (text: string) => clip(text.split('\n', 1)[0] ?? '', 110);
+  // The first line, and what a line ending in ':' introduces (never a line ending mid-sentence).
+  const first = (text: string) => {
+    const lines = text.split('\n').map((l) => l.trim());
+    let shown = lines[0] ?? '';
+    for (let i = 1; shown.endsWith(':') && i < lines.length; i++) shown = `${shown} ${lines[i]}`;
+    return clip(shown, 110);
+  };
   if (!f) lines.push(`      ${clip(describeFailure(t).message, 220)}`);
   else {
     const more = (t.failures?.length ?? 1) > 1 ? ` (+${t.failures!.length - 1} more checks: summary.md)` : '';
@@ -131,10 +139,11 @@ function consoleSkips(summary: Summary): string[] {
   return lines;
 }
 
-/** A run of part of the suite: a -t filter or chosen suite files (a shard is told by its summary). */
+/** A run of part of the suite: a -t filter, chosen suite files or test names (a shard is told by its summary). */
 function filtered(summary: Summary): boolean {
   return (
-    Boolean(process.env['CONFORMANCE_FILES']?.trim()) || summary.tests.some((t) => t.reason === 'not selected by the test name filter (-t)')
+    Boolean(process.env['CONFORMANCE_FILES']?.trim() || process.env['CONFORMANCE_NAMES']?.trim()) ||
+    summary.tests.some((t) => t.reason === 'not selected by the test name filter (-t)')
   );
 }
 

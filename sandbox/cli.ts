@@ -14,6 +14,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Mode, NETWORKS, PANTALLAS, type Pantalla, createSandbox } from './index.ts';
+import { envLine } from './env-line.ts';
 
 // Named as the user runs it: the installed command sets PAYMENT_CONFORMANCE_COMMAND (harness/record/command.ts, which
 // the sandbox may not import).
@@ -115,24 +116,24 @@ console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}$
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
   control URL  ${sandbox.controlUrl ?? '(none: --no-control)'}
 # .env for this sandbox: paste it into .env where you run the suite (seeded demo values, not secrets)
-API_BASE_URL=${sandbox.baseUrl}
-AUTH_URL=${sandbox.authUrl}
+${envLine('API_BASE_URL', sandbox.baseUrl)}
+${envLine('AUTH_URL', sandbox.authUrl)}
 # business ${c.business.idAplicativo} of the account
-CLIENT_ID=${c.business.clientId}
-CLIENT_SECRET=${c.business.clientSecret}
-ACCOUNT_USER=${c.account.user}
-ACCOUNT_PASSWORD=${c.account.password}
+${envLine('CLIENT_ID', c.business.clientId)}
+${envLine('CLIENT_SECRET', c.business.clientSecret)}
+${envLine('ACCOUNT_USER', c.account.user)}
+${envLine('ACCOUNT_PASSWORD', c.account.password)}
 # business ${c.businessNoMpos.idAplicativo} of the same account, without the MPOS permission
-SECOND_CLIENT_ID=${c.businessNoMpos.clientId}
-SECOND_CLIENT_SECRET=${c.businessNoMpos.clientSecret}
+${envLine('SECOND_CLIENT_ID', c.businessNoMpos.clientId)}
+${envLine('SECOND_CLIENT_SECRET', c.businessNoMpos.clientSecret)}
 # a second merchant, for the tenant-isolation checks (its business ${c.otherBusiness.idAplicativo})
-OTHER_ACCOUNT_USER=${c.otherAccount.user}
-OTHER_ACCOUNT_PASSWORD=${c.otherAccount.password}
-OTHER_CLIENT_ID=${c.otherBusiness.clientId}
-OTHER_CLIENT_SECRET=${c.otherBusiness.clientSecret}
+${envLine('OTHER_ACCOUNT_USER', c.otherAccount.user)}
+${envLine('OTHER_ACCOUNT_PASSWORD', c.otherAccount.password)}
+${envLine('OTHER_CLIENT_ID', c.otherBusiness.clientId)}
+${envLine('OTHER_CLIENT_SECRET', c.otherBusiness.clientSecret)}
 # a disposable account (its business ${c.disposableBusiness.idAplicativo}: ${c.disposableBusiness.clientId} / ${c.disposableBusiness.clientSecret}), deleted only with ALLOW_DESTRUCTIVE=account-deletion
-DELETION_ACCOUNT_USER=${c.disposableAccount.user}
-DELETION_ACCOUNT_PASSWORD=${c.disposableAccount.password}`);
+${envLine('DELETION_ACCOUNT_USER', c.disposableAccount.user)}
+${envLine('DELETION_ACCOUNT_PASSWORD', c.disposableAccount.password)}`);
 
 let stopping = false;
 const stop = (): void => {

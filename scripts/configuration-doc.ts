@@ -4,6 +4,8 @@
  * against the same table (envExampleProblems).
  */
 import { defaultFor, VARIABLES, type Variable } from '../harness/setup/variables.ts';
+import { parse as parseDotenv } from 'dotenv';
+import { envLine, envValue } from '../harness/setup/env-file.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (text: string) => (text === '' ? '' : `\`${text.replace(/`/g, "'")}\``);
@@ -33,6 +35,12 @@ export function renderConfiguration(): string {
     '`REPORT_DIR/discovered.env` for the same `API_BASE_URL`. Every variable is optional and empty counts as unset; a',
     'bad value stops the run with one line naming the variable and an example. `.env.example` is the annotated',
     'template; [targets.md](targets.md) says which variables a remote target needs.',
+    '',
+    'In `.env`, a value holding `#`, a quote, or a space at an end is quoted: an unquoted `#` starts a comment, so',
+    "`SCREEN_CHALLENGE_CODE=shown-in:#code` would be read as `shown-in:`. Write `SCREEN_CHALLENGE_CODE='shown-in:#code'`",
+    '(single quotes keep everything but a single quote; backticks or double quotes hold one). A line whose unquoted',
+    'value holds `#` stops the run with one line naming the variable and the quoting; what the suite writes',
+    "(`discovered.env`, the sandbox's `.env` lines, `configuration.txt`) is quoted already.",
     '',
     'Defaults differ by target where the embedded sandbox (API_BASE_URL unset) and a remote target need different',
     'ones. Secrets are never printed (the run shows them as `[set]`).',
@@ -66,8 +74,12 @@ export function envExampleProblems(text: string): string[] {
   const problems = documentedVariables()
     .filter((name) => !inExample.has(name))
     .map((name) => `${name} is not in .env.example`);
-  for (const { name, value } of lines) {
+  for (const { name, value: written } of lines) {
     const v = rows.get(name);
+    // As dotenv reads it once uncommented: a value with a `#` must be quoted, or the user's copy is cut.
+    const value = parseDotenv(`${name}=${written}`)[name] ?? '';
+    if (written.trim() !== '' && envValue(value) !== written.trim())
+      problems.push(`${name}=${written} in .env.example is read as "${value}" once uncommented: write ${envLine(name, value)}`);
     if (!v || v.read === 'internal') problems.push(`${name} in .env.example is no variable of harness/setup/variables.ts`);
     else if (![v.example, defaultFor(v, 'embedded'), defaultFor(v, 'remote')].includes(value)) {
       problems.push(`${name}=${value} in .env.example is neither a default nor the example of harness/setup/variables.ts`);

@@ -4,7 +4,8 @@
  * not set (harness/setup/config.ts; only for the API_BASE_URL named in its DISCOVERED_FOR line). Each setting found comes with
  * its evidence as a comment; each one not found, with how to find it. It creates only development links and payments:
  * the same probe and production interlock as a run (harness/setup/target.ts, harness/setup/interlock.ts) come first.
- * Exit 0 when it ran (whatever it found), 2 on a configuration error, 1 when the target is unusable or in production.
+ * Exit 0 when it found everything a run needs, 1 when something was not found (said in one line at the end) or the
+ * target is unusable or in production, 2 on a configuration error.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { describeOptions } from '../harness/payer/fields.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
 import { secrets } from '../harness/record/redact.ts';
 import { command } from '../harness/record/command.ts';
+import { envLine } from '../harness/setup/env-file.ts';
 import type { Http } from '../harness/api/http.ts';
 import { discoverAccountAuth } from '../harness/discovery/account-auth.ts';
 import { discoverAudience } from '../harness/discovery/audience.ts';
@@ -117,8 +119,14 @@ const text = render(findings);
 mkdirSync(config.reportDir, { recursive: true });
 writeFileSync(file, text);
 console.log(`${text}\n# written to ${file}; ${command('run')} uses these for what you did not set`);
+// Something a run needs and discovery did not find: not a success, whatever else was found.
+const notFound = findings.filter((f) => !f.noted && !f.settings);
+if (notFound.length > 0)
+  console.error(
+    `discover: NOT FOUND: ${notFound.map((f) => f.what).join('; ')} — a run leaves what they decide unchecked; each says above how to find it`,
+  );
 // A browser the payer may have started is not waited for.
-process.exit(0);
+process.exit(notFound.length > 0 ? 1 : 0);
 
 /** TOKEN_AUDIENCE: the configured one when it gets a token, else one the issuer publishes or its host names. */
 async function tokenAudience(t: TargetInfo): Promise<Finding> {
@@ -158,6 +166,7 @@ async function accountAuth(t: TargetInfo, h: Http): Promise<Finding> {
   if (!t.account)
     return {
       what,
+      noted: true,
       evidence: 'no account credentials given',
       howToFind: `set ACCOUNT_USER and ACCOUNT_PASSWORD and run ${command('discover')} again`,
     };
@@ -428,13 +437,14 @@ function render(all: Finding[]): string {
   const lines = [
     `# Settings discovered by ${command('discover')} at ${new Date().toISOString()} (REPORT_DIR/discovered.env).`,
     `# ${command('run')} applies them to the target below where neither the environment nor .env sets them.`,
-    `DISCOVERED_FOR=${target.baseUrl}`,
+    envLine('DISCOVERED_FOR', target.baseUrl),
     '',
   ];
   for (const f of all) {
     lines.push(`# ${f.what}: ${f.noted ? 'noted' : f.settings ? 'found' : 'NOT FOUND'}`, `#   evidence: ${secrets.redactText(f.evidence)}`);
     if (f.howToFind) lines.push(`#   how to find it: ${f.howToFind}`);
-    for (const [name, value] of Object.entries(f.settings ?? {})) lines.push(`${name}=${value}`);
+    // Quoted where a .env reader would read something else (a `#` in a CSS selector: harness/setup/env-file.ts).
+    for (const [name, value] of Object.entries(f.settings ?? {})) lines.push(envLine(name, value));
     lines.push('');
   }
   return lines.join('\n');

@@ -9,7 +9,7 @@ import { readReportSettings, SettingError } from '../reporters/compare.ts';
 import { MergeError, mergeReports } from '../reporters/merge.ts';
 import { renderConsole } from '../reporters/summary.ts';
 import { EXIT, exitCodeOf } from '../reporters/exit-codes.ts';
-import { command } from '../harness/record/command.ts';
+import { command, installed } from '../harness/record/command.ts';
 
 const USAGE = `usage: ${command('merge', '<shard report dir> <shard report dir> … --out <merged report dir> [--partial]')}`;
 
@@ -43,6 +43,7 @@ try {
 }
 
 function fail(message: string): never {
-  console.error(`reports:merge: ${message}\n${USAGE}`);
+  // Named as the user runs it: `payment-conformance merge` installed, the npm script in a clone.
+  console.error(`${installed() ? 'payment-conformance merge' : 'reports:merge'}: ${message}\n${USAGE}`);
   process.exit(EXIT.setup);
 }

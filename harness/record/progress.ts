@@ -3,6 +3,9 @@
  * left: a live line on a terminal (CONFORMANCE_PROGRESS=live, set by scripts/conformance.ts when its stderr is one),
  * else a line when the waiting starts and every 30 s. At the end, where the time went: the wall time during which a
  * real-time wait, a request, a browser page was pending (they overlap, so they need not add up to the run's time).
+ * Once a run's tests start (runStarted), a progress line: tests done of those declared, the time waited in real time
+ * and the longest wait ahead — kept up to date on a terminal, else every PROGRESS_EVERY_S (default 20 s; the first one
+ * after 10 s, so a fast run prints none or one).
  *
  *   const end = pending('wait', 'a payment 90 s after the screen was shown', 90);
  *   try { await sleep(90_000); } finally { end(); }
@@ -18,6 +21,8 @@ interface Pending {
 
 const LINE_EVERY_MS = 30_000;
 const LIVE_EVERY_MS = 1_000;
+/** The first progress line of a run without a terminal: a run done sooner prints none. */
+const FIRST_LINE_MS = 10_000;
 
 const startedAt = Date.now();
 const active = new Set<Pending>();
@@ -31,6 +36,70 @@ let waits = 0;
 let longestWaitS = 0;
 let ticker: NodeJS.Timeout | undefined;
 let liveShown = false;
+/** The tests of the run: declared (clauseTest), started, finished. */
+const tests = { declared: 0, done: 0 };
+let runTicker: NodeJS.Timeout | undefined;
+let runStartedAt = 0;
+
+/** The period of CI's progress lines: PROGRESS_EVERY_S (5 to 300), else 20 s. */
+export function progressEveryMs(env: NodeJS.ProcessEnv = process.env): number {
+  const s = Number(env['PROGRESS_EVERY_S']?.trim() || 20);
+  return Number.isInteger(s) && s >= 5 && s <= 300 ? s * 1000 : 20_000;
+}
+
+/** A test declared (clauseTest): the total the progress line counts towards. */
+export function testDeclared(): void {
+  tests.declared++;
+}
+
+/** A test finished, whatever its verdict. */
+export function testDone(): void {
+  tests.done++;
+}
+
+/** The run's tests have started: the progress line from now on (once). */
+export function runStarted(): void {
+  if (runTicker || quiet()) return;
+  runStartedAt = Date.now();
+  // The first line sooner than the period: the run's start (vitest, the global setup) has already taken a while.
+  const every = live() ? LIVE_EVERY_MS : progressEveryMs();
+  const tick = (after: number): void => {
+    runTicker = setTimeout(() => {
+      showProgress();
+      tick(every);
+    }, after);
+    runTicker.unref();
+  };
+  tick(Math.min(every, FIRST_LINE_MS));
+}
+
+/** The run's tests have ended: the live line cleared. */
+export function runEnded(): void {
+  if (runTicker) clearTimeout(runTicker);
+  runTicker = undefined;
+  if (liveShown) process.stderr.write('\r\x1b[2K');
+  liveShown = false;
+}
+
+/** `progress: 120 of 296 tests done in 64 s; waited in real time 30 s; longest wait ahead 85 s (what)` */
+export function progressLine(now = Date.now()): string {
+  const b = busy.wait;
+  const waited = Math.round((b.totalMs + (b.count > 0 ? now - b.since : 0)) / 1000);
+  const waitsNow = [...active].filter((a) => a.kind === 'wait' && a.endsAt !== undefined);
+  const longest = waitsNow.reduce<Pending | undefined>((a, x) => (a && (a.endsAt ?? 0) >= (x.endsAt ?? 0) ? a : x), undefined);
+  const ahead = longest
+    ? `longest wait ahead ${Math.max(0, Math.ceil(((longest.endsAt ?? now) - now) / 1000))} s (${longest.what})`
+    : 'no wait ahead';
+  const elapsed = Math.round((now - (runStartedAt || startedAt)) / 1000);
+  return `progress: ${tests.done} of ${tests.declared} tests done in ${elapsed} s; waited in real time ${waited} s; ${ahead}`;
+}
+
+function showProgress(): void {
+  if (live()) {
+    process.stderr.write(`\r\x1b[2K${progressLine().slice(0, (process.stderr.columns || 120) - 1)}`);
+    liveShown = true;
+  } else process.stderr.write(`${progressLine()}\n`);
+}
 
 const live = (): boolean => process.env['CONFORMANCE_PROGRESS'] === 'live';
 const quiet = (): boolean => process.env['CONFORMANCE_PROGRESS'] === 'off';
@@ -82,7 +151,8 @@ export function whereTheTimeWent(now = Date.now()): string {
 }
 
 function startTicker(): void {
-  if (quiet() || ticker) return;
+  // On a terminal the run's progress line says the waits too: one live line, not two.
+  if (quiet() || ticker || (live() && runTicker)) return;
   if (!live()) show();
   ticker = setInterval(show, live() ? LIVE_EVERY_MS : LINE_EVERY_MS);
   ticker.unref();

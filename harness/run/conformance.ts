@@ -44,9 +44,10 @@ import { chainLength } from './chains.ts';
 import { budgetOf, runBoundMs, withinBudget } from './budget.ts';
 import { isExpectedFailure } from './expected-failures.ts';
 import { missing, NEED_KINDS, needReason, type Need } from './needs.ts';
-import { declaredInShard } from './suite-files.ts';
+import { declaredInShard, selectedByName } from './suite-files.ts';
 import type { SkipKind } from '../record/skips.ts';
 import { spoken } from '../record/command.ts';
+import { runStarted, testDeclared, testDone } from '../record/progress.ts';
 import {
   CheckFailures,
   evidenceOf,
@@ -161,11 +162,15 @@ export function clauseTest(
     throw new Error(`clauseTest: the testcase "${declared.name}" is declared with other clauses than the test's (${clauses.join(' ')})`);
   const { name } = declared;
   if (!declaredInShard()) return declared; // another shard's test (harness/run/suite-files.ts)
+  if (!selectedByName(name)) return declared; // not among the names asked for (--name, --failed)
+  testDeclared();
   it(name, { meta: { clauses, endpoint: spec.endpoint }, timeout: Math.max(runBoundMs(), timeoutMs ?? 0) }, async (ctx: TestContext) => {
     // The test's record, and its one meta write, also when a need skips it or vitest ends it (the run bound): the
     // transcript shows how far it got.
     const record = Object.assign(new TestRecord(name), { clauses, endpoint: spec.endpoint });
+    runStarted();
     ctx.onTestFinished(({ task }) => {
+      testDone();
       record.closed = true;
       const state = task.result?.state === 'fail' ? 'fail' : task.result?.state === 'skip' ? 'skip' : 'pass';
       const error = task.result?.errors?.[0];

@@ -41,7 +41,7 @@ export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reaso
   if (err instanceof PaymentRefused)
     return {
       kind: 'refused-by-target',
-      reason: `not judged: ${err.message}; if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)`,
+      reason: `not judged: ${err.message}; ${screenRemedy(err.message)}`,
     };
   // An unread result page is the suite's own limit: on the embedded sandbox, whose pages it must read, an ERROR.
   if (err instanceof UnreadPage)
@@ -57,7 +57,7 @@ export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reaso
   if (err instanceof NotJudged) return { kind: 'undecidable', reason: `not judged: ${err.message}` };
   // A page whose fields the payer could not map (harness/payer/field-mapping.ts): the suite's limit, not the target's.
   if (err instanceof FieldsNotFoundError)
-    return { kind: 'page-not-driven', reason: `not judged: ${err.message}; set SCREEN_FIELD_NAMES (see .env.example)` };
+    return { kind: 'page-not-driven', reason: `not judged: ${err.message}; ${screenRemedy(err.message)}` };
   const scripted = run.config.sandbox.screen === 'js' || run.config.sandbox.screen === 'frame';
   if (err instanceof NoFormError && run.target.kind === 'embedded' && scripted && run.config.payer.kind !== 'browser') {
     return {
@@ -71,12 +71,23 @@ export function notJudgedReason(err: unknown, run: Run): { kind: SkipKind; reaso
   if (err instanceof PayerError && run.target.kind === 'remote') {
     return {
       kind: 'page-not-driven',
-      reason:
-        `hosted screen not drivable by the suite: ${err.message}; if the screen's inputs are named otherwise, ` +
-        `set SCREEN_FIELD_NAMES (see .env.example)`,
+      reason: `hosted screen not drivable by the suite: ${err.message}; ${screenRemedy(err.message)}`,
     };
   }
   return undefined;
+}
+
+/**
+ * The variable that would have let a test the payer could not get through run: on a 3DS page, the challenge's answer
+ * (SCREEN_CHALLENGE_CODE) before the inputs' names — a one-time code the page refused is not a naming problem.
+ */
+export function screenRemedy(message: string): string {
+  const names = "if the page's inputs are named otherwise, set SCREEN_FIELD_NAMES (see .env.example)";
+  if (!/3DS|challenge|desaf[ií]o/i.test(message)) return names;
+  return (
+    `set SCREEN_CHALLENGE_CODE to the code the 3DS page expects, or to shown-in:<CSS selector> of the element showing ` +
+    `it, quoted in .env where it holds a "#" (SCREEN_CHALLENGE_CODE='shown-in:#code'); ${names}`
+  );
 }
 
 /** The evidence a judged failure carries into the report (curl lines with their preamble), or undefined for the suite's own failure. */

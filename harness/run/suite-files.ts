@@ -7,9 +7,12 @@
  * Selection: CONFORMANCE_FILES (comma-separated paths or parts of them, as vitest's own file filter) and
  * CONFORMANCE_SHARD (`i/n`: shards balanced by test count, see shardFilter), set by `npm run conformance -- <files>`
  * and `-- --shard=i/n` (scripts/conformance.ts). The contract testcases run in every selection and shard.
+ * CONFORMANCE_NAMES (a JSON array of test names, set by `--name`, `--failed` and a `-t` that is a pasted name) declares
+ * only the tests of those exact names, the contract testcases among them: no pattern, so a name's `[ ] ( ) +` are
+ * its own characters.
  */
 import { afterAll, describe } from 'vitest';
-import { whereTheTimeWent } from '../record/progress.ts';
+import { runEnded, runStarted, whereTheTimeWent } from '../record/progress.ts';
 
 /** The suite files to declare, as `<dir>/<name>`, in name order. */
 export function selectSuites(dir: string, names: string[], env: NodeJS.ProcessEnv = process.env): string[] {
@@ -49,6 +52,25 @@ export function shardFilter(shard: { index: number; count: number } | undefined)
   return () => (shard === undefined ? true : declared++ % shard.count === shard.index - 1);
 }
 
+/** The exact names CONFORMANCE_NAMES selects (undefined: every test). */
+function namesSelected(env: NodeJS.ProcessEnv = process.env): readonly string[] | undefined {
+  const given = env['CONFORMANCE_NAMES']?.trim();
+  if (!given) return undefined;
+  const names = JSON.parse(given) as unknown;
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
+    throw new Error(`CONFORMANCE_NAMES must be a JSON array of test names (got ${given.slice(0, 80)})`);
+  return names;
+}
+
+/**
+ * Whether the test named `name` is selected by CONFORMANCE_NAMES: its name as declared, or as the console prints a
+ * failure (`[clauses] suites/links.test.ts > name`: ending in ` > name`).
+ */
+export function selectedByName(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const names = namesSelected(env);
+  return names === undefined || names.some((n) => n.trim() === name || n.trim().endsWith(` > ${name}`));
+}
+
 /** The filter of the block being loaded (undefined outside the sharded blocks: every test is declared). */
 let loading: (() => boolean) | undefined;
 
@@ -62,6 +84,8 @@ export function declaredInShard(): boolean {
  * testcases) after them.
  */
 export function declareSuites(dir: string, names: string[], load: (name: string) => Promise<unknown>, last?: string): void {
+  // The progress line from the collection on: the first test may start long after (its tenant, the global setup).
+  runStarted();
   const inShard = shardFilter(shardOf());
   for (const file of selectSuites(
     dir,
@@ -75,6 +99,7 @@ export function declareSuites(dir: string, names: string[], load: (name: string)
   }
   // The run's last line of its own (stderr, beside the reporters' summary): where the time went.
   afterAll(() => {
+    runEnded();
     if (process.env['CONFORMANCE_PROGRESS'] !== 'off') process.stderr.write(`${whereTheTimeWent()}\n`);
   });
   if (last) {

@@ -5,6 +5,7 @@
  */
 import { secrets } from '../record/redact.ts';
 import { isInputName } from '../payer/fields.ts';
+import { envValue } from './env-file.ts';
 import type { Config } from './config.ts';
 import { CONFIG_ROWS, type ConfigVariable, type Variable, type VARIABLES } from './variables.ts';
 
@@ -70,7 +71,8 @@ export function redactedConfigSummary(config: Config): string {
     if (value === undefined) return UNSET_SHOWN[name] ?? '[unset]';
     // '' is REDIRECT_HASH_KEY=none: no key.
     if (v.secret) return value === '' ? 'none' : '[set]';
-    return v.type.kind === 'url' ? showUrl(value) : value;
+    // As a .env reader would read it back (a `#` in a selector quoted: env-file.ts).
+    return envValue(v.type.kind === 'url' ? showUrl(value) : value);
   };
   const lines = CONFIG_ROWS.filter((v) => v.at).map((v) => `${v.name}=${shown(v)}`);
   return [`target=${config.target.kind}`, ...lines].join('\n');

@@ -19,7 +19,8 @@ import type { ChallengeCode, OptionValues } from '../payer/types.ts';
 import { variantSettings } from '../../sandbox/variants.ts';
 import { networkSettings } from '../../sandbox/network.ts';
 import { faultSettings } from '../../sandbox/faults.ts';
-import { CONFIG_ROWS, Reader, variable, type ConfigVariable, type DIGEST_NAMES, type ValueOf } from './variables.ts';
+import { CONFIG_ROWS, Reader, VARIABLE_NAMES, variable, type ConfigVariable, type DIGEST_NAMES, type ValueOf } from './variables.ts';
+import { assertNotCut } from './env-file.ts';
 
 export { ConfigError } from './errors.ts';
 export { redactedConfigSummary } from './config-view.ts';
@@ -97,6 +98,8 @@ export interface Config {
   /** The cap of the adaptive rate pacing (harness/api/pacing.ts): requests per second at most. */
   maxRps: number;
   allowDestructive: readonly Destructive[];
+  /** REQUIRE: the areas a run must check, else exit 2 before any test (harness/setup/areas.ts). */
+  require: readonly ('webhooks' | 'screens' | 'account-deletion')[];
   fastCheck: { seed?: number; numRuns: number };
   expectedFailuresFile?: string;
   testData: { cardNumber: string; cvv: string; walletDui: string; mpos: { posId: string; track2: string; ksn: string } };
@@ -186,7 +189,17 @@ function readDotenv(path: string | null | undefined): Env {
     if (path === undefined) return {};
     throw new ConfigError(`the .env file "${file}" does not exist; create it from .env.example or pass another path`, 'DOTENV');
   }
-  return parseDotenv(readFileSync(file));
+  return readEnvFile(file);
+}
+
+const TABLE_NAMES: ReadonlySet<string> = new Set(VARIABLE_NAMES);
+const isSecret = (name: string) => CONFIG_ROWS.some((v) => v.name === name && v.secret);
+
+/** A .env text read by dotenv, after the check that no setting of the table is cut at a `#` (env-file.ts). */
+export function readEnvFile(file: string): Env {
+  const text = readFileSync(file, 'utf8');
+  assertNotCut(text, file, isSecret, TABLE_NAMES);
+  return parseDotenv(text);
 }
 
 const withoutEmpty = (env: Env): Env => Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
@@ -202,7 +215,7 @@ type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
 function readDiscovered(given: Env): Env {
   const file = `${given.REPORT_DIR?.trim() || 'reports'}/discovered.env`;
   if (!existsSync(file)) return {};
-  const found = parseDotenv(readFileSync(file));
+  const found = readEnvFile(file);
   const target = given.API_BASE_URL?.trim().replace(/\/+$/, '');
   if (!target || found.DISCOVERED_FOR?.replace(/\/+$/, '') !== target) return {};
   delete found.DISCOVERED_FOR;
@@ -295,6 +308,7 @@ function parseConfig(env: Env): Config {
     maxConcurrency: r.read('MAX_CONCURRENCY'),
     maxRps: r.read('MAX_RPS'),
     allowDestructive,
+    require: r.read('REQUIRE') as Config['require'],
     fastCheck,
     ...defined({ expectedFailuresFile }),
     testData: { ...testData, mpos },
@@ -377,7 +391,15 @@ function parsePayer(r: Reader): Config['payer'] {
 /** SCREEN_CHALLENGE_CODE: `shown-in:<CSS selector>` (the page shows the code there), else the code itself. */
 function parseChallengeCode(raw: string | undefined): ChallengeCode | undefined {
   if (raw === undefined) return undefined;
-  return raw.startsWith('shown-in:') ? { shownIn: raw.slice('shown-in:'.length).trim() } : { code: raw };
+  if (!raw.startsWith('shown-in:')) return { code: raw };
+  const shownIn = raw.slice('shown-in:'.length).trim();
+  if (shownIn === '')
+    throw new ConfigError(
+      `SCREEN_CHALLENGE_CODE=shown-in: names no element: give the CSS selector of the element showing the code, quoted ` +
+        `where it holds a "#", e.g. SCREEN_CHALLENGE_CODE='shown-in:#test-code'`,
+      'SCREEN_CHALLENGE_CODE',
+    );
+  return { shownIn };
 }
 
 function embeddedTarget(r: Reader): TargetConfig {

@@ -9,6 +9,7 @@
  * told `NAME must be <must or meaning> (got "x"); example: NAME=<example, else the default>`.
  */
 import { ConfigError } from './errors.ts';
+import { envLine } from './env-file.ts';
 import { DEFAULT_CHROMIUM_PATH } from '../payer/chromium.ts';
 
 export type VariableType =
@@ -372,6 +373,16 @@ export const VARIABLES = [
     example: 'account-deletion',
   },
   {
+    name: 'REQUIRE',
+    at: 'require',
+    meaning:
+      'a comma-separated list of areas the run must check, from: webhooks, screens, account-deletion; one the settings ' +
+      'leave unchecked (no receiver the target reaches, no payer for its pages, deletion not opted in) stops the run ' +
+      'with exit 2 before any test',
+    type: { kind: 'list', items: ['webhooks', 'screens', 'account-deletion'] },
+    example: 'webhooks,screens',
+  },
+  {
     name: 'FC_SEED',
     at: 'fastCheck.seed',
     meaning: 'fast-check seed (to replay a run)',
@@ -639,12 +650,36 @@ export const VARIABLES = [
     read: 'command',
   },
   {
+    name: 'CONFORMANCE_NAMES',
+    meaning:
+      'a JSON array of the exact names of the tests a run takes (set by --name, --failed and a -t given a pasted test name of npm run conformance)',
+    type: { kind: 'string' },
+    example: '["4.1-monto-min: monto 0 is rejected"]',
+    read: 'command',
+  },
+  {
+    name: 'CONFORMANCE_REPORT_SUBDIR',
+    meaning: "the folder under REPORT_DIR a run of part of the suite writes its reports to, beside the whole run's (selected)",
+    type: { kind: 'string' },
+    example: 'selected',
+    read: 'internal',
+  },
+  {
     name: 'CONFORMANCE_PROGRESS',
     meaning:
       'how a run shows the tests waiting in real time: live = one line kept up to date (npm run conformance on a ' +
       'terminal), lines = a line when a wait starts and every 30 s, off = nothing, nor where the time went',
     type: { kind: 'oneOf', values: ['live', 'lines', 'off'] },
     example: 'off',
+    read: 'command',
+  },
+  {
+    name: 'PROGRESS_EVERY_S',
+    meaning:
+      'number of seconds between the progress lines of a run without a terminal (CI): tests done of the total, time ' +
+      'waited, the longest wait ahead; from 5 to 300, default 20 (the first after 10 s, so a fast run prints few)',
+    type: { kind: 'int', min: 5, max: 300 },
+    example: '20',
     read: 'command',
   },
   {
@@ -720,6 +755,11 @@ function mustOf(v: Variable): string {
   return `${kind} ${v.meaning}${range}`;
 }
 
+/** `NAME=example` as written in .env; an example in <angle brackets> is a description, left as is. */
+function exampleLine(name: string, example: string): string {
+  return example.startsWith('<') ? `${name}=${example}` : envLine(name, example);
+}
+
 /**
  * Reads the configuration's variables by their rows: the default for the target's kind when unset, a ConfigError
  * naming the variable when invalid.
@@ -745,7 +785,8 @@ export class Reader {
     const value = this.raw(name) ?? '';
     const got = problem ?? (v.secret ? `got a value of ${value.length} characters` : `got "${value}"`);
     const example = v.example ?? defaultFor(v, this.target);
-    throw new ConfigError(`${name} must be ${mustOf(v)} (${got}); example: ${name}=${example}`, name);
+    // The example as it is written in .env (a `#` quoted: env-file.ts).
+    throw new ConfigError(`${name} must be ${mustOf(v)} (${got}); example: ${exampleLine(name, example)}`, name);
   }
 
   read<N extends ConfigVariable>(name: N): ValueOf<N> {

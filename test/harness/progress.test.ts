@@ -3,7 +3,17 @@
  * line at once, then every 30 s) and on a terminal (one live line, cleared at the end), and where the time went.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { pending, waitingLine, whereTheTimeWent } from '../../harness/record/progress.ts';
+import {
+  pending,
+  progressEveryMs,
+  progressLine,
+  runEnded,
+  runStarted,
+  testDeclared,
+  testDone,
+  waitingLine,
+  whereTheTimeWent,
+} from '../../harness/record/progress.ts';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -58,5 +68,40 @@ describe('progress of real-time waits', () => {
     a();
     b();
     expect(whereTheTimeWent()).toContain('requests in flight 2.0 s');
+  });
+});
+
+describe('progress of a run', () => {
+  it('in CI a line every PROGRESS_EVERY_S (none before), with tests done of the total, time waited and the longest wait ahead', () => {
+    vi.useFakeTimers({ now: Date.now() });
+    process.env['CONFORMANCE_PROGRESS'] = 'lines';
+    const written: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    for (let i = 0; i < 4; i++) testDeclared();
+    runStarted();
+    testDone();
+    vi.advanceTimersByTime(9_000);
+    expect(written.filter((l) => l.startsWith('progress:'))).toEqual([]); // a fast run: nothing yet
+    vi.advanceTimersByTime(1_000);
+    expect(written.at(-1)).toMatch(/^progress: 1 of 4 tests done in 10 s; .*no wait ahead\n$/);
+    const end = pending('wait', 'a link to expire', 60);
+    vi.advanceTimersByTime(20_000);
+    expect(written.at(-1)).toMatch(
+      /^progress: 1 of 4 tests done in 30 s; waited in real time \d+ s; longest wait ahead 40 s \(a link to expire\)\n$/,
+    );
+    end();
+    vi.advanceTimersByTime(20_000);
+    expect(written.at(-1)).toMatch(/^progress: 1 of 4 tests done in 50 s; waited in real time \d+ s; no wait ahead\n$/);
+    runEnded();
+    const count = written.length;
+    vi.advanceTimersByTime(60_000);
+    expect(written).toHaveLength(count);
+    expect(progressLine()).toMatch(/^progress: 1 of 4/);
+  });
+
+  it('PROGRESS_EVERY_S sets the period, within 5 to 300 s', () => {
+    expect(progressEveryMs({})).toBe(20_000);
+    expect(progressEveryMs({ PROGRESS_EVERY_S: '15' })).toBe(15_000);
+    expect(progressEveryMs({ PROGRESS_EVERY_S: '1' })).toBe(20_000);
   });
 });

@@ -165,7 +165,7 @@ const MISTAKES: Mistake[] = [
     mistake: 'merging one shard of two',
     args: () => ['merge', shardReport(join(folder, 'shard-1'), '1/2'), '--out', join(folder, 'merged')],
     env: () => ({}),
-    line: () => /^reports:merge: shard 2\/2 missing \(given: 1\/2\): merge every shard of the run, or pass --partial/m,
+    line: () => /^payment-conformance merge: shard 2\/2 missing \(given: 1\/2\): merge every shard of the run, or pass --partial/m,
     code: 2,
     absent: ['merged'],
   },
