@@ -2,8 +2,8 @@
  * `npm run mutation:stryker -- --sample N --seed S [--concurrency C] [--list]`: the suite's power measured by bugs no
  * one here chose. StrykerJS mutates the reference sandbox's behaviour (sandbox/, not the fault and variant catalogues
  * nor cli.ts; plumbing ignored by scripts/stryker/ignorers.ts); a seeded random sample of N mutants (the same seed,
- * the same mutants) is run through the conformance project, one run per core by default... here `--concurrency`
- * (default 1: the machine is shared). The judge (scripts/stryker/judge.ts) kills a mutant by any finding the clean
+ * the same mutants) is run through the conformance project, `--concurrency` runs at once (default 1: one run per
+ * core is `--concurrency 2` on an idle 2-core machine). The judge (scripts/stryker/judge.ts) kills a mutant by any finding the clean
  * run does not have; an ERROR is never a kill.
  *
  * Writes under REPORT_DIR/stryker/: Stryker's mutation.json and mutation.html, and summary.json / summary.md (score;
@@ -85,6 +85,7 @@ const work = mkdtempSync(join(tmpdir(), 'stryker-'));
 writeFileSync(join(work, 'sample.json'), JSON.stringify(sample));
 process.env[SAMPLE_FILE_ENV] = join(work, 'sample.json');
 process.env.STRYKER_WORK = work;
+process.env.STRYKER_SLOTS = String(options.concurrency);
 
 const { Stryker } = await import('@stryker-mutator/core');
 // Plugins are TypeScript: Stryker's child processes (checker, test runner) load them through tsx too.
@@ -97,12 +98,11 @@ const stryker = new Stryker({
   ignorers: ['sandbox-plumbing'],
   checkers: ['sample'],
   checkerNodeArgs: tsx,
-  testRunnerNodeArgs: tsx,
   concurrency: options.concurrency,
   // A run is ~10-40 s and the judge may make it twice; Stryker's own timeout is for a mutant that hangs the run.
-  timeoutMS: 300_000,
+  timeoutMS: 900_000,
   timeoutFactor: 3,
-  reporters: ['json', 'html', 'progress'],
+  reporters: ['json', 'html'],
   jsonReporter: { fileName: join(reportDir, 'mutation.json') },
   htmlReporter: { fileName: join(reportDir, 'mutation.html') },
   tempDirName: '.stryker-tmp',
@@ -121,7 +121,7 @@ const verdictOf = (id: string): Verdict | undefined => {
     return undefined;
   }
 };
-const tested = results.filter((r) => !(r.status === 'CompileError' && r.statusReason === OUTSIDE_SAMPLE));
+const tested = results.filter((r) => r.status !== 'Ignored' && !(r.status === 'CompileError' && r.statusReason === OUTSIDE_SAMPLE));
 const rows = tested.map((r) => {
   const key = mutantKey(r, root);
   const verdict = verdictOf(r.id);

@@ -3,8 +3,8 @@
  * repo: one conformance run against the embedded sandbox, which vitest's global setup starts in this process tree,
  * so the active mutant (__STRYKER_ACTIVE_MUTANT__ in the environment) reaches it. Stops at the first failing test.
  *
- * Without an active mutant (Stryker's dry run) it is the clean baseline: its FAILs, ERRORs and observations are
- * written to STRYKER_WORK/baseline.json. With one, the mutant is killed (exit 1) by any finding the clean run does not
+ * Without an active mutant (Stryker's dry run) it is the clean baseline, two runs: their FAILs, ERRORs and
+ * observations are written to STRYKER_WORK/baseline.json. Every run has one fast-check seed (FC_SEED). With one, the mutant is killed (exit 1) by any finding the clean run does not
  * have: a FAIL, or an observation (security findings are observations too), compared as `npm run mutation` does.
  * An ERROR of the run is the suite's own failure (a timeout under load), never a kill: the run is made once more,
  * and a mutant that still only causes ERRORs survives, marked `error` for the summary. A run the target makes
@@ -12,7 +12,8 @@
  * Each verdict is written to STRYKER_WORK/verdicts/<id>.json.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Summary } from '../../reporters/records.ts';
 import { embeddedOnlyEnv } from '../../harness/setup/config.ts';
@@ -57,6 +58,9 @@ function conformanceRun(reportDir: string, bail: boolean): Promise<Run> {
     SANDBOX_VARIANT: '',
     // As npm run mutation: webhooks arrive in milliseconds here; a mutant that suppresses them must not cost 10 s a test.
     WEBHOOK_TIMEOUT_S: '2',
+    // One fast-check seed for the clean runs and every mutant: the properties draw the same cases, so what they observe
+    // compares.
+    FC_SEED: process.env.FC_SEED || '424242',
   };
   const args = [...conformanceArgs, ...(bail ? ['--bail=1'] : [])];
   return new Promise((resolve) => {
@@ -91,6 +95,30 @@ function findings(run: Run, baseline: Baseline): string[] {
   ];
 }
 
+/**
+ * One of STRYKER_SLOTS run slots (a directory made atomically): Stryker hands the checker's process slot to a second
+ * test runner once checking ends, so `--concurrency 1` would otherwise make two conformance runs at once.
+ */
+async function slot(work: string): Promise<() => void> {
+  const slots = Math.max(1, Number(process.env.STRYKER_SLOTS) || 1);
+  for (;;) {
+    for (let i = 0; i < slots; i++) {
+      const dir = join(work, `slot-${i}`);
+      try {
+        mkdirSync(dir);
+        const release = () => rmdirSync(dir);
+        process.once('exit', () => {
+          try {
+            release();
+          } catch {}
+        });
+        return release;
+      } catch {}
+    }
+    await sleep(500);
+  }
+}
+
 async function main(): Promise<number> {
   const work = process.env.STRYKER_WORK;
   if (!work) {
@@ -98,18 +126,25 @@ async function main(): Promise<number> {
     return 2;
   }
   const id = process.env.__STRYKER_ACTIVE_MUTANT__;
-  const started = Date.now();
   if (id === undefined) {
+    // Two clean runs: what either observes is the clean run's (a few observations depend on timing under load).
     const run = await conformanceRun(join(work, 'runs', 'baseline'), false);
-    const baseline: Baseline = { failed: run.failed, errored: run.errored, observations: [...new Set(run.observations)] };
+    const again = await conformanceRun(join(work, 'runs', 'baseline-2'), false);
+    const baseline: Baseline = {
+      failed: [...new Set([...run.failed, ...again.failed])],
+      errored: [...new Set([...run.errored, ...again.errored])],
+      observations: [...new Set([...run.observations, ...again.observations])],
+    };
     writeFileSync(join(work, 'baseline.json'), JSON.stringify(baseline, null, 2));
-    if (run.abort || run.failed.length > 0) {
-      console.error(`the clean sandbox did not pass: ${run.abort ?? run.failed.join('; ')}`);
+    if (run.abort || again.abort || baseline.failed.length > 0) {
+      console.error(`the clean sandbox did not pass: ${run.abort ?? again.abort ?? baseline.failed.join('; ')}`);
       return 1;
     }
     return 0;
   }
   const baseline = JSON.parse(readFileSync(join(work, 'baseline.json'), 'utf8')) as Baseline;
+  await slot(work);
+  const started = Date.now();
   const reportDir = join(work, 'runs', id);
   let runs = 0;
   let found: string[] = [];
