@@ -70,10 +70,10 @@ const ignoredTotal = Object.values(all.ignored).reduce((a, b) => a + b, 0);
 const keys = all.mutants.map((m) => mutantKey(m, root));
 const sample = seededSample(keys, options.sample, options.seed);
 console.log(
-  `${all.mutants.length + ignoredTotal} mutants in ${all.files} files; ${ignoredTotal} ignored as plumbing ` +
-    `(${Object.entries(all.ignored).map(([r, n]) => `${n} ${r.split(':')[1]?.trim().split(/[,(]/)[0]}`).join('; ')}); ` +
+  `${all.mutants.length + ignoredTotal} mutants in ${all.files} files; ${ignoredTotal} ignored as plumbing; ` +
     `${all.mutants.length} behaviour mutants; sample of ${sample.length} (seed ${options.seed})`,
 );
+for (const [reason, n] of Object.entries(all.ignored)) console.log(`  ignored ${String(n).padStart(5)}  ${reason}`);
 if (options.list) {
   for (const k of sample) console.log(`  ${k}  [${clauseOf(root, k)}]`);
   process.exit(0);

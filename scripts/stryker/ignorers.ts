@@ -1,9 +1,10 @@
 /**
  * The Stryker ignorer of `npm run mutation:stryker` (scripts/mutation-stryker.ts): keeps the sandbox's plumbing out of
  * the mutants by construction, so that what is sampled is the behaviour the spec describes. Plumbing is
- *  - a fault or variant check (`ctx.fault('…')`, `ctx.variant('…')`, `variant('…')`, a const bound to one) and the code
- *    only a fault or variant runs: off in the default configuration, so its mutants are equivalent there (a
- *    mutant forcing a variant on is spec-valid by the catalogue's own contract);
+ *  - a fault or variant check (`ctx.fault('…')`, `ctx.variant('…')`, `variant('…')`, a const bound to one, and the
+ *    hosted screen served, `ctx.options.screen === 'frame'`: SANDBOX_SCREEN) and the code only a fault, variant or
+ *    other screen runs: off in the default configuration, so its mutants are equivalent there (a mutant forcing a
+ *    variant on is spec-valid by the catalogue's own contract; the other screens are judged by .ci/run's screen runs);
  *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec);
  *  - logging (`console.*`, `*.log.*`).
  * Each reason names its kind, so the command counts what each removes.
@@ -25,7 +26,7 @@ interface Node {
 }
 
 export const IGNORE_REASONS = {
-  plumbing: 'plumbing: a fault or variant check, or code only a fault or variant runs (off by default)',
+  plumbing: 'plumbing: a fault, variant or screen check, or code only a fault, variant or other screen runs (off by default)',
   control: 'plumbing: the test-control API (/__sandbox, outside the spec)',
   logging: 'plumbing: logging',
 } as const;
@@ -36,8 +37,19 @@ const SWITCHES = new Set(['fault', 'variant']);
 
 const isNode = (n: unknown): n is Node => typeof n === 'object' && n !== null && typeof (n as Node).type === 'string';
 
-/** `x.fault('id')`, `x.variant('id')`, `variant('id')`. */
+/** `x.options.screen === 'frame'`: a hosted screen other than the default (html) is a sandbox setting too. */
+const isScreenTest = (n: Node, operator: string): boolean =>
+  n.type === 'BinaryExpression' &&
+  n.operator === operator &&
+  (n.right as Node).type === 'StringLiteral' &&
+  (n.right as Node).value !== 'html' &&
+  (n.left as Node).type === 'MemberExpression' &&
+  ((n.left as Node).property as Node).type === 'Identifier' &&
+  ((n.left as Node).property as Node).name === 'screen';
+
+/** `x.fault('id')`, `x.variant('id')`, `variant('id')`, `x.options.screen === 'id'`. */
 function isSwitchCall(n: Node): boolean {
+  if (isScreenTest(n, '===')) return true;
   if (n.type !== 'CallExpression') return false;
   const args = n.arguments as Node[];
   if (args.length !== 1 || args[0]?.type !== 'StringLiteral') return false;
@@ -64,6 +76,7 @@ function onlyWhenSwitched(n: Node, path: Path): boolean {
 /** True when `n` is off only when a fault or variant is on (`!switch`, `||` of one with anything). */
 function offOnlyWhenSwitched(n: Node, path: Path): boolean {
   if (n.type === 'UnaryExpression' && n.operator === '!') return onlyWhenSwitched(n.argument as Node, path);
+  if (isScreenTest(n, '!==')) return true;
   if (n.type === 'LogicalExpression' && n.operator === '||')
     return offOnlyWhenSwitched(n.left as Node, path) || offOnlyWhenSwitched(n.right as Node, path);
   return false;
@@ -92,6 +105,7 @@ function reasonFor(path: Path): string | undefined {
   if (isSwitchCall(node)) return IGNORE_REASONS.plumbing;
   if (node.type === 'UnaryExpression' && node.operator === '!' && isNode(node.argument) && isSwitchCall(node.argument))
     return IGNORE_REASONS.plumbing;
+  if (isScreenTest(node, '!==')) return IGNORE_REASONS.plumbing;
   const parent = path.parentPath?.node;
   if (!parent || !path.parentPath) return undefined;
   // The test of an if or a ?: that a switch decides, and the branch only a switch takes.
