@@ -175,6 +175,7 @@ const lines = [
 writeFileSync(join(reportDir, 'summary.md'), `${lines.join('\n')}\n`);
 console.log(lines.slice(2).join('\n'));
 console.log(`reports: ${relative(root, reportDir)}/{mutation.html,mutation.json,summary.json,summary.md}`);
-if (unexplained.length > 0) console.log(`${unexplained.length} survivor(s) without an entry in sandbox/mutation-triage.yaml: kill them or explain them`);
+if (unexplained.length > 0)
+  console.log(`${unexplained.length} survivor(s) without an entry in sandbox/mutation-triage.yaml: kill them or explain them`);
 if (tooMany) console.log(`the triage file explains ${summary.triaged} of ${sample.length} sampled mutants: more than a quarter`);
 process.exit(unexplained.length > 0 || tooMany || rows.length !== sample.length ? 1 : 0);

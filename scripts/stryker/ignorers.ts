@@ -55,7 +55,11 @@ function isSwitchCall(n: Node): boolean {
   if (args.length !== 1 || args[0]?.type !== 'StringLiteral') return false;
   const callee = n.callee as Node;
   if (callee.type === 'Identifier') return SWITCHES.has(callee.name as string);
-  return callee.type === 'MemberExpression' && (callee.property as Node).type === 'Identifier' && SWITCHES.has((callee.property as Node).name as string);
+  return (
+    callee.type === 'MemberExpression' &&
+    (callee.property as Node).type === 'Identifier' &&
+    SWITCHES.has((callee.property as Node).name as string)
+  );
 }
 
 /** True when `n` is on only when a fault or variant is (a switch, a const bound to one, `&&` of one with anything). */
@@ -120,7 +124,13 @@ function reasonFor(path: Path): string | undefined {
   if (typeof path.key === 'number' && Array.isArray(path.container)) {
     const before = (path.container as unknown[]).slice(0, path.key).filter(isNode);
     const guard = before.some(
-      (s) => s.type === 'IfStatement' && s.alternate == null && isNode(s.test) && isNode(s.consequent) && exits(s.consequent) && offOnlyWhenSwitched(s.test, path),
+      (s) =>
+        s.type === 'IfStatement' &&
+        s.alternate == null &&
+        isNode(s.test) &&
+        isNode(s.consequent) &&
+        exits(s.consequent) &&
+        offOnlyWhenSwitched(s.test, path),
     );
     if (guard) return IGNORE_REASONS.plumbing;
   }

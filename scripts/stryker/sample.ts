@@ -62,7 +62,20 @@ export interface Enumeration {
 /** Every mutant of `files` (absolute paths), found by Stryker's instrumenter with the plumbing ignorer. */
 export async function enumerate(files: string[]): Promise<Enumeration> {
   const { Instrumenter } = await import('@stryker-mutator/instrumenter');
-  const quiet = { isDebugEnabled: () => false, debug() {}, info() {}, warn() {}, error() {}, trace() {}, fatal() {}, isTraceEnabled: () => false, isInfoEnabled: () => false, isWarnEnabled: () => false, isErrorEnabled: () => false, isFatalEnabled: () => false };
+  const quiet = {
+    isDebugEnabled: () => false,
+    debug() {},
+    info() {},
+    warn() {},
+    error() {},
+    trace() {},
+    fatal() {},
+    isTraceEnabled: () => false,
+    isInfoEnabled: () => false,
+    isWarnEnabled: () => false,
+    isErrorEnabled: () => false,
+    isFatalEnabled: () => false,
+  };
   // biome-ignore lint/suspicious/noExplicitAny: Stryker's logger type is wider than what the instrumenter calls.
   const instrumenter = new Instrumenter(quiet as any);
   const result = await instrumenter.instrument(

@@ -38,7 +38,9 @@ export function loadTriage(path: string, root: string = process.cwd()): TriageEn
     if (!/^(equivalent|open reading):\s*\S.{15,}/.test(entry.reason))
       throw new TriageError(`${at}: refused, the reason must be "equivalent: <why>" or "open reading: <which>" (got "${entry.reason}")`);
     if (entry.reason.startsWith('open reading') && !VARIANTS.some((v) => v.id === entry.variant))
-      throw new TriageError(`${at}: refused, an open reading names the variant of sandbox/variants.ts that proves the other reading passes`);
+      throw new TriageError(
+        `${at}: refused, an open reading names the variant of sandbox/variants.ts that proves the other reading passes`,
+      );
     return entry;
   });
 }
@@ -48,6 +50,9 @@ export function matchTriage(
   survivor: { where: string; mutator: string; replacement: string },
 ): TriageEntry | undefined {
   return entries.find(
-    (e) => e.where === survivor.where && e.mutator === survivor.mutator && (e.replacement === undefined || e.replacement === survivor.replacement),
+    (e) =>
+      e.where === survivor.where &&
+      e.mutator === survivor.mutator &&
+      (e.replacement === undefined || e.replacement === survivor.replacement),
   );
 }
