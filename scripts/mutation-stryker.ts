@@ -125,7 +125,8 @@ const tested = results.filter((r) => r.status !== 'Ignored' && !(r.status === 'C
 const rows = tested.map((r) => {
   const key = mutantKey(r, root);
   const verdict = verdictOf(r.id);
-  const where = `${relative(root, r.fileName)}:${r.location.start.line}:${r.location.start.column + 1}`;
+  // As an editor shows it: line and column from 1 (Stryker's API counts both from 0).
+  const where = `${relative(root, r.fileName)}:${r.location.start.line + 1}:${r.location.start.column + 1}`;
   return {
     key,
     where,

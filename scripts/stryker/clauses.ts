@@ -34,7 +34,7 @@ function citation(line: string, root: string): string | undefined {
   return undefined;
 }
 
-/** `<clause> (comment at file:line)` for a mutant key (`file:line:col-… mutator replacement`). */
+/** `<clause> (file:line of the comment citing it)` for a mutant key (`file:line:col-… mutator replacement`). */
 export function clauseOf(root: string, key: string): string {
   const [file, line] = key.split(':') as [string, string];
   let lines = files.get(file);
@@ -42,7 +42,8 @@ export function clauseOf(root: string, key: string): string {
     lines = readFileSync(join(root, file), 'utf8').split('\n');
     files.set(file, lines);
   }
-  for (let i = Number(line) - 1; i >= 0; i--) {
+  // The key's line counts from 0.
+  for (let i = Number(line); i >= 0; i--) {
     const found = citation(lines[i] ?? '', root);
     if (found) return `${found} (${file}:${i + 1})`;
   }

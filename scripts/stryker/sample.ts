@@ -21,7 +21,10 @@ export const OUTSIDE_SAMPLE = 'outside the seeded sample (not run)';
 
 type Located = Pick<Mutant, 'fileName' | 'mutatorName' | 'replacement' | 'location'>;
 
-/** A mutant's identity across runs: where (relative file, start and end), which mutator, what replacement. */
+/**
+ * A mutant's identity across runs: where (relative file, start and end as Stryker's API gives them: lines and columns
+ * from 0), which mutator, what replacement.
+ */
 export function mutantKey(m: Located, root: string = process.cwd()): string {
   const { start, end } = m.location;
   const file = relative(root, m.fileName).replaceAll('\\', '/');
