@@ -102,6 +102,8 @@ const stryker = new Stryker({
   // A run is ~10-40 s and the judge may make it twice; Stryker's own timeout is for a mutant that hangs the run.
   timeoutMS: 900_000,
   timeoutFactor: 3,
+  // The dry run is the two clean runs (scripts/stryker/judge.ts): minutes under load.
+  dryRunTimeoutMinutes: 30,
   reporters: ['json', 'html'],
   jsonReporter: { fileName: join(reportDir, 'mutation.json') },
   htmlReporter: { fileName: join(reportDir, 'mutation.html') },
