@@ -5,7 +5,8 @@
  *    hosted screen served, `ctx.options.screen === 'frame'`: SANDBOX_SCREEN) and the code only a fault, variant or
  *    other screen runs: off in the default configuration, so its mutants are equivalent there (a mutant forcing a
  *    variant on is spec-valid by the catalogue's own contract; the other screens are judged by .ci/run's screen runs);
- *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec);
+ *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec), and the checks of the sandbox's own
+ *    options (`throw new Error('sandbox option …')`) and of the screen it serves (`pantalla`);
  *  - logging (`console.*`, `*.log.*`).
  * Each reason names its kind, so the command counts what each removes.
  */
@@ -29,6 +30,7 @@ export const IGNORE_REASONS = {
   plumbing: 'plumbing: a fault, variant or screen check, or code only a fault, variant or other screen runs (off by default)',
   control: 'plumbing: the test-control API (/__sandbox, outside the spec)',
   logging: 'plumbing: logging',
+  options: "plumbing: the embedder's sandbox options checked (`sandbox option …` errors, outside the spec)",
 } as const;
 
 /** Files that are test-control plumbing as a whole. */
@@ -52,6 +54,7 @@ function isSwitchCall(n: Node): boolean {
   if (isScreenTest(n, '===')) return true;
   if (n.type !== 'CallExpression') return false;
   const args = n.arguments as Node[];
+  if (isSwitchHelper(n)) return true;
   if (args.length !== 1 || args[0]?.type !== 'StringLiteral') return false;
   const callee = n.callee as Node;
   if (callee.type === 'Identifier') return SWITCHES.has(callee.name as string);
@@ -60,6 +63,49 @@ function isSwitchCall(n: Node): boolean {
     (callee.property as Node).type === 'Identifier' &&
     SWITCHES.has((callee.property as Node).name as string)
   );
+}
+
+/**
+ * A call of a local function whose body only returns a switch (`pideCodigo(ctx)`: the challenge screen or a variant),
+ * read from the file's top-level declarations.
+ */
+const helpers = new WeakMap<Node, boolean>();
+let program: Node | undefined;
+function isSwitchHelper(call: Node): boolean {
+  const callee = call.callee as Node;
+  if (callee.type !== 'Identifier' || !program) return false;
+  for (const statement of program.body as Node[]) {
+    if (statement.type !== 'FunctionDeclaration' || (statement.id as Node | null)?.name !== callee.name) continue;
+    const cached = helpers.get(statement);
+    if (cached !== undefined) return cached;
+    helpers.set(statement, false);
+    const body = (statement.body as Node).body as Node[];
+    const only = body.length === 1 && body[0]?.type === 'ReturnStatement' && isNode(body[0].argument) && anySwitch(body[0].argument);
+    helpers.set(statement, only);
+    return only;
+  }
+  return false;
+}
+
+/** A switch, or an `||` of switches only. */
+const anySwitch = (n: Node): boolean =>
+  isSwitchCall(n) || (n.type === 'LogicalExpression' && n.operator === '||' && anySwitch(n.left as Node) && anySwitch(n.right as Node));
+
+/** `if (…) throw new Error('sandbox option …')`: the embedder's options checked, outside the spec. */
+function isOptionCheck(n: Node): boolean {
+  if (n.type !== 'IfStatement' || !isNode(n.consequent)) return false;
+  const c = n.consequent.type === 'BlockStatement' ? ((n.consequent.body as Node[])[0] ?? n.consequent) : n.consequent;
+  const thrown =
+    c.type === 'ThrowStatement' && isNode(c.argument) && c.argument.type === 'NewExpression'
+      ? (c.argument.arguments as Node[])[0]
+      : undefined;
+  const text =
+    thrown?.type === 'StringLiteral'
+      ? (thrown.value as string)
+      : thrown?.type === 'TemplateLiteral'
+        ? (((thrown.quasis as Node[])[0]?.value as { raw: string } | undefined)?.raw ?? '')
+        : '';
+  return text.startsWith('sandbox option');
 }
 
 /** True when `n` is on only when a fault or variant is (a switch, a const bound to one, `&&` of one with anything). */
@@ -93,7 +139,12 @@ const exits = (n: Node): boolean =>
 
 function reasonFor(path: Path): string | undefined {
   const { node } = path;
-  if (node.type === 'Program' && CONTROL_FILES.test(path.hub?.file?.opts?.filename ?? '')) return IGNORE_REASONS.control;
+  if (node.type === 'Program') {
+    program = node;
+    if (CONTROL_FILES.test(path.hub?.file?.opts?.filename ?? '')) return IGNORE_REASONS.control;
+  }
+  if (isOptionCheck(node)) return IGNORE_REASONS.options;
+  if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'pantalla') return IGNORE_REASONS.plumbing;
   // Logging: console.* and *.log.* statements.
   if (node.type === 'ExpressionStatement' && isNode(node.expression) && node.expression.type === 'CallExpression') {
     let callee = node.expression.callee as Node;
