@@ -1,10 +1,11 @@
 /**
  * The seeded sample of `npm run mutation:stryker`: every mutant of the sandbox's behaviour is enumerated with
  * Stryker's own instrumenter (and the plumbing ignorer), named by a key that does not depend on ids (file, place,
- * mutator, replacement), and a seeded shuffle takes N of them: the same seed and sources, the same sample.
+ * mutator, replacement), and a seeded hash ranks them: the N first are the sample: the same seed and sources, the same sample.
  * The `sample` checker plugin lets Stryker test only those: a mutant outside the sample is reported as not checked
  * ("CompileError", which Stryker's score leaves out), with that reason.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Mutant } from '@stryker-mutator/api/core';
@@ -31,27 +32,18 @@ export function mutantKey(m: Located, root: string = process.cwd()): string {
   return `${file}:${start.line}:${start.column}-${end.line}:${end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
 }
 
-/** A small seeded generator (mulberry32): the sample must not depend on Math.random. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** N keys drawn without replacement from `keys` (sorted first, so the order they were found in does not matter). */
+/**
+ * N keys drawn from `keys`: those whose seeded hash ranks lowest. The same seed and pool give the same sample, whatever
+ * order the keys were found in; a mutant added to or removed from the pool (a source or the ignorer changed) moves
+ * at most one mutant of the sample, so a sample stays comparable from one commit to the next.
+ */
 export function seededSample(keys: string[], n: number, seed: number): string[] {
-  const pool = [...keys].sort();
-  const random = mulberry32(seed);
-  for (let i = pool.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
-  }
-  return pool.slice(0, Math.min(n, pool.length));
+  const rank = (key: string): string => createHash('sha256').update(`${seed}\n${key}`).digest('hex');
+  return [...new Set(keys)]
+    .map((key) => ({ key, rank: rank(key) }))
+    .sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0))
+    .slice(0, Math.max(0, n))
+    .map((r) => r.key);
 }
 
 export interface Enumeration {
