@@ -125,10 +125,15 @@ const verdictOf = (id: string): Verdict | undefined => {
 };
 const tested = results.filter((r) => r.status !== 'Ignored' && !(r.status === 'CompileError' && r.statusReason === OUTSIDE_SAMPLE));
 const rows = tested.map((r) => {
-  const key = mutantKey(r, root);
+  const { start, end } = r.location;
+  const key = mutantKey(
+    { ...r, location: { start: { line: start.line - 1, column: start.column - 1 }, end: { line: end.line - 1, column: end.column - 1 } } },
+    root,
+  );
   const verdict = verdictOf(r.id);
-  // As an editor shows it: line and column from 1 (Stryker's API counts both from 0).
-  const where = `${relative(root, r.fileName)}:${r.location.start.line + 1}:${r.location.start.column + 1}`;
+  // A result's place counts lines and columns from 1 (the report's schema), as an editor shows it; a mutant's key, as
+  // the instrumenter and the checker see it, from 0.
+  const where = `${relative(root, r.fileName)}:${r.location.start.line}:${r.location.start.column}`;
   return {
     key,
     where,
