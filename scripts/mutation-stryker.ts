@@ -150,7 +150,11 @@ const other = rows.filter((r) => !detected.includes(r) && !survivors.includes(r)
 const explained = survivors.map((s) => ({ ...s, triage: matchTriage(triage, s) }));
 const unexplained = explained.filter((s) => !s.triage);
 const score = rows.length === 0 ? 0 : (100 * detected.length) / (detected.length + survivors.length);
-const tooMany = explained.length - unexplained.length > sample.length / 4;
+// The quarter is a rule about the suite, judged on a sample large enough to say it: in a CI sample of 12 one mutant
+// is 8 % of the share, so a small sample reports the share and fails only on a survivor without an entry.
+const RATIO_JUDGED_FROM = 100;
+const overQuarter = explained.length - unexplained.length > sample.length / 4;
+const tooMany = overQuarter && sample.length >= RATIO_JUDGED_FROM;
 const summary = {
   sample: sample.length,
   seed: options.seed,
@@ -185,5 +189,9 @@ console.log(lines.slice(2).join('\n'));
 console.log(`reports: ${relative(root, reportDir)}/{mutation.html,mutation.json,summary.json,summary.md}`);
 if (unexplained.length > 0)
   console.log(`${unexplained.length} survivor(s) without an entry in sandbox/mutation-triage.yaml: kill them or explain them`);
-if (tooMany) console.log(`the triage file explains ${summary.triaged} of ${sample.length} sampled mutants: more than a quarter`);
+if (overQuarter)
+  console.log(
+    `the triage file explains ${summary.triaged} of ${sample.length} sampled mutants: more than a quarter` +
+      (tooMany ? '' : ` (not judged on a sample under ${RATIO_JUDGED_FROM} mutants)`),
+  );
 process.exit(unexplained.length > 0 || tooMany || rows.length !== sample.length ? 1 : 0);

@@ -504,6 +504,31 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       paymentNotApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment a year before vigencia.fechaInicio');
     },
   );
+
+  // 4.1 gives vigencia two optional dates and no order between them: a window that ends before it begins may be
+  // refused or taken. Taken, it is a link no instant can pay (3): observed, and the payment judged.
+  clauseTest(
+    { clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true },
+    'a vigencia that ends before it begins is refused, or makes a link that is never paid',
+    async (t) => {
+      const now = Date.now();
+      const vigencia = { fechaInicio: new Date(now + 86_400_000).toISOString(), fechaFin: new Date(now - 86_400_000).toISOString() };
+      const ex = await t.call('createPaymentLink', { json: await observedLinkBody(t, { vigencia }) });
+      const status = ex.response?.status ?? 0;
+      if (status >= 400 && status < 500) return;
+      // Taken: a second such link, made and read as every test makes one (a fresh identificadorEnlaceComercio).
+      const { link } = await createLink(t, await observedLinkBody(t, { vigencia }));
+      t.observe(
+        '3-vigencia-bounds-use',
+        `a link whose vigencia ends a day before it begins was created (status ${status}): no instant can pay it`,
+      );
+      paymentNotApproved(
+        await payOnScreen(t, link.urlEnlace),
+        '3-vigencia-bounds-use',
+        'a payment on a link whose vigencia ends before it begins',
+      );
+    },
+  );
 });
 
 describe('4.1 where the screen sends the customer', () => {
