@@ -26,8 +26,7 @@
  */
 import { Agent, request as undiciRequest } from 'undici';
 import { AmbiguousAnswerError, HttpError, NotNowError, StaleRequestError, TargetRefusingError } from './errors.ts';
-import { doing, waitingFor } from '../record/test-record.ts';
-import { noteAmbiguous, tallyNetwork } from '../record/network.ts';
+import { doing, noteAmbiguous, tallyNetwork, waitingFor } from '../record/test-record.ts';
 import { noteStep } from '../record/transcript.ts';
 import { Pacer } from './pacing.ts';
 import { nextInLine, priorityNow } from './queue-order.ts';

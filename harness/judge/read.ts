@@ -9,7 +9,7 @@
  *   asEnum(tx.formaPago, 'formaPago') === FORMA_PAGO.PagoNormal                // 0, "0", "PagoNormal" → 0
  *   asBool(record.usable)                                                      // true, "True", 1 → true
  */
-import { fail } from './checks.ts';
+import { fail } from './failure.ts';
 import type { Exchange } from '../api/http.ts';
 import type { Contract } from '../api/contract.ts';
 

@@ -4,24 +4,11 @@
  * (`toMeta`); reporters read `testCase.meta()`.
  */
 import type { SkipKind } from './skips.ts';
-import type { Verdict } from './verdict.ts';
+import type { CheckEvidence, Verdict } from './verdict.ts';
 import type { NetworkTally } from './network.ts';
 
-/** The evidence of a failed check: what the rule wanted, what the target did, and how to reproduce it. */
-export interface CheckEvidence<Name extends string = string> {
-  /** Named check that failed, e.g. `rejected`, `contract`, `hash-verifies`: one of harness/judge/checks.ts `CHECKS`
-   * where the evidence is made (`JudgedEvidence`), read back as a string here (this room comes before the judge). */
-  check: Name;
-  clauses: string[];
-  expected: string;
-  actual: string;
-  /** The redacted exchange that showed it (request and response as text), when there was one. */
-  exchange?: string;
-  /** One shell line that replays the request; secrets appear as $VARIABLES, never as values. */
-  curl?: string;
-  /** The id of that exchange, so the test's transcript marks it as the failing step. */
-  exchangeId?: string;
-}
+// The evidence of a failed check is the verdict's (verdict.ts); named here too, where the reporters read the meta.
+export type { CheckEvidence };
 
 /**
  * One step of a test's transcript (harness/record/transcript.ts): an API call, a token request, a hosted page loaded or posted

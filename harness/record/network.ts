@@ -3,9 +3,8 @@
  * after a 429 or 503 ("not now"), after a dropped connection or a gateway's 502/504 to an idempotent request; the time
  * paced, waited out (Retry-After, backoff); and the ambiguous answers (a non-idempotent request whose processing an
  * answer may hide) with how each was settled. Kept on the test's record, written in its meta; the reporters sum it.
+ * What a test's tally is added to lives with the record (test-record.ts `tallyNetwork`): this file only knows tallies.
  */
-import { currentScope } from './test-record.ts';
-
 export interface AmbiguousAnswer {
   /** `POST /EnlacePago` (redacted). */
   request: string;
@@ -42,21 +41,6 @@ export function emptyTally(): NetworkTally {
 /** Did anything happen (a tally of nothing is not written)? */
 export function eventful(t: NetworkTally): boolean {
   return t.retries + t.tooMany + t.unavailable + t.gateway + t.dropped + t.gaveUp + t.ambiguous.length > 0 || t.pacedMs >= 1000;
-}
-
-type Counter = Exclude<keyof NetworkTally, 'ambiguous'>;
-
-/** Adds to the current test's tally (nothing outside a test). */
-export function tallyNetwork(counter: Counter, by = 1): void {
-  const scope = currentScope();
-  if (scope && !scope.closed) scope.network[counter] += by;
-}
-
-/** Notes an ambiguous answer on the current test; returns it, so its settling can be written on it. */
-export function noteAmbiguous(answer: AmbiguousAnswer): AmbiguousAnswer {
-  const scope = currentScope();
-  if (scope && !scope.closed) scope.network.ambiguous.push(answer);
-  return answer;
 }
 
 /** The sum of tallies (the run's, in the summary). */

@@ -10,9 +10,18 @@ import type { SkipKind } from './skips.ts';
 import type { Verdict } from './verdict.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from './exchange.ts';
-import type { CheckEvidence, ConformanceMeta, Observation, Transcript } from './meta.ts';
-import type { Step } from './transcript.ts';
-import { emptyTally, eventful } from './network.ts';
+import type { CheckEvidence, ConformanceMeta, Observation, Transcript, TranscriptStep } from './meta.ts';
+import { emptyTally, eventful, type AmbiguousAnswer, type NetworkTally } from './network.ts';
+
+/** One step of a test's transcript, kept in the order it happened. */
+export interface Step {
+  at: number;
+  kind: TranscriptStep['kind'];
+  title: string;
+  detail?: string;
+  /** The recorded exchange's id (a failed check names it: the failing step). */
+  exchangeId?: string;
+}
 
 /**
  * The test's single record: what one test did — its exchanges, every step of its transcript (exchanges, pages a
@@ -214,4 +223,20 @@ export async function doing<T>(what: string, fn: () => Promise<T>): Promise<T> {
   } finally {
     end?.();
   }
+}
+
+/** A counter of the network tally (network.ts). */
+type Counter = Exclude<keyof NetworkTally, 'ambiguous'>;
+
+/** Adds to the current test's tally (nothing outside a test). */
+export function tallyNetwork(counter: Counter, by = 1): void {
+  const scope = currentScope();
+  if (scope && !scope.closed) scope.network[counter] += by;
+}
+
+/** Notes an ambiguous answer on the current test; returns it, so its settling can be written on it. */
+export function noteAmbiguous(answer: AmbiguousAnswer): AmbiguousAnswer {
+  const scope = currentScope();
+  if (scope && !scope.closed) scope.network.ambiguous.push(answer);
+  return answer;
 }

@@ -9,16 +9,6 @@ import { redactExchange, redactUrlsIn, secrets, type SecretRegistry } from './re
 import { toCurl } from './curl.ts';
 import { currentScope, FIRST_STEPS_KEPT, maxPerScope, scopeStorage, type TestRecord } from './test-record.ts';
 
-/** One step of a test's transcript, kept in the order it happened. */
-export interface Step {
-  at: number;
-  kind: TranscriptStep['kind'];
-  title: string;
-  detail?: string;
-  /** The recorded exchange's id (a failed check names it: the failing step). */
-  exchangeId?: string;
-}
-
 /** The one bound of a body or a step's detail shown in a report (the recorder keeps more: Recorder maxBodyChars). */
 const MAX_DETAIL_CHARS = 2000;
 const MAX_TRANSCRIPT_STEPS = 120;

@@ -5,10 +5,25 @@
  * not run, cancelled, or a hook's error. Labels and the clause grid's order are read by every report from here
  * (index.html from the summary it embeds).
  */
-import type { CheckEvidence } from './meta.ts';
 import { SKIP_KINDS, type SkipKind } from './skips.ts';
 
 export { SKIP_KINDS, type SkipKind };
+
+/** The evidence of a failed check: what the rule wanted, what the target did, and how to reproduce it. */
+export interface CheckEvidence<Name extends string = string> {
+  /** Named check that failed, e.g. `rejected`, `contract`, `hash-verifies`: one of harness/judge/checks.ts `CHECKS`
+   * where the evidence is made (`JudgedEvidence`), read back as a string here (this room comes before the judge). */
+  check: Name;
+  clauses: string[];
+  expected: string;
+  actual: string;
+  /** The redacted exchange that showed it (request and response as text), when there was one. */
+  exchange?: string;
+  /** One shell line that replays the request; secrets appear as $VARIABLES, never as values. */
+  curl?: string;
+  /** The id of that exchange, so the test's transcript marks it as the failing step. */
+  exchangeId?: string;
+}
 
 /** Every status a test can have in a report. */
 export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'expectedFailurePassed', 'notRun', 'error'] as const;

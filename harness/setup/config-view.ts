@@ -6,7 +6,7 @@
 import { secrets } from '../record/redact.ts';
 import { isInputName } from '../payer/fields.ts';
 import { envValue } from './env-file.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config-types.ts';
 import { CONFIG_ROWS, type ConfigVariable, type Variable, type VARIABLES } from './variables.ts';
 
 /** A path of Config: where a row says the configuration holds its value (checked here, where Config is known). */

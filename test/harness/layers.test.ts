@@ -2,7 +2,8 @@
  * The project's boundaries as data, checked over the whole tree (as Playwright's DEPS.list files are): each top-level
  * folder names the folders (or files) it may import; everything else is refused. The sandbox/judge boundary is the
  * first row: the sandbox imports nothing of the judge nor the OpenAPI document. Inside harness/, the rooms import only
- * downward (harness/README.md): record → api → payer → judge → setup → discovery → run.
+ * downward (harness/README.md): record → api → payer → judge → setup → discovery → run; and no file of harness/ is
+ * part of an import circle, even inside its room (a circle makes the load order decide what is initialised).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -81,6 +82,37 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:from|import|require)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(([, spec]) =>
     relative(repo, resolve(dirname(file), spec!)),
   );
+}
+
+/**
+ * The static imports of a file (`import … from`, `export … from`, `import '…'`; type-only ones too: a circle of types
+ * still ties the files together), resolved to paths from the repo root.
+ */
+function staticImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:(?:import|export)\b[^;'"]*?\bfrom\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)].map(([, spec]) =>
+    relative(repo, resolve(dirname(file), spec!)),
+  );
+}
+
+/** The import circles among `sources` (repo-relative paths), each written `a → b → a`; a depth-first search. */
+function importCircles(sources: readonly string[], importsOfSource: (source: string) => string[]): string[] {
+  const known = new Set(sources);
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const circles: string[] = [];
+  const visit = (from: string): void => {
+    state.set(from, 'open');
+    path.push(from);
+    for (const to of importsOfSource(from).filter((t) => known.has(t))) {
+      if (state.get(to) === 'open') circles.push([...path.slice(path.indexOf(to)), to].join(' → '));
+      else if (!state.has(to)) visit(to);
+    }
+    path.pop();
+    state.set(from, 'done');
+  };
+  for (const source of sources) if (!state.has(source)) visit(source);
+  return circles;
 }
 
 const topOf = (path: string): string => path.split(/[\\/]/)[0]!;
@@ -165,5 +197,24 @@ describe('harness rooms', () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it('no file of harness/ is part of an import circle', () => {
+    const sources = files(harness).map((f) => relative(repo, f));
+    expect(importCircles(sources, (source) => staticImportsOf(join(repo, source)))).toEqual([]);
+  });
+
+  it('the circle search finds a circle, inside a room and across two', () => {
+    const graph: Record<string, string[]> = {
+      'judge/checks.ts': ['judge/webhook.ts'],
+      'judge/webhook.ts': ['judge/read.ts'],
+      'judge/read.ts': ['judge/checks.ts', 'record/meta.ts'],
+      'record/meta.ts': [],
+    };
+    expect(importCircles(Object.keys(graph), (s) => graph[s] ?? [])).toEqual([
+      'judge/checks.ts → judge/webhook.ts → judge/read.ts → judge/checks.ts',
+    ]);
+    expect(importCircles(['a.ts', 'b.ts'], (s) => (s === 'a.ts' ? ['b.ts'] : ['a.ts']))).toEqual(['a.ts → b.ts → a.ts']);
+    expect(importCircles(['a.ts', 'b.ts'], (s) => (s === 'a.ts' ? ['b.ts'] : []))).toEqual([]);
   });
 });
