@@ -4,7 +4,8 @@
  * baseline did not have, or an ERROR, fails the run. Test names are the identity (`[clause ids] title` is stable).
  * Pure functions over `Summary`, shared by the reporters, the shard merge and scripts/conformance.ts.
  */
-import type { Comparison, Status, Summary, ReportedTest, TestRef } from './records.ts';
+import type { Comparison, Summary, ReportedTest, TestRef } from './records.ts';
+import { isIn } from '../harness/record/verdict.ts';
 import { BASELINE_WHAT, readBaselineFile, type FailOn } from '../harness/setup/report-settings.ts';
 
 // The settings live with the rest of the configuration (harness/setup/config.ts validates them at start-up).
@@ -22,10 +23,6 @@ export function readBaseline(value: string): { summary: Summary } | { problem: s
   const read = readBaselineFile(value);
   return 'problem' in read ? read : { summary: read.summary as Summary };
 }
-
-const FAILING: Status[] = ['fail', 'error', 'expectedFailure'];
-const PASSING: Status[] = ['pass', 'warn', 'expectedFailurePassed'];
-const NOT_RUN: Status[] = ['skip', 'notRun'];
 
 /** The key of each test: its name, or `file > name` where a name occurs more than once in the run. */
 function byIdentity(tests: ReportedTest[]): Map<string, ReportedTest> {
@@ -64,10 +61,10 @@ export function compare(current: Summary, baseline: Summary, source: string, fai
     const was = before.get(key);
     const r = ref(t, t, was);
     if (!was) c.added.push(r);
-    const failedBefore = was !== undefined && FAILING.includes(was.status);
-    if (t.status === 'fail' || t.status === 'error') (failedBefore ? c.stillFailing : c.newFailures).push(r);
-    else if (failedBefore && PASSING.includes(t.status)) c.fixed.push(r);
-    if (was && NOT_RUN.includes(t.status) && !NOT_RUN.includes(was.status)) c.newlySkipped.push(r);
+    const failedBefore = was !== undefined && isIn('failing', was.status);
+    if (isIn('failed', t.status)) (failedBefore ? c.stillFailing : c.newFailures).push(r);
+    else if (failedBefore && isIn('passing', t.status)) c.fixed.push(r);
+    if (was && isIn('notJudged', t.status) && !isIn('notJudged', was.status)) c.newlySkipped.push(r);
   }
   // One shard of several is compared on its own files only: the rest is on other shards, not removed.
   const partial = current.run.shards?.length === 1 && !current.run.shards[0]?.startsWith('1/1');
@@ -85,8 +82,11 @@ export function compare(current: Summary, baseline: Summary, source: string, fai
   return c;
 }
 
-/** Whether the run fails, and one line saying why. FAIL_ON=any: anything failed; new: a new failure or an ERROR. */
-export function verdict(summary: Summary): { failed: boolean; line: string } {
+/**
+ * The FAIL_ON gate: whether the run fails, and one line saying why. FAIL_ON=any: anything failed; new: a new failure
+ * or an ERROR. (Each test's verdict is the worker's: harness/record/verdict.ts.)
+ */
+export function failOnGate(summary: Summary): { failed: boolean; line: string } {
   const c = summary.comparison;
   if (!c || c.failOn === 'any') return { failed: summary.line.failed > 0, line: `FAIL_ON=any: ${summary.line.failed} failed` };
   const errors = summary.totals.error;

@@ -4,7 +4,7 @@
  * production business: nothing judged); 3 the suite's own error (an ERROR verdict, a crash). A FAIL wins over an
  * ERROR: the target did fail that test whatever else went wrong.
  */
-import { verdict } from './compare.ts';
+import { failOnGate } from './compare.ts';
 import type { Summary } from './records.ts';
 
 export const EXIT = { conformant: 0, targetFailed: 1, setup: 2, suiteError: 3 } as const;
@@ -31,6 +31,6 @@ export function exitCodeOf(summary: Summary | undefined, vitestCode?: number): n
   // an interrupted run (a signal, RUN_TIMEOUT_S) is not the set-up's.
   if (summary.run.abort && summary.totals.notRun > 0 && summary.run.outcome !== 'interrupted') return EXIT.setup;
   if (summary.totals.error > 0) return EXIT.suiteError;
-  if (failOnNew) return verdict(summary).failed ? EXIT.suiteError : EXIT.conformant;
+  if (failOnNew) return failOnGate(summary).failed ? EXIT.suiteError : EXIT.conformant;
   return vitestCode === undefined || vitestCode === 0 ? EXIT.conformant : EXIT.suiteError;
 }

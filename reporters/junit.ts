@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import type { Builder, TestCase } from 'junit-report-builder';
 import { ConformanceReporter } from './collect.ts';
 import { describeFailure, transcriptText, type Summary, type ReportedTest } from './records.ts';
+import { isIn } from '../harness/record/verdict.ts';
 
 // CommonJS whose typings declare a default export it does not have: require gives the builder itself.
 const builder = createRequire(import.meta.url)('junit-report-builder') as Builder;
@@ -79,7 +80,7 @@ function addTestCase(tc: TestCase, t: ReportedTest): void {
       out.push('Expected failure passed: this test is listed in EXPECTED_FAILURES_FILE but passed; remove it from the list.');
       break;
   }
-  if (t.transcript && ['fail', 'error', 'expectedFailure'].includes(t.status)) {
+  if (t.transcript && isIn('failing', t.status)) {
     out.push(`Transcript (${t.transcript.steps.length} steps, secrets redacted; >> marks the failing step):`, transcriptText(t.transcript));
   }
   if (out.length > 0) tc.standardOutput(cdata(out.join('\n')));

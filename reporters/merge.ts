@@ -10,6 +10,7 @@ import { withBaseline, type FailOn } from './compare.ts';
 import { renderJUnit } from './junit.ts';
 import { summarize, type Clause, type RunInfo, type Summary, type ReportedTest } from './records.ts';
 import { writeSummary } from './summary.ts';
+import { WORST_FIRST } from '../harness/record/verdict.ts';
 
 /** A problem with the input; its message is one line saying what to do. */
 export class MergeError extends Error {
@@ -70,19 +71,11 @@ export function combineContractTests(tests: ReportedTest[]): ReportedTest[] {
   return out.map((t) => (t.file === CONTRACT_FILE && byName.get(t.name)!.length > 1 ? combined(byName.get(t.name)!) : t));
 }
 
-const RANK: Record<string, number> = {
-  error: 0,
-  fail: 1,
-  expectedFailure: 2,
-  expectedFailurePassed: 3,
-  warn: 4,
-  pass: 5,
-  skip: 6,
-  notRun: 7,
-};
+// The worst of a test's records across shards wins (harness/record/verdict.ts WORST_FIRST; a status unknown, last).
+const rank = (s: string): number => ((WORST_FIRST as readonly string[]).indexOf(s) + WORST_FIRST.length + 1) % (WORST_FIRST.length + 1);
 
 function combined(records: ReportedTest[]): ReportedTest {
-  const worst = [...records].sort((a, b) => (RANK[a.status] ?? 9) - (RANK[b.status] ?? 9))[0]!;
+  const worst = [...records].sort((a, b) => rank(a.status) - rank(b.status))[0]!;
   const failing = records.filter((r) => r.failure);
   const failure = failing[0]?.failure
     ? {

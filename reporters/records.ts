@@ -7,7 +7,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CheckEvidence, Observation, Transcript } from '../harness/record/meta.ts';
 import { SKIP_KINDS, type SkipKind } from '../harness/record/skips.ts';
-import { VOCABULARY, type Counts, type Status } from '../harness/record/verdict.ts';
+import {
+  CLAUSE_ORDER,
+  CLAUSE_STATUS_OF,
+  STATUS_GROUPS,
+  STATUSES,
+  VOCABULARY,
+  type Counts,
+  type Status,
+  type StatusGroup,
+} from '../harness/record/verdict.ts';
 import { eventful, sumTallies, type NetworkTally } from '../harness/record/network.ts';
 
 // The verdict's vocabulary is the worker's (harness/record/verdict.ts): the reports only read it.
@@ -167,17 +176,17 @@ export function versionOf(path: string, key: 'info' | 'package'): string {
   }
 }
 
-// How bad an outcome is, for a clause's status: a failure hides a pass of the same clause. ERROR (a test of the
-// clause judged nothing: the suite's own failure) is no failure of the target, but the clause's verdict is incomplete.
-const CLAUSE_ORDER: [Status[], string][] = [
-  [['fail'], 'FAIL'],
-  [['expectedFailure'], 'expected failure'],
-  [['error'], 'ERROR'],
-  [['warn'], 'WARN'],
-  [['pass', 'expectedFailurePassed'], 'PASS'],
-  [['skip'], 'SKIP'],
-  [['notRun'], 'not run'],
-];
+/**
+ * A clause's status: the worst (CLAUSE_ORDER) of what its tests' outcomes give it (CLAUSE_STATUS_OF), both the
+ * verdict's (harness/record/verdict.ts): a failure hides a pass of the same clause; an ERROR is no failure of the
+ * target, but the clause's verdict is incomplete.
+ */
+function clauseStatus(counts: Counts): ClauseRow['status'] {
+  return CLAUSE_ORDER.find((label) => STATUSES.some((s) => counts[s] > 0 && CLAUSE_STATUS_OF[s] === label)) ?? 'not run';
+}
+
+/** The sum of a group's counts (harness/record/verdict.ts STATUS_GROUPS). */
+const countOf = (counts: Counts, group: StatusGroup): number => STATUS_GROUPS[group].reduce((n, s) => n + counts[s], 0);
 
 /**
  * The outcome of each clause a test touches (one fault, one finding). A failed test fails only the clauses
@@ -215,7 +224,7 @@ export function summarize(run: RunInfo, records: ReportedTest[], catalogue: Clau
   const known = new Set(catalogue.map((c) => c.id));
   const clauses = catalogue.map((c): ClauseRow => {
     const counts = perClause.get(c.id);
-    const status = counts ? (CLAUSE_ORDER.find(([s]) => s.some((k) => counts[k] > 0))?.[1] ?? 'not run') : 'not covered';
+    const status = counts ? clauseStatus(counts) : 'not covered';
     return { ...c, covered: counts !== undefined, status, counts: counts ?? zeroCounts() };
   });
   const uncovered = (ruleOrFlow: boolean) =>
@@ -225,9 +234,10 @@ export function summarize(run: RunInfo, records: ReportedTest[], catalogue: Clau
     run,
     totals,
     line: {
-      passed: totals.pass + totals.warn + totals.expectedFailurePassed,
-      failed: totals.fail + totals.error,
-      skipped: totals.skip + totals.expectedFailure + totals.notRun,
+      passed: countOf(totals, 'passing'),
+      failed: countOf(totals, 'failed'),
+      // An expected failure is shown as skipped (as JUnit and pytest's xfail show it), with what was not judged.
+      skipped: countOf(totals, 'notJudged') + totals.expectedFailure,
     },
     clauses,
     uncovered: uncovered(true),

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { command } from '../harness/record/command.ts';
+import { isIn } from '../harness/record/verdict.ts';
 import type { ReportedTest, Summary } from './records.ts';
 
 /** The folder under REPORT_DIR where a run of part of the suite writes its reports. */
@@ -18,7 +19,7 @@ export function shellWord(text: string): string {
 
 /** The FAIL and ERROR tests of a summary (the run's own problems, file '', are not tests to re-run). */
 export function failedTests(summary: Pick<Summary, 'tests'>): ReportedTest[] {
-  return summary.tests.filter((t) => (t.status === 'fail' || t.status === 'error') && t.file !== '');
+  return summary.tests.filter((t) => isIn('failed', t.status) && t.file !== '');
 }
 
 /** The command re-running one test by its exact name. */

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { ConformanceReporter } from './collect.ts';
-import { verdict } from './compare.ts';
+import { failOnGate } from './compare.ts';
 import { writeHtml } from './html.ts';
 import {
   LABELS,
@@ -24,6 +24,7 @@ import {
 } from './records.ts';
 import { command } from '../harness/record/command.ts';
 import { describeTally } from '../harness/record/network.ts';
+import { isIn } from '../harness/record/verdict.ts';
 import { rerunLines } from './selection.ts';
 
 // Default export: vitest loads a reporter given by path (`reporters: ['./reporters/summary.ts']`) from it.
@@ -57,7 +58,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
   // The run stopped (the set-up, the interlock, a target refusing every request, a signal): one line each, said as such.
   const stops = summary.tests.filter((t) => t.status === 'error' && t.file === '' && t.name === 'run stopped');
   for (const t of stops) lines.push(`  stopped: ${clip(t.error ?? '', 300)}`);
-  const failed = summary.tests.filter((t) => (t.status === 'fail' || t.status === 'error') && !stops.includes(t));
+  const failed = summary.tests.filter((t) => isIn('failed', t.status) && !stops.includes(t));
   for (const t of failed.slice(0, MAX_LISTED)) lines.push(...consoleFailure(t));
   if (failed.length > MAX_LISTED) lines.push(`  … and ${failed.length - MAX_LISTED} more (see summary.md)`);
   lines.push(...rerunLines(summary));
@@ -97,7 +98,7 @@ export function renderConsole(summary: Summary, dir: string): string[] {
       `One shard of ${run.shards![0]!.split('/')[1]}: merge the shards' report folders with ` +
         `${command('merge', '<shard report dirs…> --out <dir>')}`,
     );
-  if (summary.comparison?.failOn === 'new') lines.push(verdict(summary).line);
+  if (summary.comparison?.failOn === 'new') lines.push(failOnGate(summary).line);
   lines.push(`${line.passed} passed, ${line.failed} failed, ${line.skipped} skipped`);
   return lines;
 }
@@ -443,7 +444,7 @@ function markdownComparison(summary: Summary, c: Comparison): string[] {
       `${b.suiteVersion}: ${b.line.passed} passed, ${b.line.failed} failed, ${b.line.skipped} skipped.`,
     '',
   );
-  if (c.failOn === 'new') md.push(`**${verdict(summary).line}**`, '');
+  if (c.failOn === 'new') md.push(`**${failOnGate(summary).line}**`, '');
   md.push(
     '| change | tests |',
     '|---|---:|',

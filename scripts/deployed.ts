@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { conformanceRun } from '../bench/remote.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
+import { isIn } from '../harness/record/verdict.ts';
 
 const { values } = parseArgs({ options: { payer: { type: 'string', default: 'http' } } });
 if (!['http', 'browser', 'auto'].includes(values.payer)) throw new Error(`--payer must be http, browser or auto (got "${values.payer}")`);
@@ -49,8 +50,7 @@ const problems: string[] = [];
 const undriven = (s: Summary) => s.tests.filter((x) => x.status === 'skip' && /screen|page|field|option|payer|form/i.test(x.reason ?? ''));
 
 const profile = await run('SANDBOX_VARIANT=deployed', { SANDBOX_VARIANT: 'deployed' });
-for (const x of profile.tests.filter((x) => x.status === 'fail' || x.status === 'error'))
-  problems.push(`profile: ${x.status.toUpperCase()} ${x.name}`);
+for (const x of profile.tests.filter((x) => isIn('failed', x.status))) problems.push(`profile: ${x.status.toUpperCase()} ${x.name}`);
 for (const x of undriven(profile)) problems.push(`profile: SKIP ${x.name}: ${x.reason}`);
 
 const deviations = await run('SANDBOX_VARIANT=deployed SANDBOX_FAULT=deployed', { SANDBOX_VARIANT: 'deployed', SANDBOX_FAULT: 'deployed' });

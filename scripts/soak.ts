@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { conformanceRun, proxiedRun, type ConformanceRun } from '../bench/remote.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
+import { isIn } from '../harness/record/verdict.ts';
 
 const { values } = parseArgs({
   options: {
@@ -82,7 +83,7 @@ function failures(dir: string): string[] {
     };
     const why = (t: (typeof summary.tests)[number]) => t.reason ?? (t.failure ? `${t.failure.check}: ${t.failure.actual}` : t.error);
     return summary.tests
-      .filter((t) => t.status === 'fail' || t.status === 'error')
+      .filter((t) => isIn('failed', t.status))
       .map((t) => `${t.status.toUpperCase()} ${t.name}${why(t) ? `: ${why(t)!.split('\n')[0]}` : ''}`);
   } catch (err) {
     return [`no summary.json (${(err as Error).message})`];

@@ -2,8 +2,8 @@
  * The verdict vocabulary and the one place a test's end becomes a verdict (Playwright's worker owns a test's status;
  * its reporters only read it). `classify` runs in the worker, where the test ran (harness/run/conformance.ts), and
  * its result travels in the test's meta; reporters copy it and add only what the main process alone knows — a test
- * not run, cancelled, or a hook's error. Labels and the clause grid's order are read by every report from here
- * (index.html from the summary it embeds).
+ * not run, cancelled, or a hook's error. Labels, the status groups, the tests' order and the clause grid's order are
+ * read by every report and the exit code from here (index.html from the summary it embeds).
  */
 import { SKIP_KINDS, type SkipKind } from './skips.ts';
 
@@ -30,6 +30,42 @@ export const STATUSES = ['pass', 'fail', 'warn', 'skip', 'expectedFailure', 'exp
 export type Status = (typeof STATUSES)[number];
 export type Counts = Record<Status, number>;
 
+/**
+ * The status groups every report, the comparison with a baseline and the exit code read — said once, here:
+ * - `failed`: the run fails on it (the run line's "failed", `--failed` runs it again): the target's FAIL, the suite's ERROR;
+ * - `failing`: the test did not pass: `failed`, and a failure listed as expected (its transcript is kept too);
+ * - `passing`: it passed: a PASS, a WARN (observed where the spec is silent), an expected failure that passed;
+ * - `notJudged`: nothing was judged: a skip (with its reason) or a test not run.
+ */
+export const STATUS_GROUPS = {
+  failed: ['fail', 'error'],
+  failing: ['fail', 'error', 'expectedFailure'],
+  passing: ['pass', 'warn', 'expectedFailurePassed'],
+  notJudged: ['skip', 'notRun'],
+} as const satisfies Record<string, readonly Status[]>;
+export type StatusGroup = keyof typeof STATUS_GROUPS;
+
+/** Whether a status is in a group (a status read from a report may be any string). */
+export function isIn(group: StatusGroup, status: string): boolean {
+  return (STATUS_GROUPS[group] as readonly string[]).includes(status);
+}
+
+/**
+ * The tests' order, worst first: a FAIL before an ERROR (the target did fail the test whatever else went wrong, as the
+ * exit code says), then what did not pass, then what passed, then what was not judged. Where one test's records are
+ * combined (a sharded run's contract testcase) the worst wins; where tests are listed, they come in this order.
+ */
+export const WORST_FIRST = [
+  'fail',
+  'error',
+  'expectedFailure',
+  'warn',
+  'expectedFailurePassed',
+  'pass',
+  'skip',
+  'notRun',
+] as const satisfies readonly Status[];
+
 /** How each status is shown. */
 export const LABELS: Record<Status, string> = {
   pass: 'PASS',
@@ -44,6 +80,18 @@ export const LABELS: Record<Status, string> = {
 
 /** A clause's status in the report's grid, worst first: the order a clause takes the worst of its tests' statuses. */
 export const CLAUSE_ORDER = ['FAIL', 'expected failure', 'ERROR', 'WARN', 'PASS', 'SKIP', 'not run', 'not covered'] as const;
+
+/** The clause status a test's outcome for a clause gives (the grid takes the worst, in CLAUSE_ORDER). */
+export const CLAUSE_STATUS_OF: Record<Status, (typeof CLAUSE_ORDER)[number]> = {
+  fail: 'FAIL',
+  expectedFailure: 'expected failure',
+  error: 'ERROR',
+  warn: 'WARN',
+  pass: 'PASS',
+  expectedFailurePassed: 'PASS',
+  skip: 'SKIP',
+  notRun: 'not run',
+};
 
 /** The colour class of each clause status in index.html (a status's class is its own name). */
 export const CLAUSE_CLASS: Record<(typeof CLAUSE_ORDER)[number], string> = {
@@ -70,7 +118,15 @@ export const CLAUSE_MEANINGS: Record<(typeof CLAUSE_ORDER)[number], string> = {
 };
 
 /** The vocabulary the reports show, embedded in summary.json (index.html reads its labels from there). */
-export const VOCABULARY = { labels: LABELS, clauseOrder: CLAUSE_ORDER, clauseClass: CLAUSE_CLASS, clauseMeanings: CLAUSE_MEANINGS };
+export const VOCABULARY = {
+  labels: LABELS,
+  clauseOrder: CLAUSE_ORDER,
+  clauseClass: CLAUSE_CLASS,
+  clauseMeanings: CLAUSE_MEANINGS,
+  clauseStatusOf: CLAUSE_STATUS_OF,
+  groups: STATUS_GROUPS,
+  worstFirst: WORST_FIRST,
+};
 
 /** The statuses the worker decides (the others are the main process's: a test not run). */
 export type WorkerStatus = Exclude<Status, 'notRun'>;

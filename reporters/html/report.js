@@ -124,11 +124,11 @@
     return t.status;
   }
   function worst(list, id) {
-    var order = [['fail'], ['expectedFailure'], ['error'], ['warn'], ['pass', 'expectedFailurePassed'], ['skip'], ['notRun']];
-    for (var i = 0; i < order.length; i++) {
+    // The clause grid's order and what each outcome gives a clause (harness/record/verdict.ts).
+    for (var i = 0; i < CLAUSE_STATUSES.length; i++) {
       if (
         list.some(function (t) {
-          return order[i].indexOf(outcomeFor(t, id)) >= 0;
+          return vocabulary.clauseStatusOf[outcomeFor(t, id)] === CLAUSE_STATUSES[i];
         })
       )
         return CLAUSE_STATUSES[i];
@@ -682,7 +682,7 @@
       return STATUSES.indexOf(a.status) === STATUSES.indexOf(b.status) ? 0 : order(a) - order(b);
     });
     function order(t) {
-      return ['fail', 'error', 'expectedFailure', 'warn', 'expectedFailurePassed', 'pass', 'skip', 'notRun'].indexOf(t.status);
+      return vocabulary.worstFirst.indexOf(t.status);
     }
     return [
       el('h2', {}, el('span', { class: 'mono', text: c.id }), ' ', clauseBadge(c.status)),
@@ -699,7 +699,7 @@
           var why =
             outcomeFor(t, c.id) === 'notRun' && t.status !== 'notRun'
               ? 'not judged here: failed first on ' + t.failure.clauses.join(', ') + ' (' + failureLine(t) + ')'
-              : t.status === 'fail' || t.status === 'error' || t.status === 'expectedFailure'
+              : vocabulary.groups.failing.indexOf(t.status) >= 0
                 ? failureLine(t)
                 : t.reason
                   ? t.reason

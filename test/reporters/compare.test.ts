@@ -3,7 +3,7 @@
  * that keeps test text inside index.html's data element (reporters/html.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { compare, readReportSettings, SettingError, verdict, withBaseline } from '../../reporters/compare.ts';
+import { compare, readReportSettings, SettingError, failOnGate, withBaseline } from '../../reporters/compare.ts';
 import { renderHtml, scriptJson } from '../../reporters/html.ts';
 import { summarize, type Clause, type RunInfo, type Status, type Summary, type ReportedTest } from '../../reporters/records.ts';
 
@@ -75,19 +75,19 @@ describe('compare', () => {
   });
 });
 
-describe('verdict (the ratchet)', () => {
+describe('failOnGate (the ratchet)', () => {
   const baseline = runOf(t('known gap', 'fail'));
   it('FAIL_ON=any fails on any failure; FAIL_ON=new only on a new one', () => {
     const same = runOf(t('known gap', 'fail'));
-    expect(verdict(same).failed).toBe(true);
-    expect(verdict({ ...same, comparison: compare(same, baseline, 'b', 'any') }).failed).toBe(true);
-    const ratchet = verdict({ ...same, comparison: compare(same, baseline, 'b', 'new') });
+    expect(failOnGate(same).failed).toBe(true);
+    expect(failOnGate({ ...same, comparison: compare(same, baseline, 'b', 'any') }).failed).toBe(true);
+    const ratchet = failOnGate({ ...same, comparison: compare(same, baseline, 'b', 'new') });
     expect(ratchet).toEqual({
       failed: false,
       line: 'FAIL_ON=new: 0 new failures, 1 known failure of the baseline not counted → the run passes',
     });
     const worse = runOf(t('known gap', 'fail'), t('regression', 'fail'));
-    expect(verdict({ ...worse, comparison: compare(worse, baseline, 'b', 'new') }).failed).toBe(true);
+    expect(failOnGate({ ...worse, comparison: compare(worse, baseline, 'b', 'new') }).failed).toBe(true);
   });
 
   it('FAIL_ON=new still fails on an ERROR, even one the baseline had', () => {
@@ -102,7 +102,7 @@ describe('verdict (the ratchet)', () => {
       observations: [],
     };
     const withError = runOf(t('known gap', 'fail'), error);
-    const v = verdict({ ...withError, comparison: compare(withError, withError, 'b', 'new') });
+    const v = failOnGate({ ...withError, comparison: compare(withError, withError, 'b', 'new') });
     expect(v.failed).toBe(true);
     expect(v.line).toContain('1 ERROR');
   });
