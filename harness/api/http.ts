@@ -24,13 +24,27 @@
  * wait; waiters are served first come, first served. With `maxRps` (MAX_RPS) the limiter also paces the rate
  * (harness/api/pacing.ts: a token bucket that slows on 429 and grows while the target answers).
  */
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent } from 'undici';
 import { AmbiguousAnswerError, HttpError, NotNowError, StaleRequestError, TargetRefusingError } from './errors.ts';
 import { doing, noteAmbiguous, tallyNetwork, waitingFor } from '../record/test-record.ts';
 import { noteStep } from '../record/transcript.ts';
 import { Pacer } from './pacing.ts';
-import { nextInLine, priorityNow } from './queue-order.ts';
-import { redactUrl, secrets } from '../record/redact.ts';
+import { priorityNow } from './queue-order.ts';
+import { adaptiveTimeout, LatencyWindow, RequestLimiter } from './limiter.ts';
+import {
+  describe,
+  describeFailure,
+  encodeBody,
+  header,
+  hostOf,
+  parseRetryAfter,
+  registerBasicCredential,
+  registerIssuedToken,
+  runBound,
+  send,
+  sleep,
+  type Failure,
+} from './transport.ts';
 import { pending } from '../record/progress.ts';
 
 export interface HttpRequest {
@@ -60,6 +74,9 @@ export interface HttpRequest {
 }
 
 export type { Exchange, ExchangeResponse } from '../record/exchange.ts';
+// The pace and one attempt on the wire live beside the client; they are found here, where they always were.
+export { adaptiveTimeout, LatencyWindow, RequestLimiter } from './limiter.ts';
+export { header } from './transport.ts';
 import type { Exchange, ExchangeResponse } from '../record/exchange.ts';
 
 /** What http needs of the evidence recorder: store the exchange (redacted) and return the stored copy. */
@@ -104,123 +121,6 @@ export interface Http {
   timeoutMs?(): number;
 }
 
-/**
- * The cap on requests in flight (a semaphore whose size moves: AIMD) and the run-wide pause after a 429/503.
- * Waiters are served first come, first served.
- */
-export class RequestLimiter {
-  #cap: number;
-  #inFlight = 0;
-  #peak = 0;
-  #good = 0;
-  #pausedUntil = 0;
-  #lastDecrease = 0;
-  /** Waiters for a slot: the one furthest along its own chain of requests first, then first come. */
-  readonly #waiting: { priority: number; seq: number; grant: () => void }[] = [];
-  #seq = 0;
-
-  constructor(
-    readonly max: number,
-    /** The rate pacing (MAX_RPS), fed the answers this limiter sees. */
-    readonly pacer?: Pacer,
-  ) {
-    if (!Number.isInteger(max) || max < 1) throw new Error(`maxConcurrency must be a positive integer (got ${max})`);
-    this.#cap = max;
-  }
-
-  /** Waits for a rate token (none without pacing): the milliseconds waited. */
-  async pace(): Promise<number> {
-    if (!this.pacer) return 0;
-    let waited = 0;
-    for (let wait = this.pacer.take(); wait > 0; wait = this.pacer.take()) {
-      await sleep(wait);
-      waited += wait;
-    }
-    this.pacer.waited(waited);
-    return waited;
-  }
-
-  get cap(): number {
-    return this.#cap;
-  }
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-  /** Most requests ever in flight at once. */
-  get peak(): number {
-    return this.#peak;
-  }
-  /** Epoch ms until which no new request starts (0 = none). */
-  get pausedUntil(): number {
-    return this.#pausedUntil;
-  }
-
-  /**
-   * Waits for the pause to end and for a slot; `deadline` (epoch ms) bounds the pause, never the slot. `priority`: how
-   * many requests the caller's test has made so far — a remote run lasts as long as its longest chain of requests
-   * one after another, so the test furthest along its chain is served first (critical path first).
-   */
-  async acquire(deadline?: number, priority = 0): Promise<void> {
-    for (;;) {
-      const pause = this.#pausedUntil - Date.now();
-      if (pause > 0 && (deadline === undefined || this.#pausedUntil < deadline)) {
-        await sleep(pause);
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        this.#waiting.push({ priority, seq: this.#seq++, grant: resolve });
-        this.#wake();
-      });
-      // Woken with a slot reserved for us (see #wake): take it, unless a pause began meanwhile.
-      if (this.#pausedUntil <= Date.now()) return;
-      this.#inFlight--;
-      this.#wake();
-    }
-  }
-
-  /**
-   * Gives the slot back; `throttled` (429/503) halves the cap (at most once a second) and pauses for `pauseMs` (if it
-   * fits); `rateLimited` (a 429) slows the rate pacing instead, where there is one.
-   */
-  release(answer: 'ok' | 'throttled' | 'none', pauseMs = 0, deadline?: number, rateLimited = false): void {
-    this.#inFlight--;
-    this.pacer?.answered(rateLimited ? 'throttled' : answer === 'ok' ? 'ok' : 'none');
-    const now = Date.now();
-    // A 429 is about the rate, which the pacing owns: halving the cap too (and pausing the run) would cut the run's
-    // throughput to requests-in-flight ÷ latency, far below the rate the target takes.
-    if (answer === 'throttled' && !(rateLimited && this.pacer)) {
-      if (now - this.#lastDecrease >= 1000) {
-        this.#cap = Math.max(1, Math.floor(this.#cap / 2));
-        this.#lastDecrease = now;
-      }
-      this.#good = 0;
-      const until = now + pauseMs;
-      // A pause must leave the run at least as long again: waiting into the run bound would turn every "answered 429"
-      // into "the run bound was reached".
-      if (pauseMs > 0 && until > this.#pausedUntil && (deadline === undefined || until + pauseMs < deadline)) this.#pausedUntil = until;
-    } else if (answer === 'ok' && this.#cap < this.max && ++this.#good >= this.#cap) {
-      this.#cap++;
-      this.#good = 0;
-    }
-    this.#wake();
-  }
-
-  #take(): void {
-    this.#inFlight++;
-    this.#peak = Math.max(this.#peak, this.#inFlight);
-  }
-
-  /** Hands free slots to waiters in order (reserving each slot before the waiter runs). */
-  #wake(): void {
-    while (this.#inFlight < this.#cap) {
-      if (this.#waiting.length === 0) return;
-      const [waiter] = this.#waiting.splice(nextInLine(this.#waiting), 1);
-      this.#take();
-      waiter!.grant();
-    }
-  }
-}
-
 let nextId = 1;
 
 /** Attempts a request answered "not now" (429, 503) gets at least, whatever HTTP_RETRIES says. */
@@ -228,30 +128,14 @@ export const NOT_NOW_RETRIES = 6;
 /** Requests in a row given up after every "not now" retry, after which the run stops (exit 2). */
 export const REFUSED_IN_A_ROW = 8;
 
-/**
- * The observed latency of the target's answers (the last 200), whose 99th percentile sets the timeout: a slow link
- * is not a target that does not answer.
- */
-export class LatencyWindow {
-  readonly #samples: number[] = [];
-  #next = 0;
-  constructor(readonly size = 200) {}
-  add(ms: number): void {
-    if (this.#samples.length < this.size) this.#samples.push(ms);
-    else this.#samples[this.#next] = ms;
-    this.#next = (this.#next + 1) % this.size;
-  }
-  /** The 99th percentile, once 20 answers are in (undefined before). */
-  get p99(): number | undefined {
-    if (this.#samples.length < 20) return undefined;
-    const sorted = [...this.#samples].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
-  }
-}
-
-/** The timeout of the next attempt: HTTP_TIMEOUT_MS, or 5× the observed p99 when that is longer, up to `capMs`. */
-export function adaptiveTimeout(timeoutMs: number, p99: number | undefined, capMs: number): number {
-  return p99 === undefined ? timeoutMs : Math.max(timeoutMs, Math.min(capMs, Math.ceil(5 * p99)));
+/** What the network did to the run, run-wide (the per-test tallies are in each test's record). */
+export interface NetworkStats {
+  retries: number;
+  tooMany: number;
+  unavailable: number;
+  gaveUp: number;
+  ambiguous: number;
+  dropped: number;
 }
 
 export function createHttp(options: HttpOptions): Http {
@@ -463,256 +347,4 @@ export function createHttp(options: HttpOptions): Http {
     network,
     timeoutMs: () => adaptiveTimeout(timeoutMs, latency.p99, maxTimeoutMs),
   };
-}
-
-/** What the network did to the run, run-wide (the per-test tallies are in each test's record). */
-export interface NetworkStats {
-  retries: number;
-  tooMany: number;
-  unavailable: number;
-  gaveUp: number;
-  ambiguous: number;
-  dropped: number;
-}
-
-/**
- * A target may echo credentials back (in an error body, say), in forms the registry does not know yet: a token
- * obtained by a direct token request rather than the token cache, or `Basic base64(user:password)`, whose base64
- * does not contain the password's own. Both become secrets the moment they pass through here.
- */
-function registerBasicCredential(authorization: string | undefined): void {
-  const credential = /^Basic\s+(\S+)$/i.exec(authorization ?? '')?.[1];
-  if (!credential || secrets.kindOf(credential)) return;
-  const decoded = Buffer.from(credential, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  // Only a registered password makes the credential secret: a negative test's made-up one stays reproducible.
-  const kind = colon >= 0 ? secrets.kindOf(decoded.slice(colon + 1)) : undefined;
-  if (kind) secrets.add(credential, kind);
-}
-
-function registerIssuedToken(json: unknown): void {
-  const token = (json as { access_token?: unknown } | undefined)?.access_token;
-  if (typeof token === 'string' && !secrets.kindOf(token)) secrets.add(token, 'access-token');
-}
-
-/** A header of a response as one string (repeated headers joined with ", "). */
-export function header(response: ExchangeResponse | undefined, name: string): string | undefined {
-  const value = response?.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function encodeBody(req: HttpRequest): { headers: Record<string, string>; bodyText: string; body?: string | Buffer } {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
-  if (req.json !== undefined) {
-    headers['content-type'] ??= 'application/json';
-    const text = JSON.stringify(req.json);
-    return { headers, bodyText: text, body: text };
-  }
-  if (req.form !== undefined) {
-    headers['content-type'] ??= 'application/x-www-form-urlencoded';
-    const text = new URLSearchParams(req.form).toString();
-    return { headers, bodyText: text, body: text };
-  }
-  if (req.body !== undefined) {
-    return { headers, bodyText: typeof req.body === 'string' ? req.body : req.body.toString('utf8'), body: req.body };
-  }
-  return { headers, bodyText: '' };
-}
-
-async function send(
-  agent: Agent,
-  method: string,
-  url: string,
-  headers: Record<string, string>,
-  body: string | Buffer | undefined,
-  budgetMs: number,
-  maxResponseBytes: number,
-): Promise<ExchangeResponse> {
-  // One timer covers headers and body, so a slow trickle cannot outlive the per-request timeout.
-  const signal = AbortSignal.timeout(Math.max(budgetMs, 1));
-  const res = await undiciRequest(url, {
-    dispatcher: agent,
-    method: method as 'GET',
-    headers,
-    ...(body === undefined ? {} : { body }),
-    signal,
-  });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    if (size + chunk.length > maxResponseBytes) {
-      chunks.push(chunk.subarray(0, maxResponseBytes - size));
-      size = maxResponseBytes;
-      truncated = true;
-      // Stop reading: destroying the stream closes the connection instead of buffering the rest.
-      res.body.destroy();
-      break;
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  const bytes = Buffer.concat(chunks, size);
-  const responseHeaders: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) responseHeaders[name.toLowerCase()] = value;
-  }
-  const rawType = responseHeaders['content-type'];
-  const contentType = (Array.isArray(rawType) ? rawType[0] : rawType) ?? '';
-  const response: ExchangeResponse = {
-    status: res.statusCode,
-    headers: responseHeaders,
-    bodyText: isTextual(contentType) ? bytes.toString('utf8') : `[binary body: ${size} bytes, ${contentType}]`,
-    bytes,
-    contentType,
-    truncated,
-  };
-  if (/\bjson\b|\+json/i.test(contentType)) {
-    if (truncated) response.jsonError = `body truncated at ${maxResponseBytes} bytes; not parsed`;
-    else if (size === 0) response.jsonError = 'empty body with a JSON content type';
-    else {
-      try {
-        response.json = JSON.parse(response.bodyText);
-      } catch (err) {
-        response.jsonError = (err as Error).message;
-      }
-    }
-  } else if (!truncated && isTextual(contentType) && /^\s*[[{]/.test(response.bodyText)) {
-    // JSON under another label (text/plain): read it so behaviour is still judged; the label is a contract finding.
-    try {
-      response.json = JSON.parse(response.bodyText);
-      response.jsonUnlabelled = true;
-    } catch {
-      // not JSON: left as text
-    }
-  }
-  return response;
-}
-
-function isTextual(contentType: string): boolean {
-  return contentType === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded/i.test(contentType);
-}
-
-/** A transport failure as the retry logic reads it: what kind, whose, and whether sending again is safe for an idempotent request. */
-interface Failure {
-  message: string;
-  /** A few words for the transcript and the attempt list ("connection dropped"). */
-  short: string;
-  cause: unknown;
-  kind: 'timeout' | 'dropped' | 'not-sent' | 'run-bound' | 'other';
-  retryable: boolean;
-  byTarget: boolean;
-}
-
-function describeFailure(
-  err: unknown,
-  what: string,
-  host: string,
-  budgetMs: number,
-  byDeadline: boolean,
-  runTimeoutS: number | undefined,
-): Failure {
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  const code = e.code ?? e.cause?.code ?? '';
-  const timedOut =
-    e.name === 'TimeoutError' ||
-    e.name === 'AbortError' ||
-    code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_ABORTED';
-  const failure = (f: Omit<Failure, 'cause'>): Failure => ({ ...f, cause: err });
-  if (timedOut) {
-    // HTTP_TIMEOUT_MS is the target's: no answer within it is the target's failure; the run bound is the suite's.
-    if (byDeadline)
-      return failure({
-        message: `the whole-run bound${runBound(runTimeoutS)} was reached during ${what}`,
-        short: 'the run bound',
-        kind: 'run-bound',
-        retryable: false,
-        byTarget: false,
-      });
-    const s = `no response within ${budgetMs / 1000} s`;
-    return failure({ message: `${s} from ${what}`, short: s, kind: 'timeout', retryable: true, byTarget: true });
-  }
-  if (code === 'ECONNREFUSED')
-    return failure({
-      message: `connection refused by ${host} (${what})`,
-      short: 'connection refused',
-      kind: 'not-sent',
-      retryable: true,
-      byTarget: false,
-    });
-  // A connection closed under a request: on the internet the network's doing as often as the target's, so never a
-  // verdict (principle 2); an idempotent request is sent again at once.
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED') {
-    return failure({
-      message: `the connection was dropped during ${what} (${code})`,
-      short: 'connection dropped',
-      kind: 'dropped',
-      retryable: true,
-      byTarget: false,
-    });
-  }
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return failure({
-      message: `could not connect to ${host} in time (${what})`,
-      short: 'no connection in time',
-      kind: 'not-sent',
-      retryable: true,
-      byTarget: false,
-    });
-  }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return failure({
-      message: `the host ${host} could not be resolved (${what})`,
-      short: 'host not resolved',
-      kind: 'not-sent',
-      retryable: false,
-      byTarget: false,
-    });
-  }
-  const detail = secrets.redactText(`${code ? code + ': ' : ''}${e.message ?? String(err)}`);
-  return failure({
-    message: `request failed (${detail}) during ${what}`,
-    short: 'request failed',
-    kind: 'other',
-    retryable: false,
-    byTarget: false,
-  });
-}
-
-/** "POST /api/EnlacePago", redacted (cvv parameters dropped, card numbers masked), for messages. */
-function describe(method: string, url: string): string {
-  const shown = redactUrl(url);
-  try {
-    const u = new URL(shown);
-    return `${method} ${u.pathname}${u.search}`;
-  } catch {
-    return `${method} ${shown}`;
-  }
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'the target';
-  }
-}
-
-function runBound(runTimeoutS: number | undefined): string {
-  return runTimeoutS === undefined ? '' : ` of ${runTimeoutS} s`;
-}
-
-/** Retry-After in ms: delta-seconds or an HTTP date. */
-function parseRetryAfter(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : at - Date.now();
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -14,7 +14,7 @@ import type { CheckEvidence } from '../record/meta.ts';
  * is a compile error. The generic checks below come first; then the named rules suites state with `holds`.
  */
 export const CHECKS = [
-  // generic checks of this file
+  // the generic checks (checks.ts and its files by subject)
   'success',
   'rejected',
   'not-accepted',
