@@ -3,9 +3,7 @@
  * lifecycle — which files this run (this shard) was to run, when it started, CONFORMANCE_RUN_INFO, and a last
  * write when a signal stops the process (vitest calls no onTestRunEnd then). Subclasses only write files.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
 import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, TestSpecification, TestSuite, Vitest } from 'vitest/node';
 import '../harness/record/meta.ts';
 import type { CheckEvidence } from '../harness/record/meta.ts';
@@ -13,6 +11,7 @@ import { withBaseline } from './compare.ts';
 import { runIdOf } from './run-id.ts';
 import { loadCatalogue, summarize, versionOf, type RunInfo, type Summary, type ReportedTest } from './records.ts';
 import { classify } from '../harness/record/verdict.ts';
+import { reportDirSetting, reportSetting } from '../harness/setup/report-settings.ts';
 
 export interface ReporterOptions {
   /** Where reports go; default REPORT_DIR (environment, then .env), else `reports`. */
@@ -144,20 +143,14 @@ export abstract class ConformanceReporter implements Reporter {
       ...(runIdOf(process.env) ? { runId: runIdOf(process.env)! } : {}),
       notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
     };
-    return withBaseline(summarize(run, records, catalogue.clauses), setting('BASELINE'), setting('FAIL_ON'));
+    return withBaseline(summarize(run, records, catalogue.clauses), reportSetting('BASELINE'), reportSetting('FAIL_ON'));
   }
 }
 
-/** A variable as the harness reads it: the environment wins over .env; '' is unset. */
-function setting(name: string): string | undefined {
-  const value = process.env[name] ?? (existsSync('.env') ? parseDotenv(readFileSync('.env'))[name] : undefined);
-  return value?.trim() || undefined;
-}
-
-/** REPORT_DIR from the option, the environment, then .env (as the harness reads it), else `reports`. */
+/** REPORT_DIR from the option, else as the run reads it (harness/setup/report-settings.ts: environment, .env, default). */
 function reportDir(explicit: string | undefined): string {
   // A run of part of the suite writes beside the whole run's reports, never over them (scripts/conformance.ts).
-  return resolve(explicit || setting('REPORT_DIR') || 'reports', explicit ? '' : (process.env.CONFORMANCE_REPORT_SUBDIR?.trim() ?? ''));
+  return resolve(explicit || reportDirSetting(), explicit ? '' : (process.env.CONFORMANCE_REPORT_SUBDIR?.trim() ?? ''));
 }
 
 type Listed = Pick<RunInfo, 'targetUrl' | 'targetKind' | 'mode' | 'abort' | 'fcSeed'>;

@@ -15,9 +15,10 @@ import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
 import { conformanceRun, proxiedRun } from '../bench/remote.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
+import { reportDirSetting } from '../harness/setup/report-settings.ts';
 import { chromiumAvailable } from '../harness/payer/chromium.ts';
 
-const reportDir = process.env['REPORT_DIR'] ?? 'reports';
+const reportDir = reportDirSetting();
 const scratch = mkdtempSync(join(tmpdir(), 'bench-'));
 // The embedded sandbox, and below one started here: never a remote target that `.env` may name.
 const baseEnv: NodeJS.ProcessEnv = { ...embeddedOnlyEnv(process.env), REPORT_DIR: scratch };

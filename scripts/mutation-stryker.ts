@@ -19,6 +19,7 @@ import { enumerate, MUTATE, mutantKey, OUTSIDE_SAMPLE, SAMPLE_FILE_ENV, seededSa
 import { clauseOf } from './stryker/clauses.ts';
 import { loadTriage, matchTriage, TriageError } from './stryker/triage.ts';
 import type { Verdict } from './stryker/judge.ts';
+import { reportDirSetting } from '../harness/setup/report-settings.ts';
 
 const USAGE = 'usage: npm run mutation:stryker -- --sample N --seed S [--concurrency C] [--list]';
 
@@ -79,7 +80,7 @@ if (options.list) {
   process.exit(0);
 }
 
-const reportDir = resolve(process.env.REPORT_DIR ?? 'reports', 'stryker');
+const reportDir = resolve(reportDirSetting(), 'stryker');
 mkdirSync(reportDir, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'stryker-'));
 writeFileSync(join(work, 'sample.json'), JSON.stringify(sample));

@@ -22,6 +22,7 @@ import { conformanceArgs, vitestCli } from '../harness/run/vitest-cli.ts';
 import { FAULTS } from '../sandbox/faults.ts';
 import { VARIANTS, variantSettings } from '../sandbox/variants.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
+import { reportDirSetting } from '../harness/setup/report-settings.ts';
 
 interface RunResult {
   fault: string;
@@ -252,7 +253,7 @@ if (!bothReported)
       `(${results[twoClauses]!.independent} failure(s) at most)`,
   );
 
-const reportDir = process.env['REPORT_DIR'] || 'reports';
+const reportDir = reportDirSetting();
 mkdirSync(reportDir, { recursive: true });
 writeFileSync(
   join(reportDir, 'mutation.json'),

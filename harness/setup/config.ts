@@ -12,7 +12,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { ConfigError } from './errors.ts';
 import { registerSecrets } from './config-view.ts';
-import { readReportSettings, SettingError } from './report-settings.ts';
+import { readReportSettings, reportDirSetting, SettingError } from './report-settings.ts';
 import { installHint } from '../payer/chromium.ts';
 import type { ChallengeCode, OptionValues } from '../payer/types.ts';
 import type { AccountAuth, Budget, Config, Destructive, Remote, ReportSettings, TargetConfig } from './config-types.ts';
@@ -124,7 +124,7 @@ type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
  * only to that target, below the environment and .env. A file for another target is ignored.
  */
 function readDiscovered(given: Env): Env {
-  const file = `${given.REPORT_DIR?.trim() || 'reports'}/discovered.env`;
+  const file = `${reportDirSetting({ env: given, dotenv: null })}/discovered.env`;
   if (!existsSync(file)) return {};
   const found = readEnvFile(file);
   const target = given.API_BASE_URL?.trim().replace(/\/+$/, '');

@@ -31,8 +31,8 @@ const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {
   reporters: {
     may: ['harness/record/', 'harness/setup/report-settings.ts'],
     why:
-      'read what the harness records (task meta, the verdict, skip kinds) and the report settings (BASELINE, ' +
-      'FAIL_ON); never the sandbox',
+      'read what the harness records (task meta, the verdict, skip kinds) and the report settings (REPORT_DIR, ' +
+      'BASELINE, FAIL_ON, read as the run reads them); never the sandbox',
   },
   scripts: { may: ['*'], why: 'entry points: wire any of the others together' },
   bench: {
