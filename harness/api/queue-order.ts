@@ -2,7 +2,7 @@
  * The order of a queue for shared capacity (the request cap, the browser payer's turns), read from the record of the
  * test asking (harness/record/test-record.ts).
  */
-import { currentScope, forOtherTests } from '../record/test-record.ts';
+import { currentRecord, forOtherTests } from '../record/test-record.ts';
 
 /** Above every other priority for any deadline (epoch ms) of this millennium. */
 const DEADLINE_FIRST = 1e14;
@@ -15,7 +15,7 @@ const DEADLINE_FIRST = 1e14;
  * test's length (critical path first, harness/run/chains.ts); without one, the test furthest along its own chain.
  */
 export function priorityNow(): number {
-  const scope = currentScope();
+  const scope = currentRecord();
   // Work before a deadline goes first, the nearest deadline first: a queue must never make it late.
   if (scope?.deadlineAt !== undefined && !forOtherTests()) return DEADLINE_FIRST - scope.deadlineAt;
   if (forOtherTests() || !scope) return 1_000_000;

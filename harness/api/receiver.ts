@@ -13,7 +13,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentScope, type TestRecord } from '../record/test-record.ts';
+import { currentRecord, type TestRecord } from '../record/test-record.ts';
 import { noteStep } from '../record/transcript.ts';
 import { redactBodyText } from '../record/redact.ts';
 
@@ -224,7 +224,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     },
     waitForWebhook(match, timeoutMs) {
       const { test, what } = matcher(match);
-      const scope = currentScope();
+      const scope = currentRecord();
       if (scope) {
         for (const w of webhooks) if (safeTest(test, w)) note(scope, w);
         watches.add({ test, scope });

@@ -3,8 +3,8 @@
  * and webhook made for a test is attributed to it, whatever awaits lie between; and the waits and shared work it
  * takes part in. Its transcript is rendered by transcript.ts; the request cap's queue order is api/queue-order.ts.
  *
- *   await withScope('4.1 monto-min', () => ...);        // exchanges made inside are attributed to that record
- *   currentScopeExchanges();                            // redacted, each with a `curl` line
+ *   await withRecord('4.1 monto-min', () => ...);        // exchanges made inside are attributed to that record
+ *   currentRecordExchanges();                            // redacted, each with a `curl` line
  */
 import type { SkipKind } from './skips.ts';
 import type { Verdict } from './verdict.ts';
@@ -159,9 +159,9 @@ const MAX_STEPS_KEPT = 400;
 /** Steps kept from a test's start when its middle is dropped (the transcript keeps them too). */
 export const FIRST_STEPS_KEPT = 40;
 
-export const scopeStorage = new AsyncLocalStorage<TestRecord>();
+export const recordStorage = new AsyncLocalStorage<TestRecord>();
 /** Exchanges a record keeps (the oldest dropped first). */
-export const maxPerScope = 500;
+export const maxPerRecord = 500;
 const sharedStorage = new AsyncLocalStorage<boolean>();
 
 /** Whether the code running now is work other tests wait for (`sharedWork`): its requests go first at the cap. */
@@ -169,19 +169,26 @@ export function forOtherTests(): boolean {
   return sharedStorage.getStore() === true;
 }
 
-/** Runs fn with a scope (a new one named `name`, or the one given): exchanges recorded inside (across awaits) are also listed for it. */
-export function withScope<T>(scope: string | TestRecord, fn: () => T): T {
-  return scopeStorage.run(typeof scope === 'string' ? new TestRecord(scope) : scope, fn);
+/** Runs fn with a test's record (a new one named `name`, or the one given): exchanges made inside (across awaits) are also listed on it. */
+export function withRecord<T>(record: string | TestRecord, fn: () => T): T {
+  return recordStorage.run(typeof record === 'string' ? new TestRecord(record) : record, fn);
 }
 
-/** The scope of the code running now (undefined outside any test). */
-export function currentScope(): TestRecord | undefined {
-  return scopeStorage.getStore();
+/** The record of the test whose code runs now (undefined outside any test). */
+export function currentRecord(): TestRecord | undefined {
+  return recordStorage.getStore();
 }
 
-/** Redacted exchanges recorded in the current scope so far (empty outside any scope). */
-export function currentScopeExchanges(): Exchange[] {
-  return [...(scopeStorage.getStore()?.exchanges ?? [])];
+/**
+ * The old name of currentRecord, kept only for harness/payer/browser-session.ts while the payer's refactor is under
+ * way in another branch (it is that branch's to rename); nothing else uses it.
+ * @deprecated use currentRecord
+ */
+export const currentScope = currentRecord;
+
+/** Redacted exchanges on the current test's record so far (empty outside any test). */
+export function currentRecordExchanges(): Exchange[] {
+  return [...(recordStorage.getStore()?.exchanges ?? [])];
 }
 
 /**
@@ -189,7 +196,7 @@ export function currentScopeExchanges(): Exchange[] {
  * current test's budget does not count it. Outside a test, just awaits it.
  */
 export async function waitingFor<T>(what: string, promise: Promise<T> | (() => Promise<T>)): Promise<T> {
-  const end = scopeStorage.getStore()?.beginWait(what);
+  const end = recordStorage.getStore()?.beginWait(what);
   try {
     return await (typeof promise === 'function' ? promise() : promise);
   } finally {
@@ -208,16 +215,16 @@ export function sharedWork<T>(): (build: () => Promise<T>) => Promise<T> {
   let work: { promise: Promise<T>; by: TestRecord | undefined } | undefined;
   return (build) => {
     if (!work) {
-      work = { promise: sharedStorage.run(true, build), by: currentScope() };
+      work = { promise: sharedStorage.run(true, build), by: currentRecord() };
       return work.promise;
     }
-    return currentScope() === work.by ? work.promise : waitingFor('work another test started for both', work.promise);
+    return currentRecord() === work.by ? work.promise : waitingFor('work another test started for both', work.promise);
   };
 }
 
 /** Runs `fn` as work in flight of the current test (`what` names it when the test's budget runs out meanwhile). */
 export async function doing<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  const end = scopeStorage.getStore()?.beginDoing(what);
+  const end = recordStorage.getStore()?.beginDoing(what);
   try {
     return await fn();
   } finally {
@@ -230,13 +237,13 @@ type Counter = Exclude<keyof NetworkTally, 'ambiguous'>;
 
 /** Adds to the current test's tally (nothing outside a test). */
 export function tallyNetwork(counter: Counter, by = 1): void {
-  const scope = currentScope();
+  const scope = currentRecord();
   if (scope && !scope.closed) scope.network[counter] += by;
 }
 
 /** Notes an ambiguous answer on the current test; returns it, so its settling can be written on it. */
 export function noteAmbiguous(answer: AmbiguousAnswer): AmbiguousAnswer {
-  const scope = currentScope();
+  const scope = currentRecord();
   if (scope && !scope.closed) scope.network.ambiguous.push(answer);
   return answer;
 }

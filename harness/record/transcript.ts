@@ -7,7 +7,7 @@ import type { Exchange } from './exchange.ts';
 import type { Transcript, TranscriptStep } from './meta.ts';
 import { redactExchange, redactUrlsIn, secrets, type SecretRegistry } from './redact.ts';
 import { toCurl } from './curl.ts';
-import { currentScope, FIRST_STEPS_KEPT, maxPerScope, scopeStorage, type TestRecord } from './test-record.ts';
+import { currentRecord, FIRST_STEPS_KEPT, maxPerRecord, recordStorage, type TestRecord } from './test-record.ts';
 
 /** The one bound of a body or a step's detail shown in a report (the recorder keeps more: Recorder maxBodyChars). */
 const MAX_DETAIL_CHARS = 2000;
@@ -80,7 +80,7 @@ function noteExchange(scope: TestRecord, ex: Exchange): void {
  */
 export function noteStep(
   step: { kind: TranscriptStep['kind']; title: string; detail?: string },
-  scope: TestRecord | undefined = currentScope(),
+  scope: TestRecord | undefined = currentRecord(),
 ): void {
   scope?.note({
     kind: step.kind,
@@ -138,7 +138,7 @@ function lastIndexOf<T>(list: T[], test: (item: T) => boolean): number {
 
 /**
  * Keeps the last `limit` exchanges, redacted, each with its curl line; bodies clipped to bound memory. The run uses
- * limit 0: only each test's scope keeps its exchanges (`currentScopeExchanges`); `drain` serves harness tests.
+ * limit 0: only each test's scope keeps its exchanges (`currentRecordExchanges`); `drain` serves harness tests.
  */
 export class Recorder {
   #stored: Exchange[] = [];
@@ -162,10 +162,10 @@ export class Recorder {
       this.#stored.push(copy);
       if (this.#stored.length > this.#limit) this.#stored.splice(0, this.#stored.length - this.#limit);
     }
-    const scope = scopeStorage.getStore();
+    const scope = recordStorage.getStore();
     if (scope && !scope.closed) {
       scope.exchanges.push(copy);
-      if (scope.exchanges.length > maxPerScope) scope.exchanges.shift();
+      if (scope.exchanges.length > maxPerRecord) scope.exchanges.shift();
       noteExchange(scope, copy);
     }
     return copy;

@@ -36,7 +36,7 @@ import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from '../judge/checks.ts';
 import { AmbiguousAnswerError, NotNowError } from '../api/errors.ts';
 import { fieldMappings } from '../payer/field-mapping.ts';
-import { currentScopeExchanges, TestRecord, withScope } from '../record/test-record.ts';
+import { currentRecordExchanges, TestRecord, withRecord } from '../record/test-record.ts';
 import { transcriptOf } from '../record/transcript.ts';
 import { classify } from '../record/verdict.ts';
 import { testcase, type Testcase } from '../record/testcase.ts';
@@ -136,10 +136,10 @@ export async function runBody(
   softs: readonly CheckFailure[],
   fn: (t: TestHandle) => Promise<void>,
 ): Promise<number> {
-  return withScope(record, async () => {
+  return withRecord(record, async () => {
     await fn(t);
     if (softs.length > 0) throw new CheckFailures(softs);
-    const exchanges = currentScopeExchanges();
+    const exchanges = currentRecordExchanges();
     observeServerErrors(t.observe, exchanges, record.observations);
     fieldMappings.observeNew(t.observe);
     return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;

@@ -14,7 +14,7 @@ import { approvalOf } from '../judge/checks.ts';
 import { NotJudged } from '../record/errors.ts';
 import type { PaymentOutcome } from '../payer/index.ts';
 import { runBudget, TEST_BUDGET_MS } from './budget.ts';
-import { currentScope, doing } from '../record/test-record.ts';
+import { currentRecord, doing } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import { header } from '../api/http.ts';
 
@@ -123,7 +123,7 @@ export async function onOurClock(t: TestHandle, targetMs: number): Promise<numbe
  * The payer's own timing (PaymentOutcome.timing) starts when it starts driving, so the lead is measured from there.
  */
 export async function withDeadline<T>(deadline: number, act: () => Promise<T>): Promise<T> {
-  const scope = currentScope();
+  const scope = currentRecord();
   if (!scope || Number.isNaN(deadline)) return act();
   const outer = scope.deadlineAt;
   scope.deadlineAt = Math.min(outer ?? Number.POSITIVE_INFINITY, deadline);

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../harness/record/transcript.ts';
-import { TestRecord, sharedWork, withScope } from '../../harness/record/test-record.ts';
+import { TestRecord, sharedWork, withRecord } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { readFileSync } from 'node:fs';
 import { chainLengths, SHIPPED_LENGTHS } from '../../harness/run/chains.ts';
@@ -113,7 +113,7 @@ describe('request cap order', () => {
     let next!: () => void;
     const go = new Promise<void>((resolve) => (next = resolve));
     // A test two requests along its chain, whose third waits until the only slot is taken.
-    const along = withScope('along', async () => {
+    const along = withRecord('along', async () => {
       await get('/along-1');
       await get('/along-2');
       await go;
@@ -122,12 +122,12 @@ describe('request cap order', () => {
     await sleep(50);
     const hold = get('/hold');
     await sleep(20);
-    const fresh = withScope('fresh', () => get('/fresh'));
+    const fresh = withRecord('fresh', () => get('/fresh'));
     await sleep(5);
     next();
     await sleep(5);
     const history = sharedWork<unknown>();
-    const shared = withScope('first asker', () => history(() => get('/shared')));
+    const shared = withRecord('first asker', () => history(() => get('/shared')));
     await sleep(20);
     release();
     await Promise.all([along, hold, fresh, shared]);
@@ -175,7 +175,7 @@ describe('chain lengths from the last report (the cap serves the longest chain s
     const scoped = (name: string, expected: number) => {
       const scope = new TestRecord(name);
       scope.expected = expected;
-      return withScope(scope, () => get(`/${name}`));
+      return withRecord(scope, () => get(`/${name}`));
     };
     const hold = get('/hold');
     await sleep(20);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { cvvShape, SecretRegistry, maskCardRuns, redactExchange, redactUrlsIn, secrets } from '../../harness/record/redact.ts';
 import { Recorder, noteStep, transcriptOf } from '../../harness/record/transcript.ts';
-import { currentScopeExchanges, TestRecord, waitingFor, withScope } from '../../harness/record/test-record.ts';
+import { currentRecordExchanges, TestRecord, waitingFor, withRecord } from '../../harness/record/test-record.ts';
 import { curlPreamble, toCurl } from '../../harness/record/curl.ts';
 import type { Exchange } from '../../harness/api/http.ts';
 import { PayerError } from '../../harness/payer/errors.ts';
@@ -370,16 +370,16 @@ describe('Recorder', () => {
   it('attributes exchanges to the scope that made them, across awaits', async () => {
     const recorder = new Recorder({ registry: registry() });
     const run = (name: string) =>
-      withScope(name, async () => {
+      withRecord(name, async () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         recorder.record(exchange({ url: `http://h/${name}` }));
         await new Promise((resolve) => setTimeout(resolve, 5));
-        return currentScopeExchanges().map((e) => e.request.url);
+        return currentRecordExchanges().map((e) => e.request.url);
       });
     const [a, b] = await Promise.all([run('a'), run('b')]);
     expect(a).toEqual(['http://h/a']);
     expect(b).toEqual(['http://h/b']);
-    expect(currentScopeExchanges()).toEqual([]);
+    expect(currentRecordExchanges()).toEqual([]);
   });
 
   it('clips long bodies to bound memory', () => {
@@ -394,7 +394,7 @@ describe("a test's transcript and its waits", () => {
   it("lists every step in order, redacted, the failing check's exchange marked, and how the test ended", async () => {
     const recorder = new Recorder({ registry: registry() });
     const scope = new TestRecord('t');
-    await withScope(scope, async () => {
+    await withRecord(scope, async () => {
       recorder.record({
         ...exchange(
           {
@@ -446,7 +446,7 @@ describe("a test's transcript and its waits", () => {
     vi.useFakeTimers();
     try {
       const scope = new TestRecord('t');
-      await withScope(scope, async () => {
+      await withRecord(scope, async () => {
         const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         const both = Promise.all([waitingFor('the request cap', pause(80)), waitingFor('a browser page', pause(80))]);
         await vi.advanceTimersByTimeAsync(80);

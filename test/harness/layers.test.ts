@@ -13,7 +13,7 @@ const repo = resolve(import.meta.dirname, '../..');
 
 /**
  * What each top-level folder may import outside itself: a folder (`harness/`) or one file (`sandbox/index.ts`).
- * From docs' ARCHITECTURE: suites → harness, generators; reporters → harness (what it records); harness → sandbox only
+ * As docs/architecture.md says: suites → harness, generators; reporters → harness (what it records); harness → sandbox only
  * through its public factory; sandbox → nothing.
  */
 const MAY_IMPORT: Record<string, { may: string[]; why: string }> = {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
-import { TestRecord, withScope } from '../../harness/record/test-record.ts';
+import { TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { AmbiguousAnswerError } from '../../harness/api/errors.ts';
 import { withinBudget } from '../../harness/run/budget.ts';
@@ -44,7 +44,7 @@ describe("waits of the network are not the test's work", () => {
     const ex = await withinBudget(
       record,
       400,
-      withScope(record, () => h.request({ method: 'POST', url: `${fixture!.url}/EnlacePago`, json: {} })),
+      withRecord(record, () => h.request({ method: 'POST', url: `${fixture!.url}/EnlacePago`, json: {} })),
     );
     expect(ex.response?.status).toBe(201);
     expect(record.waitedMs()).toBeGreaterThanOrEqual(900);
@@ -60,7 +60,7 @@ describe("waits of the network are not the test's work", () => {
     const h = client({ maxRps: 10 });
     const record = new TestRecord('paced');
     // 10 requests/s to start: the bucket's 10 go at once, the next 5 wait 0.1–0.5 s for their turn.
-    await withScope(record, () =>
+    await withRecord(record, () =>
       Promise.all(Array.from({ length: 15 }, (_, i) => h.request({ method: 'GET', url: `${fixture!.url}/${i}` }))),
     );
     expect(record.network.pacedMs).toBeGreaterThanOrEqual(1000);
@@ -71,7 +71,7 @@ describe("waits of the network are not the test's work", () => {
     fixture = await startFixture((_req, res) => res.writeHead(502).end());
     const h = client();
     const record = new TestRecord('ambiguous');
-    const err = await withScope(record, () => h.request({ method: 'POST', url: `${fixture!.url}/EnlacePago`, json: {} })).catch(
+    const err = await withRecord(record, () => h.request({ method: 'POST', url: `${fixture!.url}/EnlacePago`, json: {} })).catch(
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(AmbiguousAnswerError);

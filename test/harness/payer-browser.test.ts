@@ -13,7 +13,7 @@ import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { NoFormError, PayerError } from '../../harness/payer/errors.ts';
 import { Recorder } from '../../harness/record/transcript.ts';
-import { TestRecord, withScope } from '../../harness/record/test-record.ts';
+import { TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer, payableOrigins } from '../../harness/payer/index.ts';
@@ -681,7 +681,7 @@ describe('browser payer: checkouts as people finish them', () => {
     needsChromium(ctx);
     posted.length = 0;
     const scope = new TestRecord('two steps');
-    const outcome = await withScope(scope, () => browserPayer().payLink(`${fixture.url}/steps`, { ...card, formaPago: 1 }));
+    const outcome = await withRecord(scope, () => browserPayer().payLink(`${fixture.url}/steps`, { ...card, formaPago: 1 }));
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-steps', esAprobada: 'true' } });
     // "Continuar", not the "Cancelar" before it; then "Confirmar y pagar", not "Editar"; the session's cookie kept.
     expect(posted.map(({ accion, medio, pan, sid }) => ({ accion, medio, pan, sid }))).toEqual([
@@ -697,10 +697,12 @@ describe('browser payer: checkouts as people finish them', () => {
     needsChromium(ctx);
     posted.length = 0;
     const scope = new TestRecord('challenge');
-    expect(await withScope(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject({
-      kind: 'redirect',
-      params: { idTransaccion: 't-ch' },
-    });
+    expect(await withRecord(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject(
+      {
+        kind: 'redirect',
+        params: { idTransaccion: 't-ch' },
+      },
+    );
     expect(posted).toEqual([{ otp_x: '123456', autoriza: 'si' }]);
   });
 

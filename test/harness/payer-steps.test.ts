@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder } from '../../harness/record/transcript.ts';
-import { TestRecord, withScope } from '../../harness/record/test-record.ts';
+import { TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';
@@ -166,7 +166,7 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   it('card page (radio buttons, the button that goes on) then a review page on the same URL with a CSRF token bound to the cookie', async () => {
     received.length = 0;
     const scope = new TestRecord('steps');
-    const outcome = await withScope(scope, () => createPayer({ http }).payLink(`${fixture.url}/checkout`, card));
+    const outcome = await withRecord(scope, () => createPayer({ http }).payLink(`${fixture.url}/checkout`, card));
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-1', esAprobada: 'true' } });
     expect(received[0]).toMatchObject({ medio: 'TC', pan: '4111111111111111', accion: 'seguir' });
     expect(received[1]).toMatchObject({ paso: 'confirmar', csrf: 'tok-abc' });
@@ -197,7 +197,7 @@ describe('the HTTP payer finishes a checkout with steps', () => {
 
   it('a checkout that never ends stops after MAX_STEPS pages: a page, never a verdict of its own', async () => {
     const scope = new TestRecord('endless');
-    const outcome = await withScope(scope, () => createPayer({ http }).payLink(`${fixture.url}/endless`, plainCard));
+    const outcome = await withRecord(scope, () => createPayer({ http }).payLink(`${fixture.url}/endless`, plainCard));
     expect(outcome.kind).toBe('page');
     expect(fixture.seen.filter((s) => s.startsWith('POST /endless')).length).toBe(6);
     expect(scope.steps.some((s) => /more than 6 steps/.test(s.title))).toBe(true);
@@ -208,7 +208,7 @@ describe("the HTTP payer answers a checkout's questions of the payer as a person
   it('a last name, a phone and an address are typed where the page asks them; a discount code is left empty', async () => {
     received.length = 0;
     const scope = new TestRecord('billing');
-    const outcome = await withScope(scope, () => createPayer({ http }).payLink(`${fixture.url}/billing`, plainCard));
+    const outcome = await withRecord(scope, () => createPayer({ http }).payLink(`${fixture.url}/billing`, plainCard));
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-5' } });
     expect(received[0]).toMatchObject({ ape: 'Pérez', tel: '70000000', dir: 'Calle 1, Casa 2', cupon: '' });
   });

@@ -27,9 +27,9 @@ import {
   tarjeta,
   walletValido,
 } from './helpers.ts';
-import { SONDAS_27 } from './sondas-27.ts';
+import { SONDAS_HABITOS } from './sondas-habitos.ts';
 import { SONDAS_PANTALLAS } from './sondas-pantallas.ts';
-import { SONDAS_38 } from './sondas-38.ts';
+import { SONDAS_PUERTAS } from './sondas-puertas.ts';
 import { SONDAS_CLASES } from './sondas-clases.ts';
 
 const recibidos: { path: string; headers: IncomingHttpHeaders; raw: string }[] = [];
@@ -422,9 +422,9 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     const res = await p.api('POST', '/EnlacePago', await p.bearer(), enlaceValido());
     return String(res.headers['content-type']).startsWith('application/json');
   },
-  ...SONDAS_27,
+  ...SONDAS_HABITOS,
   ...SONDAS_PANTALLAS,
-  ...SONDAS_38,
+  ...SONDAS_PUERTAS,
   ...SONDAS_CLASES,
 };
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { beforeDeadline, notLate, paymentRead } from '../../harness/run/waits.ts';
 import { priorityNow } from '../../harness/api/queue-order.ts';
-import { currentScope, TestRecord, withScope } from '../../harness/record/test-record.ts';
+import { currentRecord, TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { NotJudged } from '../../harness/record/errors.ts';
 import type { PaymentOutcome } from '../../harness/payer/index.ts';
 
@@ -67,7 +67,7 @@ describe('paymentRead and beforeDeadline', () => {
   });
   it('work before a deadline is first in line, the nearest deadline first, and only while it lasts', async () => {
     const record = new TestRecord('t');
-    await withScope(record, async () => {
+    await withRecord(record, async () => {
       const ordinary = priorityNow();
       const seen: number[] = [];
       await beforeDeadline(Date.now() + 60_000, 'paying', async () => {
@@ -80,7 +80,7 @@ describe('paymentRead and beforeDeadline', () => {
       });
       expect(seen[0]).toBeGreaterThan(1_000_000);
       expect(seen[1]).toBeGreaterThan(seen[0]!);
-      expect(currentScope()?.deadlineAt).toBeUndefined();
+      expect(currentRecord()?.deadlineAt).toBeUndefined();
       expect(priorityNow()).toBe(ordinary);
     });
   });

@@ -1,5 +1,5 @@
 /**
- * The probes of the issue-27 faults (races, replays, short lifetimes, serializer habits) for faults.test.ts: each
+ * The probes of the faults of habits that ship (races, replays, short lifetimes, serializer habits) for faults.test.ts: each
  * answers "is this behaviour correct?" — true on the clean sandbox, false with its fault. Kept apart so the
  * catalogue's test file only spreads them in.
  */
@@ -51,7 +51,7 @@ async function token(p: Prueba, secreto: string): Promise<number> {
   return res.statusCode;
 }
 
-export const SONDAS_27 = {
+export const SONDAS_HABITOS = {
   'race-success-limit': async (p) => {
     const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
     const respuestas = await pagarALaVez(p, link.urlEnlaceLargo, 3, tarjeta());

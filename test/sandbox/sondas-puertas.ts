@@ -1,5 +1,5 @@
 /**
- * The probes of the issue-38 faults (who may call what, every door of a limit, a read after every write, money to the
+ * The probes of the faults at the doors (who may call what, every door of a limit, a read after every write, money to the
  * cent) for faults.test.ts: each answers "is this behaviour correct?" — true on the clean sandbox, false with its fault.
  */
 import type { FaultId } from '../../sandbox/index.ts';
@@ -14,7 +14,7 @@ const quickPay = async (p: Prueba): Promise<{ idTransaccion: string }> =>
 const consultar = async (p: Prueba, id: string): Promise<Cuerpo> =>
   (await p.api('GET', `/TransaccionCompra/${id}`, await p.bearer())).json();
 
-export const SONDAS_38 = {
+export const SONDAS_PUERTAS = {
   'amount-binary-float': async (p) => {
     const link = await p.crearEnlace(enlaceValido({ monto: 0.1, configuracion: configuracion({ esCantidadEditable: true }) }));
     const { idTransaccion } = consulta(await p.pagar(link.urlEnlaceLargo, { ...tarjeta(), cantidad: '3' }));
