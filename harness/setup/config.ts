@@ -118,6 +118,8 @@ export interface Config {
     /** SANDBOX_NETWORK / SANDBOX_NETWORK_SEED: the simulated internet in front of it. */
     network?: ValueOf<'SANDBOX_NETWORK'>;
     networkSeed?: number;
+    /** SANDBOX_QUICK_PAY_TTL: seconds its quick-pay QRs stay payable. */
+    quickPayTtlS: number;
   };
   payer: { kind: 'http' | 'browser' | 'auto'; chromiumPath: string };
   /** BASELINE and FAIL_ON. */
@@ -278,6 +280,7 @@ function parseConfig(env: Env): Config {
   const mposPermitted = r.read('MPOS_PERMITTED') === 'yes';
   const sandbox = {
     mode: r.read('SANDBOX_MODE'),
+    quickPayTtlS: r.read('SANDBOX_QUICK_PAY_TTL'),
     ...defined({
       fault: r.read('SANDBOX_FAULT'),
       variant: r.read('SANDBOX_VARIANT'),
