@@ -165,10 +165,15 @@ function startStandalone(args: string[]): Promise<Standalone> {
       if (!/^DELETION_ACCOUNT_PASSWORD=.*$/m.test(out)) return;
       clearTimeout(timer);
       const env = Object.fromEntries([...out.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^"(.*)"$/, '$1')]));
+      const kill = () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      };
+      cleanups.add(kill);
       ready({
         env,
         close: async () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          kill();
+          cleanups.delete(kill);
           await exited;
         },
       });
@@ -178,12 +183,29 @@ function startStandalone(args: string[]): Promise<Standalone> {
   });
 }
 
-/** A busy loop per core, until stopped: the CPU hog. */
+/** What to stop if the soak itself is stopped (SIGINT, SIGTERM): the hog, the sandboxes. */
+const cleanups = new Set<() => void>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    for (const cleanup of cleanups) cleanup();
+    process.exit(130);
+  });
+
+/**
+ * A busy loop per core, until stopped: the CPU hog. Each loop also ends by itself once this process is gone (its
+ * parent changes), so a soak killed outright leaves no loop spinning.
+ */
 function startHog(): { processes: number; stop(): void } {
+  const loop = 'const p = process.ppid; for (;;) { for (let i = 0; i < 5e7; i++); if (process.ppid !== p) process.exit(0); }';
   const children: ChildProcess[] = Array.from({ length: availableParallelism() }, () =>
-    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+    spawn(process.execPath, ['-e', loop], { stdio: 'ignore' }),
   );
-  return { processes: children.length, stop: () => children.forEach((c) => c.kill('SIGKILL')) };
+  const stop = () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    cleanups.delete(stop);
+  };
+  cleanups.add(stop);
+  return { processes: children.length, stop };
 }
 
 /** One whole run against a standalone sandbox of its own (started with `sandboxArgs`), its reports in `dir`. */
