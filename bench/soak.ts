@@ -37,6 +37,23 @@ export interface StatusDifference {
   reason?: string;
 }
 
+/**
+ * What a difference is, for whoever reads the table (each one still fails the soak): `too late` — one run left the test
+ * unjudged because the suite itself acted after a deadline (its reason says so: a loaded machine), the other judged
+ * it; `observation` — PASS in one, WARN in the other (the same verdict, an observation made in one run only);
+ * `verdict` — anything else (a verdict that changed, or a test only one run has).
+ */
+export type DifferenceKind = 'too late' | 'observation' | 'verdict';
+
+const TOO_LATE = /the suite was too late|the suite came too late/;
+
+export function differenceKind(d: StatusDifference): DifferenceKind {
+  const statuses = [d.reference, d.run].sort().join(' ');
+  if (statuses === 'pass warn') return 'observation';
+  if ((d.run === 'skip' || d.reference === 'skip') && TOO_LATE.test(d.reason ?? '')) return 'too late';
+  return 'verdict';
+}
+
 const keyOf = (t: { file?: string; name: string }) => (t.file ? `${t.file} › ${t.name}` : t.name);
 
 /** Each test's status by its key (file › name). */
@@ -53,12 +70,9 @@ export function statusDifferences(reference: SummaryLike, run: SummaryLike): Sta
     const a = was.get(test);
     const b = now.get(test);
     if (a?.status === b?.status) continue;
-    diffs.push({
-      test,
-      ...(a ? { reference: a.status } : {}),
-      ...(b ? { run: b.status } : {}),
-      ...(b?.reason ? { reason: b.reason } : {}),
-    });
+    // Why it was not judged, in whichever run skipped it (else this run's reason, if any).
+    const reason = (b?.status === 'skip' ? b : a?.status === 'skip' ? a : b)?.reason;
+    diffs.push({ test, ...(a ? { reference: a.status } : {}), ...(b ? { run: b.status } : {}), ...(reason ? { reason } : {}) });
   }
   return diffs.sort((x, y) => (x.test < y.test ? -1 : x.test > y.test ? 1 : 0));
 }
@@ -124,7 +138,8 @@ export function soakTable(runs: SoakRun[], reference: SoakRun | undefined = runs
     out.push('', `${run.label}: ${diffs.length} test${diffs.length === 1 ? '' : 's'} judged otherwise than ${reference.label}:`);
     for (const d of diffs)
       out.push(
-        `  ${d.reference?.toUpperCase() ?? '(absent)'} → ${d.run?.toUpperCase() ?? '(absent)'}  ${d.test}${d.reason ? `: ${d.reason.split('\n')[0]}` : ''}`,
+        `  [${differenceKind(d)}] ${d.reference?.toUpperCase() ?? '(absent)'} → ${d.run?.toUpperCase() ?? '(absent)'}  ${d.test}` +
+          `${d.reason ? `: ${d.reason.split('\n')[0]}` : ''}`,
       );
   }
   return out.join('\n');

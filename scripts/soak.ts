@@ -13,12 +13,14 @@
  * script-built screens. First an idle reference run alone, then two runs at once, then one run with a busy-loop
  * process on every core (the CPU hog). Each must end 0 FAIL, 0 ERROR and judge every test as the reference did; the
  * table of figures (runs, PASS/FAIL/WARN/SKIP/ERROR, the tests judged otherwise) is printed at the end
- * (bench/soak.ts). Each run's reports stay in REPORT_DIR/soak/<run>.
+ * (bench/soak.ts), each difference named too late (a run left the test unjudged: the suite acted after a deadline),
+ * observation (PASS against WARN) or verdict. Every run draws the same fast-check sequences (one FC_SEED, `--seed`,
+ * default drawn once and printed). Each run's reports stay in REPORT_DIR/soak/<run>.
  *
  *   npm run soak                          # 20 embedded + 5 proxied
  *   npm run soak -- --embedded 5 --remote 1 --delay 100
  *   npm run soak -- --parallel 2 --payer browser
- *   npm run soak -- --real-time --payer browser [--qr-ttl 30]
+ *   npm run soak -- --real-time --payer browser [--qr-ttl 30] [--seed N]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { conformanceRun, proxiedRun, type ConformanceRun } from '../bench/remote.ts';
-import { type SoakRun, type SummaryLike, soakProblems, soakTable } from '../bench/soak.ts';
+import { differenceKind, type SoakRun, type SummaryLike, soakProblems, soakTable, statusDifferences } from '../bench/soak.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
 
 const { values } = parseArgs({
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     payer: { type: 'string', default: 'http' },
     'real-time': { type: 'boolean', default: false },
     'qr-ttl': { type: 'string', default: '30' },
+    seed: { type: 'string' },
   },
 });
 const count = (name: string, v: string) => {
@@ -255,9 +258,11 @@ async function realTime(): Promise<void> {
   if (ttl < 1) throw new Error('--qr-ttl must be at least 1 (seconds)');
   const browser = values.payer !== 'http';
   const sandboxArgs = ['--no-control', '--quick-pay-ttl', String(ttl), ...(browser ? ['--screen', 'js'] : [])];
-  const payerEnv = { PAYER: values.payer };
+  // One fast-check seed for every run: the model tests draw the same sequences, so a status differs only by the load.
+  const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : count('seed', values.seed);
+  const payerEnv = { PAYER: values.payer, FC_SEED: String(seed) };
   const base = resolve(process.env.REPORT_DIR || 'reports', 'soak');
-  const setUp = `npm run sandbox -- ${sandboxArgs.join(' ')}, PAYER=${values.payer}`;
+  const setUp = `npm run sandbox -- ${sandboxArgs.join(' ')}, PAYER=${values.payer}, FC_SEED=${seed}`;
   console.log(`soak --real-time: each run against its own standalone sandbox (${setUp}); reports in ${base}`);
   const wall = process.hrtime.bigint();
   const runs: SoakRun[] = [];
@@ -279,6 +284,12 @@ async function realTime(): Promise<void> {
   console.log(`\nsoak --real-time (${setUp}), ${runs.length} runs in ${minutes.toFixed(1)} min:\n`);
   console.log(soakTable(runs, reference));
   const bad = runs.filter((r) => soakProblems(r, reference).length > 0).length;
+  const kinds = new Map<string, number>();
+  for (const run of runs.slice(1))
+    if (run.summary && reference.summary)
+      for (const d of statusDifferences(reference.summary, run.summary))
+        kinds.set(differenceKind(d), (kinds.get(differenceKind(d)) ?? 0) + 1);
+  if (kinds.size > 0) console.log(`\nstatus differences by kind: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}`);
   console.log(
     `\n${runs.length - bad}/${runs.length} runs passed: ${bad === 0 ? 'every run 0 FAIL, 0 ERROR, every status as the idle reference' : 'see the table'}`,
   );

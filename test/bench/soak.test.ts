@@ -1,6 +1,6 @@
 /** The soak's judgement (bench/soak.ts): statuses test by test against the reference, the verdict and the table. */
 import { describe, expect, it } from 'vitest';
-import { type SoakRun, type SummaryLike, soakProblems, soakTable, statusDifferences } from '../../bench/soak.ts';
+import { differenceKind, type SoakRun, type SummaryLike, soakProblems, soakTable, statusDifferences } from '../../bench/soak.ts';
 
 const summary = (tests: [string, string, string?][]): SummaryLike => {
   const totals: Record<string, number> = { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, notRun: 0 };
@@ -52,7 +52,7 @@ describe('statusDifferences', () => {
       ['[9.9] new', 'pass'],
     ]);
     expect(statusDifferences(REF, now)).toEqual([
-      { test: 'suites/a.test.ts › [5.1] audience', reference: 'skip' },
+      { test: 'suites/a.test.ts › [5.1] audience', reference: 'skip', reason: 'no second business' },
       { test: 'suites/a.test.ts › [9.9] new', run: 'pass' },
     ]);
   });
@@ -73,6 +73,33 @@ describe('statusDifferences', () => {
       ],
     };
     expect(statusDifferences(a, b)).toEqual([{ test: 'y › t', reference: 'pass', run: 'skip' }]);
+  });
+});
+
+describe('differenceKind', () => {
+  it('names a test the suite reached too late, an observation made in one run only, and any other change', () => {
+    const late =
+      'not judged: the QR payment may have reached the target after the validity it stated: … the suite was too late, which says nothing of the target';
+    expect(differenceKind({ test: 'x', reference: 'pass', run: 'skip', reason: late })).toBe('too late');
+    expect(differenceKind({ test: 'x', reference: 'skip', run: 'pass', reason: late })).toBe('too late');
+    expect(differenceKind({ test: 'x', reference: 'warn', run: 'pass' })).toBe('observation');
+    expect(differenceKind({ test: 'x', reference: 'pass', run: 'warn' })).toBe('observation');
+    expect(differenceKind({ test: 'x', reference: 'pass', run: 'skip', reason: 'no second business' })).toBe('verdict');
+    expect(differenceKind({ test: 'x', reference: 'pass', run: 'fail' })).toBe('verdict');
+    expect(differenceKind({ test: 'x', run: 'pass' })).toBe('verdict');
+  });
+
+  it('takes the reason of whichever run skipped the test', () => {
+    const ref = summary([['[4.8] read after write', 'skip', 'the suite was too late']]);
+    const now = summary([['[4.8] read after write', 'pass']]);
+    const [d] = statusDifferences(ref, now);
+    expect(d).toEqual({
+      test: 'suites/a.test.ts › [4.8] read after write',
+      reference: 'skip',
+      run: 'pass',
+      reason: 'the suite was too late',
+    });
+    expect(differenceKind(d!)).toBe('too late');
   });
 });
 
@@ -122,7 +149,7 @@ describe('soakTable', () => {
       /^\| CPU hog +\| +0 \| +0 \| +1 \| +2 \| +0 \| +0 \| +3 \| +1\/3 \| +1 \| 100 s \| 1 status differs from the reference \|$/,
     );
     expect(table).toContain(
-      'CPU hog: 1 test judged otherwise than reference (idle):\n  PASS → SKIP  suites/a.test.ts › [4.6] a quick-pay is paid: the suite was too late',
+      'CPU hog: 1 test judged otherwise than reference (idle):\n  [too late] PASS → SKIP  suites/a.test.ts › [4.6] a quick-pay is paid: the suite was too late',
     );
   });
 
