@@ -1,13 +1,15 @@
 /**
  * `npm run sandbox -- --port 4010 [--host 0.0.0.0] [--mode development|production] [--fault ID] [--variant
- * ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--network
+ * ID[,ID…]|all|deployed] [--screen html|js|steps|challenge|frame] [--no-control] [--quick-pay-ttl S] [--network
  * mild|rough|throttled|unavailable [--network-seed N]]`
+ * --quick-pay-ttl: seconds a quick-pay QR stays payable (its fechaVencimiento; default 600); short ones, as an
+ * independent implementation's, prove the suite's deadlines in real time (with --no-control: `npm run soak -- --real-time`).
  * --network: the internet in front of it (sandbox/network.ts: latency, rate limit, 503/502, dropped connections, late
  * and duplicated webhooks), seeded by --network-seed (default random, printed).
  * --no-control: without the test-control API (/__sandbox), as a vendor's deployed service (the suite then waits in real
  * time where it would move the clock).
  * (env SANDBOX_FAULT also selects a fault, SANDBOX_VARIANT the variants, SANDBOX_SCREEN the screen, SANDBOX_NETWORK and
- * SANDBOX_NETWORK_SEED the network). Prints the URLs and,
+ * SANDBOX_NETWORK_SEED the network, SANDBOX_QUICK_PAY_TTL the QR's seconds). Prints the URLs and,
  * as a .env to paste, the seeded demo credentials of this local sandbox; --pid-file PATH writes its pid there.
  * SIGINT/SIGTERM close it, as does the end of the npm process that started it (`npm run sandbox &`, `npx … &`).
  */
@@ -22,7 +24,7 @@ const INSTALLED = process.env['PAYMENT_CONFORMANCE_COMMAND']?.trim();
 const USO =
   `usage: ${INSTALLED ? `${INSTALLED} sandbox` : 'npm run sandbox --'} [--port 4010] [--host 127.0.0.1] ` +
   `[--mode development|production] [--fault ID] [--variant ID[,ID…]|all|deployed] [--screen ` +
-  `html|js|steps|challenge|frame] [--no-control] [--network ${NETWORKS.join('|')} [--network-seed N]] [--pid-file PATH]`;
+  `html|js|steps|challenge|frame] [--no-control] [--quick-pay-ttl S] [--network ${NETWORKS.join('|')} [--network-seed N]] [--pid-file PATH]`;
 
 function fail(message: string): never {
   console.error(`sandbox: ${message}\n${USO}`);
@@ -37,6 +39,7 @@ let values: {
   variant?: string;
   screen?: string;
   'no-control'?: boolean;
+  'quick-pay-ttl'?: string;
   network?: string;
   'network-seed'?: string;
   'pid-file'?: string;
@@ -52,6 +55,7 @@ try {
       variant: { type: 'string' },
       screen: { type: 'string' },
       'no-control': { type: 'boolean' },
+      'quick-pay-ttl': { type: 'string' },
       network: { type: 'string' },
       'network-seed': { type: 'string' },
       'pid-file': { type: 'string' },
@@ -84,6 +88,11 @@ if (networkSeed !== undefined && !(/^\d+$/.test(seedText ?? '') && networkSeed <
   fail(`--network-seed must be an integer 0..4294967295 (got "${seedText}"); example: --network-seed 7`);
 if (networkSeed !== undefined && network === undefined) fail('--network-seed needs --network mild|rough|…');
 
+const ttlText = values['quick-pay-ttl'] ?? (process.env.SANDBOX_QUICK_PAY_TTL || undefined);
+if (ttlText !== undefined && !(/^\d+$/.test(ttlText) && Number(ttlText) >= 1))
+  fail(`--quick-pay-ttl must be a whole number of seconds, at least 1 (got "${ttlText}"); example: --quick-pay-ttl 25`);
+const quickPayTtlSeconds = ttlText === undefined ? undefined : Number(ttlText);
+
 // Found now, while the chain up to npm stands: the banner may be followed at once by `kill $!`, which ends the shell
 // between npm and this process before a later walk could pass it.
 const npm = process.env['npm_command'] ? npmAncestor() : undefined;
@@ -98,6 +107,7 @@ try {
     variant: values.variant ?? process.env.SANDBOX_VARIANT,
     ...(screen === undefined ? {} : { screen: screen as Pantalla }),
     control: values['no-control'] !== true,
+    ...(quickPayTtlSeconds === undefined ? {} : { quickPayTtlSeconds }),
     ...(network === undefined ? {} : { network }),
     ...(networkSeed === undefined ? {} : { networkSeed }),
   });
@@ -111,7 +121,7 @@ if (pidFile) writeFileSync(pidFile, `${process.pid}\n`);
 const fault = values.fault ?? process.env.SANDBOX_FAULT;
 const variant = values.variant ?? process.env.SANDBOX_VARIANT;
 const net = sandbox.app.sandbox.network;
-console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${sandbox.app.sandbox.options.screen === 'html' ? '' : `, screen ${sandbox.app.sandbox.options.screen}`}${sandbox.controlUrl ? '' : ', no test-control API'}${net ? `, network ${net.name} seed ${net.seed}` : ''}) listening
+console.log(`payment-service sandbox (${mode}${fault ? `, fault ${fault}` : ''}${variant ? `, variant ${variant}` : ''}${sandbox.app.sandbox.options.screen === 'html' ? '' : `, screen ${sandbox.app.sandbox.options.screen}`}${sandbox.controlUrl ? '' : ', no test-control API'}${quickPayTtlSeconds === undefined ? '' : `, quick-pay QRs ${quickPayTtlSeconds} s`}${net ? `, network ${net.name} seed ${net.seed}` : ''}) listening
   base URL     ${sandbox.baseUrl}
   auth URL     ${sandbox.authUrl}   (token: POST ${sandbox.authUrl}/connect/token)
   control URL  ${sandbox.controlUrl ?? '(none: --no-control)'}

@@ -19,6 +19,9 @@ import {
   field,
   letTimePass,
   notAccepted,
+  NotJudged,
+  notLate,
+  onOurClock,
   type PageInput,
   paymentApproved,
   paymentNotApproved,
@@ -28,6 +31,7 @@ import {
   targetNow,
   type TestHandle,
   waitingTimeoutMs,
+  withDeadline,
 } from '../harness/index.ts';
 
 async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionRequest>, fields: Parameters<typeof observedLinkBody>[1] = {}) {
@@ -35,8 +39,30 @@ async function linkWith(t: TestHandle, configuracion: Partial<ConfiguracionReque
   return createLink(t, { ...base, configuracion: { ...base.configuracion, ...configuracion } });
 }
 
-/** The page a quick-pay's QR leads to (4.6: urlQR is the QR), opened as the payer's browser opens it (its form kept to submit later). */
-async function openQuickPayPage(t: TestHandle, response: Record<string, unknown>): Promise<Screen & { form: ScreenForm }> {
+/** When a quick-pay's QR stops being payable (its fechaVencimiento), as an instant of our clock; NaN: it states none. */
+async function qrDeadline(t: TestHandle, response: Record<string, unknown>): Promise<number> {
+  const vence = Date.parse(String((response['datosQuickPay'] as { fechaVencimiento?: unknown } | undefined)?.fechaVencimiento ?? ''));
+  return Number.isNaN(vence) ? Number.NaN : onOurClock(t, vence);
+}
+
+/**
+ * The page a quick-pay's QR leads to (4.6: urlQR is the QR), opened as the payer's browser opens it (its form kept to
+ * submit later), first in line before the QR's `deadline` (withDeadline). A page without a form answered after that
+ * deadline (less the clocks' margin) says the suite came too late, nothing of the target: not judged.
+ */
+async function openQuickPayPage(
+  t: TestHandle,
+  response: Record<string, unknown>,
+  deadline: number,
+): Promise<Screen & { form: ScreenForm }> {
+  return withDeadline(deadline, () => openQuickPayPageNow(t, response, deadline));
+}
+
+async function openQuickPayPageNow(
+  t: TestHandle,
+  response: Record<string, unknown>,
+  deadline: number,
+): Promise<Screen & { form: ScreenForm }> {
   const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
   const image = await t.run.payer.fetchImage(urlQR);
   const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
@@ -46,6 +72,16 @@ async function openQuickPayPage(t: TestHandle, response: Record<string, unknown>
       `the quick-pay QR at ${urlQR} is not a PNG the suite decodes (status ${image.status}): its page is judged by the quick-pay tests`,
     );
   const screen = await t.run.payer.openScreen(new URL(text, urlQR).href);
+  const answeredAt = Date.now();
+  // The margin of the clocks' offset (onOurClock), as lateBy (harness/run/waits.ts) allows it.
+  if ((!screen.form || screen.status >= 400) && answeredAt + 1000 > deadline) {
+    const s = (ms: number) => `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+    throw new NotJudged(
+      `the quick-pay page (status ${screen.status}, no form) was answered ${s(answeredAt - deadline)} ` +
+        `${answeredAt > deadline ? 'after' : 'before'} the fechaVencimiento its QR states (clocks compared to within 1.0 s): ` +
+        'the suite was too late, which says nothing of the target',
+    );
+  }
   if (!screen.form || screen.status >= 400)
     return t.skip('page-not-driven', `the quick-pay page (status ${screen.status}) shows no form to post directly`);
   return screen as Screen & { form: ScreenForm };
@@ -64,8 +100,13 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
     async (t) => {
       // The door itself first: the page's form posted directly, in time, pays (else this payer cannot post it: not judged).
       const control = await createQuickPay(t);
-      const posted = await t.run.payer.submitPage(await openQuickPayPage(t, control.response), { card: await cardFor(t) });
+      const controlDeadline = await qrDeadline(t, control.response);
+      const card = await cardFor(t);
+      const posted = await withDeadline(controlDeadline, async () =>
+        t.run.payer.submitPage(await openQuickPayPageNow(t, control.response, controlDeadline), { card }),
+      );
       const { tx: paid } = await lookUp(t, control.response['idTransaccion']);
+      if (asBool(field(paid, 'esAprobada')) !== true) notLate(posted, controlDeadline, 'the control payment of the quick-pay form');
       if (asBool(field(paid, 'esAprobada')) !== true)
         t.skip(
           'page-not-driven',
@@ -79,7 +120,7 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
         return t.skip('premise-elsewhere', 'the quick-pay states no fechaVencimiento this suite reads: judged by the 4.6 response tests');
       const seconds = Math.ceil((vence - (await targetNow(t))) / 1000) + 15;
       skipUnlessTimeCanPass(t, seconds, 'a quick-pay form posted 15 s after its fechaVencimiento');
-      const page = await openQuickPayPage(t, response);
+      const page = await openQuickPayPage(t, response, await onOurClock(t, vence));
       await letTimePass(t, seconds, 'the quick-pay form posted 15 s after its fechaVencimiento');
       const late = await t.run.payer.submitPage(page, { card: await cardFor(t) });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);

@@ -98,6 +98,8 @@ export interface Config {
     /** SANDBOX_NETWORK / SANDBOX_NETWORK_SEED: the simulated internet in front of it. */
     network?: ValueOf<'SANDBOX_NETWORK'>;
     networkSeed?: number;
+    /** SANDBOX_QUICK_PAY_TTL: seconds its quick-pay QRs stay payable. */
+    quickPayTtlS: number;
   };
   payer: { kind: 'http' | 'browser' | 'auto'; chromiumPath: string };
   /** BASELINE and FAIL_ON. */

@@ -189,6 +189,7 @@ function parseConfig(env: Env): Config {
   const mposPermitted = r.read('MPOS_PERMITTED') === 'yes';
   const sandbox = {
     mode: r.read('SANDBOX_MODE'),
+    quickPayTtlS: r.read('SANDBOX_QUICK_PAY_TTL'),
     ...defined({
       fault: r.read('SANDBOX_FAULT'),
       variant: r.read('SANDBOX_VARIANT'),

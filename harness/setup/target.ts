@@ -96,6 +96,7 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
     const sandbox = await createSandbox({
       mode: config.sandbox.mode,
       screen: config.sandbox.screen,
+      quickPayTtlSeconds: config.sandbox.quickPayTtlS,
       ...(fault ? { fault } : {}),
       ...(variant ? { variant } : {}),
       ...(config.sandbox.network ? { network: config.sandbox.network } : {}),

@@ -548,6 +548,16 @@ export const VARIABLES = [
     example: '7',
   },
   {
+    name: 'SANDBOX_QUICK_PAY_TTL',
+    at: 'sandbox.quickPayTtlS',
+    meaning:
+      "how many seconds the embedded sandbox's quick-pay QRs stay payable (their fechaVencimiento); short ones, as an " +
+      "independent implementation's, prove the suite's deadlines in real time (npm run sandbox -- --quick-pay-ttl)",
+    type: { kind: 'int', min: 1 },
+    default: '600',
+    target: 'embedded',
+  },
+  {
     name: 'SANDBOX_SCREEN',
     at: 'sandbox.screen',
     meaning:

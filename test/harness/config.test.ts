@@ -390,6 +390,16 @@ describe('loadConfig: the payer and the sandbox screen', () => {
     expect(errorOf({ ...remote, SANDBOX_NETWORK: 'mild' }).message).toMatch(/^SANDBOX_NETWORK only applies to the embedded sandbox/);
   });
 
+  it('SANDBOX_QUICK_PAY_TTL reaches the sandbox options (default 600 s); bad values and a remote target refused', () => {
+    expect(load({}).sandbox.quickPayTtlS).toBe(600);
+    expect(load({ SANDBOX_QUICK_PAY_TTL: '25' }).sandbox.quickPayTtlS).toBe(25);
+    expect(errorOf({ SANDBOX_QUICK_PAY_TTL: '0' }).variable).toBe('SANDBOX_QUICK_PAY_TTL');
+    expect(errorOf({ SANDBOX_QUICK_PAY_TTL: 'soon' }).variable).toBe('SANDBOX_QUICK_PAY_TTL');
+    expect(errorOf({ ...remote, SANDBOX_QUICK_PAY_TTL: '25' }).message).toMatch(
+      /^SANDBOX_QUICK_PAY_TTL only applies to the embedded sandbox/,
+    );
+  });
+
   it('takes CSS selectors in SCREEN_FIELD_NAMES; only input names become redacted field names', () => {
     const c = load({ SCREEN_FIELD_NAMES: '{"numeroTarjeta":"#cc-number","cvv":"input[autocomplete=cc-csc]"}' });
     expect(c.screenFieldNames).toEqual({ numeroTarjeta: '#cc-number', cvv: 'input[autocomplete=cc-csc]' });
