@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Summary, ReportedTest } from '../../reporters/records.ts';
+import { SELECTED_DIR } from '../../reporters/selection.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -73,7 +74,11 @@ export async function runConformance(options: {
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   clearTimeout(timer);
 
-  const files = readTree(reportDir);
+  // A run of part of the suite (-t, a file) writes its reports to REPORT_DIR/selected: those are the run's reports.
+  const tree = readTree(reportDir);
+  const selected = Object.entries(tree).filter(([path]) => path.startsWith(`${SELECTED_DIR}/`));
+  const files =
+    selected.length > 0 ? Object.fromEntries(selected.map(([path, text]) => [path.slice(SELECTED_DIR.length + 1), text])) : tree;
   rmSync(reportDir, { recursive: true, force: true });
   const summaryText = files['summary.json'];
   return {

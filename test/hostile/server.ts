@@ -56,7 +56,10 @@ export interface HostileServer {
   tokens: string[];
   /** Requests received, by `METHOD /path` (query dropped). */
   counts(): Record<string, number>;
-  /** Non-GET API requests received more than once byte for byte (method, path, authorization, body): re-sends. */
+  /**
+   * Non-GET API requests received more than once byte for byte (method, path, authorization, body) other than after a
+   * 429 or 503: re-sends of what may have been processed.
+   */
   repeats(): string[];
   /** Bytes of huge bodies actually written (the client stops reading, so this stays well under 10 MB). */
   hugeBytesWritten(): number;
@@ -71,6 +74,7 @@ export async function startHostile(options: HostileOptions): Promise<HostileServ
   const tokens: string[] = [];
   const counts: Record<string, number> = {};
   const fingerprints = new Map<string, number>();
+  const notNow = new Map<string, boolean>();
   let healthyLeft = healthy;
   let turn = 0;
   let nextLink = 1;
@@ -155,8 +159,13 @@ export async function startHostile(options: HostileOptions): Promise<HostileServ
       return path === '/auth/connect/token' && req.method === 'POST' ? token(res, body) : wellBehaved(req, res);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      // A re-send after 429 or 503 ("not now": nothing was processed) is allowed; after any other answer, or none,
+      // it is a repeat.
       const print = `${key} ${req.headers.authorization ?? '-'} ${createHash('sha256').update(body).digest('hex')}`;
-      fingerprints.set(print, (fingerprints.get(print) ?? 0) + 1);
+      const seen = fingerprints.get(print);
+      fingerprints.set(print, seen === undefined ? 1 : seen + (notNow.get(print) ? 0 : 1));
+      notNow.set(print, false);
+      res.on('finish', () => notNow.set(print, res.statusCode === 429 || res.statusCode === 503));
     }
     if (healthyLeft > 0) {
       healthyLeft--;

@@ -135,7 +135,7 @@ describe('the packed command, installed in an empty folder', () => {
   it('a failing run speaks the installed command: no `npm run` on its console or in summary.md', () => {
     expect(failing.code, failing.output.slice(-3000)).toBe(1);
     expect(failing.output).toMatch(/^\s+replay: .*npx payment-conformance run /m);
-    for (const text of [failing.output, readFileSync(join(app, 'failing', 'reports', 'summary.md'), 'utf8')])
+    for (const text of [failing.output, readFileSync(join(app, 'failing', 'reports', 'selected', 'summary.md'), 'utf8')])
       expect(text).not.toContain('npm run');
   });
 
