@@ -123,23 +123,20 @@ function codeEntry(
   const empty = (form.visible ?? []).filter((n) => !placed.has(n) && fields[n] === '' && !(n in form.selects));
   const target = named in fields || named in form.selects ? named : empty.length === 1 ? empty[0] : undefined;
   if (target === undefined) return undefined;
-  const value = challengeAnswer(challenge, (selector) => shownText(page.html, selector), [page.html]);
+  const shown = challenge && 'shownIn' in challenge ? shownText(page.html, challenge.shownIn) : undefined;
+  const value = challengeAnswer(challenge, shown, [page.html]);
   return value === undefined
     ? undefined
     : { field: 'codigoDesafio', name: target, value, says: `${target} (the code ${challenge ? 'configured' : 'the page shows'})` };
 }
 
 /**
- * The answer to a challenge, chosen once for both payers: the code configured, or the text where the configured
- * selector says the page shows it (`shown`, read by the driver: undefined where nothing matches); with nothing
- * configured, the code the page shows (the first of `htmls` showing one).
+ * The answer to a challenge, chosen once for both payers: the code configured, or the text of the element the
+ * configured selector names (`shown`, read by the driver from the page: undefined where nothing matches); with
+ * nothing configured, the code the page shows (the first of `htmls` showing one).
  */
-export function challengeAnswer(
-  challenge: ChallengeCode | undefined,
-  shown: (selector: string) => string | undefined,
-  htmls: string[],
-): string | undefined {
-  if (challenge) return 'code' in challenge ? challenge.code : shown(challenge.shownIn);
+export function challengeAnswer(challenge: ChallengeCode | undefined, shown: string | undefined, htmls: string[]): string | undefined {
+  if (challenge) return 'code' in challenge ? challenge.code : shown;
   for (const html of htmls) {
     const code = shownCode(html)?.code;
     if (code !== undefined) return code;
