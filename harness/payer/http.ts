@@ -17,31 +17,12 @@ import { header, type Exchange, type Http } from '../api/http.ts';
 import { decodeQrPng, isPng } from './qr.ts';
 import { parse, type HTMLElement } from 'node-html-parser';
 import { CookieJar } from './cookies.ts';
-import {
-  cannotDriveMessage,
-  FieldsNotFoundError,
-  joinExpiry,
-  mapPage,
-  placeByElimination,
-  type PageKind,
-  type UnmatchedOption,
-} from './field-mapping.ts';
-import { chooseOption, describeOptions, pageValues, paymentValues, type Option } from './fields.ts';
+import { checkout, type CheckoutDriver, type StepInput } from './checkout.ts';
+import { FieldsNotFoundError, mapPage, type PageKind } from './field-mapping.ts';
+import { pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
-import {
-  answerable,
-  consent,
-  goOnButton,
-  headingOf,
-  MAX_STEPS,
-  meansGoOn,
-  meansLeave,
-  metaRefresh,
-  personalDetails,
-  pressGoOn,
-  leftEmpty,
-  shownCode,
-} from './steps.ts';
+import { plan, type Plan, type Policy } from './plan.ts';
+import { meansGoOn, meansLeave, metaRefresh } from './steps.ts';
 import type {
   CardPayment,
   FieldName,
@@ -59,8 +40,6 @@ import type {
 const maxRedirects = 10;
 
 type Stop = (url: string) => boolean;
-/** What a checkout's pages are filled with: a link payment, or the card (and challenge) a 3DS or quick-pay page may ask. */
-type StepInput = { payment: CardPayment } | { card: PageInput | undefined; kind: PageKind };
 type Navigation = { ex: Exchange; url: string } | { redirect: PaymentOutcome & { kind: 'redirect' } };
 
 /** Where a payment ends: the receiver's prefix, or what the caller's stopWhen accepts. */
@@ -180,12 +159,10 @@ export class HttpPayer implements Payer {
   }
 
   /**
-   * Submits a screen's form (once: it is a payment) and turns the answer into an outcome, timed from `openedAt`. An
-   * answer that is the checkout's next step (a form that is not the same one again, with a button that goes on) is
-   * filled with what it asks that the payment has and submitted in turn, up to MAX_STEPS pages; each step is noted
-   * in the transcript. An answer other than a refusal marks the screen's origin as one whose pages this payer drives.
+   * Submits a page's planned fields (once: it is a payment) and follows the checkout (checkout.ts) to its outcome,
+   * timed from `openedAt`, with the screen's cookies.
    */
-  async #submit(
+  #checkout(
     jar: CookieJar,
     screen: Screen & { form: ScreenForm },
     fields: Record<string, string>,
@@ -194,59 +171,41 @@ export class HttpPayer implements Payer {
     openedAt: number,
     input: StepInput,
   ): Promise<PaymentOutcome> {
-    const submittedAt = Date.now();
-    let current: Screen & { form: ScreenForm } = screen;
-    let sent = fields;
-    for (let step = 1; ; step++) {
-      const empty = new Set(Object.keys(sent).filter((name) => sent[name] === ''));
-      answerable(current.form, empty, bare(current.url), 'nothing was sent');
-      this.#remember(jar, screen, current.form, sent);
-      const url = current.form.method === 'POST' ? current.form.action : withQuery(current.form.action, sent);
-      const result = await this.#navigate(
-        jar,
-        current.form.method,
-        url,
-        current.form.method === 'POST' ? sent : undefined,
-        stop,
-        step === 1 ? label : `${label}: step ${step}`,
-        true,
-      );
-      if ('redirect' in result) {
-        payableOrigins.add(screen.url);
-        return timed(result.redirect, openedAt, submittedAt);
-      }
-      const answer = this.#read(result.ex, result.url);
-      const outcome = outcomeOf(answer, current.form);
-      if (outcome.kind === 'refused') leftEmpty(outcome, current.form, empty, current.html, answer.html);
-      if (outcome.kind !== 'refused') payableOrigins.add(screen.url);
-      if (outcome.kind !== 'page') return timed(outcome, openedAt, submittedAt);
-      const next = answer.form ? this.#nextStep(answer as Screen & { form: ScreenForm }, input) : undefined;
-      if (next === undefined) {
-        // A result page whose link back to the merchant carries the outcome: a person follows it.
-        const back = linkTo(answer.html, answer.url, stop);
-        if (back === undefined) return timed(outcome, openedAt, submittedAt);
-        noteStep({
-          kind: 'redirect',
-          title: `the page after the payment links to the merchant with the outcome: followed as a person would (not fetched): ${back}`,
-        });
-        return timed({ kind: 'redirect', location: back, params: Object.fromEntries(new URL(back).searchParams) }, openedAt, submittedAt);
-      }
-      if (step >= MAX_STEPS) {
-        noteStep({
-          kind: 'page',
-          title: `checkout step ${step + 1} not taken: a checkout of more than ${MAX_STEPS} steps (a loop, or pages the payer misreads)`,
-        });
-        return timed(outcome, openedAt, submittedAt);
-      }
-      noteStep({
-        kind: 'page',
-        title:
-          `checkout step ${step + 1}: "${headingOf(answer.html) || '(no heading)'}" — ` +
-          `${next.filled.length > 0 ? `filled ${next.filled.join(', ')}` : 'nothing to fill'}; pressed "${next.pressed}"`,
-      });
-      current = answer as Screen & { form: ScreenForm };
-      sent = next.fields;
-    }
+    const driver: CheckoutDriver<Record<string, string>> = {
+      nothingDone: 'nothing was sent',
+      empty: async (step) => new Set(Object.keys(step.handle).filter((name) => step.handle[name] === '')),
+      press: async (step, n) => {
+        const sent = step.handle;
+        this.#remember(jar, screen, step.form, sent);
+        const url = step.form.method === 'POST' ? step.form.action : withQuery(step.form.action, sent);
+        const result = await this.#navigate(
+          jar,
+          step.form.method,
+          url,
+          step.form.method === 'POST' ? sent : undefined,
+          stop,
+          n === 1 ? label : `${label}: step ${n}`,
+          true,
+        );
+        if ('redirect' in result) return { caught: result.redirect };
+        return { answer: { screen: this.#read(result.ex, result.url), handle: {} } };
+      },
+      next: async (answer, stepInput) => {
+        const page = answer.screen;
+        const planned = this.#plan(page, stepInput, 'payment' in stepInput ? 'link screen' : stepInput.kind, 'lenient');
+        return {
+          step: { url: page.url, form: page.form, html: page.html, handle: planned.fields },
+          filled: planned.entries.map((e) => e.says),
+          pressed: planned.press!,
+        };
+      },
+      resultLink: (answer) => linkTo(answer.html, answer.url, stop),
+    };
+    return checkout(
+      driver,
+      { url: screen.url, form: screen.form, html: screen.html, handle: fields },
+      { input, openedAt, origin: screen.url, payable: payableOrigins },
+    );
   }
 
   /** What a submission sent, kept for resubmitScreen (the last step's: pressing confirm again is what a double click does). */
@@ -262,21 +221,6 @@ export class HttpPayer implements Payer {
         ...(cookie ? { cookie } : {}),
       },
     });
-  }
-
-  /**
-   * The next step of a checkout, when `page` is one: its form filled with what it asks that the payment has (the
-   * card, the payment form, a code the page shows) and the button that goes on pressed. Undefined when the page
-   * has no button a person would press to go on (a result page the payer cannot read).
-   */
-  #nextStep(
-    page: Screen & { form: ScreenForm },
-    input: StepInput,
-  ): { fields: Record<string, string>; filled: string[]; pressed: string } | undefined {
-    if (goOnButton(page.form) === undefined) return undefined;
-    const { fields, filled } = this.#fillPresent(page, input, 'payment' in input ? 'link screen' : input.kind);
-    const pressed = pressGoOn(page.form, fields)!;
-    return { fields, filled, pressed };
   }
 
   /**
@@ -296,91 +240,30 @@ export class HttpPayer implements Payer {
     return { screen: { ...screen, openedAt } as Screen & { form: ScreenForm; openedAt: number } };
   }
 
-  /** The form's fields with the payment entered as a customer would; `forged` set whether or not the screen shows them. */
-  #filled(
-    screen: Screen & { form: ScreenForm },
-    payment: CardPayment,
-    forged: Partial<Record<FieldName, string>> = {},
-  ): Record<string, string> {
-    const { form } = screen;
-    const fields = { ...form.fields };
-    const asked = paymentValues(payment);
-    // A radio group none of whose buttons is checked is a field too (it submits nothing until one is).
-    const present = (name: string): boolean => name in fields || name in form.selects;
-    const mapping = placeByElimination(
-      mapPage(screen.html, this.#configured, 'link screen'),
-      asked.map(([field]) => field),
-      present,
-    );
-    const values = joinExpiry(asked, mapping);
-    const names = mapping.names;
-    // Every field the page cannot take is named at once: those not found, and the options that mean none of the values.
-    const missing = values.filter(([field]) => !present(names[field])).map(([field]) => field);
-    const unmatched: UnmatchedOption[] = [];
-    const chosen: [string, string][] = [];
-    for (const [field, value] of values) {
-      const name = names[field];
-      if (!present(name)) continue;
-      const options = optionsOf(form, name);
-      const pick = options ? chooseOption(field, value, options, this.#optionValues) : value;
-      if (pick === undefined) unmatched.push({ field, target: name, value, offered: describeOptions(options!) });
-      else chosen.push([name, pick]);
-    }
-    if (missing.length > 0 || unmatched.length > 0)
-      throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(screen.url)}`, missing, unmatched, mapping));
-    for (const [name, value] of chosen) fields[name] = value;
-    for (const [field, value] of Object.entries(forged)) if (value !== undefined) fields[names[field as FieldName]] = value;
-    const placed = new Set(chosen.map(([name]) => name));
-    consent(form, fields, placed);
-    personalDetails(form, fields, placed);
-    pressGoOn(form, fields);
-    return fields;
-  }
-
   /**
-   * A page's fields with what it asks that the payment has, each where the page shows its field (the spec does not
-   * say what a 3DS, quick-pay or review page asks): the card, the payment's choices, and a challenge's code — the
-   * one configured (SCREEN_CHALLENGE_CODE), else the one the page shows (shownCode), typed into the code field or,
-   * where none is named so, the one empty input left. Never a code the page does not show.
+   * The plan of a page (plan.ts) for `input`: strict on a payment screen (every field of the payment, or
+   * FieldsNotFoundError naming what the page lacks), lenient on a 3DS, quick-pay or next-step page. The page's
+   * mapping is recorded as the run's for `kind`.
    */
-  #fillPresent(
-    screen: Screen & { form: ScreenForm },
+  #plan(
+    page: Screen & { form: ScreenForm },
     input: StepInput,
     kind: PageKind,
-  ): { fields: Record<string, string>; filled: string[] } {
-    const mapping = mapPage(screen.html, this.#configured, kind);
-    const names = mapping.names;
-    const fields = { ...screen.form.fields };
-    const present = (name: string): boolean => name in fields || name in screen.form.selects;
-    const filled: string[] = [];
-    const values = joinExpiry('payment' in input ? paymentValues(input.payment) : pageValues(input.card), mapping);
-    for (const [field, value] of values) {
-      if (!present(names[field])) continue;
-      const options = optionsOf(screen.form, names[field]);
-      const pick = options ? chooseOption(field, value, options, this.#optionValues) : value;
-      if (options && pick === undefined) continue;
-      fields[names[field]] = pick ?? value;
-      filled.push(field);
-    }
-    const challenge = 'payment' in input ? undefined : input.card?.codigoDesafio;
-    const placed = new Set(filled.map((f) => names[f as FieldName]));
-    for (const name of consent(screen.form, fields, placed)) filled.push(`${name} (agreed)`);
-    for (const { name, asks } of personalDetails(screen.form, fields, placed)) filled.push(`${name} ("${asks}", as a person would)`);
-    const emptyInputs = (screen.form.visible ?? []).filter((n) => !placed.has(n) && fields[n] === '' && !(n in screen.form.selects));
-    const codeField = present(names.codigoDesafio) ? names.codigoDesafio : emptyInputs.length === 1 ? emptyInputs[0] : undefined;
-    if (codeField !== undefined) {
-      // A selector that matches nothing leaves the field as the page has it.
-      const code = challenge
-        ? 'code' in challenge
-          ? challenge.code
-          : shownText(screen.html, challenge.shownIn)
-        : shownCode(screen.html)?.code;
-      if (code !== undefined) {
-        fields[codeField] = code;
-        filled.push(`${codeField} (the code ${challenge ? 'configured' : 'the page shows'})`);
-      }
-    }
-    return { fields, filled };
+    policy: Policy,
+    forged?: Partial<Record<FieldName, string>>,
+  ): Plan {
+    const planned = plan(
+      { url: page.url, html: page.html, form: page.form, mapping: mapPage(page.html, this.#configured, kind) },
+      {
+        values: 'payment' in input ? paymentValues(input.payment) : pageValues(input.card),
+        challenge: 'payment' in input ? undefined : input.card?.codigoDesafio,
+        forged,
+        optionValues: this.#optionValues,
+      },
+      policy,
+    );
+    if (planned.problems.length > 0) throw new FieldsNotFoundError(planned.problems.join('; '));
+    return planned;
   }
 
   /**
@@ -433,7 +316,8 @@ export class HttpPayer implements Payer {
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlEnlace, stop);
     if ('outcome' in opened) return opened.outcome;
-    return this.#submit(jar, opened.screen, this.#filled(opened.screen, payment), stop, 'pay link', opened.screen.openedAt, { payment });
+    const fields = this.#plan(opened.screen, { payment }, 'link screen', 'strict').fields;
+    return this.#checkout(jar, opened.screen, fields, stop, 'pay link', opened.screen.openedAt, { payment });
   }
 
   /**
@@ -448,10 +332,10 @@ export class HttpPayer implements Payer {
       throw new NoFormError(noFormMessage(screen));
     }
     const withForm = screen as Screen & { form: ScreenForm };
-    return this.#submit(
+    return this.#checkout(
       this.#jars.get(screen) ?? new CookieJar(),
       withForm,
-      this.#filled(withForm, payment, forged),
+      this.#plan(withForm, { payment }, 'link screen', 'strict', forged).fields,
       stopOf(payment),
       'pay link (screen opened earlier)',
       openedAt,
@@ -471,9 +355,16 @@ export class HttpPayer implements Payer {
     }
     const page = screen as Screen & { form: ScreenForm };
     const input: StepInput = { card: options.card, kind: 'quick-pay page' };
-    const { fields } = this.#fillPresent(page, input, 'quick-pay page');
-    pressGoOn(page.form, fields);
-    return this.#submit(this.#jars.get(screen) ?? new CookieJar(), page, fields, stopOf(options), 'a page opened earlier', openedAt, input);
+    const { fields } = this.#plan(page, input, 'quick-pay page', 'lenient');
+    return this.#checkout(
+      this.#jars.get(screen) ?? new CookieJar(),
+      page,
+      fields,
+      stopOf(options),
+      'a page opened earlier',
+      openedAt,
+      input,
+    );
   }
 
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
@@ -514,9 +405,8 @@ export class HttpPayer implements Payer {
     const opened = await this.#screenWithForm(jar, urlCompletarPago3Ds, stop);
     if ('outcome' in opened) return opened.outcome;
     const input: StepInput = { card, kind: '3DS page' };
-    const { fields } = this.#fillPresent(opened.screen, input, '3DS page');
-    pressGoOn(opened.screen.form, fields);
-    return this.#submit(jar, opened.screen, fields, stop, 'complete 3DS', opened.screen.openedAt, input);
+    const { fields } = this.#plan(opened.screen, input, '3DS page', 'lenient');
+    return this.#checkout(jar, opened.screen, fields, stop, 'complete 3DS', opened.screen.openedAt, input);
   }
 
   async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
@@ -526,9 +416,8 @@ export class HttpPayer implements Payer {
     const opened = await this.#screenWithForm(jar, page, stop);
     if ('outcome' in opened) return opened.outcome;
     const input: StepInput = { card: options.card, kind: 'quick-pay page' };
-    const { fields } = this.#fillPresent(opened.screen, input, 'quick-pay page');
-    pressGoOn(opened.screen.form, fields);
-    return this.#submit(jar, opened.screen, fields, stop, 'pay quick-pay', opened.screen.openedAt, input);
+    const { fields } = this.#plan(opened.screen, input, 'quick-pay page', 'lenient');
+    return this.#checkout(jar, opened.screen, fields, stop, 'pay quick-pay', opened.screen.openedAt, input);
   }
 
   /** The page a quick-pay QR leads to: the PNG fetched and decoded. */
@@ -559,21 +448,6 @@ function linkTo(html: string, pageUrl: string, stop: Stop): string | undefined {
     if (stop(url.href) && (keys.includes('idtransaccion') || keys.includes('esaprobada'))) return url.href;
   }
   return undefined;
-}
-
-/** The text of the element a selector names (a challenge code the page shows), trimmed; undefined when none. */
-function shownText(html: string, selector: string): string | undefined {
-  try {
-    return parse(html).querySelector(selector)?.text.trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** A select's options (value and text), undefined for an input. */
-function optionsOf(form: ScreenForm, name: string): Option[] | undefined {
-  const values = form.selects[name];
-  return values?.map((value, i) => ({ value, text: form.optionTexts[name]?.[i] ?? value }));
 }
 
 function withQuery(action: string, fields: Record<string, string>): string {
