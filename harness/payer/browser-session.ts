@@ -3,7 +3,7 @@
  * caught before it is followed, a payment never sent twice), and the turns that bound the pages driven at once.
  */
 import type { BrowserContext, CDPSession, Page, Request, Route } from 'playwright-core';
-import { currentScope, type TestRecord } from '../record/test-record.ts';
+import { currentRecord, type TestRecord } from '../record/test-record.ts';
 import { nextInLine } from '../api/queue-order.ts';
 import { noteStep, pathOf } from '../record/transcript.ts';
 import { redactBodyText } from '../record/redact.ts';
@@ -122,7 +122,7 @@ export class Session {
 
   /** Ready for another screen: what the last one did forgotten. */
   reset(stop: Stop | undefined): void {
-    this.#scope = currentScope();
+    this.#scope = currentRecord();
     this.stop = stop;
     this.outcome = undefined;
     this.error = undefined;

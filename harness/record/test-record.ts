@@ -179,13 +179,6 @@ export function currentRecord(): TestRecord | undefined {
   return recordStorage.getStore();
 }
 
-/**
- * The old name of currentRecord, kept only for harness/payer/browser-session.ts while the payer's refactor is under
- * way in another branch (it is that branch's to rename); nothing else uses it.
- * @deprecated use currentRecord
- */
-export const currentScope = currentRecord;
-
 /** Redacted exchanges on the current test's record so far (empty outside any test). */
 export function currentRecordExchanges(): Exchange[] {
   return [...(recordStorage.getStore()?.exchanges ?? [])];
