@@ -156,13 +156,7 @@ export async function fillPresent(
       filled.push(`${code.target} (the code ${challenge ? 'configured' : 'the page shows'})`);
     }
   }
-  for (const [i, part] of parts.entries())
-    await enterAll(
-      ctx,
-      part.scope,
-      entries.filter((e) => e.part === i),
-    );
-  secretsOf(ctx, session, placed);
+  await enterParts(ctx, session, parts, entries, placed);
   return filled;
 }
 
@@ -288,13 +282,7 @@ export async function fillPayment(
     throw new FieldsNotFoundError(cannotDriveMessage(`the payment screen at ${bare(where)}`, missing, unmatched, mapping));
   answerQuestions(ctx, parts, entries);
   // The page's own parts first (its payment form may show other fields), then its frames.
-  for (const [i, part] of parts.entries())
-    await enterAll(
-      ctx,
-      part.scope,
-      entries.filter((e) => e.part === i),
-    );
-  secretsOf(ctx, session, placed);
+  await enterParts(ctx, session, parts, entries, placed);
   for (const [field, value] of Object.entries(forged) as [FieldName, string | undefined][]) {
     if (value === undefined) continue;
     const scope = parts[partOf(field)]!.scope;
@@ -303,6 +291,23 @@ export async function fillPayment(
     else if (isInputName(target)) await scope.evaluate(addHidden, [target, value] as const);
     else throw new PayerError(`cannot forge ${field}: the selector ${target} matches nothing on the screen`);
   }
+}
+
+/** Each part's entries entered in that part, page first then its frames; the card's places kept for redaction. */
+async function enterParts(
+  ctx: PageContext,
+  session: Session,
+  parts: Part[],
+  entries: Entry[],
+  placed: Map<FieldName, Placed>,
+): Promise<void> {
+  for (const [i, part] of parts.entries())
+    await enterAll(
+      ctx,
+      part.scope,
+      entries.filter((e) => e.part === i),
+    );
+  secretsOf(ctx, session, placed);
 }
 
 /**
