@@ -90,6 +90,10 @@ export async function pressAndWait(ctx: PageContext, session: Session, pressing:
           () => 'the frame moved on',
           () => never,
         );
+  // A person presses once the page has loaded, its frames included: a frame whose script is not yet running would
+  // miss the press's message (the card never tokenised), and nothing would follow.
+  // (Bounded: a page whose load never ends, a resource that hangs, is still pressed.)
+  await page.waitForLoadState('load', { timeout: Math.min(bound, LOAD_MS) }).catch(() => undefined);
   const before = await pressOnce(ctx, session, pressing);
   // (A watch ended by a navigation is answered by `loaded`.)
   const watched = before
@@ -112,6 +116,9 @@ export async function pressAndWait(ctx: PageContext, session: Session, pressing:
   }
   return what;
 }
+
+/** How long a press waits for the page's load event (its frames included) before pressing anyway. */
+const LOAD_MS = 10_000;
 
 export function nothingFollowed(pressed: string, ms: number): string {
   return (

@@ -182,6 +182,16 @@ beforeAll(async () => {
         return html(200, shell.replaceAll('{{VAULT}}', fixture.url.replace('127.0.0.1', 'localhost')));
       case 'GET /vault':
         return html(200, vault);
+      // The same shell whose vault's script arrives late: its card fields are there to fill before it listens.
+      case 'GET /shell-slow':
+        return html(200, shell.replaceAll('{{VAULT}}', fixture.url.replace('127.0.0.1', 'localhost')).replace('/vault"', '/vault-slow"'));
+      case 'GET /vault-slow':
+        return html(200, vault.replace(/<script>([\s\S]*?)<\/script>/, '<script src="/vault-slow.js"></script>'));
+      case 'GET /vault-slow.js': {
+        const script = /<script>([\s\S]*?)<\/script>/.exec(vault)![1]!;
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/javascript' }).end(script), 1_500);
+        return;
+      }
       case 'POST /vault/tokenize': {
         const token = `tok-${vaulted.size + 1}`;
         vaulted.set(token, form());
@@ -732,6 +742,15 @@ describe('browser payer: checkouts as people finish them', () => {
     // The shell is read as a screen a customer can pay (its inputs across frames, its controls).
     const screen = await payer.openScreen(`${fixture.url}/shell`);
     expect(screen.form?.visible).toEqual(expect.arrayContaining(['#correo', 'forma', 'cardnumber', 'csc']));
+  });
+
+  it("presses once the page has loaded, its frames included: a vault whose script arrives late still gets the press's message", async (ctx) => {
+    needsChromium(ctx);
+    posted.length = 0;
+    // Pressed before the vault listens, the shell's message is lost and nothing follows within the bound (60 s).
+    const outcome = await browserPayer().payLink(`${fixture.url}/shell-slow`, { ...card, formaPago: 1, email: 'ana@example.test' });
+    expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell', esAprobada: 'true' } });
+    expect(posted).toHaveLength(1);
   });
 
   it('a refusal the page renders itself (role=alert) ends the wait at once: the same form with its message, a refusal of the submission', async (ctx) => {
