@@ -17,7 +17,7 @@ export type { CheckEvidence };
 export interface TranscriptStep {
   /** Milliseconds since the test (its attempt) started. */
   at: number;
-  kind: 'api' | 'token' | 'page' | 'redirect' | 'webhook' | 'wait' | 'end' | 'gap';
+  kind: 'api' | 'token' | 'page' | 'redirect' | 'webhook' | 'wait' | 'note' | 'end' | 'gap';
   /** One line: `POST /api/EnlacePago (createPaymentLink) → 200 in 12 ms`. */
   title: string;
   /** The request and response (a few headers, bodies clipped), or what was received. */

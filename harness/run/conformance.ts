@@ -80,6 +80,11 @@ export interface TestHandle {
   call: Call;
   /** Record what was observed where the spec is silent: WARN in the reports, never a failure. */
   observe(clause: string, message: string): void;
+  /**
+   * Record what the test itself could not arrange (its own coverage, not the target's behaviour — payments meant to
+   * overlap that did not): a line of its transcript, never a WARN, so a verdict does not flicker with scheduling.
+   */
+  remark(message: string): void;
   /** Skip (not judged) with its kind and a reason, both shown in the reports. */
   skip(kind: SkipKind, reason: string): never;
   /** Sets a fast-check seed / replay command in the metadata, for properties. */
@@ -106,6 +111,7 @@ export function testApi(ctx: TestContext, run: Run, record: TestRecord, softs: C
     run,
     call: run.call,
     observe,
+    remark: (message) => record.note({ kind: 'note', title: message }),
     skip: (kind, reason) => {
       Object.assign(record, { skipKind: kind, skipReason: reason });
       return ctx.skip(reason);

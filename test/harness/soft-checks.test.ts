@@ -87,4 +87,11 @@ describe('soft checks', () => {
     ).toThrow(crash);
     expect(withSoftFailures(crash, softs)).toBe(crash);
   });
+
+  it("a remark on the test's own coverage is a note in its transcript, never a WARN", async () => {
+    const { record, softs, t } = harness();
+    await expect(runBody(record, t, softs, async () => t.remark('2.1-a: the 3 payments did not overlap'))).resolves.toBe(0);
+    expect(record.observations).toEqual([]);
+    expect(record.steps).toMatchObject([{ kind: 'note', title: '2.1-a: the 3 payments did not overlap' }]);
+  });
 });
