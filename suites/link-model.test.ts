@@ -665,7 +665,8 @@ async function modelRun(t: TestHandle, name: string): Promise<void> {
     setup: (p) => setup(t, p, notes),
     runs: { embedded: 12, remote: 3 },
   });
-  for (const note of [...notes].slice(0, 8)) t.observe('3-other-link-transitions-not-shown', note);
+  // One observation, whichever readings this run's random walk met: the count of WARNs does not vary with the draw.
+  if (notes.size > 0) t.observe('3-other-link-transitions-not-shown', [...notes].slice(0, 8).join('; '));
 }
 
 /** Pinned sequences: steps the random walk finds only sometimes, run through the same model every time. */

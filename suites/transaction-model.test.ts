@@ -515,5 +515,6 @@ async function lookupModel(t: TestHandle, name: string): Promise<void> {
     setup: (cents) => setup(t, notes, cents),
     runs: { embedded: 8, remote: 2 },
   });
-  for (const note of [...notes].slice(0, 8)) t.observe('3-transaction-transitions-not-shown', note);
+  // One observation, whichever readings this run's random walk met: the count of WARNs does not vary with the draw.
+  if (notes.size > 0) t.observe('3-transaction-transitions-not-shown', [...notes].slice(0, 8).join('; '));
 }
