@@ -10,10 +10,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../harness/setup/config.ts';
-import { createRunHttp, probeTarget, selectTarget, type TargetInfo } from '../harness/setup/target.ts';
+import { createRunHttp, createRunPayer, probeTarget, selectTarget, type TargetInfo } from '../harness/setup/target.ts';
 import { Interlock, PRODUCTION_MESSAGE } from '../harness/setup/interlock.ts';
 import { createTokenCache } from '../harness/api/tokens.ts';
-import { chooseOption, createPayer, type FieldName, type FieldNames, type Payer, type ScreenForm } from '../harness/payer/index.ts';
+import { chooseOption, type FieldName, type FieldNames, type Payer, type ScreenForm } from '../harness/payer/index.ts';
 import { headingOf, shownCode } from '../harness/payer/steps.ts';
 import { describeOptions } from '../harness/payer/fields.ts';
 import { startReceiver, type Receiver } from '../harness/api/receiver.ts';
@@ -253,15 +253,7 @@ async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver):
       howToFind:
         'ask the vendor for the algorithm, key, encoding and fields of the hash and set REDIRECT_HASH and its companions (.env.example)',
     };
-  const payer = createPayer({
-    http: h,
-    fieldNames: config.screenFieldNames,
-    optionValues: config.screenOptionValues,
-    kind: config.payer.kind,
-    chromiumPath: config.payer.chromiumPath,
-    reportDir: config.reportDir,
-    timeoutMs: config.http.timeoutMs,
-  });
+  const payer = createRunPayer(config, h);
   {
     // A page that asks for the card again gets the purchase's own card (as the suites' complete3ds does).
     const card = {
@@ -387,13 +379,7 @@ async function screenFieldMapping(t: TargetInfo, h: Http, token: string): Promis
   const link = ex.response?.json as { urlEnlace?: unknown } | undefined;
   if (typeof link?.urlEnlace !== 'string')
     return { what, evidence: `POST /EnlacePago answered ${ex.response?.status ?? 'nothing'} without urlEnlace`, howToFind };
-  const payer = createPayer({
-    http: h,
-    kind: config.payer.kind,
-    chromiumPath: config.payer.chromiumPath,
-    reportDir: config.reportDir,
-    timeoutMs: config.http.timeoutMs,
-  });
+  const payer = createRunPayer(config, h, 'defaults');
   const screen = await payer.openScreen(new URL(link.urlEnlace, ex.request.url).href);
   const mapping = discoverFields(screen.html);
   const card = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento'] as const;

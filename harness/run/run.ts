@@ -15,13 +15,13 @@ import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
 import { startReceiver, type Receiver } from '../api/receiver.ts';
-import { createPayer, unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
+import { unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
 import { createControl, type Control } from '../api/control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../setup/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
 import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from '../discovery/run-schemes.ts';
 import { observeResponse, observeWebhook } from './contract-observer.ts';
-import { createRunHttp, type Credentials, type TargetInfo } from '../setup/target.ts';
+import { createRunHttp, createRunPayer, type Credentials, type TargetInfo } from '../setup/target.ts';
 
 export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
 
@@ -180,16 +180,7 @@ async function createRun(): Promise<Run> {
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // A page without a form on an origin never paid is a page the payer cannot read, never a verdict (unreadPagesThrow).
   const rawPayer = unreadPagesThrow(
-    createPayer({
-      http,
-      fieldNames: config.screenFieldNames,
-      optionValues: config.screenOptionValues,
-      kind: config.payer.kind,
-      chromiumPath: config.payer.chromiumPath,
-      reportDir: config.reportDir,
-      timeoutMs: config.http.timeoutMs,
-      browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs),
-    }),
+    createRunPayer(config, http),
   );
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(

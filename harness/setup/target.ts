@@ -7,6 +7,7 @@ import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
 import { NotNowError } from '../api/errors.ts';
+import { createPayer, type Payer } from '../payer/index.ts';
 import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
@@ -162,6 +163,23 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
     deadline,
   };
   return { info };
+}
+
+/**
+ * The run's payer as configured (PAYER, CHROMIUM_PATH, SCREEN_FIELD_NAMES, SCREEN_OPTION_VALUES): one wiring for the
+ * run and for discover, so both read pages alike. The browser's own steps get the test budget at least. `defaults`:
+ * the screen's fields by the default names only (discover finding what SCREEN_FIELD_NAMES should say).
+ */
+export function createRunPayer(config: Config, http: Http, fields: 'configured' | 'defaults' = 'configured'): Payer {
+  return createPayer({
+    http,
+    ...(fields === 'configured' ? { fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues } : {}),
+    kind: config.payer.kind,
+    chromiumPath: config.payer.chromiumPath,
+    reportDir: config.reportDir,
+    timeoutMs: config.http.timeoutMs,
+    browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs),
+  });
 }
 
 const KNOWN_CAPABILITIES: readonly Capability[] = ['clock', 'outbox', 'stats', 'reset', 'tenants'];
