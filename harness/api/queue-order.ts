@@ -25,6 +25,11 @@ export function priorityNow(): number {
   return 10_000 + Math.max(scope.expected - made, Math.ceil(made / 2), 1);
 }
 
+/** Whether the test asking acts before a deadline (TestRecord.deadlineAt): a queue may let it use capacity kept for that. */
+export function beforeDeadline(): boolean {
+  return currentRecord()?.deadlineAt !== undefined && !forOtherTests();
+}
+
 /** Who is served next in a queue ordered by priorityNow: the highest priority, then the first come (lowest seq). */
 export function nextInLine(waiting: readonly { priority: number; seq: number }[]): number {
   let next = 0;

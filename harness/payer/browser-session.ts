@@ -24,31 +24,54 @@ export const MAX_IDLE = 8;
  * machine under load, and a page that gets none times out. Waiting for a turn is not the test's own time.
  */
 export const MAX_DRIVEN = 2;
+/** Turns beyond MAX_DRIVEN kept for work before a deadline (Turns). */
+export const RESERVED_FOR_DEADLINES = 1;
 
 /**
  * A counting semaphore serving the highest priority first, then first come: a run lasts as long as its longest chain,
- * so the test with most still to do is driven first (priorityNow, as at the request cap).
+ * so the test with most still to do is driven first (priorityNow, as at the request cap). Work before a deadline
+ * (`urgent`) may also take one of `reserve` turns kept for it: a page held by an ordinary payment never makes a QR
+ * or a screen's minutes run out while it waits. A taker gets its release (once; the same turn goes back).
  */
 export class Turns {
   #free: number;
-  readonly #queue: { priority: number; seq: number; grant: () => void }[] = [];
+  #reserve: number;
+  readonly #queue: { priority: number; seq: number; urgent: boolean; grant: (release: () => void) => void }[] = [];
   #seq = 0;
-  constructor(n: number) {
+  constructor(n: number, reserve = 0) {
     this.#free = n;
+    this.#reserve = reserve;
   }
-  take(priority = 0): Promise<void> {
+  take(priority = 0, urgent = false): Promise<() => void> {
     if (this.#free > 0) {
       this.#free--;
-      return Promise.resolve();
+      return Promise.resolve(this.#release(false));
     }
-    return new Promise((grant) => this.#queue.push({ priority, seq: this.#seq++, grant }));
+    if (urgent && this.#reserve > 0) {
+      this.#reserve--;
+      return Promise.resolve(this.#release(true));
+    }
+    return new Promise((grant) => this.#queue.push({ priority, seq: this.#seq++, urgent, grant }));
   }
-  give(): void {
-    if (this.#queue.length === 0) {
-      this.#free++;
+  #release(reserved: boolean): () => void {
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.#give(reserved);
+    };
+  }
+  /** A reserved turn goes to urgent work only; an ordinary one to whoever is next in line. */
+  #give(reserved: boolean): void {
+    const waiting = reserved ? this.#queue.filter((w) => w.urgent) : this.#queue;
+    if (waiting.length === 0) {
+      if (reserved) this.#reserve++;
+      else this.#free++;
       return;
     }
-    this.#queue.splice(nextInLine(this.#queue), 1)[0]!.grant();
+    const next = waiting[nextInLine(waiting)]!;
+    this.#queue.splice(this.#queue.indexOf(next), 1);
+    next.grant(this.#release(reserved));
   }
 }
 

@@ -14,7 +14,7 @@
 import type { BrowserContext } from 'playwright-core';
 import { NoFormError, PayerError, PaymentRefused } from './errors.ts';
 import { noteStep } from '../record/transcript.ts';
-import { priorityNow } from '../api/queue-order.ts';
+import { beforeDeadline, priorityNow } from '../api/queue-order.ts';
 import { waitingFor } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import { launchChromium, pageEvidence } from './chromium.ts';
@@ -27,7 +27,7 @@ import { fieldNamesOf, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, payableOrigins, readHtml, timed } from './form.ts';
 import { stopOf, submissions, type HttpPayer } from './http.ts';
 import type { CardPayment, FieldName, FieldNames, Followed, OptionValues, PageInput, Payer, PaymentOutcome, Screen } from './types.ts';
-import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, Session, Turns, type Stop } from './browser-session.ts';
+import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, RESERVED_FOR_DEADLINES, Session, Turns, type Stop } from './browser-session.ts';
 import { controls, emptyInputs } from './in-page.ts';
 
 export interface BrowserPayerOptions {
@@ -60,7 +60,7 @@ export class BrowserPayer implements Payer {
   readonly #sessions = new WeakMap<Screen, Session>();
   readonly #open: Screen[] = [];
   readonly #idle: Session[] = [];
-  readonly #turns = new Turns(MAX_DRIVEN);
+  readonly #turns = new Turns(MAX_DRIVEN, RESERVED_FOR_DEADLINES);
 
   /** The configured bound of a browser step (BROWSER_TIMEOUT_MS); #step() scales it with what a step costs now. */
   readonly #baseStepMs: number;
@@ -126,7 +126,10 @@ export class BrowserPayer implements Payer {
    * own time: the browser is shared and slows with the machine's load; each of its steps has its own bound (stepMs).
    */
   async #driven<T>(fn: (hold: (session: Session) => void) => Promise<T>): Promise<T> {
-    await waitingFor(`a turn to drive a browser page (at most ${MAX_DRIVEN} at once)`, this.#turns.take(priorityNow()));
+    const release = await waitingFor(
+      `a turn to drive a browser page (at most ${MAX_DRIVEN} at once, ${RESERVED_FOR_DEADLINES} more for work before a deadline)`,
+      this.#turns.take(priorityNow(), beforeDeadline()),
+    );
     // A page that stops answering (a hung or crashed renderer: a call into the page has no bound of its own) must not
     // keep the turn, or every later payment waits for it: its context is closed and the test ends ERROR.
     const bound = this.#ctx.step() * 3;
@@ -152,7 +155,7 @@ export class BrowserPayer implements Payer {
     } finally {
       ended();
       clearTimeout(timer);
-      this.#turns.give();
+      release();
     }
   }
 

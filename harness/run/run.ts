@@ -179,9 +179,7 @@ async function createRun(): Promise<Run> {
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // A page without a form on an origin never paid is a page the payer cannot read, never a verdict (unreadPagesThrow).
-  const rawPayer = unreadPagesThrow(
-    createRunPayer(config, http),
-  );
+  const rawPayer = unreadPagesThrow(createRunPayer(config, http));
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(
     rawPayer,
