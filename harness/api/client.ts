@@ -96,6 +96,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
       const prepareAndSend = async () => {
         const { header, cache, token } = await authorization(auth);
+        const movesBefore = cache?.moves;
         const ex = await http.request({
           ...(cache && token ? { stillValid: () => cache.isCurrent(token) } : {}),
           method,
@@ -108,6 +109,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         if (ex.response?.status !== 401 || !cache || !token) return { ex, retry: false };
         // A 401 with a token inside its lifetime is either this request's answer (a resource not this caller's) or the
         // token refused early (5.2): a lookup of an unknown id with the same token tells them apart.
+        // A clock move on its way, or made meanwhile (by another test of the same clock), may have ended the token at
+        // the target before the cache knew: refused for the suite's own move, the request is prepared again, once.
+        const after = cache.moves;
+        if (
+          movesBefore &&
+          (after.started !== movesBefore.started || movesBefore.started !== movesBefore.ended || after.started !== after.ended)
+        ) {
+          cache.invalidate(token);
+          noteStep({ kind: 'token', title: `${operationId} answered 401 while the target's clock was moved: sent again with a new token` });
+          return { ex, retry: true, early: false, moved: true };
+        }
         const inLifetime = cache.isCurrent(token);
         if (inLifetime && !(await tokenRefused(header!))) return { ex, retry: false };
         const life = cache.lifetime(token);
@@ -154,7 +166,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       };
 
       const first = await send();
-      if (first.retry && idempotent) return (await send()).ex;
+      // A 401 answers before anything is done: after the suite's own clock move, any request is sent again.
+      if (first.retry && (idempotent || ('moved' in first && first.moved))) return (await send()).ex;
       // A payment or creation is never re-sent: what the refused token stopped is not judged (5.2 is, once).
       if (first.early) {
         throw new TokenRefusedEarly(

@@ -25,6 +25,13 @@ export interface TokenCache {
    * does not outlive a 180-s move; an hour's token outlives many).
    */
   clockMoved(seconds: number): void;
+  /** A move of the target's clock is on its way (clockMoved follows, with 0 when it failed): see moves. */
+  clockMoving(): void;
+  /**
+   * Clock moves started and ended so far: a 401 met while one was on its way, or across one, may be the move's doing
+   * (the target moved, the cache not yet), never a token refused early.
+   */
+  readonly moves: { started: number; ended: number };
   /** Is `token` still the one this cache hands out, and still usable by the target's clock? */
   isCurrent(token: string): boolean;
   /** Token requests sent so far. */
@@ -76,6 +83,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   // Every token issued: when (by the target's clock as far as clock moves tell) and for how long.
   const issued = new Map<string, { at: number; expiresInS: number }>();
   let moved = 0;
+  const moves = { started: 0, ended: 0 };
   let inFlight: Promise<string> | undefined;
   let requests = 0;
 
@@ -130,7 +138,14 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     invalidate(token) {
       if (cached?.token === token) cached = undefined;
     },
+    clockMoving() {
+      moves.started++;
+    },
+    get moves() {
+      return { ...moves };
+    },
     clockMoved(seconds) {
+      moves.ended++;
       epoch++;
       moved += seconds;
       if (cached) cached = { ...cached, usableUntil: cached.usableUntil - seconds * 1000 };

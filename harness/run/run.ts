@@ -264,8 +264,15 @@ function agingTokensOnClockMoves(control: Control, caches: TokenCache[]): Contro
   return {
     ...control,
     async advanceClock(seconds) {
-      await control.advanceClock(seconds);
-      for (const cache of caches) cache.clockMoved(seconds);
+      // Marked before it is sent: a request refused while the target's clock moved is not a token refused early.
+      for (const cache of caches) cache.clockMoving();
+      let done = 0;
+      try {
+        await control.advanceClock(seconds);
+        done = seconds;
+      } finally {
+        for (const cache of caches) cache.clockMoved(done);
+      }
     },
   };
 }

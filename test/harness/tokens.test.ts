@@ -217,6 +217,24 @@ describe('api client', () => {
     await capped.close();
   });
 
+  it("a 401 met while the target's clock is being moved is no early refusal: the request is sent again, once, with a new token", async () => {
+    earlyRefusals.length = 0;
+    // The target has moved its clock (tok-1 ended there); the cache learns it only when the move's answer arrives.
+    const t = await startTarget({ acceptOnly: () => [`Bearer tok-2-${'x'.repeat(10)}`] });
+    const tokens = cacheFor(t);
+    const api = createApiClient({ http: t.http, baseUrl: `${t.url}/api`, operations, tokens, account: undefined, accountAuth: 'basic' });
+    await tokens.get();
+    tokens.clockMoving();
+    const post = await api.call('createPaymentLink', { json: { monto: 1 } });
+    tokens.clockMoved(0);
+    expect(post.response?.status).toBe(200);
+    expect(t.apiCalls).toEqual([
+      `POST /api/EnlacePago Bearer tok-1-${'x'.repeat(10)}`,
+      `POST /api/EnlacePago Bearer tok-2-${'x'.repeat(10)}`,
+    ]);
+    expect(earlyRefusals).toEqual([]);
+  });
+
   it('sends account calls with HTTP Basic, raw headers as given, and nothing for auth none', async () => {
     const t = await startTarget();
     const api = createApiClient({
