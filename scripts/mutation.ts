@@ -28,6 +28,8 @@ interface RunResult {
   fault: string;
   /** Tests that FAILed: the target judged wrong. */
   failed: string[];
+  /** What each failing test saw (its first failure's actual), for a variant that fails: the evidence in the log. */
+  why: string[];
   /** Tests that ended ERROR: the suite could not judge (never a kill; always a defect of the run). */
   errored: string[];
   /** Clause ids cited by the failing tests (their metadata), most cited first. */
@@ -47,6 +49,7 @@ interface SummaryTest {
   clauses: string[];
   observations: { clause: string; message: string }[];
   failures?: { clauses: string[] }[];
+  failure?: { actual?: string };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'mutation-'));
@@ -93,6 +96,7 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
         resolve({
           fault: name,
           failed: failing.map((t) => t.name),
+          why: failing.map((t) => `${t.name}: ${(t.failure?.actual ?? '').slice(0, 400)}`),
           errored: tests.filter((t) => t.status === 'error').map((t) => t.name),
           clauses: [...cited].sort((a, b) => b[1] - a[1]).map(([c]) => c),
           passed: tests.filter((t) => t.status === 'pass' || t.status === 'warn').length,
@@ -104,6 +108,7 @@ function runSuite(fault: string | undefined, variant?: string): Promise<RunResul
         resolve({
           fault: name,
           failed: [],
+          why: [],
           errored: [],
           clauses: [],
           passed: 0,
@@ -155,7 +160,7 @@ const clean = await runSuite(undefined);
 console.log(
   `clean sandbox: ${clean.passed} passed, ${clean.failed.length} failed, ${clean.errored.length} errored (${clean.seconds.toFixed(1)} s)`,
 );
-for (const f of clean.failed) console.log(`  FAILED ON THE CLEAN SANDBOX: ${f}`);
+for (const f of clean.why) console.log(`  FAILED ON THE CLEAN SANDBOX: ${f}`);
 for (const f of clean.errored) console.log(`  ERROR ON THE CLEAN SANDBOX: ${f}`);
 if (clean.crashed) console.log(`  the clean run crashed: ${clean.crashed}`);
 
@@ -187,7 +192,7 @@ const variantResults = await pool(variants, width, async (v) => {
     `${verdict.padEnd(8)} variant ${v.id.padEnd(34)} ${r.failed.length} failing test(s), ${r.errored.length} ERROR ` +
       `(${r.seconds.toFixed(1)} s)${r.crashed ? `: ${r.crashed}` : ''}`,
   );
-  const wrong = [...r.failed, ...r.errored.map((t) => `ERROR ${t}`)];
+  const wrong = [...r.why, ...r.errored.map((t) => `ERROR ${t}`)];
   for (const t of wrong.slice(0, 5)) console.log(`    ${t}`);
   if (wrong.length > 5) console.log(`    … and ${wrong.length - 5} more`);
   return { id: v.id, description: v.description, passed, failing: wrong, ...(r.crashed ? { crashed: r.crashed } : {}) };

@@ -239,7 +239,7 @@ describe('tokens of the whole run', () => {
       'every token accepted until its expires_in ran out (5.2: reused until it expires)',
       `${seen.length} request(s) refused with 401 while their token was inside its lifetime, e.g. ${seen
         .slice(0, 3)
-        .map((r) => `${r.operationId} with a ${r.kind} ${r.ageS} s old (expires_in ${r.expiresInS})`)
+        .map((r) => `${r.operationId} with a ${r.kind} ${r.ageS} s old (expires_in ${r.expiresInS})${r.test ? ` in ${r.test}` : ''}`)
         .join('; ')}`,
     );
   });

@@ -18,6 +18,7 @@
 import { quoted, testcase } from '../record/testcase.ts';
 import { StaleRequestError, TokenRefusedEarly } from './errors.ts';
 import { noteStep } from '../record/transcript.ts';
+import { currentRecord } from '../record/test-record.ts';
 import { secrets } from '../record/redact.ts';
 import type { Exchange, Http } from './http.ts';
 import { earlyRefusals, type TokenCache } from './tokens.ts';
@@ -129,6 +130,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             ageS: Math.round(life?.ageS ?? 0),
             expiresInS: life?.expiresInS ?? 0,
             kind: cache === accountTokens ? 'account-token' : 'access-token',
+            ...(currentRecord() ? { test: currentRecord()!.name } : {}),
           });
           noteStep({
             kind: 'token',

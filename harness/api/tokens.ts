@@ -51,6 +51,8 @@ export interface EarlyRefusal {
   expiresInS: number;
   /** The token endpoint's URL and the kind of token (business or account). */
   kind: 'access-token' | 'account-token';
+  /** The test that met it (a race with a clock move is told by what that test and its neighbours did). */
+  test?: string;
 }
 export const earlyRefusals: EarlyRefusal[] = [];
 
