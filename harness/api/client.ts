@@ -56,6 +56,11 @@ export interface ApiClientOptions {
   accountAuth: 'basic' | 'password-grant';
   /** Account token cache, for accountAuth 'password-grant'. */
   accountTokens?: TokenCache;
+  /**
+   * The credentials of the disposable account, which a test of the run deletes: a 401 to them may be the deletion's
+   * doing, at any moment, so it is returned as is and never judged a token refused early.
+   */
+  deletable?: boolean;
 }
 
 export interface ApiClient {
@@ -108,6 +113,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           label: callOptions.label ?? operationId,
         });
         if (ex.response?.status !== 401 || !cache || !token) return { ex, retry: false };
+        if (options.deletable) {
+          cache.invalidate(token);
+          return { ex, retry: false };
+        }
         // A 401 with a token inside its lifetime is either this request's answer (a resource not this caller's) or the
         // token refused early (5.2): a lookup of an unknown id with the same token tells them apart.
         // A clock move on its way, or made meanwhile (by another test of the same clock), may have ended the token at

@@ -151,6 +151,10 @@ async function createRun(): Promise<Run> {
       account,
       accountAuth: config.accountAuth,
       ...(accountTokens ? { accountTokens } : {}),
+      // Its account may be deleted by another test at any moment (account-deletion.test.ts).
+      deletable:
+        target.deletion !== undefined &&
+        ((business !== undefined && business.clientId === target.deletion.business?.clientId) || account?.user === target.deletion.user),
     });
     // The identity a purchase acts as follows from the auth it is sent with (an account acts as its first business).
     const payingAs = (operationId: string, options: CallOptions): PayingAs => {

@@ -235,6 +235,25 @@ describe('api client', () => {
     expect(earlyRefusals).toEqual([]);
   });
 
+  it("the disposable account's credentials (deleted by a test at any moment): a 401 is returned as is, never an early refusal", async () => {
+    earlyRefusals.length = 0;
+    const t = await startTarget({ acceptOnly: () => [] });
+    const tokens = cacheFor(t);
+    const api = createApiClient({
+      http: t.http,
+      baseUrl: `${t.url}/api`,
+      operations,
+      tokens,
+      account: undefined,
+      accountAuth: 'basic',
+      deletable: true,
+    });
+    const ex = await api.call('createPaymentLink', { json: { monto: 1 } });
+    expect(ex.response?.status).toBe(401);
+    expect(t.apiCalls).toHaveLength(1);
+    expect(earlyRefusals).toEqual([]);
+  });
+
   it('sends account calls with HTTP Basic, raw headers as given, and nothing for auth none', async () => {
     const t = await startTarget();
     const api = createApiClient({
