@@ -117,8 +117,6 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           cache.invalidate(token);
           return { ex, retry: false };
         }
-        // A 401 with a token inside its lifetime is either this request's answer (a resource not this caller's) or the
-        // token refused early (5.2): a lookup of an unknown id with the same token tells them apart.
         // A clock move on its way, or made meanwhile (by another test of the same clock), may have ended the token at
         // the target before the cache knew: refused for the suite's own move, the request is prepared again, once.
         const after = cache.moves;
@@ -130,6 +128,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           noteStep({ kind: 'token', title: `${operationId} answered 401 while the target's clock was moved: sent again with a new token` });
           return { ex, retry: true, early: false, moved: true };
         }
+        // A 401 with a token inside its lifetime is either this request's answer (a resource not this caller's) or the
+        // token refused early (5.2): a lookup of an unknown id with the same token tells them apart.
         const inLifetime = cache.isCurrent(token);
         if (inLifetime && !(await tokenRefused(header!))) return { ex, retry: false };
         const life = cache.lifetime(token);
