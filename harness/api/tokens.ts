@@ -51,7 +51,7 @@ export interface EarlyRefusal {
   expiresInS: number;
   /** The token endpoint's URL and the kind of token (business or account). */
   kind: 'access-token' | 'account-token';
-  /** The test that met it (a race with a clock move is told by what that test and its neighbours did). */
+  /** The test that met it: the evidence that tells the target's early refusal from the suite's own doing (a deletion, a clock move). */
   test?: string;
 }
 export const earlyRefusals: EarlyRefusal[] = [];
