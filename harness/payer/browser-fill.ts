@@ -10,7 +10,6 @@ import type { Session } from './browser-session.ts';
 import type { FillScope, PageContext, Part } from './browser-frames.ts';
 import {
   cannotDriveMessage,
-  fieldMappings,
   FieldsNotFoundError,
   joinExpiry,
   placeByElimination,
@@ -73,7 +72,7 @@ export async function kindThroughBrowser(_ctx: PageContext, scope: FillScope, ta
 
 /** The mapping of the whole page (the first part finding each field), each field's part, each part's inputs. */
 export async function mergedMapping(
-  _ctx: PageContext,
+  ctx: PageContext,
   parts: Part[],
   kind?: PageKind,
 ): Promise<{ mapping: FieldMapping; where: (field: FieldName) => number; inputs: Set<string>[] }> {
@@ -103,7 +102,7 @@ export async function mergedMapping(
     if (f) byField[field] = f;
   }
   const mapping: FieldMapping = { names, found: byField, candidates: parts.flatMap((p) => p.mapping.candidates) };
-  if (kind) fieldMappings.record(kind, mapping);
+  if (kind) ctx.fields.record(kind, mapping);
   return { mapping, where: (field) => first.get(field) ?? 0, inputs };
 }
 
@@ -250,7 +249,7 @@ export async function fillPayment(
     (target) => merged.inputs.some((s) => s.has(target)) || !isInputName(target),
   );
   const values = joinExpiry(asked, mapping);
-  fieldMappings.record('link screen', mapping);
+  ctx.fields.record('link screen', mapping);
   const partOf = (field: FieldName): number =>
     mapping.found[field]?.by === 'elimination'
       ? Math.max(

@@ -7,7 +7,7 @@
 import type { ElementHandle, Frame, Locator, Page } from 'playwright-core';
 import { parse } from 'node-html-parser';
 import type { Session } from './browser-session.ts';
-import { mapPage, type FieldMapping } from './field-mapping.ts';
+import { mapPage, type FieldMapping, type FieldMappings } from './field-mapping.ts';
 import { cssOf } from './fields.ts';
 import { readHtml, REFUSAL_WORDS } from './form.ts';
 import { controls, findScope, readPage, type Control } from './in-page.ts';
@@ -18,6 +18,8 @@ export interface PageContext {
   names: FieldNames;
   fieldNames?: Partial<FieldNames> | Record<string, string> | undefined;
   optionValues?: OptionValues | undefined;
+  /** Where the mapping of each kind of page paid is recorded (the payer's memory). */
+  fields: FieldMappings;
   /** A browser step's bound (ms), scaled with what a step costs on this machine now. */
   step(): number;
 }

@@ -24,8 +24,8 @@ import { fillPayment, fillPresent } from './browser-fill.ts';
 import { controlMeaning, controlToPress, MEANINGS, nothingFollowed, pressAndWait, pressOnce, type Pressing } from './browser-press.ts';
 import { FieldsNotFoundError } from './field-mapping.ts';
 import { fieldNamesOf, pageValues, paymentValues } from './fields.ts';
-import { bare, outcomeOf, payableOrigins, readHtml, timed } from './form.ts';
-import { stopOf, submissions, type HttpPayer } from './http.ts';
+import { bare, outcomeOf, readHtml, timed } from './form.ts';
+import { stopOf, type HttpPayer } from './http.ts';
 import type { CardPayment, FieldName, FieldNames, Followed, OptionValues, PageInput, Payer, PaymentOutcome, Screen } from './types.ts';
 import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, RESERVED_FOR_DEADLINES, Session, Turns, type Stop } from './browser-session.ts';
 import { controls, emptyInputs } from './in-page.ts';
@@ -43,7 +43,7 @@ export interface BrowserPayerOptions {
   fieldNames?: Partial<FieldNames> | Record<string, string>;
   /** SCREEN_OPTION_VALUES: the page's option value for the suite's, per field. */
   optionValues?: OptionValues;
-  /** Fetches images (QR codes) as they are: no page needed. */
+  /** Fetches images (QR codes) as they are: no page needed; its memory is this payer's too. */
   http: HttpPayer;
 }
 
@@ -74,6 +74,7 @@ export class BrowserPayer implements Payer {
       names: fieldNamesOf(options.fieldNames),
       fieldNames: options.fieldNames,
       optionValues: options.optionValues,
+      fields: options.http.memory.fields,
       step: () => this.#step(),
     };
   }
@@ -109,13 +110,18 @@ export class BrowserPayer implements Payer {
       // A script may build the form after the document was parsed (even after fetching its own settings).
       const waitMs = session.status < 400 ? Math.min(this.#options.timeoutMs, 10_000) : 0;
       const html = session.outcome ? '' : await pageHtml(this.#ctx, session, waitMs);
+      const payableSeen = this.#options.http.memory.payable.has(session.page.url()) ? { payableSeen: true } : {};
       if (session.outcome)
-        return { session, screen: { ...readHtml(session.status, session.page.url(), html, this.#ctx.names), openedAt }, html };
+        return {
+          session,
+          screen: { ...readHtml(session.status, session.page.url(), html, this.#ctx.names), openedAt, ...payableSeen },
+          html,
+        };
       // A page whose fields are in no form of its own (a shell with frames): read with its frames, once they show inputs.
       const formless = !/<form[\s>]/i.test(html);
       // Frames render on this machine's time: the browser's own step bound (the wait ends as soon as they show).
       const parts = formless ? await readParts(this.#ctx, session, html, 'inputs', this.#ctx.step()) : undefined;
-      return { session, screen: { ...(await screenOf(this.#ctx, session, html, parts)), openedAt }, html };
+      return { session, screen: { ...(await screenOf(this.#ctx, session, html, parts)), openedAt, ...payableSeen }, html };
     } catch (err) {
       throw await this.#failure(session, 'opening', err);
     }
@@ -253,7 +259,7 @@ export class BrowserPayer implements Payer {
     return checkout(
       driver,
       { url: session.page.url(), form, html: screen.html, handle: { parts, pressing } },
-      { input, openedAt, origin: screen.url, payable: payableOrigins },
+      { input, openedAt, origin: screen.url, payable: this.#options.http.memory.payable },
     );
   }
 
@@ -284,7 +290,7 @@ export class BrowserPayer implements Payer {
       if ('payment' in input) await fillPayment(this.#ctx, session, parts, screen.url, input.payment, forged);
       else await fillPresent(this.#ctx, session, parts, pageValues(input.card), input.card?.codigoDesafio, input.kind, false);
       const outcome = await this.#submitted(session, parts, stop, screen, screen.openedAt, input);
-      if (session.submission) submissions.set(screen, session.submission);
+      if (session.submission) this.#options.http.memory.submissions.set(screen, session.submission);
       await this.#release(session);
       return outcome;
     } catch (err) {
@@ -430,7 +436,7 @@ export class BrowserPayer implements Payer {
 
   /** The page's own submission sent again through the run's HTTP client (its cookies and fields as the browser sent them). */
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
-    const submission = submissions.get(screen);
+    const submission = this.#options.http.memory.submissions.get(screen);
     if (!submission) throw new PayerError(`the screen at ${bare(screen.url)} was not submitted by this payer: nothing to send again`);
     return this.#options.http.resend(submission, stopOf(stop));
   }

@@ -375,8 +375,8 @@ function lookedFor(missing: FieldName[], mapping: FieldMapping): string {
 }
 
 /**
- * The mappings seen in this run, per kind of page: the first of each kind is kept, for one observation per kind
- * (suites/contract.test.ts).
+ * The mappings a payer used in this run (its memory, memory.ts), per kind of page: the first of each kind is kept,
+ * for one observation per kind; only the page being paid is recorded, not the pages it leads to.
  */
 export class FieldMappings {
   readonly #seen = new Map<PageKind, FieldMapping>();
@@ -407,16 +407,8 @@ const PAGE_CLAUSE: Record<PageKind, string> = {
   'quick-pay page': '4.6-url-qr',
 };
 
-/** The process-wide record (one run per process), as the secrets registry. */
-export const fieldMappings = new FieldMappings();
-
-/**
- * The mapping a payer fills a page with (a configured CSS selector resolved to its input's name); `kind`: recorded
- * as the run's mapping of that kind of page (only the page being paid, not the pages it leads to).
- */
-export function mapPage(html: string, configured: Partial<FieldNames> | Record<string, string> | undefined, kind?: PageKind): FieldMapping {
+/** The mapping a payer fills a page with (a configured CSS selector resolved to its input's name). */
+export function mapPage(html: string, configured: Partial<FieldNames> | Record<string, string> | undefined): FieldMapping {
   const mapping = discoverFields(html, (configured ?? {}) as Partial<FieldNames>);
-  const resolved = { ...mapping, names: resolveNames(mapping.names, html) };
-  if (kind) fieldMappings.record(kind, resolved);
-  return resolved;
+  return { ...mapping, names: resolveNames(mapping.names, html) };
 }

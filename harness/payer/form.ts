@@ -16,7 +16,10 @@ import type { FieldNames, PaymentOutcome, Screen, ScreenForm, Timing } from './t
  * entered); a page with no form whose text says it refuses (`words`); and, on opening, a page with no form at all
  * (`no-form`, with whether this payer already drove a payable screen of that origin).
  */
-export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'form' | 'url'>, submitted?: ScreenForm): PaymentOutcome {
+export function outcomeOf(
+  screen: Pick<Screen, 'status' | 'html' | 'estado' | 'form' | 'url' | 'payableSeen'>,
+  submitted?: ScreenForm,
+): PaymentOutcome {
   const base = {
     status: screen.status,
     html: screen.html,
@@ -28,7 +31,7 @@ export function outcomeOf(screen: Pick<Screen, 'status' | 'html' | 'estado' | 'f
   if (submitted && screen.form && sameForm(screen.form, submitted))
     return { kind: 'refused', ...base, answered, by: 'form-again', formAgain: true };
   if (!screen.form && refusalWords(fullText(screen.html)) !== undefined) return { kind: 'refused', ...base, answered, by: 'words' };
-  if (!screen.form && !submitted) return { kind: 'refused', ...base, answered, by: 'no-form', payableSeen: payableOrigins.has(screen.url) };
+  if (!screen.form && !submitted) return { kind: 'refused', ...base, answered, by: 'no-form', payableSeen: screen.payableSeen === true };
   return { kind: 'page', ...base };
 }
 
@@ -101,8 +104,8 @@ export function refusalWords(text: string): string | undefined {
 
 /**
  * The origins (scheme, host, port) where this process filled and submitted a payable page and got an answer other
- * than a refusal: there a page without a form is the target's answer, not a page the payer cannot read. One run
- * per process, as the field mappings (field-mapping.ts).
+ * than a refusal: there a page without a form is the target's answer, not a page the payer cannot read. Kept in
+ * the payer's memory (memory.ts).
  */
 export class PayableOrigins {
   readonly #origins = new Set<string>();
@@ -121,8 +124,6 @@ export class PayableOrigins {
 }
 
 const originOf = (url: string): string | undefined => (URL.canParse(url) ? new URL(url).origin : undefined);
-
-export const payableOrigins = new PayableOrigins();
 
 /** A page's whole text (scripts and styles left out), for its words of refusal. */
 function fullText(html: string): string {

@@ -20,7 +20,8 @@ import { CookieJar } from './cookies.ts';
 import { checkout, type CheckoutDriver, type StepInput } from './checkout.ts';
 import { FieldsNotFoundError, mapPage, type PageKind } from './field-mapping.ts';
 import { pageValues, paymentValues } from './fields.ts';
-import { bare, outcomeOf, payableOrigins, readScreen, timed } from './form.ts';
+import { bare, outcomeOf, readScreen, timed } from './form.ts';
+import type { PayerMemory } from './memory.ts';
 import { plan, type Plan, type Policy } from './plan.ts';
 import { meansGoOn, meansLeave, metaRefresh } from './steps.ts';
 import type {
@@ -47,9 +48,6 @@ export function stopOf(payment: { redirectPrefix?: string | undefined; stopWhen?
   return (url) => (payment.redirectPrefix !== undefined && url.startsWith(payment.redirectPrefix)) || payment.stopWhen?.(url) === true;
 }
 
-/** What each screen's submission sent (kept for resubmitScreen; the screen object is the key, as the test holds it). */
-export const submissions = new WeakMap<Screen, Submission>();
-
 export function noFormMessage(screen: Pick<Screen, 'url' | 'status' | 'estado'>): string {
   return (
     `the screen at ${bare(screen.url)} (status ${screen.status}${screen.estado ? `, "${screen.estado}"` : ''}) ` +
@@ -65,9 +63,17 @@ export class HttpPayer implements Payer {
   readonly #jars = new WeakMap<Screen, CookieJar>();
   /** SCREEN_OPTION_VALUES: the page's option value for the suite's, per field. */
   readonly #optionValues: OptionValues;
+  /** What the run's payer learned (shared with the browser payer under PAYER=auto). */
+  readonly memory: PayerMemory;
 
-  constructor(options: { http: Http; fieldNames?: Partial<FieldNames> | Record<string, string>; optionValues?: OptionValues }) {
+  constructor(options: {
+    http: Http;
+    memory: PayerMemory;
+    fieldNames?: Partial<FieldNames> | Record<string, string>;
+    optionValues?: OptionValues;
+  }) {
     this.#http = options.http;
+    this.memory = options.memory;
     this.#configured = options.fieldNames ?? {};
     this.#optionValues = options.optionValues ?? {};
   }
@@ -145,7 +151,8 @@ export class HttpPayer implements Payer {
   }
 
   #read(ex: Exchange, url: string): Screen {
-    return readScreen(ex, url, mapPage(ex.response!.bodyText, this.#configured).names);
+    const screen = readScreen(ex, url, mapPage(ex.response!.bodyText, this.#configured).names);
+    return this.memory.payable.has(url) ? { ...screen, payableSeen: true } : screen;
   }
 
   async openScreen(url: string): Promise<Screen> {
@@ -204,7 +211,7 @@ export class HttpPayer implements Payer {
     return checkout(
       driver,
       { url: screen.url, form: screen.form, html: screen.html, handle: fields },
-      { input, openedAt, origin: screen.url, payable: payableOrigins },
+      { input, openedAt, origin: screen.url, payable: this.memory.payable },
     );
   }
 
@@ -212,7 +219,7 @@ export class HttpPayer implements Payer {
   #remember(jar: CookieJar, screen: Screen, form: ScreenForm, fields: Record<string, string>): void {
     const url = form.method === 'POST' ? form.action : withQuery(form.action, fields);
     const cookie = jar.header(url);
-    submissions.set(screen, {
+    this.memory.submissions.set(screen, {
       method: form.method,
       url,
       ...(form.method === 'POST' ? { body: new URLSearchParams(fields).toString() } : {}),
@@ -252,8 +259,10 @@ export class HttpPayer implements Payer {
     policy: Policy,
     forged?: Partial<Record<FieldName, string>>,
   ): Plan {
+    const mapping = mapPage(page.html, this.#configured);
+    this.memory.fields.record(kind, mapping);
     const planned = plan(
-      { url: page.url, html: page.html, form: page.form, mapping: mapPage(page.html, this.#configured, kind) },
+      { url: page.url, html: page.html, form: page.form, mapping },
       {
         values: 'payment' in input ? paymentValues(input.payment) : pageValues(input.card),
         challenge: 'payment' in input ? undefined : input.card?.codigoDesafio,
@@ -368,7 +377,7 @@ export class HttpPayer implements Payer {
   }
 
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome> {
-    const submission = submissions.get(screen);
+    const submission = this.memory.submissions.get(screen);
     if (!submission) throw new PayerError(`the screen at ${bare(screen.url)} was not submitted by this payer: nothing to send again`);
     return this.resend(submission, stopOf(stop));
   }

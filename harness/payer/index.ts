@@ -26,6 +26,7 @@ import { BrowserPayer } from './browser.ts';
 import { DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './chromium.ts';
 import { outcomeOf } from './form.ts';
 import { HttpPayer } from './http.ts';
+import { PayerMemory } from './memory.ts';
 import type { OptionValues, Payer, PayerKind, PaymentOutcome } from './types.ts';
 
 export type {
@@ -43,10 +44,13 @@ export type {
 } from './types.ts';
 export { defaultFieldNames } from './types.ts';
 export { chooseOption } from './fields.ts';
-export { outcomeOf as outcomeOfPage, payableOrigins, refusalWords } from './form.ts';
+export { outcomeOf as outcomeOfPage, refusalWords } from './form.ts';
+export { PayerMemory } from './memory.ts';
 
 export interface PayerOptions {
   http: Http;
+  /** What the payer learns during the run (memory.ts); default a new one. */
+  memory?: PayerMemory;
   fieldNames?: Record<string, string>;
   /** SCREEN_OPTION_VALUES: per field, the suite's value → the page's option value. */
   optionValues?: OptionValues;
@@ -63,7 +67,7 @@ export interface PayerOptions {
 }
 
 export function createPayer(options: PayerOptions): Payer {
-  const http = new HttpPayer(options);
+  const http = new HttpPayer({ ...options, memory: options.memory ?? new PayerMemory() });
   const kind = options.kind ?? 'http';
   if (kind === 'http') return plain(http);
   const browser = new BrowserPayer({

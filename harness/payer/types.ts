@@ -88,6 +88,8 @@ export interface Screen {
   estado?: string;
   /** When the payer requested it (epoch ms): a later submitScreen's timing.openedAt. */
   openedAt?: number;
+  /** Set by the payer that read it: this run had already paid a payable page of its origin (memory.ts). */
+  payableSeen?: boolean;
 }
 
 export interface CardPayment {

@@ -35,7 +35,6 @@ import '../record/meta.ts';
 import { getRun, type Call, type Run } from './run.ts';
 import { CheckFailure } from '../judge/checks.ts';
 import { AmbiguousAnswerError, NotNowError } from '../api/errors.ts';
-import { fieldMappings } from '../payer/field-mapping.ts';
 import { currentRecordExchanges, TestRecord, withRecord } from '../record/test-record.ts';
 import { transcriptOf } from '../record/transcript.ts';
 import { classify } from '../record/verdict.ts';
@@ -147,7 +146,7 @@ export async function runBody(
     if (softs.length > 0) throw new CheckFailures(softs);
     const exchanges = currentRecordExchanges();
     observeServerErrors(t.observe, exchanges, record.observations);
-    fieldMappings.observeNew(t.observe);
+    t.run.payerMemory.fields.observeNew(t.observe);
     return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
   });
 }

@@ -15,7 +15,7 @@ import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
 import { startReceiver, type Receiver } from '../api/receiver.ts';
-import { unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
+import { PayerMemory, unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
 import { createControl, type Control } from '../api/control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../setup/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
@@ -37,6 +37,8 @@ export interface Run {
   callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call;
   /** Pays hosted screens; refuses (InterlockError) unless the primary business is known to be in development. */
   payer: Payer;
+  /** What the payer learned in this run: origins paid, submissions, the field mappings observed once per kind of page. */
+  payerMemory: PayerMemory;
   receiver(): Promise<Receiver>;
   control?: Control;
   /**
@@ -183,7 +185,8 @@ async function createRun(): Promise<Run> {
   const hash = createRedirectHashes(config, target.business.clientSecret);
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // A page without a form on an origin never paid is a page the payer cannot read, never a verdict (unreadPagesThrow).
-  const rawPayer = unreadPagesThrow(createRunPayer(config, http));
+  const payerMemory = new PayerMemory();
+  const rawPayer = unreadPagesThrow(createRunPayer(config, http, 'configured', payerMemory));
   const primaryCall = callAs(target.business, target.account);
   const payer = guardPayer(
     rawPayer,
@@ -243,6 +246,7 @@ async function createRun(): Promise<Run> {
     call: primaryCall,
     callAs,
     payer,
+    payerMemory,
     accepted,
     receiver: () =>
       (receiver ??= startReceiver({

@@ -7,7 +7,7 @@ import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
 import { NotNowError } from '../api/errors.ts';
-import { createPayer, type Payer } from '../payer/index.ts';
+import { createPayer, PayerMemory, type Payer } from '../payer/index.ts';
 import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
@@ -168,11 +168,18 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
 /**
  * The run's payer as configured (PAYER, CHROMIUM_PATH, SCREEN_FIELD_NAMES, SCREEN_OPTION_VALUES): one wiring for the
  * run and for discover, so both read pages alike. The browser's own steps get the test budget at least. `defaults`:
- * the screen's fields by the default names only (discover finding what SCREEN_FIELD_NAMES should say).
+ * the screen's fields by the default names only (discover finding what SCREEN_FIELD_NAMES should say). `memory`: what
+ * the payer learns, kept by the run.
  */
-export function createRunPayer(config: Config, http: Http, fields: 'configured' | 'defaults' = 'configured'): Payer {
+export function createRunPayer(
+  config: Config,
+  http: Http,
+  fields: 'configured' | 'defaults' = 'configured',
+  memory: PayerMemory = new PayerMemory(),
+): Payer {
   return createPayer({
     http,
+    memory,
     ...(fields === 'configured' ? { fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues } : {}),
     kind: config.payer.kind,
     chromiumPath: config.payer.chromiumPath,

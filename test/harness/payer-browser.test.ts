@@ -16,7 +16,7 @@ import { Recorder } from '../../harness/record/transcript.ts';
 import { TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
-import { createPayer, payableOrigins } from '../../harness/payer/index.ts';
+import { createPayer } from '../../harness/payer/index.ts';
 import {
   blankSecrets,
   chromiumAvailable,
@@ -679,7 +679,6 @@ describe("browser payer on the deployed service's screens", () => {
   it('a page with no form and no words is a no-form refusal, payableSeen once a screen of its origin was paid', async (ctx) => {
     needsChromium(ctx);
     const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000 });
-    payableOrigins.reset();
     expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: false });
     await payer.payLink(`${fixture.url}/dep/screen`, payment);
     expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: true });

@@ -6,7 +6,7 @@ import { NoFormError, PayerError, PaymentRefused } from '../../harness/payer/err
 import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
-import { createPayer, payableOrigins, unreadPagesThrow } from '../../harness/payer/index.ts';
+import { createPayer, PayerMemory, unreadPagesThrow } from '../../harness/payer/index.ts';
 import { FieldsNotFoundError } from '../../harness/payer/field-mapping.ts';
 import { decodeQrPng } from '../../harness/payer/qr.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -314,7 +314,6 @@ describe('payer', () => {
     await expect(payer.submitScreen(screen, card)).rejects.toThrow(
       `the screen at ${fixture.url}/sin-form (status 200, "pague con la app") shows no form the suite can fill`,
     );
-    payableOrigins.reset();
     expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({
       kind: 'refused',
       status: 200,
@@ -330,6 +329,12 @@ describe('payer', () => {
       by: 'no-form',
       payableSeen: false,
     });
+    // What a payer learned is its run's (its memory), not the process's: another payer starts knowing nothing.
+    expect(await createPayer({ http }).payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: false });
+    const memory = new PayerMemory();
+    await createPayer({ http, memory }).payLink(`${fixture.url}/l/abc`, card);
+    expect(memory.fields.get('link screen')).toBeDefined();
+    expect(await createPayer({ http, memory }).payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ payableSeen: true });
   });
 
   it('never retries a payment sent by a GET form', async () => {
@@ -563,7 +568,6 @@ describe("payer on the deployed service's screens", () => {
 
   it('unreadPagesThrow: a no-form page on an origin never paid is the NoFormError it replaced; once one was paid, the refusal', async () => {
     const payer = unreadPagesThrow(createPayer({ http }));
-    payableOrigins.reset();
     await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(NoFormError);
     await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(
       'shows no form the suite can fill, and no payable page of its origin was paid in this run: "pague con la app"',

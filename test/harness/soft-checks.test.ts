@@ -10,6 +10,7 @@ import { TestRecord } from '../../harness/record/test-record.ts';
 import { runBody, testApi, type TestHandle } from '../../harness/run/conformance.ts';
 import { CheckFailures, withSoftFailures } from '../../harness/run/outcome.ts';
 import type { Run } from '../../harness/run/run.ts';
+import { PayerMemory } from '../../harness/payer/memory.ts';
 
 const ctx = {
   annotate: async () => undefined,
@@ -17,7 +18,7 @@ const ctx = {
     throw new Error(reason);
   },
 } as unknown as TestContext;
-const run = { call: async () => undefined, config: {}, target: {} } as unknown as Run;
+const run = { call: async () => undefined, config: {}, target: {}, payerMemory: new PayerMemory() } as unknown as Run;
 
 function harness(): { record: TestRecord; softs: CheckFailure[]; t: TestHandle } {
   const record = Object.assign(new TestRecord('[2.1-a 2.4-b 2.5-c] soft'), { clauses: ['2.1-a', '2.4-b', '2.5-c'], endpoint: 'flow' });
