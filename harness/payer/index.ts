@@ -89,23 +89,47 @@ export function createPayer(options: PayerOptions): Payer {
  * A `no-form` refusal with payableSeen true is returned as it is.
  */
 export function unreadPagesThrow(payer: Payer): Payer {
-  const checked = async (what: string, outcome: Promise<PaymentOutcome>): Promise<PaymentOutcome> => {
-    const o = await outcome;
-    if (o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
+  return aroundPayments(payer, async (method, pay) => {
+    const what = OPENS[method];
+    const o = await pay();
+    if (what !== undefined && o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
       throw new NoFormError(
         `${what}: the page (status ${o.status}${o.estado ? `, "${o.estado}"` : ''}) shows no form the suite can fill, ` +
           `and no payable page of its origin was paid in this run: "${o.text || '(no text)'}"`,
       );
     }
     return o;
-  };
-  return {
-    ...plain(payer),
-    payLink: (...a) => checked('the payment screen', payer.payLink(...a)),
-    submitScreen: (...a) => checked('the payment screen', payer.submitScreen(...a)),
-    complete3ds: (...a) => checked('the 3DS page', payer.complete3ds(...a)),
-    payQuickPay: (...a) => checked('the quick-pay page', payer.payQuickPay(...a)),
-  };
+  });
+}
+
+/** The payments that open their page (so may meet one without a form), and what that page is. */
+const OPENS: Partial<Record<Paying, string>> = {
+  payLink: 'the payment screen',
+  submitScreen: 'the payment screen',
+  complete3ds: 'the 3DS page',
+  payQuickPay: 'the quick-pay page',
+};
+
+/** The Payer's methods that pay: each resolves to the payment's outcome. */
+export const PAYING = ['payLink', 'submitScreen', 'resubmitScreen', 'submitPage', 'complete3ds', 'payQuickPay'] as const;
+export type Paying = (typeof PAYING)[number];
+
+/**
+ * The one way a payer is wrapped: each payment passed through `around` (the method's name, the payment to start,
+ * the URL of the page it opens where it names one: a link's, a 3DS page's, a QR's), every other method as it is.
+ */
+export function aroundPayments(
+  payer: Payer,
+  around: (method: Paying, pay: () => Promise<PaymentOutcome>, url: string | undefined) => Promise<PaymentOutcome>,
+): Payer {
+  const wrapped = plain(payer);
+  for (const method of PAYING) {
+    const original = wrapped[method] as (...args: unknown[]) => Promise<PaymentOutcome>;
+    Object.assign(wrapped, {
+      [method]: (...args: unknown[]) => around(method, () => original(...args), typeof args[0] === 'string' ? args[0] : undefined),
+    });
+  }
+  return wrapped;
 }
 
 /** The methods as own properties (callers spread a payer to wrap some of them). */

@@ -15,7 +15,7 @@ import { asBool, field } from '../judge/read.ts';
 import { createTokenCache, type TokenCache } from '../api/tokens.ts';
 import { createApiClient, defaultAuth, type CallOptions } from '../api/client.ts';
 import { startReceiver, type Receiver } from '../api/receiver.ts';
-import { PayerMemory, unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
+import { aroundPayments, PayerMemory, unreadPagesThrow, type Payer, type PaymentOutcome } from '../payer/index.ts';
 import { createControl, type Control } from '../api/control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../setup/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
@@ -188,11 +188,13 @@ async function createRun(): Promise<Run> {
   const payerMemory = new PayerMemory();
   const rawPayer = unreadPagesThrow(createRunPayer(config, http, 'configured', payerMemory));
   const primaryCall = callAs(target.business, target.account);
-  const payer = guardPayer(
-    rawPayer,
-    () => interlock.assertMayPay(),
-    (b) => interlock.watch(b, 'a redirect to urlRedirect'),
-    (params) => hash?.record(params),
+  const payer = settling(
+    interlocked(
+      rawPayer,
+      () => interlock.assertMayPay(),
+      (b) => interlock.watch(b, 'a redirect to urlRedirect'),
+      (params) => hash?.record(params),
+    ),
     primaryCall,
     pages,
   );
@@ -220,11 +222,13 @@ async function createRun(): Promise<Run> {
       target: tenantTarget,
       call,
       control: agingTokensOnClockMoves(own, caches),
-      payer: guardPayer(
-        rawPayer,
-        () => interlock.assertMayPay(),
-        (b) => interlock.watch(b, 'a redirect to urlRedirect'),
-        (params) => tenantHash?.record(params),
+      payer: settling(
+        interlocked(
+          rawPayer,
+          () => interlock.assertMayPay(),
+          (b) => interlock.watch(b, 'a redirect to urlRedirect'),
+          (params) => tenantHash?.record(params),
+        ),
         call,
         pages,
       ),
@@ -320,22 +324,36 @@ function idShownOn(o: PaymentOutcome & { kind: 'page' }): string | undefined {
 }
 
 /**
- * Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true. A
- * redirect that does not say whether the payment was approved (no esAprobada) is settled from the source of truth,
- * the transaction lookup (4.8), as the business that paid: the redirect's own deviation is judged once, by the 6.3
- * test, and every other test still judges its own behaviour. A page after the payment that is neither a redirect,
- * a refusal nor a next step is settled the same way where the transaction is known (the purchase the page pays, or
- * the one id the page shows); the judges read what is left unsettled as unread (checks.ts unreadPage). A link's
- * record is not read for it: activar, its only reading (4.2), changes the link's state a test may be judging.
+ * Every payment on a hosted screen passes the interlock first; redirect outcomes are watched for esReal=true, and
+ * each redirect's hash is recorded, to be judged against the run's scheme (suites/contract.test.ts).
  */
-function guardPayer(
+function interlocked(
   payer: Payer,
   assertMayPay: () => void,
   watch: (body: unknown) => void,
   redirected: (params: Record<string, string>) => void,
-  call: Call,
-  pages: PagedPurchases,
 ): Payer {
+  return aroundPayments(payer, async (_method, pay) => {
+    assertMayPay();
+    const o = await pay();
+    if (o.kind === 'redirect') {
+      watch({ esReal: o.params['esReal'] === 'true' });
+      redirected(o.params);
+    }
+    return o;
+  });
+}
+
+/**
+ * Settling, once for every payment: a redirect that does not say whether the payment was approved (no esAprobada)
+ * is settled from the source of truth, the transaction lookup (4.8), as the business that paid: the redirect's own
+ * deviation is judged once, by the 6.3 test, and every other test still judges its own behaviour. A page after the
+ * payment that is neither a redirect, a refusal nor a next step is settled the same way where the transaction is
+ * known (the purchase the page pays, or the one id the page shows); the judges read what is left unsettled as unread
+ * (checks.ts unreadPage). A link's record is not read for it: activar, its only reading (4.2), changes the link's
+ * state a test may be judging.
+ */
+function settling(payer: Payer, call: Call, pages: PagedPurchases): Payer {
   const lookUp = async (id: string, why: string, pendingSettles = true): Promise<'true' | 'false' | undefined> => {
     const ex = await call('getTransaction', { pathParams: { id }, auth: 'bearer', label: `outcome from the lookup (${why})` });
     const esAprobada = ex.response && ex.response.status < 300 ? asBool(field(ex.response.json, 'esAprobada')) : undefined;
@@ -344,8 +362,10 @@ function guardPayer(
     if (!pendingSettles && esAprobada === false && (resultado === null || resultado === undefined)) return undefined;
     return esAprobada === undefined ? undefined : esAprobada ? 'true' : 'false';
   };
-  const watchOutcome = async (o: PaymentOutcome, url?: string): Promise<PaymentOutcome> => {
+  return aroundPayments(payer, async (_method, pay, url) => {
+    const o = await pay();
     if (o.kind === 'page') {
+      // `url`: the page a purchase leads to (a link's URL is no purchase's page, and finds none).
       const id = (url === undefined ? undefined : pages.idOf(url)) ?? idShownOn(o);
       if (id === undefined) return o;
       const esAprobada = await lookUp(id, 'the page after the payment does not say it', false);
@@ -359,12 +379,8 @@ function guardPayer(
       return esAprobada === undefined ? o : { ...o, settled: { esAprobada, from: 'lookup', idTransaccion: id } };
     }
     if (o.kind !== 'redirect') return o;
-    const { params } = o;
-    watch({ esReal: params['esReal'] === 'true' });
-    // Every redirect's hash is judged against the run's scheme (suites/contract.test.ts).
-    redirected(params);
-    const id = params['idTransaccion'];
-    if (params['esAprobada'] !== undefined || !id) return o;
+    const id = o.params['idTransaccion'];
+    if (o.params['esAprobada'] !== undefined || !id) return o;
     const esAprobada = await lookUp(id, 'the redirect has no esAprobada');
     noteStep({
       kind: 'api',
@@ -374,14 +390,5 @@ function guardPayer(
           : `the redirect has no esAprobada: the lookup of ${id} says esAprobada ${esAprobada}`,
     });
     return esAprobada === undefined ? o : { ...o, settled: { esAprobada, from: 'lookup' } };
-  };
-  return {
-    ...payer,
-    payLink: async (...args) => (assertMayPay(), watchOutcome(await payer.payLink(...args))),
-    submitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.submitScreen(...args))),
-    resubmitScreen: async (...args) => (assertMayPay(), watchOutcome(await payer.resubmitScreen(...args))),
-    submitPage: async (...args) => (assertMayPay(), watchOutcome(await payer.submitPage(...args))),
-    complete3ds: async (...args) => (assertMayPay(), watchOutcome(await payer.complete3ds(...args), args[0])),
-    payQuickPay: async (...args) => (assertMayPay(), watchOutcome(await payer.payQuickPay(...args), args[0])),
-  };
+  });
 }

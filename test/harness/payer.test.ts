@@ -6,7 +6,7 @@ import { NoFormError, PayerError, PaymentRefused } from '../../harness/payer/err
 import { Recorder } from '../../harness/record/transcript.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
-import { createPayer, PayerMemory, unreadPagesThrow } from '../../harness/payer/index.ts';
+import { aroundPayments, createPayer, PayerMemory, PAYING, unreadPagesThrow } from '../../harness/payer/index.ts';
 import { FieldsNotFoundError } from '../../harness/payer/field-mapping.ts';
 import { decodeQrPng } from '../../harness/payer/qr.ts';
 import { startFixture, type Fixture } from './server.ts';
@@ -564,6 +564,19 @@ describe("payer on the deployed service's screens", () => {
       timing: { openedAt: screen.openedAt },
     });
     expect(posted).toEqual([]);
+  });
+
+  it('aroundPayments: each of the six payments passes through the wrapper once, with the page it opens; other methods as they are', async () => {
+    const seen: string[] = [];
+    const payer = aroundPayments(createPayer({ http }), async (method, pay, url) => {
+      seen.push(`${method} ${url ?? '-'}`);
+      return pay();
+    });
+    await payer.payLink(`${fixture.url}/sin-form`, card);
+    const screen = await payer.openScreen(`${fixture.url}/sin-form`);
+    await expect(payer.submitScreen(screen, card)).rejects.toThrow(NoFormError);
+    expect(seen).toEqual([`payLink ${fixture.url}/sin-form`, 'submitScreen -']);
+    expect(PAYING).toHaveLength(6);
   });
 
   it('unreadPagesThrow: a no-form page on an origin never paid is the NoFormError it replaced; once one was paid, the refusal', async () => {
