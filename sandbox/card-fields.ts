@@ -6,7 +6,7 @@
  * (`pages-autofill-names`), English labels and another order (`pages-english`), a session cookie whose token the
  * form must send back (`pages-session-token`), the deployed service's form (`pages-deployed-form`: .NET names, the
  * expiry as selects), one expiry input "MM/AA" (`pages-expiry-joined`), the payer's last name, phone and address
- * (`pages-billing-details`).
+ * (`pages-billing-details`), the e-mail asked twice (`pages-email-confirmation`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -70,6 +70,22 @@ const PERSONA: [string, string, string, string][] = [
 export function leerPersona(ctx: SandboxContext, f: Lector): void {
   if (!ctx.variant('pages-billing-details')) return;
   for (const [nombre] of PERSONA) f.texto(nombre, { requerido: true, max: 200 });
+}
+
+/** The input of pages-email-confirmation: the e-mail typed again. */
+const CONFIRMACION = 'emailConfirmacion';
+
+/** pages-email-confirmation: the e-mail typed again must be the e-mail (both may be left empty); the refusal's message, else undefined. */
+export function confirmacionDistinta(
+  ctx: SandboxContext,
+  f: Lector,
+  email: string | undefined,
+): { campo: string; mensaje: string } | undefined {
+  if (!ctx.variant('pages-email-confirmation')) return undefined;
+  const otra = f.texto(CONFIRMACION, { max: 200 }) ?? '';
+  return otra === (email ?? '')
+    ? undefined
+    : { campo: CONFIRMACION, mensaje: texto(ctx, 'debe coincidir con el correo electrónico', 'must match the e-mail') };
 }
 
 /** Whether the pages speak English (pages-english); Spanish otherwise. */
@@ -156,9 +172,26 @@ export function camposTarjeta(ctx: SandboxContext, extra: boolean): string[] {
           campo(`campo-${nombre}`, t(es, en), `<input id="campo-${nombre}" name="${nombre}" type="${tipo}" required>`),
         )
       : [];
+  // pages-email-confirmation: the e-mail asked again below it, only its label saying so (no autofill token).
+  const otraVez =
+    extra && ctx.variant('pages-email-confirmation')
+      ? [
+          campo(
+            `campo-${CONFIRMACION}`,
+            t('Confirme su correo electrónico', 'Confirm your e-mail'),
+            `<input id="campo-${CONFIRMACION}" name="${CONFIRMACION}" type="email" autocomplete="off">`,
+          ),
+        ]
+      : [];
   if (enIngles(ctx))
-    return [...(extra ? [email, titular] : []), ...persona, numero, vencimiento ?? `<div class="fila">${anio}${mes}</div>`, cvv];
-  return [numero, vencimiento ?? `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, ...persona, email] : [])];
+    return [
+      ...(extra ? [email, ...otraVez, titular] : []),
+      ...persona,
+      numero,
+      vencimiento ?? `<div class="fila">${anio}${mes}</div>`,
+      cvv,
+    ];
+  return [numero, vencimiento ?? `<div class="fila">${mes}${anio}</div>`, cvv, ...(extra ? [titular, ...persona, email, ...otraVez] : [])];
 }
 
 /** Reads and validates the posted card (the page's own input names); returns the cvv. `extra`: name and e-mail too. */

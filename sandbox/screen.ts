@@ -29,6 +29,7 @@ import {
   camposTarjeta,
   enIngles,
   leerPersona,
+  confirmacionDistinta,
   leerTarjeta,
   listaErrores,
   nombresTarjeta,
@@ -358,6 +359,8 @@ export function revisar(
     patron: EMAIL,
     mensajePatron: texto(ctx, 'debe ser un correo electrónico', 'must be an e-mail address'),
   });
+  const distinta = confirmacionDistinta(ctx, f, email);
+  if (distinta) v.error(distinta.campo, distinta.mensaje);
   const cfg = link.configuracion;
   const cantidad = cfg.esCantidadEditable
     ? // 4.1: a quantity is an int (fault cantidad-fraction-accepted takes 0.5 and charges half a unit).

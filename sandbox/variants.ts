@@ -248,6 +248,14 @@ export const VARIANTS = [
     composes: false,
   },
   {
+    id: 'pages-email-confirmation',
+    area: 'pages',
+    description:
+      '1/4.1: the payment screen asks the e-mail twice ("Confirme su correo electrónico", input emailConfirmacion, no ' +
+      'autofill token): a form whose two differ is shown again with the error (400)',
+    composes: false,
+  },
+  {
     id: 'pages-receipt-in-place',
     area: 'pages',
     description:

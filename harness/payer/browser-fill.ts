@@ -20,8 +20,7 @@ import {
 import { chooseOption, cssOf, describeOptions, isInputName, paymentValues } from './fields.ts';
 import { bare, readHtml } from './form.ts';
 import { addHidden, describeTargets, emptyInputs, enterInPage, inputKind, namesIn, textOf, type FieldKind } from './in-page.ts';
-import { challengeAnswer } from './plan.ts';
-import { consent, personalDetails } from './steps.ts';
+import { answers, challengeAnswer } from './plan.ts';
 import type { CardPayment, FieldName, PageInput } from './types.ts';
 
 /**
@@ -160,31 +159,20 @@ export async function fillPresent(
 }
 
 /**
- * What a person answers on each part's questions the payment says nothing of (steps.ts consent): an unanswered
- * radio group's one agreeing option checked, an agreeing checkbox ticked. Returns what was answered.
+ * What a person answers on each part of the page that the payment says nothing of (plan.ts answers: questions agreed
+ * to, a person's details, a detail confirmed), entered where that part shows it. Returns what was answered.
  */
 export function answerQuestions(_ctx: PageContext, parts: Part[], entries: Entry[]): string[] {
   const answered: string[] = [];
+  const given = Object.fromEntries(entries.flatMap((e) => (e.field ? [[e.field, e.value]] : [])));
   for (const [i, part] of parts.entries()) {
     const html = part.scope.isForm ? part.html : `<form>${parse(part.html).querySelector('body')?.innerHTML ?? part.html}</form>`;
     const form = readHtml(200, part.frame.url(), html, part.mapping.names).form;
     if (!form) continue;
-    const fields = { ...form.fields };
     const placed = new Set(entries.filter((e) => e.part === i).map((e) => e.name));
-    for (const { name, asks } of personalDetails(form, fields, placed)) {
-      entries.push({ part: i, selector: cssOf(name), name, value: fields[name]!, how: 'type', inDom: true });
-      answered.push(`${name} ("${asks}", as a person would)`);
-    }
-    for (const name of consent(form, fields, placed)) {
-      entries.push({
-        part: i,
-        selector: cssOf(name),
-        name,
-        value: fields[name]!,
-        how: form.radios?.includes(name) ? 'check' : 'tick',
-        inDom: true,
-      });
-      answered.push(`${name} (agreed)`);
+    for (const a of answers(form, { ...form.fields }, placed, given)) {
+      entries.push({ part: i, selector: cssOf(a.name), name: a.name, value: a.value, how: a.how, inDom: true });
+      answered.push(a.says);
     }
   }
   return answered;

@@ -335,7 +335,11 @@ export async function watchPage([before, words, waitMs]: readonly [Shown, string
 export function emptyInputs(root: Element): string[] {
   return [...root.querySelectorAll<HTMLInputElement>('input, textarea')]
     .filter(
-      (el) => ['text', 'tel', 'number', 'password', 'textarea', ''].includes(el.type) && el.value === '' && !el.disabled && !el.readOnly,
+      (el) =>
+        ['text', 'tel', 'number', 'password', 'email', 'url', 'search', 'textarea', ''].includes(el.type) &&
+        el.value === '' &&
+        !el.disabled &&
+        !el.readOnly,
     )
     .flatMap((el) => (el.name ? [el.name] : el.id ? [`#${el.id}`] : []));
 }

@@ -11,7 +11,7 @@ import { parse } from 'node-html-parser';
 import { cannotDriveMessage, joinExpiry, placeByElimination, type FieldMapping, type UnmatchedOption } from './field-mapping.ts';
 import { chooseOption, describeOptions, type Option } from './fields.ts';
 import { bare } from './form.ts';
-import { consent, personalDetails, pressGoOn, shownCode } from './steps.ts';
+import { confirmations, consent, personalDetails, pressGoOn, shownCode } from './steps.ts';
 import type { ChallengeCode, FieldName, OptionValues, ScreenForm } from './types.ts';
 
 export type Policy = 'strict' | 'lenient';
@@ -92,11 +92,8 @@ export function plan(page: PlannedPage, input: PlanInput, policy: Policy): Plan 
   for (const e of entries) fields[e.name] = e.value;
   if (policy === 'strict')
     for (const [field, value] of Object.entries(input.forged ?? {})) if (value !== undefined) fields[names[field as FieldName]] = value;
-  // What a person answers that the payment does not say: the page's questions, then the details it asks of them.
   const placed = new Set(entries.map((e) => e.name));
-  for (const name of consent(form, fields, placed)) entries.push({ name, value: fields[name]!, says: `${name} (agreed)` });
-  for (const { name, asks } of personalDetails(form, fields, placed))
-    entries.push({ name, value: fields[name]!, says: `${name} ("${asks}", as a person would)` });
+  entries.push(...answers(form, fields, placed, Object.fromEntries(entries.flatMap((e) => (e.field ? [[e.field, e.value]] : [])))));
   if (policy === 'lenient') {
     const code = codeEntry(page, fields, placed, input.challenge);
     if (code) {
@@ -106,6 +103,34 @@ export function plan(page: PlannedPage, input: PlanInput, policy: Policy): Plan 
   }
   const press = pressGoOn(form, fields);
   return { fields, entries, press, problems: [] };
+}
+
+/** An answer to what a page asks beyond the payment, and how a browser enters it: typed, a radio checked, a box ticked. */
+export interface Answer extends Entry {
+  how: 'type' | 'check' | 'tick';
+}
+
+/**
+ * What a person answers that the payment does not say, once for both payers (the browser asks it of each part of a
+ * page): the page's questions agreed to (consent), the details it asks of a person (personalDetails), a detail of the
+ * payment asked again to confirm it (confirmations). A new kind of question a checkout asks is taught here. `fields`:
+ * the form's fields as they will be sent, updated; `placed`: the inputs already entered; `given`: what the payment
+ * entered, by field.
+ */
+export function answers(
+  form: ScreenForm,
+  fields: Record<string, string>,
+  placed: ReadonlySet<string>,
+  given: Partial<Record<FieldName, string>>,
+): Answer[] {
+  const out: Answer[] = [];
+  for (const name of consent(form, fields, placed))
+    out.push({ name, value: fields[name]!, says: `${name} (agreed)`, how: form.radios?.includes(name) ? 'check' : 'tick' });
+  for (const { name, asks } of personalDetails(form, fields, placed))
+    out.push({ name, value: fields[name]!, says: `${name} ("${asks}", as a person would)`, how: 'type' });
+  for (const { name, asks } of confirmations(form, fields, placed, given))
+    out.push({ name, value: fields[name]!, says: `${name} ("${asks}", the same again)`, how: 'type' });
+  return out;
 }
 
 /**

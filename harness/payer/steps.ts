@@ -7,7 +7,7 @@ import { parse, type HTMLElement } from 'node-html-parser';
 import { PaymentRefused } from './errors.ts';
 import { FieldsNotFoundError } from './field-mapping.ts';
 import { fold } from './fields.ts';
-import type { Refusal, ScreenForm } from './types.ts';
+import type { FieldName, Refusal, ScreenForm } from './types.ts';
 
 /** Submissions a checkout may take before the payer gives up (a loop, or a page it misreads). */
 export const MAX_STEPS = 6;
@@ -112,6 +112,34 @@ export function personalDetails(
     if (placed.has(name) || fields[name] !== '' || text === '' || (ASKS_CODE.test(text) && !/postal|zip/.test(text))) continue;
     const value = PERSON.find(([re]) => re.test(text))?.[1];
     if (value === undefined) continue;
+    fields[name] = value;
+    answered.push({ name, asks });
+  }
+  return answered;
+}
+
+/** Words of an input asking a detail again, to confirm it ("Confirme su correo", "Repeat e-mail"). */
+const AGAIN = /(^|[^a-z])(confirm|repit|repet|repeat|retype|re-enter|vuelva a|otra vez|de nuevo|again|novamente)/;
+/** The details of the payment a page may ask twice, by what the input's words name. */
+const TWICE: [RegExp, FieldName][] = [[/correo|e-?mail/, 'email']];
+
+/**
+ * The inputs left empty that ask a detail the payment entered once more, to confirm it (the e-mail typed twice):
+ * the same value typed again. `given`: what the payment entered, by field. Returns the inputs answered and what each asks.
+ */
+export function confirmations(
+  form: Pick<ScreenForm, 'asked'>,
+  fields: Record<string, string>,
+  placed: ReadonlySet<string>,
+  given: Partial<Record<FieldName, string>>,
+): { name: string; asks: string }[] {
+  const answered: { name: string; asks: string }[] = [];
+  for (const [name, asks] of Object.entries(form.asked ?? {})) {
+    const text = fold(asks);
+    if (placed.has(name) || fields[name] !== '' || !AGAIN.test(text)) continue;
+    const field = TWICE.find(([re]) => re.test(text))?.[1];
+    const value = field === undefined ? undefined : given[field];
+    if (value === undefined || value === '') continue;
     fields[name] = value;
     answered.push({ name, asks });
   }

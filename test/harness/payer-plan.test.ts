@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { mapPage } from '../../harness/payer/field-mapping.ts';
 import { paymentValues, pageValues } from '../../harness/payer/fields.ts';
 import { readHtml } from '../../harness/payer/form.ts';
-import { challengeAnswer, plan, type PlannedPage } from '../../harness/payer/plan.ts';
+import { answers, challengeAnswer, plan, type PlannedPage } from '../../harness/payer/plan.ts';
 import { defaultFieldNames, type CardPayment } from '../../harness/payer/types.ts';
 
 const url = 'https://pay.example/checkout';
@@ -166,5 +166,47 @@ describe('plan: the next step, a 3DS or quick-pay page (lenient)', () => {
     plan(p0, { values: paymentValues(payment) }, 'lenient');
     expect(JSON.stringify(p0)).toBe(before);
     expect(defaultFieldNames.numeroTarjeta).toBe('numeroTarjeta');
+  });
+});
+
+describe('answers: what a person answers beyond the payment (both payers ask plan.ts)', () => {
+  const confirm = `<form method="post" action="/checkout">
+    <label for="n">Número de tarjeta</label><input id="n" name="pan" autocomplete="cc-number">
+    <label for="c">CVV</label><input id="c" name="sec" autocomplete="cc-csc">
+    <label for="m">Mes</label><input id="m" name="mm" placeholder="MM">
+    <label for="y">Año</label><input id="y" name="yy" placeholder="AAAA">
+    <label for="e">Correo electrónico</label><input id="e" name="correo" type="email" autocomplete="email">
+    <label for="e2">Confirme su correo electrónico</label><input id="e2" name="correo2" type="email" autocomplete="off">
+    <label for="t">Teléfono de contacto</label><input id="t" name="tel" type="tel">
+    <label><input type="checkbox" name="terminos" value="1"> Acepto los términos</label>
+    <button type="submit">Pagar</button>
+  </form>`;
+
+  const { formaPago: _, ...card } = payment;
+
+  it("an e-mail asked again is the same e-mail; consent and a person's details as before, each said in the transcript", () => {
+    const p = plan(page(confirm), { values: paymentValues({ ...card, email: 'ana@example.com' }) }, 'strict');
+    expect(p.problems.join()).toBe('');
+    expect(p.fields).toMatchObject({ correo: 'ana@example.com', correo2: 'ana@example.com', tel: '70000000', terminos: '1' });
+    expect(p.entries.slice(-3).map((e) => e.says)).toEqual([
+      'terminos (agreed)',
+      'tel ("Teléfono de contacto", as a person would)',
+      'correo2 ("Confirme su correo electrónico", the same again)',
+    ]);
+  });
+
+  it('nothing confirmed that the payment did not enter: without an e-mail the confirmation stays empty', () => {
+    const p = plan(page(confirm), { values: paymentValues(card) }, 'strict');
+    expect(p.fields['correo2']).toBe('');
+  });
+
+  it('answers() gives the browser how to enter each answer: a box ticked, a detail typed', () => {
+    const form = page(confirm).form;
+    const got = answers(form, { ...form.fields }, new Set(['correo']), { email: 'ana@example.com' });
+    expect(got.map((a) => [a.name, a.how])).toEqual([
+      ['terminos', 'tick'],
+      ['tel', 'type'],
+      ['correo2', 'type'],
+    ]);
   });
 });

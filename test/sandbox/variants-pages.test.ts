@@ -91,6 +91,21 @@ describe('page variants', () => {
     expect((await p.pagar(link.urlEnlaceLargo, { ...card, ...persona })).statusCode).toBe(303);
   });
 
+  it('pages-email-confirmation: the screen asks the e-mail twice; two that differ, the form again (400); the same, paid', async () => {
+    const p = await sandbox({ variant: 'pages-email-confirmation' });
+    const link = await p.crearEnlace();
+    const html = (await p.abrir(link.urlEnlaceLargo)).body;
+    expect(html).toContain('<label for="campo-emailConfirmacion">Confirme su correo electrónico</label>');
+    const card = { formaPago: '0', numeroTarjeta: CARD.numeroTarjeta, cvv: '123', mesVencimiento: '12', anioVencimiento: '2030' };
+    const refused = await p.pagar(link.urlEnlaceLargo, { ...card, email: 'ana@example.com' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('debe coincidir con el correo electrónico');
+    expect((await p.pagar(link.urlEnlaceLargo, card)).statusCode).toBe(303);
+    const again = await p.crearEnlace();
+    const paid = await p.pagar(again.urlEnlaceLargo, { ...card, email: 'ana@example.com', emailConfirmacion: 'ana@example.com' });
+    expect(paid.statusCode).toBe(303);
+  });
+
   it('pages-english: English labels, lang="en", the card fields before what is bought', async () => {
     const p = await sandbox({ variant: 'pages-english' });
     const body = (await p.abrir((await p.crearEnlace()).urlEnlaceLargo)).body;
