@@ -7,7 +7,8 @@
  */
 import { describe } from 'vitest';
 import { futureExpiry } from '../generators/bodies.ts';
-import { buy3ds, complete3ds, lookUp } from './flows.ts';
+import { lookUp } from './flows/lookups.ts';
+import { buy3ds, complete3ds } from './flows/purchases.ts';
 import {
   asEnum,
   asNumber,

@@ -5,7 +5,7 @@
  * The account is deleted once per run, by whichever test comes first; the others look at the result.
  */
 import { describe } from 'vitest';
-import { requestToken } from './flows.ts';
+import { requestToken } from './flows/tokens.ts';
 import {
   asString,
   bodyOf,

@@ -5,7 +5,8 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet } from '../generators/bodies.ts';
-import { createLink, notAcceptedWhereValidAccepted } from './flows.ts';
+import { notAcceptedWhereValidAccepted } from './flows/bodies.ts';
+import { createLink } from './flows/links.ts';
 import {
   asInt,
   asString,

@@ -20,7 +20,10 @@ import {
   purchaseQuickPay,
   purchaseWallet,
 } from '../generators/bodies.ts';
-import { activate, BODY_ENDPOINTS, buyWallet, createLink, freshToken, securityCheck } from './flows.ts';
+import { BODY_ENDPOINTS, securityCheck } from './flows/bodies.ts';
+import { activate, createLink } from './flows/links.ts';
+import { buyWallet } from './flows/purchases.ts';
+import { freshToken } from './flows/tokens.ts';
 import {
   asString,
   type Auth,

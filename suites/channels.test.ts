@@ -10,20 +10,10 @@
  */
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
-import {
-  activate,
-  buy3ds,
-  buyWallet,
-  complete3ds,
-  createLink,
-  createQuickPay,
-  datosAdicionales,
-  lookUp,
-  observedLinkBody,
-  paidQuickPay,
-  payOnScreen,
-  webhookFor,
-} from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp, webhookFor } from './flows/lookups.ts';
+import { buy3ds, buyWallet, complete3ds, createQuickPay, datosAdicionales, paidQuickPay } from './flows/purchases.ts';
+import { observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   amountEquals,
   asBool,

@@ -8,7 +8,8 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
-import { activate, counterRead, createLink, DECLINE_CVV, idOf, listedIds, observedLinkBody, payOnScreen, testCard } from './flows.ts';
+import { activate, counterRead, createLink, idOf, listedIds } from './flows/links.ts';
+import { DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import {
   approvalOf,
   asBool,

@@ -8,7 +8,10 @@
  */
 import { describe } from 'vitest';
 import { draw, freeDescripcion, freeIdExterno, freeNombreProducto, freePairs, freeQuery, freeText } from '../generators/free-content.ts';
-import { activate, buy3ds, buyWallet, complete3ds, createLink, lookUp, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp, webhookFor } from './flows/lookups.ts';
+import { buy3ds, buyWallet, complete3ds } from './flows/purchases.ts';
+import { observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   clauseTest,
   pairsAsSent,

@@ -10,7 +10,10 @@
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
-import { createLink, createQuickPay, declineOnScreen, lookUp, observedLinkBody, payOnScreen, testCard } from './flows.ts';
+import { createLink } from './flows/links.ts';
+import { lookUp } from './flows/lookups.ts';
+import { createQuickPay } from './flows/purchases.ts';
+import { declineOnScreen, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import {
   asBool,
   clauseTest,

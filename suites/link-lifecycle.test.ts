@@ -6,19 +6,10 @@
  */
 import { describe } from 'vitest';
 import type { PaymentLink } from '../spec/types.ts';
-import {
-  notAcceptedWhereValidAccepted,
-  activate,
-  counterRead,
-  createLink,
-  DECLINE_CVV,
-  DECLINE_TESTCASE,
-  declinedAsPremise,
-  declineNotNotifiedAsSuccess,
-  declineOnScreen,
-  observedLinkBody,
-  payOnScreen,
-} from './flows.ts';
+import { notAcceptedWhereValidAccepted } from './flows/bodies.ts';
+import { activate, counterRead, createLink } from './flows/links.ts';
+import { declineNotNotifiedAsSuccess } from './flows/lookups.ts';
+import { DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineOnScreen, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   clauseTest,
   type Exchange,

@@ -19,7 +19,8 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
-import { activate, createLink, DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { DECLINE_CVV, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import { runModel, type ModelCommand } from './model.ts';
 import {
   amountDue,

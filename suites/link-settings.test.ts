@@ -14,7 +14,9 @@ import { draw } from '../generators/free-content.ts';
 import type { PaymentOutcome, TestHandle } from '../harness/index.ts';
 import { approvalOf, asBool, asNumber, clauseTest, fail, field, holds } from '../harness/index.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
-import { activate, createLink, idOf, lookUp, observedLinkBody, saidOrLookedUp, testCard } from './flows.ts';
+import { activate, createLink, idOf } from './flows/links.ts';
+import { lookUp } from './flows/lookups.ts';
+import { observedLinkBody, saidOrLookedUp, testCard } from './flows/screens.ts';
 
 const RANDOM_SEED = (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
 const seedOf = (t: TestHandle): number => t.run.config.fastCheck.seed ?? RANDOM_SEED;

@@ -8,17 +8,9 @@ import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
 import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bodies.ts';
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
-import {
-  activate,
-  createLink,
-  idOf,
-  observedLinkBody,
-  payOnScreen,
-  saidOrLookedUp,
-  testCard,
-  webhookFor,
-  type CreatedLink,
-} from './flows.ts';
+import { activate, createLink, idOf, type CreatedLink } from './flows/links.ts';
+import { webhookFor } from './flows/lookups.ts';
+import { observedLinkBody, payOnScreen, saidOrLookedUp, testCard } from './flows/screens.ts';
 import {
   absoluteUrl,
   amountEquals,

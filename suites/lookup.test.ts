@@ -4,24 +4,11 @@
  * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
  */
 import { describe } from 'vitest';
-import {
-  notAcceptedWhereValidAccepted,
-  activate,
-  buy3ds,
-  buyMpos,
-  buyWallet,
-  complete3ds,
-  createLink,
-  createQuickPay,
-  datosAdicionales,
-  DECLINE_CVV,
-  declinedAsPremise,
-  lookUp,
-  LOOKUP_TESTCASE,
-  observedLinkBody,
-  paidQuickPay,
-  payOnScreen,
-} from './flows.ts';
+import { notAcceptedWhereValidAccepted } from './flows/bodies.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp, LOOKUP_TESTCASE } from './flows/lookups.ts';
+import { buy3ds, buyMpos, buyWallet, complete3ds, createQuickPay, datosAdicionales, paidQuickPay } from './flows/purchases.ts';
+import { DECLINE_CVV, declinedAsPremise, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   asBool,
   asEnum,

@@ -8,7 +8,10 @@
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
-import { activate, buyWallet, createLink, lookUp, observedLinkBody, payOnScreen, webhookFor } from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp, webhookFor } from './flows/lookups.ts';
+import { buyWallet } from './flows/purchases.ts';
+import { observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   amountDue,
   amountEquals,

@@ -6,7 +6,8 @@
  */
 import { describe } from 'vitest';
 import { purchaseMposBanda } from '../generators/bodies.ts';
-import { buyMpos, datosAdicionales, lookUp } from './flows.ts';
+import { lookUp } from './flows/lookups.ts';
+import { buyMpos, datosAdicionales } from './flows/purchases.ts';
 import { clauseTest, containsPairs, fieldEquals, fieldIn, notAccepted } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Mpos/Banda';

@@ -6,7 +6,9 @@
  * never makes a real payment (principle 5).
  */
 import { describe } from 'vitest';
-import { activate, createLink, declineOnScreen, lookUp, observedLinkBody } from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp } from './flows/lookups.ts';
+import { declineOnScreen, observedLinkBody } from './flows/screens.ts';
 import { asString, clauseTest, field, holds } from '../harness/index.ts';
 
 /** A code is said when it is a non-empty text or any other value than null ("" and null are the spec's "none"). */

@@ -8,7 +8,8 @@
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchasePagoQr } from '../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
-import { activate, createLink, declineOnScreen, observedLinkBody } from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { declineOnScreen, observedLinkBody } from './flows/screens.ts';
 import {
   asBool,
   bodyOf,

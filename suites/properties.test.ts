@@ -22,7 +22,7 @@ import {
   type Body,
   type RuleEntry,
 } from '../generators/requests.ts';
-import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows.ts';
+import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, sendBody } from './flows/bodies.ts';
 import {
   checkAhead,
   CheckFailure,

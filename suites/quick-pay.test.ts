@@ -6,7 +6,8 @@
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
-import { createQuickPay, datosAdicionales, lookUp, paidQuickPay, payQuickPay, webhookFor } from './flows.ts';
+import { lookUp, webhookFor } from './flows/lookups.ts';
+import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay } from './flows/purchases.ts';
 import {
   absoluteUrl,
   asBool,

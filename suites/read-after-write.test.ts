@@ -5,18 +5,10 @@
  * first read says of a state the spec does not show (a purchase not yet completed) is only observed.
  */
 import { describe } from 'vitest';
-import {
-  activate,
-  buy3ds,
-  complete3ds,
-  createLink,
-  createQuickPay,
-  declineOnScreen,
-  lookUp,
-  observedLinkBody,
-  payOnScreen,
-  payQuickPay,
-} from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp } from './flows/lookups.ts';
+import { buy3ds, complete3ds, createQuickPay, payQuickPay } from './flows/purchases.ts';
+import { declineOnScreen, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   asBool,
   asInt,

@@ -7,7 +7,10 @@
  * is an explicit step of its test, with its own evidence.
  */
 import { describe } from 'vitest';
-import { activate, buy3ds, complete3ds, createLink, idOf, listedIds, lookUp, observedLinkBody, testCard, webhookFor } from './flows.ts';
+import { activate, createLink, idOf, listedIds } from './flows/links.ts';
+import { lookUp, webhookFor } from './flows/lookups.ts';
+import { buy3ds, complete3ds } from './flows/purchases.ts';
+import { observedLinkBody, testCard } from './flows/screens.ts';
 import {
   approvalOf,
   asBool,

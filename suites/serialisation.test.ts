@@ -6,7 +6,10 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
-import { activate, buyWallet, createLink, lookUp, requestToken, webhookFor } from './flows.ts';
+import { activate, createLink } from './flows/links.ts';
+import { lookUp, webhookFor } from './flows/lookups.ts';
+import { buyWallet } from './flows/purchases.ts';
+import { requestToken } from './flows/tokens.ts';
 import {
   clauseTest,
   containsPairs,

@@ -10,7 +10,11 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
-import { businessIdOf, buyWallet, createLink, lookUp, securityCheck } from './flows.ts';
+import { securityCheck } from './flows/bodies.ts';
+import { createLink } from './flows/links.ts';
+import { lookUp } from './flows/lookups.ts';
+import { buyWallet } from './flows/purchases.ts';
+import { businessIdOf } from './flows/tokens.ts';
 import { asString, type Call, clauseTest, type Exchange, field, type Need, type TestHandle } from '../harness/index.ts';
 
 /** `purchase`: a leak would pay the first merchant's link or business, so its mode is checked too (the interlock). */

@@ -6,7 +6,7 @@
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal } from '../generators/bodies.ts';
-import { freshToken } from './flows.ts';
+import { freshToken } from './flows/tokens.ts';
 import {
   clauseTest,
   hasClock,

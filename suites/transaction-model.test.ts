@@ -12,22 +12,10 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { purchasePagoQr, uniqueRef } from '../generators/bodies.ts';
 import type { Purchase3dsRequest } from '../spec/types.ts';
-import {
-  activate,
-  buy3ds,
-  buyMpos,
-  buyWallet,
-  complete3ds,
-  createLink,
-  createQuickPay,
-  DECLINE_CVV,
-  idOf,
-  lookUp,
-  observedLinkBody,
-  payOnScreen,
-  payQuickPay,
-  type Purchase,
-} from './flows.ts';
+import { activate, createLink, idOf } from './flows/links.ts';
+import { lookUp } from './flows/lookups.ts';
+import { buy3ds, buyMpos, buyWallet, complete3ds, createQuickPay, payQuickPay, type Purchase } from './flows/purchases.ts';
+import { DECLINE_CVV, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import { runModel, type ModelCommand } from './model.ts';
 import {
   amountEquals,

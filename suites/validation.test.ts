@@ -22,7 +22,8 @@ import {
   type RuleEntry,
 } from '../generators/requests.ts';
 import type { OperationId } from '../spec/types.ts';
-import { acceptsValid, activate, bodyContext, bodyTestSpec, echoedBack, rejectedWhereValidAccepted, sendBody } from './flows.ts';
+import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, rejectedWhereValidAccepted, sendBody } from './flows/bodies.ts';
+import { activate } from './flows/links.ts';
 import { clauseTest, createdNothing, type Exchange, fieldEquals, readInt, succeeded, type TestHandle } from '../harness/index.ts';
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).

@@ -4,7 +4,8 @@
  * "ExitosaAprobada", 0 and "0" are all read as "approved" (how it is written is the contract testcase's finding).
  */
 import { describe } from 'vitest';
-import { buyWallet, datosAdicionales, lookUp } from './flows.ts';
+import { lookUp } from './flows/lookups.ts';
+import { buyWallet, datosAdicionales } from './flows/purchases.ts';
 import { asEnum, clauseTest, containsPairs, fieldEquals, RESULTADO } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Wallet';

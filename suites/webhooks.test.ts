@@ -8,20 +8,10 @@
  * (any casing by default); the datosAdicionales pairs are found wherever the body carries them (webhookPairs).
  */
 import { describe } from 'vitest';
-import {
-  buy3ds,
-  buyWallet,
-  complete3ds,
-  createLink,
-  datosAdicionales,
-  DECLINE_CVV,
-  declinedAsPremise,
-  declineNotNotifiedAsSuccess,
-  observedLinkBody,
-  payOnScreen,
-  WEBHOOK_TESTCASE,
-  webhookFor,
-} from './flows.ts';
+import { createLink } from './flows/links.ts';
+import { declineNotNotifiedAsSuccess, WEBHOOK_TESTCASE, webhookFor } from './flows/lookups.ts';
+import { buy3ds, buyWallet, complete3ds, datosAdicionales } from './flows/purchases.ts';
+import { DECLINE_CVV, declinedAsPremise, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   asBool,
   asNumber,

@@ -158,7 +158,7 @@ describe('boundaries over the whole tree', () => {
   it('refuses what it should: a sandbox file importing the harness, a reporter importing the sandbox', () => {
     expect(allowed('sandbox/app.ts', 'harness/judge/checks.ts')).toBe(false);
     expect(allowed('reporters/collect.ts', 'sandbox/index.ts')).toBe(false);
-    expect(allowed('harness/run/run.ts', 'suites/flows.ts')).toBe(false);
+    expect(allowed('harness/run/run.ts', 'suites/flows/links.ts')).toBe(false);
     expect(allowed('generators/bodies.ts', 'sandbox/store.ts')).toBe(false);
     expect(allowed('harness/api/http.ts', 'sandbox/faults.ts')).toBe(false);
   });

@@ -1,0 +1,132 @@
+/**
+ * Purchases through the API (4.3–4.7): wallet, 3DS and its completion, quick-pay and its page, MPOS; each returns
+ * the exchange, the body sent and the response read as the contract types it.
+ */
+import { purchase3ds, purchaseMposBanda, purchaseQuickPay, purchaseWallet, uniqueRef } from '../../generators/bodies.ts';
+import type { MposBandaRequest, Purchase3dsRequest, PurchaseQuickPayRequest, PurchaseWalletRequest } from '../../spec/types.ts';
+import {
+  asBool,
+  bodyOf,
+  type Exchange,
+  notLate,
+  onOurClock,
+  paymentApproved,
+  type PaymentOutcome,
+  paymentWentThrough,
+  readResponse,
+  readString,
+  succeeded,
+  type TestHandle,
+  withDeadline,
+} from '../../harness/index.ts';
+import { testCard } from './screens.ts';
+import { lookUp } from './lookups.ts';
+
+/** A purchase made through the API: the exchange, the body sent and the response body. */
+export interface Purchase<R> {
+  ex: Exchange;
+  request: R;
+  response: Record<string, unknown>;
+}
+
+/** Free key/value data unique to one test, to see it echoed (datosAdicionales, spec 2.2, 6.1). */
+export function datosAdicionales(prefix: string): Record<string, string> {
+  return { pedido: uniqueRef(prefix), canal: 'conformance' };
+}
+
+/** POST /TransaccionCompra/Wallet (4.4) as the primary business; fails the test unless it succeeds. */
+export async function buyWallet(t: TestHandle, overrides: Partial<PurchaseWalletRequest> = {}): Promise<Purchase<PurchaseWalletRequest>> {
+  const request = purchaseWallet(t.run.config.testData, overrides);
+  const ex = await t.call('purchaseWallet', { json: request });
+  succeeded(ex, '4.4-endpoint', 'the wallet purchase');
+  bodyOf(ex, '4.4-response-fields');
+  return { ex, request, response: readResponse(t.run.contract, 'purchaseWallet', ex) };
+}
+
+/** POST /TransaccionCompra/3DS (4.3) whose urlRedirect is the suite's receiver; fails the test unless it succeeds. */
+export async function buy3ds(t: TestHandle, overrides: Partial<Purchase3dsRequest> = {}): Promise<Purchase<Purchase3dsRequest>> {
+  const receiver = await t.run.receiver();
+  const request = purchase3ds(receiver.redirectUrl('3ds'), t.run.config.testData, overrides);
+  const ex = await t.call('purchase3ds', { json: request });
+  succeeded(ex, '4.3-endpoint', 'the 3DS purchase');
+  bodyOf(ex, '4.3-response-fields');
+  return { ex, request, response: readResponse(t.run.contract, 'purchase3ds', ex) };
+}
+
+/**
+ * The payer's browser completes the page at urlCompletarPago3Ds and must come back approved to urlRedirect (4.3, 6.3).
+ * A relative URL is resolved against the API's URL, as a browser resolves a relative link: that it is not absolute
+ * is the finding of the test about urlCompletarPago3Ds, not of every 3DS test.
+ */
+export async function complete3ds(
+  t: TestHandle,
+  purchase: Purchase<Purchase3dsRequest>,
+  clauses: string[] = ['4.3-url-completar', '6.3-redirect-outcome'],
+  /** Where the outcome is read: urlRedirect by default; its base when its own query is what a test judges. */
+  redirectPrefix = purchase.request.urlRedirect,
+): Promise<Record<string, string>> {
+  const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
+  const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
+  // A page that asks for the card again (the spec does not say what it asks) gets the purchase's own card.
+  const tarjeta = purchase.request.tarjetaCreditoDebido;
+  const { challengeCode } = t.run.config;
+  const card = {
+    ...tarjeta,
+    nombreTitular: `${purchase.request.nombre} ${purchase.request.apellido}`,
+    email: purchase.request.email,
+    ...(challengeCode ? { codigoDesafio: challengeCode } : {}),
+  };
+  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix, card });
+  return paymentApproved(outcome, clauses, 'the completed 3DS payment');
+}
+
+/**
+ * Pays a quick-pay QR (4.6) with the configured test card, entered where its page asks for one (the spec does not
+ * say what it asks). `inTime`: the payment is the test's premise, so a page refusing what the payer sent ends the
+ * test unjudged, naming the page's answer (PaymentRefused), rather than failing the lookup that follows.
+ */
+export async function payQuickPay(t: TestHandle, urlQR: unknown, inTime = true): Promise<PaymentOutcome> {
+  const { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } = await testCard(t);
+  const outcome = await t.run.payer.payQuickPay(String(urlQR), {
+    card: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email },
+  });
+  if (inTime) paymentWentThrough(outcome, 'paying the quick-pay QR');
+  return outcome;
+}
+
+/**
+ * Pays a quick-pay's QR meaning to be in time and looks the transaction up (4.8). Not approved, and answered near or
+ * past the fechaVencimiento it states: the suite was late (notLate), the test not judged.
+ */
+export async function paidQuickPay(
+  t: TestHandle,
+  response: Record<string, unknown>,
+): Promise<{ ex: Exchange; tx: Record<string, unknown> }> {
+  const datos = response['datosQuickPay'] as { urlQR?: unknown; fechaVencimiento?: unknown } | undefined;
+  const vence = await onOurClock(t, Date.parse(String(datos?.fechaVencimiento)));
+  const outcome = await withDeadline(vence, () => payQuickPay(t, datos?.urlQR));
+  const looked = await lookUp(t, response['idTransaccion']);
+  if (asBool(looked.tx['esAprobada']) !== true) notLate(outcome, vence, 'the QR payment');
+  return looked;
+}
+
+/** POST /TransaccionCompra/Quick-pay (4.6) logged in as the primary business; fails the test unless it succeeds. */
+export async function createQuickPay(
+  t: TestHandle,
+  overrides: Partial<PurchaseQuickPayRequest> = {},
+): Promise<Purchase<PurchaseQuickPayRequest>> {
+  const request = purchaseQuickPay(overrides);
+  const ex = await t.call('purchaseQuickPay', { json: request, auth: 'bearer' });
+  succeeded(ex, '4.6-endpoint', 'the quick-pay request');
+  bodyOf(ex, '4.6-response-fields');
+  return { ex, request, response: readResponse(t.run.contract, 'purchaseQuickPay', ex) };
+}
+
+/** POST /TransaccionCompra/Mpos/Banda (4.7) logged in as the primary business (MPOS permission); fails the test unless it succeeds. */
+export async function buyMpos(t: TestHandle, overrides: Partial<MposBandaRequest> = {}): Promise<Purchase<MposBandaRequest>> {
+  const request = purchaseMposBanda(t.run.config.testData, overrides);
+  const ex = await t.call('purchaseMposBanda', { json: request, auth: 'bearer' });
+  succeeded(ex, ['4.7-endpoint', '4.7-permission-required'], 'the MPOS purchase of a business with the MPOS permission');
+  bodyOf(ex, '4.7-response-fields');
+  return { ex, request, response: readResponse(t.run.contract, 'purchaseMposBanda', ex) };
+}

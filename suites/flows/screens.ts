@@ -1,0 +1,108 @@
+/**
+ * Paying on the payment screen (4.1) as the suites do: the test card, what a payment says, test-mode declines taken
+ * as a premise or judged.
+ */
+import { paymentLinkMinimal } from '../../generators/bodies.ts';
+import type { PaymentLinkCreateRequest } from '../../spec/types.ts';
+import {
+  approvalOf,
+  type CardPayment,
+  field,
+  paymentDeclined,
+  type PaymentOutcome,
+  quoted,
+  testcase,
+  type TestHandle,
+  unreadPage,
+} from '../../harness/index.ts';
+import { lookUp } from './lookups.ts';
+
+/** The configured test card, with an expiry in the future, paying to the suite's redirect receiver. */
+export async function testCard(t: TestHandle, overrides: Partial<CardPayment> = {}): Promise<CardPayment> {
+  const receiver = await t.run.receiver();
+  const { cardNumber, cvv } = t.run.config.testData;
+  return {
+    numeroTarjeta: cardNumber,
+    cvv,
+    mesVencimiento: 1,
+    anioVencimiento: new Date().getUTCFullYear() + 3,
+    nombreTitular: 'Prueba Conformidad',
+    email: 'cliente@example.com',
+    redirectPrefix: receiver.redirectUrl(),
+    ...overrides,
+  };
+}
+
+/**
+ * A field of a payment's outcome: what the redirect says (6.3), else — a redirect without it is the 6.3 test's one
+ * finding — what the lookup of its idTransaccion says (4.8, the source of truth).
+ */
+export async function saidOrLookedUp(t: TestHandle, params: Record<string, string>, name: string): Promise<unknown> {
+  if (params[name] !== undefined || !params['idTransaccion']) return params[name];
+  const { tx } = await lookUp(t, params['idTransaccion']);
+  return field(tx, name);
+}
+
+/** The spec's test-mode decline: cvv "111" on the payment screen (spec 7). */
+export const DECLINE_CVV = '111';
+
+/** Pays a link on its hosted screen; the link must redirect to the receiver (configuracion.urlRedirect). */
+export async function payOnScreen(t: TestHandle, urlEnlace: string, overrides: Partial<CardPayment> = {}): Promise<PaymentOutcome> {
+  return t.run.payer.payLink(urlEnlace, await testCard(t, overrides));
+}
+
+/** A link body whose redirect and webhook point at the suite's receiver, so outcomes can be observed. */
+export async function observedLinkBody(
+  t: TestHandle,
+  overrides: Partial<PaymentLinkCreateRequest> = {},
+): Promise<PaymentLinkCreateRequest> {
+  const receiver = await t.run.receiver();
+  const base = paymentLinkMinimal();
+  return {
+    ...base,
+    ...overrides,
+    configuracion: {
+      notificarTransaccionCliente: false,
+      urlRedirect: receiver.redirectUrl('link'),
+      urlWebhook: receiver.webhookUrl('link'),
+      ...overrides.configuracion,
+    },
+  };
+}
+
+/** The test that judges the test-mode decline itself (spec 7); others only need declines to happen. */
+export const DECLINE_TESTCASE = testcase(
+  ['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data'],
+  'cvv 111 on the screen declines the payment, and no webhook says it was approved',
+);
+
+/**
+ * A decline a test needs as its premise (one fault, one finding): when cvv 111 did not decline, the test skips
+ * naming the testcase that judges the decline, instead of failing a second time for it.
+ */
+export function declinedAsPremise(t: TestHandle, outcome: PaymentOutcome, what: string): Record<string, string> {
+  unreadPage(outcome, what);
+  if (outcome.kind === 'redirect' && approvalOf(outcome) === 'false') return outcome.params;
+  if (outcome.kind === 'page' && approvalOf(outcome) === 'false')
+    return { idTransaccion: outcome.settled?.idTransaccion ?? '', esAprobada: 'false' };
+  const how =
+    outcome.kind === 'redirect' ? `a redirect with esAprobada=${approvalOf(outcome) ?? '(absent)'}` : `${outcome.kind} ${outcome.status}`;
+  return t.skip(
+    'premise-elsewhere',
+    `${what} was not declined (${how}): the test-mode decline is judged by ${quoted(DECLINE_TESTCASE)}; this test needs a declined payment`,
+  );
+}
+
+/**
+ * Makes `n` payments with the test-mode decline cvv on the link's screen (spec 7). Each must be declined: a failure
+ * when the decline is the test's subject (`judged`), else a skip naming the testcase that judges it.
+ */
+export async function declineOnScreen(t: TestHandle, urlEnlace: string, n: number, judged = false): Promise<Record<string, string>[]> {
+  const declines: Record<string, string>[] = [];
+  for (let i = 1; i <= n; i++) {
+    const outcome = await payOnScreen(t, urlEnlace, { cvv: DECLINE_CVV });
+    const what = `test-mode decline ${i} of ${n}`;
+    declines.push(judged ? paymentDeclined(outcome, '7-cvv-111-declines', what) : declinedAsPremise(t, outcome, what));
+  }
+  return declines;
+}
