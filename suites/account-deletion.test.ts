@@ -16,7 +16,6 @@ import {
   field,
   holds,
   notAccepted,
-  secrets,
   sharedWork,
   succeeded,
   type TestHandle,
@@ -57,7 +56,7 @@ async function deleted(t: TestHandle): Promise<{ ex: Exchange; record: Record<st
   const ex = await deletion(() => disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' }));
   succeeded(ex, '4.9-endpoint', 'deleting the disposable account');
   const record = bodyOf(ex, '2.6-account-types');
-  for (const b of businessesOf(record)) secrets.add(b.clientSecret, 'client-secret');
+  for (const b of businessesOf(record)) t.secret(b.clientSecret, 'client-secret');
   return { ex, record };
 }
 
@@ -123,7 +122,7 @@ describe('4.9 account deletion', () => {
             : undefined;
         if (token === undefined)
           return notAccepted(grant, '4.9-deletes-account', 'a password grant with the credentials of the deleted account');
-        secrets.add(token, 'account-token');
+        t.secret(token, 'account-token');
         const again = await t.call('deleteAccount', {
           auth: { header: `Bearer ${token}` },
           label: 'DELETE /Cuenta with a token of the deleted account',

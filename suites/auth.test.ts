@@ -17,7 +17,6 @@ import {
   holds,
   type Need,
   notAccepted,
-  observeResponse,
   PURCHASE_OPERATIONS,
   succeeded,
   type TestHandle,
@@ -34,7 +33,7 @@ async function requestToken(t: TestHandle, clientSecret: string, audience = t.ru
     idempotent: true,
     label: 'token request',
   });
-  observeResponse(t.run.contract, 'issueToken', ex);
+  t.run.observeContract('issueToken', ex);
   return ex;
 }
 

@@ -18,7 +18,6 @@ import { describe } from 'vitest';
 import {
   CheckFailure,
   clauseTest,
-  contractRecord,
   type ContractRecord,
   describeRedirectScheme,
   describeWebhookSignature,
@@ -30,7 +29,6 @@ import {
   loadContract,
   type Need,
   PURCHASE_OPERATIONS,
-  WEBHOOK,
   webhookField,
 } from '../harness/index.ts';
 
@@ -69,7 +67,7 @@ const directions = [
     needs: NEEDS[operationId] ?? [],
   })),
   {
-    operationId: WEBHOOK,
+    operationId: 'webhook',
     clauses: contract.webhookTypeClauses,
     endpoint: 'POST {urlWebhook}',
     what: 'webhook body received (6.1)',
@@ -79,9 +77,9 @@ const directions = [
 
 describe('the contract of every response and webhook seen in this run', () => {
   for (const d of directions) {
-    const title = d.operationId === WEBHOOK ? 'webhooks conform to the contract' : `${d.endpoint} responses conform to the contract`;
+    const title = d.operationId === 'webhook' ? 'webhooks conform to the contract' : `${d.endpoint} responses conform to the contract`;
     clauseTest({ clauses: d.clauses, endpoint: d.endpoint, needs: d.needs }, title, async (t) => {
-      const record = contractRecord(d.operationId);
+      const record = t.run.contractRecord(d.operationId);
       if (!record || record.seen === 0) {
         return t.skip(
           'nothing-to-judge',

@@ -37,6 +37,7 @@ import { CheckFailure } from '../judge/checks.ts';
 import { AmbiguousAnswerError, NotNowError } from '../api/errors.ts';
 import { currentRecordExchanges, TestRecord, withRecord } from '../record/test-record.ts';
 import { transcriptOf } from '../record/transcript.ts';
+import { secrets } from '../record/redact.ts';
 import { classify } from '../record/verdict.ts';
 import { testcase, type Testcase } from '../record/testcase.ts';
 import { chainLength } from './chains.ts';
@@ -90,6 +91,8 @@ export interface TestHandle {
   replay(seed: number, command: string): void;
   /** Adds clause ids learnt while running (the contract testcases cite every clause found violated). */
   cite(clauses: string[]): void;
+  /** A value the test learnt that no report, log or screenshot may show (a token, a client secret), by its kind. */
+  secret(value: string | undefined, kind: string): void;
   /**
    * Judges an independent clause without stopping the test: a failed check is recorded and the test goes on, failing
    * once at the end with every such failure. A step the rest depends on stays a plain (throwing) check. Severity is
@@ -117,6 +120,7 @@ export function testApi(ctx: TestContext, run: Run, record: TestRecord, softs: C
     },
     replay: (seed, command) => Object.assign(record, { seed, replay: spoken(command) }),
     cite: (more) => record.cite(more),
+    secret: (value, kind) => secrets.add(value, kind),
     soft(check, severity = 'fail') {
       try {
         check();

@@ -20,7 +20,7 @@ import { createControl, type Control } from '../api/control.ts';
 import { Interlock, PURCHASE_OPERATIONS, type PayingAs } from '../setup/interlock.ts';
 import { withAccountAuth } from '../discovery/account-auth.ts';
 import { createRedirectHashes, createWebhookSignatures, type RedirectHashes, type WebhookSignatures } from '../discovery/run-schemes.ts';
-import { observeResponse, observeWebhook } from './contract-observer.ts';
+import { contractRecord, observeResponse, observeWebhook, WEBHOOK, type ContractRecord } from './contract-observer.ts';
 import { createRunHttp, createRunPayer, type Credentials, type TargetInfo } from '../setup/target.ts';
 
 export type Call = (operationId: string, options?: CallOptions) => Promise<Exchange>;
@@ -57,6 +57,10 @@ export interface Run {
   tenantId?: string;
   /** The operations that accepted a request (2xx) in this run, any tenant's: the positive control of rejection tests. */
   accepted: AcceptedOperations;
+  /** A response the run's client did not send (a token asked outside the cache), checked against the contract as every other is. */
+  observeContract(operationId: string, ex: Exchange): void;
+  /** What the run-wide contract observer counted for an operation's responses, or for the webhooks (`webhook`). */
+  contractRecord(direction: string): ContractRecord | undefined;
 }
 
 /**
@@ -252,6 +256,8 @@ async function createRun(): Promise<Run> {
     payer,
     payerMemory,
     accepted,
+    observeContract: (operationId, ex) => void observeResponse(contract, operationId, ex),
+    contractRecord: (direction) => contractRecord(direction === 'webhook' ? WEBHOOK : direction),
     receiver: () =>
       (receiver ??= startReceiver({
         host: config.receiver.host,

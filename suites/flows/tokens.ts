@@ -1,18 +1,7 @@
 /**
  * Tokens (5.1) requested outside the run's cache, and the business id a link record names.
  */
-import {
-  asInt,
-  bodyOf,
-  type Credentials,
-  type Exchange,
-  fail,
-  holds,
-  observeResponse,
-  secrets,
-  succeeded,
-  type TestHandle,
-} from '../../harness/index.ts';
+import { asInt, bodyOf, type Credentials, type Exchange, fail, holds, succeeded, type TestHandle } from '../../harness/index.ts';
 import { activate, createLink } from './links.ts';
 
 /** POST {auth_url}/connect/token with a business's client credentials (5.1), outside the token cache; contract-observed. */
@@ -29,7 +18,7 @@ export async function requestToken(t: TestHandle, business: Credentials): Promis
     idempotent: true,
     label: 'token request',
   });
-  observeResponse(t.run.contract, 'issueToken', ex);
+  t.run.observeContract('issueToken', ex);
   return ex;
 }
 
@@ -50,7 +39,7 @@ export async function freshToken(t: TestHandle): Promise<{ token: string; expire
     ex,
   );
   const token = String(body['access_token']);
-  secrets.add(token, 'access-token');
+  t.secret(token, 'access-token');
   // The earliest it may have been issued (when its request went out): its lifetime is counted from there.
   return { token, expiresIn, issuedAt: ex.sentAt ?? asked };
 }
