@@ -284,11 +284,21 @@ function testRecord(test: TestCase, ctx: Context): ReportedTest {
   const notRun = (reason: string): ReportedTest => (ctx.stops.add(reason), { ...record, status: 'notRun', reason });
 
   if (result.state === 'pending') return notRun(ctx.notRunReason);
+  // What only this process knows: vitest cancelled it, or the run was aborted.
+  const note = result.state === 'skipped' ? result.note : undefined;
+  if (note && (VITEST_CANCELLED.test(note) || note === ctx.abort)) return notRun(ctx.notRunReason);
+  // The worker's verdict: the run stopped under the test (the interlock, the target refusing "not now"), or a skip.
+  const decided = meta.verdict;
+  if (decided?.status === 'notRun') return notRun(decided.reason ?? ctx.notRunReason);
   if (result.state === 'skipped') {
-    // The run stopped under it (the target refusing every request "not now"): not run, and the run's one line says why.
-    if (meta.stopped) return notRun(meta.stopped);
-    const note = result.note;
-    if (note && (VITEST_CANCELLED.test(note) || note === ctx.abort)) return notRun(ctx.notRunReason);
+    if (decided?.status === 'skip')
+      return {
+        ...record,
+        status: 'skip',
+        reason: decided.reason ?? note ?? '',
+        ...(decided.skipKind ? { skipKind: decided.skipKind } : {}),
+      };
+    // A test declared without clauseTest: vitest's note is its reason.
     if (note) return { ...record, status: 'skip', reason: note, ...(meta.skipKind ? { skipKind: meta.skipKind } : {}) };
     const broken = brokenAncestor(test);
     if (broken) return { ...record, status: 'notRun', reason: broken };
@@ -298,9 +308,8 @@ function testRecord(test: TestCase, ctx: Context): ReportedTest {
   }
   const error = result.errors?.[0];
   const withError = error && result.state === 'failed' ? { error: errorText(error) } : {};
-  // What only this process knows: the run stopped under the test (the interlock, an unusable target).
-  const stop = result.state === 'failed' && error && !meta.failure ? stoppedBy(error, ctx.abort) : undefined;
-  if (stop) return notRun(stop);
+  // What only this process knows: the run was aborted under the test (an unusable target).
+  if (result.state === 'failed' && error && !meta.failure && ctx.abort && error.message.includes(ctx.abort)) return notRun(ctx.abort);
   // The verdict the worker decided (harness/record/verdict.ts); a test declared without clauseTest gets the same
   // classification from what vitest reports.
   const verdict =
@@ -314,13 +323,6 @@ function testRecord(test: TestCase, ctx: Context): ReportedTest {
       ...(meta.expected ? { expected: meta.expected } : {}),
     });
   return { ...record, status: verdict.status, ...(verdict.status === 'expectedFailurePassed' ? {} : withError) };
-}
-
-/** A test that threw because the run was stopped (the interlock, an unusable target) checked nothing. */
-function stoppedBy(error: SerializedError, abort: string | undefined): string | undefined {
-  if (error.name === 'InterlockError') return error.message;
-  if (abort && error.message.includes(abort)) return abort;
-  return undefined;
 }
 
 /** A test skipped without a note under a suite or file whose hook failed did not run because of it. */

@@ -128,12 +128,13 @@ export const VOCABULARY = {
   worstFirst: WORST_FIRST,
 };
 
-/** The statuses the worker decides (the others are the main process's: a test not run). */
-export type WorkerStatus = Exclude<Status, 'notRun'>;
-
-/** A test's verdict as decided where it ran: its status, why it was not judged, and the evidence of each failed check. */
+/**
+ * A test's verdict as decided where it ran: its status, why it was not judged, and the evidence of each failed check.
+ * `notRun` here is a run that stopped under the test (the interlock, the target refusing every request "not now");
+ * the main process adds the tests that never started or were cancelled.
+ */
 export interface Verdict {
-  status: WorkerStatus;
+  status: Status;
   skipKind?: SkipKind;
   reason?: string;
   evidence: CheckEvidence[];
@@ -154,6 +155,8 @@ export interface TestEnd {
   observed: boolean;
   /** Listed in EXPECTED_FAILURES_FILE: how it went. */
   expected?: 'failed' | 'passed';
+  /** The run stopped under it (the interlock, the target refusing every request "not now"): why. It checked nothing. */
+  stopped?: string;
 }
 
 /**
@@ -163,6 +166,7 @@ export interface TestEnd {
  */
 export function classify(end: TestEnd): Verdict {
   const evidence = [...end.failures];
+  if (end.stopped !== undefined && evidence.length === 0) return { status: 'notRun', evidence, reason: end.stopped };
   if (end.expected === 'failed') return { status: 'expectedFailure', evidence };
   if (end.state === 'skip')
     return { status: 'skip', evidence, ...(end.skipKind ? { skipKind: end.skipKind } : {}), ...(end.reason ? { reason: end.reason } : {}) };

@@ -198,6 +198,8 @@ export function clauseTest(
         failures: record.failures,
         observed: record.observations.length > 0,
         ...(record.expectedOutcome ? { expected: record.expectedOutcome } : {}),
+        // A test the interlock stopped (a payment refused: the target is in production) checked nothing.
+        ...(record.stopped ? { stopped: record.stopped } : error?.name === 'InterlockError' ? { stopped: error.message } : {}),
       });
       Object.assign(ctx.task.meta, record.toMeta());
     });

@@ -49,6 +49,16 @@ describe('FAIL or ERROR, decided once (harness/record/verdict.ts classify)', () 
     expect(classify({ ...end, state: 'pass', expected: 'failed' }).status).toBe('expectedFailure');
     expect(classify({ ...end, state: 'pass', expected: 'passed' }).status).toBe('expectedFailurePassed');
   });
+  it('a run that stopped under the test (the interlock, "not now" everywhere) is not run, decided in the worker; a check failed first still fails', () => {
+    expect(classify({ ...end, errorName: 'InterlockError', stopped: 'production' })).toEqual({
+      status: 'notRun',
+      reason: 'production',
+      evidence: [],
+    });
+    expect(classify({ ...end, state: 'skip', stopped: 'refusing' }).status).toBe('notRun');
+    const evidence = { check: 'rejected', clauses: ['7-violations-rejected'], expected: '4xx', actual: '200' };
+    expect(classify({ ...end, failures: [evidence], stopped: 'production' }).status).toBe('fail');
+  });
 });
 
 describe("a clause's status", () => {
