@@ -32,6 +32,7 @@ import { conformanceRun, proxiedRun, type ConformanceRun } from '../bench/remote
 import { differenceKind, type SoakRun, type SummaryLike, soakProblems, soakTable, statusDifferences } from '../bench/soak.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
 import { isIn } from '../harness/record/verdict.ts';
+import { reportDirSetting } from '../harness/setup/report-settings.ts';
 
 const { values } = parseArgs({
   options: {
@@ -262,7 +263,7 @@ async function realTime(): Promise<void> {
   // One fast-check seed for every run: the model tests draw the same sequences, so a status differs only by the load.
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : count('seed', values.seed);
   const payerEnv = { PAYER: values.payer, FC_SEED: String(seed) };
-  const base = resolve(process.env.REPORT_DIR || 'reports', 'soak');
+  const base = resolve(reportDirSetting(), 'soak');
   const setUp = `npm run sandbox -- ${sandboxArgs.join(' ')}, PAYER=${values.payer}, FC_SEED=${seed}`;
   console.log(`soak --real-time: each run against its own standalone sandbox (${setUp}); reports in ${base}`);
   const wall = process.hrtime.bigint();
