@@ -466,10 +466,12 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       const inicio = (await targetNow(t)) + 30_000;
       const fechaInicio = withOffset(inicio, 330);
       const { link } = await createLink(t, await observedLinkBody(t, { vigencia: { fechaInicio } }));
-      const early = await payOnScreen(t, link.urlEnlace);
+      // Work before a deadline: the payer serves it first (a queue of browser pages must not make it late).
+      const startsAt = await onOurClock(t, inicio);
+      const early = await withDeadline(startsAt, () => payOnScreen(t, link.urlEnlace));
       // Approved, but it may have reached the target after fechaInicio (the suite slow): that side is not judged.
       const sent = early.timing?.submittedAt ?? early.timing?.answeredAt;
-      const surelyBefore = sent !== undefined && sent + 1000 < (await onOurClock(t, inicio));
+      const surelyBefore = sent !== undefined && sent + 1000 < startsAt;
       if (approvalOf(early) !== 'true' || surelyBefore) {
         try {
           paymentNotApproved(early, '3-vigencia-bounds-use', 'a payment just before vigencia.fechaInicio');
@@ -478,11 +480,14 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
           if (!(err instanceof NoFormError) && !(err instanceof UnreadPage)) throw err;
           t.observe('3-vigencia-bounds-use', `${err.message}: the side before fechaInicio is not judged`);
         }
-      } else
-        t.observe(
-          '3-vigencia-bounds-use',
-          'the payment meant for just before vigencia.fechaInicio was submitted too close to it to judge: only the other side is judged',
+      } else {
+        // The suite's own lateness, not the target's behaviour: a line of the transcript, never a WARN (it flickers with load).
+        const s = sent === undefined ? undefined : (startsAt - sent) / 1000;
+        const lead = s === undefined ? 'at an unknown time' : s >= 0 ? `${s.toFixed(1)} s before it` : `${(-s).toFixed(1)} s after it`;
+        t.remark(
+          `the payment meant for just before vigencia.fechaInicio was submitted ${lead}: too close to judge, only the other side is judged`,
         );
+      }
       await letTimePass(t, Math.ceil((inicio + 20_000 - (await targetNow(t))) / 1000), 'a payment 20 s after vigencia.fechaInicio');
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-vigencia-bounds-use', 'a payment 20 s after vigencia.fechaInicio');
     },
