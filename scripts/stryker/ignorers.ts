@@ -66,25 +66,35 @@ function isSwitchCall(n: Node): boolean {
 }
 
 /**
- * A call of a local function whose body only returns a switch (`pideCodigo(ctx)`: the challenge screen or a variant),
- * read from the file's top-level declarations.
+ * A call of a file's own function whose body only returns a switch (`pideCodigo(ctx)`: the challenge screen or a
+ * variant; `enIngles(ctx)`, exported), read from the file's top-level declarations when the Program is visited —
+ * before the instrumenter rewrites any function body with its mutants.
  */
-const helpers = new WeakMap<Node, boolean>();
-let program: Node | undefined;
+let helperNames = new Set<string>();
 function isSwitchHelper(call: Node): boolean {
   const callee = call.callee as Node;
-  if (callee.type !== 'Identifier' || !program) return false;
-  for (const statement of program.body as Node[]) {
-    if (statement.type !== 'FunctionDeclaration' || (statement.id as Node | null)?.name !== callee.name) continue;
-    const cached = helpers.get(statement);
-    if (cached !== undefined) return cached;
-    helpers.set(statement, false);
-    const body = (statement.body as Node).body as Node[];
-    const only = body.length === 1 && body[0]?.type === 'ReturnStatement' && isNode(body[0].argument) && anySwitch(body[0].argument);
-    helpers.set(statement, only);
-    return only;
+  return callee.type === 'Identifier' && helperNames.has(callee.name as string);
+}
+
+/** The names of a program's top-level functions (exported or not) whose body only returns a switch. */
+function switchHelpers(program: Node): Set<string> {
+  const names = new Set<string>();
+  // A helper may return another helper's switch: read until nothing new is found.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const top of program.body as Node[]) {
+      const f = top.type === 'ExportNamedDeclaration' && isNode(top.declaration) ? top.declaration : top;
+      const name = f.type === 'FunctionDeclaration' ? ((f.id as Node | null)?.name as string | undefined) : undefined;
+      if (name === undefined || names.has(name)) continue;
+      const body = (f.body as Node).body as Node[];
+      helperNames = names;
+      if (body.length === 1 && body[0]?.type === 'ReturnStatement' && isNode(body[0].argument) && anySwitch(body[0].argument)) {
+        names.add(name);
+        grew = true;
+      }
+    }
   }
-  return false;
+  return names;
 }
 
 /** A switch, or an `||` of switches only. */
@@ -140,7 +150,7 @@ const exits = (n: Node): boolean =>
 function reasonFor(path: Path): string | undefined {
   const { node } = path;
   if (node.type === 'Program') {
-    program = node;
+    helperNames = switchHelpers(node);
     if (CONTROL_FILES.test(path.hub?.file?.opts?.filename ?? '')) return IGNORE_REASONS.control;
   }
   if (isOptionCheck(node)) return IGNORE_REASONS.options;

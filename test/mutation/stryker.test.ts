@@ -49,6 +49,22 @@ describe('the sandbox-plumbing ignorer', () => {
     );
     expect(lines.some((l) => l.includes('n * 2'))).toBe(false);
   });
+
+  it('reads a switch helper, exported or not, before its body is instrumented: the branch it decides is plumbing', async () => {
+    const { lines } = await mutantsOf(
+      [
+        "export function enIngles(ctx: any): boolean { return ctx.variant('pages-english'); }",
+        "function reto(ctx: any): boolean { return enIngles(ctx) || ctx.fault('x'); }",
+        'export function k(ctx: any, n: number) {',
+        '  if (enIngles(ctx)) return n * 2;',
+        '  if (reto(ctx)) return n * 3;',
+        '  return n + 1;',
+        '}',
+      ].join('\n'),
+    );
+    expect(lines.some((l) => l.includes('n + 1'))).toBe(true);
+    expect(lines.some((l) => l.includes('n * 2') || l.includes('n * 3'))).toBe(false);
+  });
 });
 
 describe('the seeded sample', () => {
