@@ -134,12 +134,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         if (inLifetime && !(await tokenRefused(header!))) return { ex, retry: false };
         const life = cache.lifetime(token);
         if (inLifetime) {
+          const asking = currentRecord();
           earlyRefusals.push({
             operationId,
             ageS: Math.round(life?.ageS ?? 0),
             expiresInS: life?.expiresInS ?? 0,
             kind: cache === accountTokens ? 'account-token' : 'access-token',
-            ...(currentRecord() ? { test: currentRecord()!.name } : {}),
+            ...(asking ? { test: asking.name } : {}),
           });
           noteStep({
             kind: 'token',

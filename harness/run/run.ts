@@ -192,16 +192,19 @@ async function createRun(): Promise<Run> {
   const payerMemory = new PayerMemory();
   const rawPayer = unreadPagesThrow(createRunPayer(config, http, 'configured', payerMemory));
   const primaryCall = callAs(target.business, target.account);
-  const payer = settling(
-    interlocked(
-      rawPayer,
-      () => interlock.assertMayPay(),
-      (b) => interlock.watch(b, 'a redirect to urlRedirect'),
-      (params) => hash?.record(params),
-    ),
-    primaryCall,
-    pages,
-  );
+  /** The run's payer as a business sees it: the interlock first, its redirects' hashes recorded, outcomes settled as it. */
+  const payerFor = (hashes: RedirectHashes | undefined, call: Call): Payer =>
+    settling(
+      interlocked(
+        rawPayer,
+        () => interlock.assertMayPay(),
+        (b) => interlock.watch(b, 'a redirect to urlRedirect'),
+        (params) => hashes?.record(params),
+      ),
+      call,
+      pages,
+    );
+  const payer = payerFor(hash, primaryCall);
   let receiver: Promise<Receiver> | undefined;
   const control = target.controlUrl && probed.capabilities.length > 0 ? createControl(http, target.controlUrl) : undefined;
 
@@ -226,16 +229,7 @@ async function createRun(): Promise<Run> {
       target: tenantTarget,
       call,
       control: agingTokensOnClockMoves(own, caches),
-      payer: settling(
-        interlocked(
-          rawPayer,
-          () => interlock.assertMayPay(),
-          (b) => interlock.watch(b, 'a redirect to urlRedirect'),
-          (params) => tenantHash?.record(params),
-        ),
-        call,
-        pages,
-      ),
+      payer: payerFor(tenantHash, call),
       receiver: async () => {
         const r = await base.receiver();
         return { ...r, webhookUrl: (tag?: string) => r.webhookUrl(`tenant:${grant.id}:${tag ?? ''}`) };
