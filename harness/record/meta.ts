@@ -60,8 +60,6 @@ export interface ConformanceMeta {
   skipKind?: SkipKind;
   /** Requests the test made (its tenant's creation included): the next run's order at the request cap. */
   requests?: number;
-  /** The run stopped under the test (the target refusing every request "not now"): why; the test did not run. */
-  stopped?: string;
   /** What the network did to the test (retries, 429s, 503s, time paced, ambiguous answers), when anything. */
   network?: NetworkTally;
   /** The verdict, decided where the test ran (harness/record/verdict.ts `classify`); reporters copy it. */

@@ -137,7 +137,6 @@ export class TestRecord {
       ...(this.observations.length > 0 ? { observations: [...this.observations] } : {}),
       ...(this.expectedOutcome ? { expected: this.expectedOutcome } : {}),
       ...(this.skipKind ? { skipKind: this.skipKind } : {}),
-      ...(this.stopped ? { stopped: this.stopped } : {}),
       ...(this.verdict ? { verdict: this.verdict } : {}),
       requests: this.madeBefore + this.exchanges.length,
       ...(eventful(this.network) ? { network: { ...this.network, ambiguous: [...this.network.ambiguous] } } : {}),
