@@ -181,12 +181,14 @@ function errorHandler(this: FastifyInstance, err: FastifyError, req: FastifyRequ
   return reply.code(500).send(errores('$', 'error interno del sandbox'));
 }
 
+// Stryker disable all: only fault booleans-as-strings calls it (plumbing, off by default; npm run mutation:stryker)
 function booleansAsText(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return value.map(booleansAsText);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, booleansAsText(v)]));
   return value;
 }
+// Stryker restore all
 
 /** The endpoints of spec section 4, under /api: JSON bodies only. */
 const api: FastifyPluginAsync = async (app) => {

@@ -52,6 +52,7 @@ export function respuestaError(variant: Variant, status: number, body: unknown):
   return { status: final, body };
 }
 
+// Stryker disable all: only faults datos-keys-recased, datos-adicionales-numeric-coerced and the body-shape variants run these (plumbing, off by default; npm run mutation:stryker)
 /**
  * Fault datos-keys-recased: every datosAdicionales dictionary of a body with its keys' first letter upper-cased, as a
  * serializer with a PascalCase dictionary-key policy writes them (the values untouched).
@@ -128,3 +129,4 @@ export function formaCuerpo(variant: Variant, value: unknown, raiz = true): unkn
   if (variant('key-order-reversed')) entradas.reverse();
   return Object.fromEntries(entradas);
 }
+// Stryker restore all

@@ -71,7 +71,7 @@ const ignoredTotal = Object.values(all.ignored).reduce((a, b) => a + b, 0);
 const keys = all.mutants.map((m) => mutantKey(m, root));
 const sample = seededSample(keys, options.sample, options.seed);
 console.log(
-  `${all.mutants.length + ignoredTotal} mutants in ${all.files} files; ${ignoredTotal} ignored as plumbing; ` +
+  `${all.mutants.length + ignoredTotal} mutants in ${all.files} files; ${ignoredTotal} ignored by construction (plumbing, wording); ` +
     `${all.mutants.length} behaviour mutants; sample of ${sample.length} (seed ${options.seed})`,
 );
 for (const [reason, n] of Object.entries(all.ignored)) console.log(`  ignored ${String(n).padStart(5)}  ${reason}`);
@@ -175,7 +175,7 @@ writeFileSync(join(reportDir, 'summary.json'), `${JSON.stringify(summary, null, 
 const lines = [
   `# Stryker sample: ${sample.length} mutants, seed ${options.seed}`,
   '',
-  `${summary.mutants} mutants in ${all.files} files, ${ignoredTotal} ignored as plumbing, ${all.mutants.length} behaviour mutants.`,
+  `${summary.mutants} mutants in ${all.files} files, ${ignoredTotal} ignored by construction (plumbing, wording), ${all.mutants.length} behaviour mutants.`,
   `Score: ${summary.score} % (${detected.length} killed, ${survivors.length} survived${other.length ? `, ${other.length} other` : ''}); ` +
     `${summary.triaged} survivor(s) explained by sandbox/mutation-triage.yaml, ${unexplained.length} not.`,
   '',

@@ -5,9 +5,14 @@
  *    hosted screen served, `ctx.options.screen === 'frame'`: SANDBOX_SCREEN) and the code only a fault, variant or
  *    other screen runs: off in the default configuration, so its mutants are equivalent there (a mutant forcing a
  *    variant on is spec-valid by the catalogue's own contract; the other screens are judged by .ci/run's screen runs);
- *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec), and the checks of the sandbox's own
- *    options (`throw new Error('sandbox option …')`) and of the screen it serves (`pantalla`);
- *  - logging (`console.*`, `*.log.*`).
+ *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec), the simulated internet (network.ts:
+ *    SANDBOX_NETWORK, off by default, judged by its own tests and .ci/run's network runs), the other screens' files
+ *    (screen-frame.ts, screen-steps.ts), and the checks of the sandbox's own options (`throw new Error('sandbox
+ *    option …')`) and of the screen it serves (`pantalla`);
+ *  - logging (`console.*`, `*.log.*`);
+ *  - wording no clause fixes: an error body and its messages (spec 7: the error format is "not shown"; the refusal's
+ *    status stays in), and the words a page shows people (`t('…', '…')`, `texto(ctx, …)`, a status page's title and
+ *    detail, its messages, the style sheet). A suite that failed on them would cry wolf.
  * Each reason names its kind, so the command counts what each removes.
  */
 import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
@@ -31,10 +36,81 @@ export const IGNORE_REASONS = {
   control: 'plumbing: the test-control API (/__sandbox, outside the spec)',
   logging: 'plumbing: logging',
   options: "plumbing: the embedder's sandbox options checked (`sandbox option …` errors, outside the spec)",
+  network: 'plumbing: the simulated internet in front of the sandbox (network.ts, SANDBOX_NETWORK, off by default)',
+  screens: 'plumbing: code only another screen runs (screen-frame.ts, screen-steps.ts; SANDBOX_SCREEN, off by default)',
+  wording: 'wording: an error body or message (spec 7: "not shown") or the words a page shows people (no clause fixes them)',
 } as const;
 
 /** Files that are test-control plumbing as a whole. */
 const CONTROL_FILES = /sandbox[\\/](control|tenants)\.ts$/;
+const NETWORK_FILE = /sandbox[\\/]network\.ts$/;
+const SCREEN_FILES = /sandbox[\\/]screen-(frame|steps)\.ts$/;
+
+/**
+ * Calls (by name) whose arguments at these places are words for people or the form of an error: `t(es, en)` and
+ * `texto(ctx, es, en)` (a page's words), `errores(campo, mensaje)`, `x.error(ruta, mensaje)` (a refusal's
+ * message), `oauthError(reply, status, error, description)` (the description; the error code stays in),
+ * `paginaEstado(titulo, estado, detalle)` (title and detail; the state picks the page).
+ */
+const WORDING_ARGUMENTS: Record<string, (i: number) => boolean> = {
+  t: () => true,
+  texto: (i) => i >= 1,
+  errores: () => true,
+  error: (i) => i >= 1,
+  oauthError: (i) => i === 3,
+  paginaEstado: (i) => i === 0 || i === 2,
+};
+const keyName = (p: Node): string | undefined => {
+  const key = p.key as Node | undefined;
+  return key?.type === 'Identifier' ? (key.name as string) : key?.type === 'StringLiteral' ? (key.value as string) : undefined;
+};
+const propertyNames = (o: Node): string[] =>
+  (o.properties as Node[]).flatMap((p) => (p.type === 'ObjectProperty' ? [keyName(p) ?? ''] : []));
+
+/** True when `path` is wording (see the file's comment): it and everything inside it are ignored. */
+function isWording(path: Path): boolean {
+  const { node } = path;
+  // An error body ({ errores: [...] }) or one of its entries ({ campo, mensaje }).
+  if (node.type === 'ObjectExpression') {
+    const names = propertyNames(node);
+    if (names.includes('errores') || (names.includes('campo') && names.includes('mensaje'))) return true;
+  }
+  if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'CSS') return true;
+  const parent = path.parentPath?.node;
+  if (parent === undefined) return false;
+  // A status page's message ({ mensaje, tono }) and an OAuth error's description.
+  if (parent.type === 'ObjectProperty' && path.key === 'value') {
+    const name = keyName(parent);
+    if (name === 'error_description' || name === 'mensajePatron') return true;
+    const object = path.parentPath?.parentPath?.node;
+    if (name === 'mensaje' && object?.type === 'ObjectExpression' && propertyNames(object).includes('tono')) return true;
+  }
+  if (parent.type === 'CallExpression' && parent.arguments === path.container && typeof path.key === 'number') {
+    const callee = parent.callee as Node;
+    // A function of the file called by name; `error` only as a validator's method (`v.error`, `this.v.error`), so
+    // neither a reader's `b.texto(campo, rules)` nor a logger's `log.error` is taken for words.
+    const name =
+      callee.type === 'Identifier' && callee.name !== 'error'
+        ? (callee.name as string)
+        : callee.type === 'MemberExpression' && /^(v|this\.v)\.error$/.test(memberText(callee))
+          ? 'error'
+          : undefined;
+    const places = name === undefined ? undefined : WORDING_ARGUMENTS[name];
+    if (places?.(path.key)) return true;
+  }
+  return false;
+}
+
+/** `a.b.c` of a member chain of identifiers and `this` ('' for anything else). */
+function memberText(n: Node): string {
+  if (n.type === 'Identifier') return n.name as string;
+  if (n.type === 'ThisExpression') return 'this';
+  if (n.type === 'MemberExpression' && (n.property as Node).type === 'Identifier') {
+    const object = memberText(n.object as Node);
+    return object === '' ? '' : `${object}.${(n.property as Node).name as string}`;
+  }
+  return '';
+}
 const SWITCHES = new Set(['fault', 'variant']);
 
 const isNode = (n: unknown): n is Node => typeof n === 'object' && n !== null && typeof (n as Node).type === 'string';
@@ -151,8 +227,12 @@ function reasonFor(path: Path): string | undefined {
   const { node } = path;
   if (node.type === 'Program') {
     helperNames = switchHelpers(node);
-    if (CONTROL_FILES.test(path.hub?.file?.opts?.filename ?? '')) return IGNORE_REASONS.control;
+    const file = path.hub?.file?.opts?.filename ?? '';
+    if (CONTROL_FILES.test(file)) return IGNORE_REASONS.control;
+    if (NETWORK_FILE.test(file)) return IGNORE_REASONS.network;
+    if (SCREEN_FILES.test(file)) return IGNORE_REASONS.screens;
   }
+  if (isWording(path)) return IGNORE_REASONS.wording;
   if (isOptionCheck(node)) return IGNORE_REASONS.options;
   if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'pantalla') return IGNORE_REASONS.plumbing;
   // Logging: console.* and *.log.* statements.

@@ -14,7 +14,7 @@ import { declareValuePlugin, PluginKind } from '@stryker-mutator/api/plugin';
 import { sandboxPlumbing } from './ignorers.ts';
 
 /** What the sandbox mutants are: the behaviour, not the catalogues of faults and variants nor the command line. */
-export const MUTATE = ['sandbox/**/*.ts', '!sandbox/faults.ts', '!sandbox/variants.ts', '!sandbox/cli.ts'];
+export const MUTATE = ['sandbox/**/*.ts', '!sandbox/faults.ts', '!sandbox/variants.ts', '!sandbox/cli.ts', '!sandbox/env-line.ts'];
 
 /** The environment variable naming the file with the sampled keys (read by the checker in Stryker's child process). */
 export const SAMPLE_FILE_ENV = 'STRYKER_SAMPLE_FILE';

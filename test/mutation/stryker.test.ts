@@ -2,16 +2,17 @@
  * The pieces of `npm run mutation:stryker` that decide what is measured: the plumbing ignorer (on small sources, by
  * Stryker's own instrumenter), the seeded sample (the same seed, the same mutants), and the triage file's refusals.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { enumerate, mutantKey, seededSample } from '../../scripts/stryker/sample.ts';
 import { loadTriage, matchTriage, TriageError } from '../../scripts/stryker/triage.ts';
 
-async function mutantsOf(source: string) {
+async function mutantsOf(source: string, name = 'links.ts') {
   const dir = mkdtempSync(join(tmpdir(), 'stryker-unit-'));
-  const file = join(dir, 'links.ts');
+  const file = join(dir, 'sandbox', name);
+  mkdirSync(join(dir, 'sandbox'));
   writeFileSync(file, source);
   const found = await enumerate([file]);
   return { ...found, lines: found.mutants.map((m) => source.split('\n')[m.location.start.line]!.trim()) };
@@ -64,6 +65,34 @@ describe('the sandbox-plumbing ignorer', () => {
     );
     expect(lines.some((l) => l.includes('n + 1'))).toBe(true);
     expect(lines.some((l) => l.includes('n * 2') || l.includes('n * 3'))).toBe(false);
+  });
+});
+
+describe('the wording ignorer', () => {
+  it("ignores a page's words and a refusal's body and message, keeps the rules and the status", async () => {
+    const source = [
+      'export function w(t: any, v: any, b: any, reply: any, ok: boolean) {',
+      "  const etiqueta = t('Número de tarjeta', 'Card number');",
+      "  b.texto('nombreProducto', { requerido: true, max: 500, mensajePatron: 'palabras' });",
+      "  if (!ok) v.error('monto', 'debe ser al menos 0.01');",
+      "  if (!ok) return reply.code(404).send({ errores: [{ campo: 'id', mensaje: 'no encontrado' }] });",
+      '  return etiqueta;',
+      '}',
+    ].join('\n');
+    const { mutants } = await mutantsOf(source);
+    // What each mutant replaces, read from the source at its start.
+    const at = mutants.map((m) => source.split('\n')[m.location.start.line]!.slice(m.location.start.column));
+    for (const words of ["'Número", "'palabras'", "'debe ser", '{ errores', '{ campo'])
+      expect(at.some((a) => a.startsWith(words))).toBe(false);
+    expect(at.some((a) => a.startsWith('{ requerido'))).toBe(true);
+    expect(at.some((a) => a.startsWith('!ok) return'))).toBe(true);
+  });
+
+  it('ignores the simulated network and the other screens as whole files', async () => {
+    const source = 'export function f(a: number) {\n  return a + 1;\n}';
+    expect((await mutantsOf(source, 'network.ts')).mutants).toEqual([]);
+    expect((await mutantsOf(source, 'screen-frame.ts')).mutants).toEqual([]);
+    expect((await mutantsOf(source, 'screen.ts')).mutants.length).toBeGreaterThan(0);
   });
 });
 
