@@ -1,6 +1,6 @@
 /**
  * The sandbox clock: an injectable base clock plus an offset that the test-control API moves forward, so token
- * expiry, link validity, screen attempts and quick-pay expiry can be tested in milliseconds.
+ * expiry (5), link validity (3), screen attempts and quick-pay expiry can be tested in milliseconds.
  */
 export interface Clock {
   now(): Date;

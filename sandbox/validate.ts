@@ -3,7 +3,7 @@
  * `{campo, mensaje}` (campo = dotted JSON path, `$` for the body itself) and the route answers 400 with all of them.
  * No type coercion: "10.00" is not a number and 1 is not a bool (variant lenient-types coerces numbers and numeric
  * strings both ways, as a lenient .NET server does). JSON null counts as "not sent" for optional fields.
- * Unknown extra fields are ignored.
+ * Unknown extra fields are ignored. The rules are the spec's (7: violations are rejected; 2: the fields' types).
  */
 import type { SandboxContext } from './context.ts';
 export interface Campo {

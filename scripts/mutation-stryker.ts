@@ -9,7 +9,8 @@
  * Writes under REPORT_DIR/stryker/: Stryker's mutation.json and mutation.html, and summary.json / summary.md (score;
  * each survivor with file:line, mutator, replacement and the clause its code serves). Exit 0 when every survivor is
  * explained by sandbox/mutation-triage.yaml and the file explains at most a quarter of the sample; 1 otherwise; 2 for
- * a usage error or a triage entry without a clause and a reason (refused). `--list` prints the sample and runs nothing.
+ * a usage error or a triage entry without a clause and a reason (refused). `--list` prints the sample and runs nothing;
+ * `--survivors-of REPORT_DIR/stryker/summary.json` judges again only an earlier run's survivors, carrying its kills.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,9 +22,9 @@ import { loadTriage, matchTriage, TriageError } from './stryker/triage.ts';
 import type { Verdict } from './stryker/judge.ts';
 import { reportDirSetting } from '../harness/setup/report-settings.ts';
 
-const USAGE = 'usage: npm run mutation:stryker -- --sample N --seed S [--concurrency C] [--list]';
+const USAGE = 'usage: npm run mutation:stryker -- --sample N --seed S [--concurrency C] [--list] [--survivors-of SUMMARY]';
 
-function args(argv: string[]): { sample: number; seed: number; concurrency: number; list: boolean } {
+function args(argv: string[]): { sample: number; seed: number; concurrency: number; list: boolean; survivorsOf?: string } {
   const value = (name: string): string | undefined => {
     const i = argv.indexOf(name);
     return i === -1 ? undefined : argv[i + 1];
@@ -35,12 +36,21 @@ function args(argv: string[]): { sample: number; seed: number; concurrency: numb
     if (!Number.isInteger(n) || n < 0) throw new Error(`${name} takes a whole number (got "${raw}")`);
     return n;
   };
-  const known = new Set(['--sample', '--seed', '--concurrency', '--list']);
+  const known = new Set(['--sample', '--seed', '--concurrency', '--list', '--survivors-of']);
   const unknown = argv.filter((a, i) => a.startsWith('--') && !known.has(a) && !known.has(argv[i - 1] ?? ''));
   if (unknown.length > 0) throw new Error(`unknown option ${unknown[0]}`);
   const sample = int('--sample', 0);
   if (sample < 1) throw new Error('--sample N is required (N ≥ 1)');
-  return { sample, seed: int('--seed', 1), concurrency: Math.max(1, int('--concurrency', 1)), list: argv.includes('--list') };
+  const survivorsOf = value('--survivors-of');
+  if (argv.includes('--survivors-of') && (survivorsOf === undefined || survivorsOf.startsWith('--')))
+    throw new Error('--survivors-of takes the path of an earlier summary.json');
+  return {
+    sample,
+    seed: int('--seed', 1),
+    concurrency: Math.max(1, int('--concurrency', 1)),
+    list: argv.includes('--list'),
+    ...(survivorsOf === undefined ? {} : { survivorsOf }),
+  };
 }
 
 let options: ReturnType<typeof args>;
@@ -75,15 +85,48 @@ console.log(
     `${all.mutants.length} behaviour mutants; sample of ${sample.length} (seed ${options.seed})`,
 );
 for (const [reason, n] of Object.entries(all.ignored)) console.log(`  ignored ${String(n).padStart(5)}  ${reason}`);
+/**
+ * `--survivors-of`: the earlier run's survivors (and its mutants with another outcome) are judged again; its kills of
+ * the same sample are carried over and counted as such, so a sharper suite is re-measured in the time its survivors
+ * take. The earlier summary must be of the same sample (seed and size) and of these sources.
+ */
+let carried: string[] = [];
+let toRun = sample;
+if (options.survivorsOf !== undefined) {
+  let earlier: { seed?: number; sample?: number; killed?: number; survivors?: { key: string }[]; other?: { key?: string }[] };
+  try {
+    earlier = JSON.parse(readFileSync(options.survivorsOf, 'utf8'));
+  } catch (err) {
+    console.error(`mutation:stryker: --survivors-of ${options.survivorsOf}: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const again = new Set<string | undefined>([...(earlier.survivors ?? []), ...(earlier.other ?? [])].map((m) => m.key));
+  carried = sample.filter((k) => !again.has(k));
+  // The same sample of the same sources: every survivor is in it, and what is left is what it counted killed.
+  if (
+    earlier.seed !== options.seed ||
+    earlier.sample !== sample.length ||
+    [...again].some((k) => k === undefined || !sample.includes(k)) ||
+    earlier.killed !== carried.length
+  ) {
+    console.error(
+      `mutation:stryker: ${options.survivorsOf} is not a summary of this sample (seed ${options.seed}, ${sample.length} mutants, ` +
+        'these sources): run the whole sample',
+    );
+    process.exit(2);
+  }
+  toRun = sample.filter((k) => again.has(k));
+  console.log(`judging again the ${toRun.length} survivor(s) of ${options.survivorsOf}; its ${carried.length} kill(s) carried over`);
+}
 if (options.list) {
-  for (const k of sample) console.log(`  ${k}  [${clauseOf(root, k)}]`);
+  for (const k of toRun) console.log(`  ${k}  [${clauseOf(root, k)}]`);
   process.exit(0);
 }
 
 const reportDir = resolve(reportDirSetting(), 'stryker');
 mkdirSync(reportDir, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'stryker-'));
-writeFileSync(join(work, 'sample.json'), JSON.stringify(sample));
+writeFileSync(join(work, 'sample.json'), JSON.stringify(toRun));
 process.env[SAMPLE_FILE_ENV] = join(work, 'sample.json');
 process.env.STRYKER_WORK = work;
 process.env.STRYKER_SLOTS = String(options.concurrency);
@@ -150,7 +193,8 @@ const survivors = rows.filter((r) => r.status === 'Survived' || r.status === 'No
 const other = rows.filter((r) => !detected.includes(r) && !survivors.includes(r));
 const explained = survivors.map((s) => ({ ...s, triage: matchTriage(triage, s) }));
 const unexplained = explained.filter((s) => !s.triage);
-const score = rows.length === 0 ? 0 : (100 * detected.length) / (detected.length + survivors.length);
+const killed = detected.length + carried.length;
+const score = killed + survivors.length === 0 ? 0 : (100 * killed) / (killed + survivors.length);
 // The quarter is a rule about the suite, judged on a sample large enough to say it: in a CI sample of 12 one mutant
 // is 8 % of the share, so a small sample reports the share and fails only on a survivor without an entry.
 const RATIO_JUDGED_FROM = 100;
@@ -161,22 +205,27 @@ const summary = {
   seed: options.seed,
   mutants: all.mutants.length + ignoredTotal,
   ignored: all.ignored,
-  tested: rows.length,
-  killed: detected.length,
+  tested: rows.length + carried.length,
+  killed,
+  ...(options.survivorsOf === undefined ? {} : { carriedFrom: options.survivorsOf, carried: carried.length }),
   survived: survivors.length,
-  other: other.map((o) => ({ where: o.where, status: o.status })),
+  other: other.map((o) => ({ key: o.key, where: o.where, status: o.status })),
   score: Number(score.toFixed(1)),
   triaged: explained.length - unexplained.length,
   unexplained: unexplained.length,
   survivors: explained,
-  killedBy: detected.map((d) => ({ where: d.where, mutator: d.mutator, by: d.findings?.[0] })),
+  killedBy: [
+    ...detected.map((d) => ({ key: d.key, where: d.where, mutator: d.mutator, by: d.findings?.[0] })),
+    ...carried.map((key) => ({ key, carried: true })),
+  ],
 };
 writeFileSync(join(reportDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
 const lines = [
   `# Stryker sample: ${sample.length} mutants, seed ${options.seed}`,
   '',
   `${summary.mutants} mutants in ${all.files} files, ${ignoredTotal} ignored by construction (plumbing, wording), ${all.mutants.length} behaviour mutants.`,
-  `Score: ${summary.score} % (${detected.length} killed, ${survivors.length} survived${other.length ? `, ${other.length} other` : ''}); ` +
+  `Score: ${summary.score} % (${killed} killed${carried.length ? `, ${carried.length} of them carried over from ${options.survivorsOf}` : ''}, ` +
+    `${survivors.length} survived${other.length ? `, ${other.length} other` : ''}); ` +
     `${summary.triaged} survivor(s) explained by sandbox/mutation-triage.yaml, ${unexplained.length} not.`,
   '',
   ...explained.map(
@@ -195,4 +244,4 @@ if (overQuarter)
     `the triage file explains ${summary.triaged} of ${sample.length} sampled mutants: more than a quarter` +
       (tooMany ? '' : ` (not judged on a sample under ${RATIO_JUDGED_FROM} mutants)`),
   );
-process.exit(unexplained.length > 0 || tooMany || rows.length !== sample.length ? 1 : 0);
+process.exit(unexplained.length > 0 || tooMany || rows.length !== toRun.length ? 1 : 0);

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { enumerate, mutantKey, seededSample } from '../../scripts/stryker/sample.ts';
@@ -142,5 +143,19 @@ describe('the triage file', () => {
     );
     expect(matchTriage(entries, { where: 'sandbox/a.ts:1:1', mutator: 'M', replacement: 'x' })).toBeDefined();
     expect(matchTriage(entries, { where: 'sandbox/a.ts:1:2', mutator: 'M', replacement: 'x' })).toBeUndefined();
+  });
+});
+
+describe('--survivors-of', () => {
+  it('refuses, before any run, a summary that is not of the same sample', () => {
+    const summary = join(mkdtempSync(join(tmpdir(), 'stryker-unit-')), 'summary.json');
+    writeFileSync(summary, JSON.stringify({ seed: 7, sample: 3, killed: 0, survivors: [{ key: 'sandbox/a.ts:1:1-1:2 M x' }] }));
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '3', '--seed', '7', '--survivors-of', summary, '--list'],
+      { encoding: 'utf8' },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/is not a summary of this sample .*run the whole sample/);
   });
 });
