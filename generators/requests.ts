@@ -531,6 +531,11 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
         violating: [
           ex('numeroTarjeta with spaces', fixed3ds, '/tarjetaCreditoDebido/numeroTarjeta', card.replace(/(\d{4})(?=\d)/g, '$1 ')),
           ex('cvv with a letter', fixed3ds, '/tarjetaCreditoDebido/cvv', '12a'),
+          // Digits with something before or after them: a pattern that forgot an anchor takes these.
+          ex('cvv with a letter before its digits', fixed3ds, '/tarjetaCreditoDebido/cvv', 'x123'),
+          ex('cvv with a letter after its digits', fixed3ds, '/tarjetaCreditoDebido/cvv', '123x'),
+          ex('numeroTarjeta with a space before it', fixed3ds, '/tarjetaCreditoDebido/numeroTarjeta', ` ${card}`),
+          ex('numeroTarjeta with a space after it', fixed3ds, '/tarjetaCreditoDebido/numeroTarjeta', `${card} `),
         ],
         boundary: [{ label: 'a card number of digits only and a cvv of digits', body: fixed3ds }],
       },
