@@ -18,7 +18,10 @@ import {
   paymentApproved,
   paymentNotApproved,
   type PaymentOutcome,
+  readBool,
+  readInt,
   sharedWork,
+  targetNow,
   type TestHandle,
 } from '../harness/index.ts';
 
@@ -67,6 +70,38 @@ describe('3 failure limit and 4.2 activation', () => {
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.idEnlace, link.idEnlace, 'idEnlace', '4.2-endpoint', ex);
       fieldEquals(record.usable, true, 'usable', '3-usable-when-available', ex);
+    },
+  );
+
+  // 2.1: usable means "the link is available for use"; 3 bounds use by the validity dates but shows no transition
+  // by them, nor what activar does to a link past its fechaFin. So a record saying usable true for a link no
+  // instant from now on can pay is observed, never failed (variant usable-after-vigencia reads it so).
+  clauseTest(
+    {
+      clauses: ['3-other-link-transitions-not-shown', '3-usable-when-available'],
+      endpoint: 'PUT /EnlacePago/{id}/activar',
+      needs: ['account'],
+    },
+    'the record of a link whose vigencia.fechaFin passed two days ago: usable true is observed',
+    async (t) => {
+      // Two days back: over under every reading of the date (an instant, or a calendar day in any offset).
+      const fechaFin = new Date((await targetNow(t)) - 2 * 86_400_000).toISOString();
+      const base = await observedLinkBody(t, { vigencia: { fechaFin } });
+      const created = await t.call('createPaymentLink', { json: base });
+      const status = created.response?.status ?? 0;
+      if (status < 200 || status > 299)
+        return t.skip(
+          'premise-elsewhere',
+          `a link whose vigencia.fechaFin (${fechaFin}) is over was refused at creation (status ${status || 'none'}): no record to read`,
+        );
+      const { ex, record } = await activate(t, readInt(created.response?.json, 'idEnlace', '4.1-response-fields', created));
+      const usable = readBool(record, 'usable', '2.1-payment-link-types', ex);
+      if (usable)
+        t.observe(
+          '3-other-link-transitions-not-shown',
+          'the record (read through activar) of a link whose vigencia.fechaFin passed two days ago says usable true, ' +
+            'though the validity dates bound its use (3)',
+        );
     },
   );
 

@@ -8,6 +8,8 @@
  * "Severity"). Also: each required field of each request missing → rejected
  * (4.x-request-fields); bodies that are not a JSON object → rejected, never a 5xx (4: "Request bodies … are JSON");
  * a rejected request creates nothing (test-control stats). The same rules explored by fast-check: properties.test.ts.
+ * Types no rule covers (a link's ints given 1.5, a dictionary's non-string values) and an emailsNotificacion not written
+ * as comma-separated e-mails: observed when taken, never failed.
  */
 import fc from 'fast-check';
 import { describe } from 'vitest';
@@ -24,6 +26,7 @@ import {
 import type { OperationId } from '../spec/types.ts';
 import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, rejectedWhereValidAccepted, sendBody } from './flows/bodies.ts';
 import { activate } from './flows/links.ts';
+import { paymentLinkMinimal, purchaseWallet } from '../generators/bodies.ts';
 import { clauseTest, createdNothing, type Exchange, fieldEquals, readInt, succeeded, type TestHandle } from '../harness/index.ts';
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).
@@ -272,6 +275,84 @@ describe('7 a rejected request creates nothing', () => {
       const ex = await t.call('createPaymentLink', { body: '{"monto": 10.5,', headers: { 'content-type': 'application/json' } });
       skipUnlessRejected(t, ex, '"createPaymentLink with a truncated JSON body is rejected"');
       createdNothing(before, await t.run.control!.stats(), jsonClauses, ex);
+    },
+  );
+});
+
+// Section 7 lists no type rule: a value of another JSON type than the one the spec gives, taken, is observed, never
+// failed (docs/decisions.md, "Types in requests"). These are fields no rule of the catalogue covers — the ints of a
+// link's settings and limits, the values of a dictionary — each sent in a request of its own, so each taken one is
+// its own observation.
+describe('2 types no rule covers: a value of another type, taken, is observed', () => {
+  async function observeTaken(t: TestHandle, operationId: OperationId, body: Body, label: string, clause: string): Promise<void> {
+    const ex = await sendBody(t, operationId, body);
+    if (!is2xx(ex)) return;
+    const coerced = onlyCoercibleTypes(t.run.contract, operationId, body) ?? 'a value of another type than the spec gives';
+    t.observe(clause, `${label} was accepted (${status(ex)}): ${coerced}`);
+  }
+
+  const linkInts: [string, string, string][] = [
+    ['/configuracion/cantidadPorDefecto', 'configuracion.cantidadPorDefecto', '2.5-configuracion-types'],
+    ['/configuracion/duracionInterfazIntentoMinutos', 'configuracion.duracionInterfazIntentoMinutos', '2.5-configuracion-types'],
+    ['/limitesDeUso/cantidadMaximaPagosExitosos', 'limitesDeUso.cantidadMaximaPagosExitosos', '2.1-payment-link-types'],
+    ['/limitesDeUso/cantidadMaximaPagosFallidos', 'limitesDeUso.cantidadMaximaPagosFallidos', '2.1-payment-link-types'],
+  ];
+  clauseTest(
+    bodyTestSpec({ operationId: 'createPaymentLink' }, ['2.5-configuracion-types', '2.1-payment-link-types']),
+    `createPaymentLink: ${linkInts.map(([, name]) => name).join(', ')} (ints) each given 1.5 — observed when taken`,
+    async (t) => {
+      for (const [pointer, name, clause] of linkInts) {
+        const body = setAt(paymentLinkMinimal() as unknown as Body, pointer, 1.5);
+        await observeTaken(t, 'createPaymentLink', body, `${name} 1.5`, clause);
+      }
+    },
+  );
+
+  // 2: a dictionary maps string keys to string values. A number, a bool or an object as a value, or a list (or a
+  // text) in the dictionary's place, is another type.
+  const notDictionaries: [string, unknown][] = [
+    ['datosAdicionales {"pedido": 17}', { pedido: 17 }],
+    ['datosAdicionales {"regalo": true}', { regalo: true }],
+    ['datosAdicionales {"cliente": {"id": "7"}}', { cliente: { id: '7' } }],
+    ['datosAdicionales ["pedido", "17"] (a list)', ['pedido', '17']],
+    ['datosAdicionales "pedido=17" (a text)', 'pedido=17'],
+  ];
+  clauseTest(
+    bodyTestSpec({ operationId: 'purchaseWallet' }, ['2-dictionary-type']),
+    `purchaseWallet: ${notDictionaries.map(([label]) => label).join('; ')} — observed when taken`,
+    async (t) => {
+      for (const [label, datosAdicionales] of notDictionaries) {
+        const body = purchaseWallet(t.run.config.testData, { datosAdicionales: datosAdicionales as Record<string, string> });
+        await observeTaken(t, 'purchaseWallet', body as unknown as Body, label, '2-dictionary-type');
+      }
+    },
+  );
+});
+
+// 4.1 describes emailsNotificacion as comma-separated e-mails; what an address looks like is a description, so a list
+// not written so, taken, is observed, never failed (docs/decisions.md, "Severity").
+describe('4.1 emailsNotificacion not written as comma-separated e-mails is observed when taken', () => {
+  const notLists: [string, string][] = [
+    ['two addresses separated by a space', 'ventas@example.com soporte@example.com'],
+    ['two addresses separated by a semicolon', 'ventas@example.com;soporte@example.com'],
+    ['a word without @', 'ventas.example.com'],
+  ];
+  clauseTest(
+    bodyTestSpec({ operationId: 'createPaymentLink' }, ['4.1-emails-comma-separated']),
+    `createPaymentLink: emailsNotificacion of ${notLists.map(([what]) => what).join('; ')} — observed when taken`,
+    async (t) => {
+      for (const [what, emailsNotificacion] of notLists) {
+        const ex = await sendBody(
+          t,
+          'createPaymentLink',
+          paymentLinkMinimal({ configuracion: { notificarTransaccionCliente: false, emailsNotificacion } }),
+        );
+        if (is2xx(ex))
+          t.observe(
+            '4.1-emails-comma-separated',
+            `emailsNotificacion "${emailsNotificacion}" (${what}) was accepted (${status(ex)}): 4.1 describes comma-separated e-mails`,
+          );
+      }
     },
   );
 });
