@@ -70,11 +70,13 @@ const MOTIVO_LIMITE_EXITOSOS = 'el enlace alcanzó el máximo de pagos exitosos'
 
 const DIA_MS = 86_400_000;
 const finDelDiaUtc = (ms: number): number => Math.floor(ms / DIA_MS) * DIA_MS + DIA_MS - 1;
+// Stryker disable all: only fault fechafin-calendar-date calls it (plumbing, off by default; npm run mutation:stryker)
 /** Fault fechafin-calendar-date: the last instant of the date written (its own offset), as a date-only comparison reads it. */
 const finDelDiaEscrito = (fecha: string): number => {
   const zona = /(Z|[+-]\d{2}:?\d{2})$/i.exec(fecha)?.[1] ?? 'Z';
   return Date.parse(`${fecha.slice(0, 10)}T23:59:59.999${zona}`);
 };
+// Stryker restore all
 
 /**
  * How long the race faults (race-success-limit, race-failure-counter, race-activar-overwrites) wait between reading
@@ -83,6 +85,7 @@ const finDelDiaEscrito = (fecha: string): number => {
  * faults nothing awaits between a link's check and its commit, so Node runs each payment's check-then-commit whole.
  */
 const VENTANA_CARRERA_MS = 50;
+// Stryker disable next-line all: only the race faults wait (plumbing, off by default; npm run mutation:stryker)
 export const ventanaDeCarrera = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, VENTANA_CARRERA_MS));
 
 /** Why the link cannot take a payment now, or null when it can. */
