@@ -71,6 +71,9 @@ function sameAsRedirect(t: TestHandle, tx: Record<string, unknown>, params: Reco
     t.soft(() =>
       fieldEquals(tx['codigoAutorizacion'] ?? '', params['codigoAutorizacion'], 'codigoAutorizacion', '4.8-same-transaction', ex),
     );
+  // 6.3's mensaje is the transaction's (2.2): an approval's redirect says none ("") where the lookup says none (null).
+  if (has('mensaje'))
+    t.soft(() => fieldEquals(tx['mensaje'] ?? '', params['mensaje'], 'mensaje (redirect vs lookup)', '4.8-same-transaction', ex));
 }
 
 async function paidLink(t: TestHandle, cvv?: string): Promise<Record<string, string>> {

@@ -71,12 +71,15 @@ function scopeHolds(json: unknown, audience: string): boolean {
   return typeof scope === 'string' && scope.split(' ').includes(audience);
 }
 
+/** application/json, or a structured +json type (application/vnd.x+json), with parameters or none. */
+const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
 /** What of a webhook body breaks the contract (6.1); PascalCase names are read as camelCase with fieldCase 'insensitive'. */
 export function webhookFindings(
   contract: Contract,
   body: unknown,
   fieldCase: 'exact' | 'insensitive' = 'exact',
-  read: { bom?: boolean } = {},
+  read: { bom?: boolean; contentType?: string } = {},
 ): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
   if (body === undefined)
@@ -100,6 +103,15 @@ export function webhookFindings(
         },
       ]
     : [];
+  // A JSON body under another media type (or none): a merchant's framework parses a body by its Content-Type, so its
+  // JSON parser skips this one (6.1 shows no payload, so the type is observed; `contentType` as received, '' for none).
+  if (read.contentType !== undefined && !JSON_MEDIA_TYPE.test(read.contentType))
+    tolerated.push({
+      clauses: ['6.1-webhook-payload-not-shown'],
+      expected: 'a JSON webhook body sent as Content-Type application/json',
+      actual: `a JSON body sent ${read.contentType === '' ? 'without a Content-Type' : `as Content-Type ${read.contentType}`} (a JSON body parser that goes by the type skips it)`,
+      severity: 'observe',
+    });
   // The transaction data, unwrapped where the body wraps it (the payload is "not shown": 6.1).
   const data = webhookTransaction(body, fieldCase) ?? body;
   const shown =

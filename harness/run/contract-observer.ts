@@ -109,7 +109,8 @@ export function observeResponse(contract: Contract, operationId: string, ex: Exc
 /** Validates one received webhook body (6.1) and records what it breaks. */
 export function observeWebhook(contract: Contract, webhook: ReceivedWebhook, fieldCase: 'exact' | 'insensitive'): ContractFinding[] {
   if (webhook.oversized) return [];
-  const findings = webhookFindings(contract, webhook.json, fieldCase, { bom: webhook.bom === true });
+  const contentType = String(webhook.headers['content-type'] ?? '');
+  const findings = webhookFindings(contract, webhook.json, fieldCase, { bom: webhook.bom === true, contentType });
   tally(recordOf(WEBHOOK), findings, true, () => ({ exchange: describeExchange(asExchange(webhook)) }));
   return findings;
 }

@@ -105,7 +105,7 @@ describe('contract observer', () => {
       at: new Date(),
       method: 'POST',
       path: '/webhook/t',
-      headers: {},
+      headers: { 'content-type': 'application/json; charset=utf-8' },
       rawBody: Buffer.from(JSON.stringify(json)),
       json,
       answeredStatus: 200,
@@ -125,5 +125,24 @@ describe('contract observer', () => {
     const named = observeWebhook(contract, webhook({ ...body, formaPago: 'PagoNormal' }), 'exact');
     expect(named.flatMap((f) => f.clauses)).toContain('2.2-formapago-values');
     expect(contractRecord(WEBHOOK)).toMatchObject({ seen: 2, broken: 1 });
+  });
+
+  it('webhooks: a JSON body under another Content-Type, or none, is observed (6.1 shows no payload), never failed', () => {
+    const webhook = (headers: Record<string, string>): ReceivedWebhook => ({
+      at: new Date(),
+      method: 'POST',
+      path: '/webhook/t',
+      headers,
+      rawBody: Buffer.from('{"idTransaccion":"a"}'),
+      json: { idTransaccion: 'a' },
+      answeredStatus: 200,
+    });
+    const typeFinding = (headers: Record<string, string>) =>
+      observeWebhook(contract, webhook(headers), 'exact').filter((f) => /Content-Type/.test(f.actual));
+    expect(typeFinding({ 'content-type': 'application/json' })).toEqual([]);
+    expect(typeFinding({ 'content-type': 'application/vnd.pagos+json; charset=utf-8' })).toEqual([]);
+    for (const headers of [{ 'content-type': 'text/plain;charset=UTF-8' }, {}] as Record<string, string>[]) {
+      expect(typeFinding(headers)).toEqual([expect.objectContaining({ clauses: ['6.1-webhook-payload-not-shown'], severity: 'observe' })]);
+    }
   });
 });
