@@ -307,7 +307,6 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
           '<ul id="errores"><li>cc-number: required</li></ul><form method="post" action="/qp/refuse"><input ' +
             'name="cc-number"><button>Pay</button></form>',
         );
-      // A page slow to become usable (its button enabled 1.5 s after load): the browser's time, not the target's.
       // A page whose script never yields once it is parsed: nothing can be asked of it.
       case 'GET /hang':
         return html(
@@ -315,12 +314,14 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
           `<form method="post" action="/hang"><input ` +
             `name="card_number"><button>Pagar</button></form><script>setTimeout(() => { for (;;) {} }, 0);</script>`,
         );
+      // A page slow to become usable (its button enabled 1 s after load, twice the test's HTTP_TIMEOUT_MS of 500 ms):
+      // the browser's time, not the target's.
       case 'GET /slow':
         return html(
           200,
           `<form method="post" action="/slow"><input id="cc" name="card_number"><input name="cvc" ` +
             `autocomplete="cc-csc"><input name="mesVencimiento"><input name="anioVencimiento"><button id="b" ` +
-            `disabled>Pagar</button></form><script>setTimeout(() => { document.getElementById('b').disabled = false; }, 1500);</script>`,
+            `disabled>Pagar</button></form><script>setTimeout(() => { document.getElementById('b').disabled = false; }, 1000);</script>`,
         );
       case 'POST /slow':
         posted.push(form());
@@ -678,7 +679,8 @@ describe("browser payer on the deployed service's screens", () => {
 
   it('a page with no form and no words is a no-form refusal, payableSeen once a screen of its origin was paid', async (ctx) => {
     needsChromium(ctx);
-    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000 });
+    // A short HTTP_TIMEOUT_MS: each blank page is waited on that long for a form a script might build.
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500 });
     expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: false });
     await payer.payLink(`${fixture.url}/dep/screen`, payment);
     expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: true });
@@ -817,7 +819,8 @@ describe('browser payer: checkouts as people finish them', () => {
 describe('PAYER=auto', () => {
   it('a page refusing in words is returned as the HTTP payer read it; a page with no form is tried in the browser', async (ctx) => {
     needsChromium(ctx);
-    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 1_000 });
+    // A short HTTP_TIMEOUT_MS: the blank page is waited on that long in the browser for a form a script might build.
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500 });
     const before = fixture.seen.filter((s) => s === 'GET /dep/unavailable').length;
     expect(await payer.payLink(`${fixture.url}/dep/unavailable`, card)).toMatchObject({ kind: 'refused', by: 'words' });
     expect(fixture.seen.filter((s) => s === 'GET /dep/unavailable').length - before).toBe(1);
