@@ -8,7 +8,7 @@
 import { describe } from 'vitest';
 import { futureExpiry } from '../generators/bodies.ts';
 import { lookUp } from './flows/lookups.ts';
-import { buy3ds, complete3ds } from './flows/purchases.ts';
+import { buy3ds, complete3ds, submitAskingNothing } from './flows/purchases.ts';
 import {
   asEnum,
   asNumber,
@@ -19,6 +19,7 @@ import {
   flagEquals,
   hashVerifies,
   holds,
+  paymentApproved,
   readString,
 } from '../harness/index.ts';
 
@@ -134,6 +135,24 @@ describe('4.3 / 6.3 completing the 3DS page', () => {
       const { ex, tx } = await lookUp(t, purchase.response['idTransaccion']);
       fieldEquals(tx['esAprobada'], true, 'esAprobada', '4.3-url-completar', ex);
       fieldIn(tx['resultadoTransaccion'] ?? null, [0, null], 'resultadoTransaccion (ExitosaAprobada=0)', '2.2-resultado-values', ex);
+    },
+  );
+});
+
+describe('4.3 the 3DS page takes its own form', () => {
+  // The payer's browser is sent to urlCompletarPago3Ds to complete the payment (4.3 (2)); a page that asks nothing
+  // leaves the payer nothing to get wrong, so refusing its own form is the target's (submitAskingNothing).
+  clauseTest(
+    { clauses: ['4.3-url-completar', '6.3-redirect-outcome'], endpoint: 'flow', purchase: true },
+    'the 3DS page, where it asks the payer nothing, is completed by submitting its form as served: the payment is approved',
+    async (t) => {
+      const purchase = await buy3ds(t);
+      const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
+      const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
+      const page = await t.run.payer.openScreen(absolute);
+      const clauses = ['4.3-url-completar', '6.3-redirect-outcome'];
+      const outcome = await submitAskingNothing(t, page, purchase.request.urlRedirect, clauses, 'the 3DS page');
+      paymentApproved(outcome, clauses, 'the 3DS payment completed on its page');
     },
   );
 });

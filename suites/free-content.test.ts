@@ -2,11 +2,14 @@
  * Free content comes back as sent, byte for byte, on every channel that carries it: datosAdicionales keys and values
  * (2: "string keys to string values, free content"), idExterno (2.2), through the purchase response, the lookup
  * (4.8) and the webhook (6.1); nombreProducto, descripcionProducto and identificadorEnlaceComercio in the link record
- * (2.1, 2.4); urlRedirect's own query on the URL the customer lands on (4.1 urlRedirect, 6.3: the outcome is added to
+ * (2.1, 2.4) and on the payment screen, read as the customer reads it (4.1 "Product name shown to the customer",
+ * 2.4 "shown in the payment screen"); urlRedirect's own query on the URL the customer lands on (4.1 urlRedirect, 6.3: the outcome is added to
  * it). The values are drawn by fast-check (generators/free-content.ts) with the run's FC_SEED: digits with leading
  * zeros, numbers as strings, accents, quotes and markup, the maximum lengths, empty strings.
  */
+import { parse } from 'node-html-parser';
 import { describe } from 'vitest';
+import { uniqueRef } from '../generators/bodies.ts';
 import { draw, freeDescripcion, freeIdExterno, freeNombreProducto, freePairs, freeQuery, freeText } from '../generators/free-content.ts';
 import { activate, createLink } from './flows/links.ts';
 import { lookUp, webhookFor } from './flows/lookups.ts';
@@ -14,6 +17,7 @@ import { buy3ds, buyWallet, complete3ds } from './flows/purchases.ts';
 import { observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   clauseTest,
+  holds,
   pairsAsSent,
   paymentWentThrough,
   queryKept,
@@ -148,6 +152,50 @@ describe('4.1 / 6.3 the customer lands on urlRedirect with its own query kept', 
       const purchase = await buy3ds(t, { urlRedirect: `${receiver.redirectUrl('3ds')}?${new URLSearchParams(query).toString()}` });
       const params = await complete3ds(t, purchase, ['4.3-url-completar', '6.3-redirect-outcome'], receiver.redirectUrl('3ds'));
       t.soft(() => queryKept(params, query, clauses, `the 3DS purchase's redirect (FC_SEED=${seed})`));
+    },
+  );
+});
+
+describe('4.1 / 2.4 the payment screen shows the product as it was sent', () => {
+  // Markup, quotes and ampersands are text the merchant wrote: a screen that shows the product shows them as such (a
+  // template that does not escape them turns them into tags, or swallows them). One line each, short: how a screen
+  // lays out a long text or a line break is its own.
+  const nombreProducto = `Taza <b>"Clásica"</b> & plato 'hondo' <script>alert("x")</script>`;
+  const descripcionProducto = `Cerámica <i>esmaltada</i> & "mate" <img src=x onerror=alert(1)> 'apilable' — 00123`;
+  clauseTest(
+    { clauses: ['4.1-url-enlace-leads-to-screen', '2.4-descripcion-unbounded'], endpoint: 'POST /EnlacePago' },
+    'nombreProducto and descripcionProducto with markup, quotes and & are shown on the payment screen as text, character for character',
+    async (t) => {
+      const nombre = `${nombreProducto} ${uniqueRef('ref')}`;
+      const { link } = await createLink(t, await observedLinkBody(t, { nombreProducto: nombre, infoProducto: { descripcionProducto } }));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      holds(
+        screen.status >= 200 && screen.status < 300,
+        'payment-screen',
+        '4.1-url-enlace-leads-to-screen',
+        `${link.urlEnlace} opens the payment screen (2xx)`,
+        `status ${screen.status}`,
+      );
+      // What the customer reads: tags dropped, character references decoded.
+      const text = parse(screen.html).text;
+      t.soft(() =>
+        holds(
+          text.includes(nombre),
+          'screen-product',
+          '4.1-url-enlace-leads-to-screen',
+          `the screen shows nombreProducto as sent: ${JSON.stringify(nombre)}`,
+          'not in the text of the screen (its markup read as tags, or changed)',
+        ),
+      );
+      t.soft(() =>
+        holds(
+          text.includes(descripcionProducto),
+          'screen-product',
+          '2.4-descripcion-unbounded',
+          `the screen shows infoProducto.descripcionProducto as sent: ${JSON.stringify(descripcionProducto)}`,
+          'not in the text of the screen (missing, its markup read as tags, or changed)',
+        ),
+      );
     },
   );
 });

@@ -222,7 +222,12 @@ describe('4.8 a transaction not yet paid', () => {
 describe('4.8 a Bitcoin payment', () => {
   // The transaction of a payment made on the screen is found through the link's record (2.1 transacciones, via activar).
   clauseTest(
-    { clauses: ['4.8-datos-bitcoin', '2.1-transacciones-all'], endpoint: ENDPOINT, purchase: true, needs: ['account'] },
+    {
+      clauses: ['4.8-datos-bitcoin', '4.8-bitcoin-url-qr', '2.1-transacciones-all'],
+      endpoint: ENDPOINT,
+      purchase: true,
+      needs: ['account'],
+    },
     'carries datosBitcoin: urlQR, qrData, amounts in bitcoins and dollars, and the QR expiry',
     async (t) => {
       const { link } = await createLink(
@@ -259,6 +264,28 @@ describe('4.8 a Bitcoin payment', () => {
         ex,
       );
       fieldEquals(datos['ammountInDollars'], tx['monto'], 'datosBitcoin.ammountInDollars', '4.8-datos-bitcoin', ex);
+      // The rate is not shown, but a payment of more than nothing in dollars is more than nothing in bitcoins.
+      const bitcoins = asNumber(datos['ammountInBitcoins']);
+      const dollars = asNumber(datos['ammountInDollars']);
+      if (dollars !== undefined && dollars > 0)
+        holds(
+          bitcoins !== undefined && bitcoins > 0,
+          'datos-bitcoin',
+          '4.8-datos-bitcoin',
+          `datosBitcoin.ammountInBitcoins, the amount in bitcoins of a payment of ${dollars} dollars, is more than 0`,
+          JSON.stringify(datos['ammountInBitcoins']),
+          ex,
+        );
+      // "QR URL" describes the value (4.8-bitcoin-url-qr): a URL that serves no image is observed.
+      const urlQR = datos['urlQR'];
+      if (typeof urlQR === 'string' && URL.canParse(urlQR)) {
+        const image = await t.run.payer.fetchImage(urlQR);
+        if (image.status < 200 || image.status > 299 || !/^image\//i.test(image.contentType))
+          t.observe(
+            '4.8-bitcoin-url-qr',
+            `datosBitcoin.urlQR ${urlQR} answered ${image.status} ${image.contentType || '(no content type)'}, not an image`,
+          );
+      }
     },
   );
 });

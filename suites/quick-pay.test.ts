@@ -7,13 +7,14 @@
  */
 import { describe } from 'vitest';
 import { lookUp, webhookFor } from './flows/lookups.ts';
-import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay } from './flows/purchases.ts';
+import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, submitAskingNothing } from './flows/purchases.ts';
 import {
   absoluteUrl,
   asBool,
   clauseTest,
   containsPairs,
   dateAfter,
+  decodeQrPng,
   fieldEquals,
   hasClock,
   isImage,
@@ -60,6 +61,31 @@ describe('4.6 the quick-pay QR', () => {
       // A payment the suite itself made after the stated fechaVencimiento is not the target's decline.
       const { ex, tx } = await paidQuickPay(t, response);
       fieldEquals(tx['esAprobada'], true, 'esAprobada after paying the QR', ['4.6-url-qr', '7-dev-authorizes'], ex);
+    },
+  );
+
+  clauseTest(
+    { clauses: ['4.6-url-qr', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
+    'the page the QR leads to, where it asks the payer nothing, takes its own form as served and approves the transaction',
+    async (t) => {
+      const { response } = await createQuickPay(t);
+      const urlQR = String(datosQuickPay(response).urlQR ?? '');
+      const deadline = await onOurClock(t, Date.parse(String(datosQuickPay(response).fechaVencimiento)));
+      const clauses = ['4.6-url-qr', '7-dev-authorizes'];
+      const outcome = await withDeadline(deadline, async () => {
+        const image = await t.run.payer.fetchImage(urlQR);
+        const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+        if (text === undefined || !URL.canParse(text, urlQR))
+          return t.skip(
+            'premise-elsewhere',
+            `the QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
+          );
+        const page = await t.run.payer.openScreen(new URL(text, urlQR).href);
+        return submitAskingNothing(t, page, undefined, clauses, 'the quick-pay page');
+      });
+      const { ex, tx } = await lookUp(t, response['idTransaccion']);
+      if (asBool(tx['esAprobada']) !== true) notLate(outcome, deadline, 'the quick-pay page submitted as served');
+      fieldEquals(tx['esAprobada'], true, 'esAprobada after the quick-pay page was submitted', clauses, ex);
     },
   );
 

@@ -8,6 +8,7 @@ import {
   asBool,
   bodyOf,
   type Exchange,
+  fail,
   notLate,
   onOurClock,
   paymentApproved,
@@ -15,6 +16,7 @@ import {
   paymentWentThrough,
   readResponse,
   readString,
+  type Screen,
   succeeded,
   type TestHandle,
   withDeadline,
@@ -78,6 +80,50 @@ export async function complete3ds(
   };
   const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix, card });
   return paymentApproved(outcome, clauses, 'the completed 3DS payment');
+}
+
+/**
+ * A hosted page (3DS, quick-pay) that asks the payer nothing — no input, choice, checkbox nor script — submitted as it
+ * was served. There is no input of the payer's a refusal could be about, so an error status (not 410: a payment that
+ * can no longer be made, which tests judge) is the page refusing its own form: the target is judged (`clauses`).
+ * A page that asks something or builds itself by script (with the HTTP payer) is driven by the flows above instead:
+ * not judged here (`nothing-to-judge`). The outcome is returned for the test to judge further.
+ */
+export async function submitAskingNothing(
+  t: TestHandle,
+  page: Screen,
+  redirectPrefix: string | undefined,
+  clauses: string[],
+  what: string,
+): Promise<PaymentOutcome> {
+  const form = page.form;
+  if (!form || page.status >= 400)
+    return t.skip(
+      'premise-elsewhere',
+      `${what} (status ${page.status}) shows no form: the page itself is judged by the tests completing it`,
+    );
+  const asks = [
+    ...(form.visible ?? []),
+    ...(form.required ?? []),
+    ...Object.keys(form.selects),
+    ...(form.checkboxes ?? []).map((c) => c.name),
+  ];
+  const scripted = t.run.config.payer.kind === 'http' && /<script\b/i.test(page.html);
+  if (asks.length > 0 || scripted)
+    return t.skip(
+      'nothing-to-judge',
+      `${what} ${scripted ? 'runs a script' : `asks the payer for ${[...new Set(asks)].join(', ')}`}: a refusal could be about ` +
+        'what the payer entered, so it is judged where the flows drive the page',
+    );
+  const outcome = await t.run.payer.submitPage(page, redirectPrefix === undefined ? {} : { redirectPrefix });
+  if (outcome.kind === 'refused' && outcome.answered === 'submission' && outcome.by === 'status' && outcome.status !== 410)
+    fail(
+      'payment-approved',
+      clauses,
+      `${what}, asking the payer nothing, takes its own form submitted as served`,
+      `the submission was answered ${outcome.status}: "${outcome.text || outcome.estado || '(no text)'}"`,
+    );
+  return outcome;
 }
 
 /**
