@@ -10,7 +10,7 @@
  * each survivor with file:line, mutator, replacement and the clause its code serves). Exit 0 when every survivor is
  * explained by sandbox/mutation-triage.yaml and the file explains at most a quarter of the sample; 1 otherwise; 2 for
  * a usage error or a triage entry without a clause and a reason (refused). `--list` prints the sample and runs nothing;
- * `--survivors-of REPORT_DIR/stryker/summary.json` judges again only an earlier run's survivors, carrying its kills.
+ * `--survivors-of REPORT_DIR/stryker/summary.json` carries an earlier run's kills over and judges the rest of the sample.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,37 +86,32 @@ console.log(
 );
 for (const [reason, n] of Object.entries(all.ignored)) console.log(`  ignored ${String(n).padStart(5)}  ${reason}`);
 /**
- * `--survivors-of`: the earlier run's survivors (and its mutants with another outcome) are judged again; its kills of
- * the same sample are carried over and counted as such, so a sharper suite is re-measured in the time its survivors
- * take. The earlier summary must be of the same sample (seed and size) and of these sources.
+ * `--survivors-of`: an earlier run's kills of mutants still in this sample (the same place, mutator and replacement:
+ * the code they mutate is unchanged) are carried over and counted as such; everything else in the sample is judged —
+ * its survivors again, and mutants it did not draw (after the sources or the ignorer changed). A sharper suite is
+ * re-measured in the time its survivors take. The earlier summary must be of the same seed and size.
  */
 let carried: string[] = [];
 let toRun = sample;
 if (options.survivorsOf !== undefined) {
-  let earlier: { seed?: number; sample?: number; killed?: number; survivors?: { key: string }[]; other?: { key?: string }[] };
+  let earlier: { seed?: number; sample?: number; killedBy?: { key?: string }[] };
   try {
     earlier = JSON.parse(readFileSync(options.survivorsOf, 'utf8'));
   } catch (err) {
     console.error(`mutation:stryker: --survivors-of ${options.survivorsOf}: ${(err as Error).message}\n${USAGE}`);
     process.exit(2);
   }
-  const again = new Set<string | undefined>([...(earlier.survivors ?? []), ...(earlier.other ?? [])].map((m) => m.key));
-  carried = sample.filter((k) => !again.has(k));
-  // The same sample of the same sources: every survivor is in it, and what is left is what it counted killed.
-  if (
-    earlier.seed !== options.seed ||
-    earlier.sample !== sample.length ||
-    [...again].some((k) => k === undefined || !sample.includes(k)) ||
-    earlier.killed !== carried.length
-  ) {
+  const killedBefore = new Set((earlier.killedBy ?? []).map((m) => m.key));
+  if (earlier.seed !== options.seed || earlier.sample !== sample.length || killedBefore.has(undefined)) {
     console.error(
-      `mutation:stryker: ${options.survivorsOf} is not a summary of this sample (seed ${options.seed}, ${sample.length} mutants, ` +
-        'these sources): run the whole sample',
+      `mutation:stryker: ${options.survivorsOf} is not a summary of a sample of this seed and size (seed ${options.seed}, ` +
+        `${sample.length} mutants, its kills named by key): run the whole sample`,
     );
     process.exit(2);
   }
-  toRun = sample.filter((k) => again.has(k));
-  console.log(`judging again the ${toRun.length} survivor(s) of ${options.survivorsOf}; its ${carried.length} kill(s) carried over`);
+  carried = sample.filter((k) => killedBefore.has(k));
+  toRun = sample.filter((k) => !killedBefore.has(k));
+  console.log(`judging ${toRun.length} mutant(s) of the sample again; ${carried.length} kill(s) of ${options.survivorsOf} carried over`);
 }
 if (options.list) {
   for (const k of toRun) console.log(`  ${k}  [${clauseOf(root, k)}]`);

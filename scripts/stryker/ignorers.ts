@@ -8,7 +8,7 @@
  *  - the test-control API (control.ts, tenants.ts: /__sandbox, outside the spec), the simulated internet (network.ts:
  *    SANDBOX_NETWORK, off by default, judged by its own tests and .ci/run's network runs), the other screens' files
  *    (screen-frame.ts, screen-steps.ts), and the checks of the sandbox's own options (`throw new Error('sandbox
- *    option …')`) and of the screen it serves (`pantalla`);
+ *    option …')`, `resolveOptions`, a default or test of `options.x` in the factory) and of the screen (`pantalla`);
  *  - logging (`console.*`, `*.log.*`);
  *  - wording no clause fixes: an error body and its messages (spec 7: the error format is "not shown"; the refusal's
  *    status stays in), and the words a page shows people (`t('…', '…')`, `texto(ctx, …)`, a status page's title and
@@ -35,7 +35,7 @@ export const IGNORE_REASONS = {
   plumbing: 'plumbing: a fault, variant or screen check, or code only a fault, variant or other screen runs (off by default)',
   control: 'plumbing: the test-control API (/__sandbox, outside the spec)',
   logging: 'plumbing: logging',
-  options: "plumbing: the embedder's sandbox options checked (`sandbox option …` errors, outside the spec)",
+  options: "plumbing: the embedder's sandbox options read and checked (outside the spec, fixed in the judged run)",
   network: 'plumbing: the simulated internet in front of the sandbox (network.ts, SANDBOX_NETWORK, off by default)',
   screens: 'plumbing: code only another screen runs (screen-frame.ts, screen-steps.ts; SANDBOX_SCREEN, off by default)',
   wording: 'wording: an error body or message (spec 7: "not shown") or the words a page shows people (no clause fixes them)',
@@ -194,6 +194,45 @@ function isOptionCheck(n: Node): boolean {
   return text.startsWith('sandbox option');
 }
 
+/** `options.x` (or `options.x?.…` / `options.x?.f()`): an embedder's option, a parameter of the factory. */
+function isOptionRead(n: Node, path: Path): boolean {
+  let m: Node = n;
+  while (m.type === 'OptionalCallExpression' || m.type === 'CallExpression') m = m.callee as Node;
+  while ((m.type === 'MemberExpression' || m.type === 'OptionalMemberExpression') && isNode(m.object) && m.object.type !== 'Identifier')
+    m = m.object as Node;
+  if (m.type !== 'MemberExpression' && m.type !== 'OptionalMemberExpression') return false;
+  const object = m.object as Node;
+  return object.type === 'Identifier' && object.name === 'options' && path.scope.getBinding('options')?.kind === 'param';
+}
+
+/**
+ * A default, test or choice made on an embedder's option (`options.logger ?? false`, `options.control === false ?
+ * …`, `host === '::'` for `const host = options.host ?? …`): outside the spec, and fixed in the judged run.
+ */
+function testsAnOption(n: Node, path: Path): boolean {
+  const operand = (o: unknown): boolean => {
+    if (!isNode(o)) return false;
+    if (isOptionRead(o, path)) return true;
+    if (o.type !== 'Identifier') return false;
+    const binding = path.scope.getBinding(o.name as string);
+    const decl = binding?.path.node;
+    return (
+      binding?.kind === 'const' &&
+      decl?.type === 'VariableDeclarator' &&
+      isNode(decl.init) &&
+      decl.init.type === 'LogicalExpression' &&
+      isOptionRead(decl.init.left as Node, path)
+    );
+  };
+  if (n.type === 'LogicalExpression') return operand(n.left);
+  if (n.type === 'BinaryExpression') return operand(n.left) || operand(n.right);
+  if (n.type === 'ConditionalExpression' || n.type === 'IfStatement') {
+    const test = n.test as Node;
+    return operand(test) || ((test.type === 'BinaryExpression' || test.type === 'LogicalExpression') && testsAnOption(test, path));
+  }
+  return false;
+}
+
 /** True when `n` is on only when a fault or variant is (a switch, a const bound to one, `&&` of one with anything). */
 function onlyWhenSwitched(n: Node, path: Path): boolean {
   if (isSwitchCall(n)) return true;
@@ -235,6 +274,8 @@ function reasonFor(path: Path): string | undefined {
   if (isWording(path)) return IGNORE_REASONS.wording;
   if (isOptionCheck(node)) return IGNORE_REASONS.options;
   if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'pantalla') return IGNORE_REASONS.plumbing;
+  if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'resolveOptions') return IGNORE_REASONS.options;
+  if (testsAnOption(node, path)) return IGNORE_REASONS.options;
   // Logging: console.* and *.log.* statements.
   if (node.type === 'ExpressionStatement' && isNode(node.expression) && node.expression.type === 'CallExpression') {
     let callee = node.expression.callee as Node;

@@ -89,6 +89,21 @@ describe('the wording ignorer', () => {
     expect(at.some((a) => a.startsWith('!ok) return'))).toBe(true);
   });
 
+  it("ignores the embedder's options read in the factory, keeps what the service does with the resolved values", async () => {
+    const source = [
+      'export function buildApp(options: any, ctx: any) {',
+      "  const host = options.host ?? '127.0.0.1';",
+      "  const publico = host === '::' ? '127.0.0.1' : host;",
+      '  const limite = ctx.limit + 1;',
+      '  return [publico, limite];',
+      '}',
+    ].join('\n');
+    const { lines } = await mutantsOf(source, 'index.ts');
+    expect(lines.some((l) => l.includes('options.host'))).toBe(false);
+    expect(lines.some((l) => l.includes("host === '::'"))).toBe(false);
+    expect(lines.some((l) => l.includes('ctx.limit + 1'))).toBe(true);
+  });
+
   it('ignores the simulated network and the other screens as whole files', async () => {
     const source = 'export function f(a: number) {\n  return a + 1;\n}';
     expect((await mutantsOf(source, 'network.ts')).mutants).toEqual([]);
@@ -149,13 +164,13 @@ describe('the triage file', () => {
 describe('--survivors-of', () => {
   it('refuses, before any run, a summary that is not of the same sample', () => {
     const summary = join(mkdtempSync(join(tmpdir(), 'stryker-unit-')), 'summary.json');
-    writeFileSync(summary, JSON.stringify({ seed: 7, sample: 3, killed: 0, survivors: [{ key: 'sandbox/a.ts:1:1-1:2 M x' }] }));
+    writeFileSync(summary, JSON.stringify({ seed: 8, sample: 3, killedBy: [{ key: 'sandbox/a.ts:1:1-1:2 M x' }] }));
     const run = spawnSync(
       process.execPath,
       ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '3', '--seed', '7', '--survivors-of', summary, '--list'],
       { encoding: 'utf8' },
     );
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/is not a summary of this sample .*run the whole sample/);
+    expect(run.stderr).toMatch(/is not a summary of a sample of this seed and size .*run the whole sample/);
   });
 });
