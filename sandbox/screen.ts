@@ -46,8 +46,10 @@ import { clockOf } from './tenants.ts';
 
 export const NOMBRES_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
 /** Variant pages-deployed-form: the payment forms offered by their 2.2 names, with the deployed screen's texts. */
+// Stryker disable all: only variant pages-deployed-form reads these (plumbing, off by default; npm run mutation:stryker)
 const VALORES_FORMA_PAGO = ['PagoNormal', 'Puntos', 'Cuotas', 'Bitcoin', 'QuickPay'];
 const TEXTOS_FORMA_PAGO = ['Tarjeta de crédito o débito', 'Puntos Partner', 'Cuotas Partner', 'Bitcoin', 'QuickPay'];
+// Stryker restore all
 
 /** The names of the purchase inputs: docs/decisions.md's, or (pages-deployed-form) the deployed form's, the quantity's opaque. */
 export function nombresCompra(ctx: SandboxContext): { formaPago: string; cuotas: string; cantidad: string; monto: string } {
@@ -83,6 +85,7 @@ export function formasAceptadas(link: Link): number[] {
   return flags.flatMap((permitido, formaPago) => (permitido ? [formaPago] : []));
 }
 
+// Stryker disable all: only fault link-formapago-not-enforced calls it (plumbing, off by default; npm run mutation:stryker)
 /** The payment forms the business itself accepts (2.7): what a link's formaPago narrows. */
 function formasDelNegocio(business: Business): number[] {
   const flags = [
@@ -94,6 +97,7 @@ function formasDelNegocio(business: Business): number[] {
   ];
   return flags.flatMap((acepta, formaPago) => (acepta ? [formaPago] : []));
 }
+// Stryker restore all
 
 export function cuotasAceptadas(link: Link, business: Business): number[] {
   return business.cuotasDisponibles.map((c) => c.cantidadCuotas).filter((n) => n <= link.cantidadMaximaCuotas);
@@ -167,6 +171,7 @@ export function camposCompra(ctx: SandboxContext, link: Link, business: Business
   const valorForma = (f: number) => valorFormaPago(ctx, f);
   const lista = (id: string, nombre: string, valores: number[], etiqueta: (n: number) => string, valor: (n: number) => string) =>
     `<select id="${id}" name="${esc(nombre)}">${valores.map((v) => `<option value="${esc(valor(v))}">${esc(etiqueta(v))}</option>`).join('')}</select>`;
+  // Stryker disable all: radio groups are drawn only for the steps screen (plumbing, off by default; npm run mutation:stryker)
   const grupo = (
     id: string,
     leyenda: string,
@@ -182,6 +187,7 @@ export function camposCompra(ctx: SandboxContext, link: Link, business: Business
           `${esc(etiqueta(v))}</label>`,
       )
       .join('')}</fieldset>`;
+  // Stryker restore all
   const leyendaForma = desplegado ? t('Método', 'Method') : t('Forma de pago', 'Payment method');
   const meses = (c: number) => t(`${c} meses`, `${c} months`);
   const cuotas = cuotasAceptadas(link, business);

@@ -74,6 +74,12 @@ function isWording(path: Path): boolean {
   if (node.type === 'ObjectExpression') {
     const names = propertyNames(node);
     if (names.includes('errores') || (names.includes('campo') && names.includes('mensaje'))) return true;
+    // A status page's words and their tone (html.ts ESTADOS); the state itself is the key, kept.
+    if (names.includes('mensaje') && names.includes('tono')) return true;
+  }
+  if (node.type === 'LogicalExpression' && isNode(node.right) && node.right.type === 'ObjectExpression') {
+    const names = propertyNames(node.right);
+    if (names.includes('mensaje') && names.includes('tono')) return true;
   }
   if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'CSS') return true;
   const parent = path.parentPath?.node;
@@ -173,6 +179,43 @@ function switchHelpers(program: Node): Set<string> {
   return names;
 }
 
+/**
+ * The names of a program's consts whose value is on only when a switch is (`const porCuenta = … &&
+ * ctx.variant('…')`), read when the Program is visited: by the time a later `if (porCuenta)` is visited the
+ * instrumenter has rewritten the declaration with its mutants. A name declared twice counts only if both are.
+ */
+let switchedConsts = new Set<string>();
+function constsOfSwitches(program: Node): Set<string> {
+  const declared = new Map<string, Node[]>();
+  const walk = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(walk);
+    if (!isNode(n)) return;
+    if (n.type === 'VariableDeclaration' && n.kind === 'const')
+      for (const d of n.declarations as Node[])
+        if ((d.id as Node).type === 'Identifier' && isNode(d.init)) {
+          const name = (d.id as Node).name as string;
+          declared.set(name, [...(declared.get(name) ?? []), d.init]);
+        }
+    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && k !== 'leadingComments' && k !== 'trailingComments') walk(v);
+  };
+  walk(program);
+  const names = new Set<string>();
+  const on = (n: Node): boolean =>
+    isSwitchCall(n) ||
+    (n.type === 'Identifier' && names.has(n.name as string)) ||
+    (n.type === 'LogicalExpression' && n.operator === '&&' && (on(n.left as Node) || on(n.right as Node))) ||
+    (n.type === 'LogicalExpression' && n.operator === '||' && on(n.left as Node) && on(n.right as Node));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, inits] of declared)
+      if (!names.has(name) && inits.every(on)) {
+        names.add(name);
+        grew = true;
+      }
+  }
+  return names;
+}
+
 /** A switch, or an `||` of switches only. */
 const anySwitch = (n: Node): boolean =>
   isSwitchCall(n) || (n.type === 'LogicalExpression' && n.operator === '||' && anySwitch(n.left as Node) && anySwitch(n.right as Node));
@@ -237,6 +280,7 @@ function testsAnOption(n: Node, path: Path): boolean {
 function onlyWhenSwitched(n: Node, path: Path): boolean {
   if (isSwitchCall(n)) return true;
   if (n.type === 'Identifier') {
+    if (switchedConsts.has(n.name as string)) return true;
     const binding = path.scope.getBinding(n.name as string);
     const decl = binding?.path.node;
     return binding?.kind === 'const' && decl?.type === 'VariableDeclarator' && isNode(decl.init) && onlyWhenSwitched(decl.init, path);
@@ -266,6 +310,7 @@ function reasonFor(path: Path): string | undefined {
   const { node } = path;
   if (node.type === 'Program') {
     helperNames = switchHelpers(node);
+    switchedConsts = constsOfSwitches(node);
     const file = path.hub?.file?.opts?.filename ?? '';
     if (CONTROL_FILES.test(file)) return IGNORE_REASONS.control;
     if (NETWORK_FILE.test(file)) return IGNORE_REASONS.network;
@@ -292,6 +337,8 @@ function reasonFor(path: Path): string | undefined {
   if (node.type === 'UnaryExpression' && node.operator === '!' && isNode(node.argument) && isSwitchCall(node.argument))
     return IGNORE_REASONS.plumbing;
   if (isScreenTest(node, '!==')) return IGNORE_REASONS.plumbing;
+  // `x && ctx.fault('…')`: false whatever x is while the switch is off, so x's mutants are the switch's plumbing.
+  if (node.type === 'LogicalExpression' && node.operator === '&&' && onlyWhenSwitched(node, path)) return IGNORE_REASONS.plumbing;
   const parent = path.parentPath?.node;
   if (!parent || !path.parentPath) return undefined;
   // The test of an if or a ?: that a switch decides, and the branch only a switch takes.
