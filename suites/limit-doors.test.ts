@@ -10,7 +10,7 @@
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
-import { createLink } from './flows/links.ts';
+import { activate, createLink } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
 import { createQuickPay } from './flows/purchases.ts';
 import { declineOnScreen, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
@@ -155,6 +155,42 @@ describe("4.1 the screen's window counts from when it is shown", () => {
         '4.1-duracion-intento',
         'a payment made as soon as the screen was shown, 70 s after the link was created (validity 1 minute after being shown)',
       );
+    },
+    waitingTimeoutMs(),
+  );
+});
+
+describe("4.1 a screen's window is its own, not another screen's", () => {
+  clauseTest(
+    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true, needs: ['account'] },
+    "a screen posted after its window, carrying the hidden fields of another link's screen shown later, is not processed, or is observed",
+    async (t) => {
+      skipUnlessTimeCanPass(t, 75, 'a payment 75 s after the screen was shown (duracionInterfazIntentoMinutos 1)');
+      const { link } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
+      const { link: other } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
+      const late = await t.run.payer.openScreen(link.urlEnlace);
+      await letTimePass(t, 75, 'a payment 75 s after the screen was shown');
+      const fresh = await t.run.payer.openScreen(other.urlEnlace);
+      const [lateForm, freshForm] = [late.form, fresh.form];
+      if (!lateForm || !freshForm)
+        return t.skip('page-not-driven', 'a screen shows no form to post: its hidden fields are judged where both show one');
+      // What the customer does not type (hidden fields), taken from the other link's screen just shown.
+      const visible = new Set(freshForm.visible ?? []);
+      const taken = Object.keys(freshForm.fields).filter(
+        (name) => !visible.has(name) && name in lateForm.fields && lateForm.fields[name] !== freshForm.fields[name],
+      );
+      if (taken.length === 0)
+        t.skip('nothing-to-judge', "the two screens' hidden fields are the same: no showing of its own to tell apart");
+      for (const name of taken) lateForm.fields[name] = freshForm.fields[name] ?? '';
+      await t.run.payer.submitScreen(late, await testCard(t));
+      // Judged on the link whose screen was posted (a target reading the link from a hidden field paid the other).
+      const { record } = await activate(t, link.idEnlace);
+      const paid = (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true);
+      if (paid.length > 0)
+        t.observe(
+          '4.1-duracion-intento',
+          `a payment posted to a screen 75 s after it was shown (validity 1 minute), with the hidden fields (${taken.join(', ')}) of another link's screen shown since, was approved on its link (${paid.length} approved in transacciones): another screen's showing made it valid`,
+        );
     },
     waitingTimeoutMs(),
   );

@@ -11,11 +11,13 @@ import { activate, counterRead, createLink } from './flows/links.ts';
 import { declineNotNotifiedAsSuccess } from './flows/lookups.ts';
 import { DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineOnScreen, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
+  approvalOf,
   clauseTest,
   type Exchange,
   fieldEquals,
   holds,
   paymentApproved,
+  paymentDeclined,
   paymentNotApproved,
   type PaymentOutcome,
   readBool,
@@ -46,6 +48,13 @@ describe('3 failure limit and 4.2 activation', () => {
         'a payment with a valid card after the failure limit was reached',
       );
       t.observe('7-error-format-not-shown', `the payment on the inactive link ended in ${refusalText(outcome)}`);
+      // How the screen of a link that takes no payment looks is not shown: one that still offers the form, refusing
+      // only what is submitted, has the customer type a card for nothing — observed.
+      if (outcome.kind === 'refused' && outcome.answered === 'submission')
+        t.observe(
+          '3-inactive-no-payments',
+          'the screen of the inactive link still showed a payment form; the payment was refused only once submitted',
+        );
     },
   );
 
@@ -249,6 +258,38 @@ describe('7 test mode on the payment screen', () => {
     );
     await declineNotNotifiedAsSuccess(t, declinedId, approved['idTransaccion'] ?? '');
   });
+
+  clauseTest(
+    screenPayment('7-cvv-111-declines'),
+    'cvv 111 declines a payment by points or in instalments on the screen too, not only a plain card payment',
+    async (t) => {
+      const formaPago = {
+        permitirTarjetaCreditoDebido: true as const,
+        permitirPagoConPuntoPartner: true,
+        permitirPagoEnCuotasPartner: true,
+        permitirPagoEnBitcoin: false,
+        permitePagoQuickPay: false,
+      };
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago, cantidadMaximaCuotas: 'Tres' }));
+      const forms = [
+        { what: 'a payment by points (formaPago 1)', pay: { formaPago: 1 } },
+        { what: 'a payment in 3 instalments (formaPago 2)', pay: { formaPago: 2, cuotas: 3 } },
+      ];
+      const notPaid: string[] = [];
+      for (const { what, pay } of forms) {
+        // The premise: the screen pays this form with another cvv (else the business does not offer it — 4.11, not
+        // shown — or this payer cannot choose it): only then is the decline judged.
+        const control = await payOnScreen(t, link.urlEnlace, pay);
+        if (approvalOf(control) !== 'true') {
+          notPaid.push(`${what} with cvv ${t.run.config.testData.cvv} was not approved`);
+          continue;
+        }
+        paymentDeclined(await payOnScreen(t, link.urlEnlace, { ...pay, cvv: DECLINE_CVV }), '7-cvv-111-declines', `${what} with cvv 111`);
+      }
+      if (notPaid.length === forms.length)
+        t.skip('page-not-driven', `${notPaid.join('; ')}: the screen paid neither form through this payer, so no decline is judged`);
+    },
+  );
 
   clauseTest(screenPayment('7-dev-authorizes'), 'in development, payments with any cvv but 111 are authorized', async (t) => {
     const { link } = await createLink(t, await observedLinkBody(t));

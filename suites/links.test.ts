@@ -842,6 +842,24 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
     );
   });
 
+  // The customer e-mail is captured on the payment screen (4.1 notificarTransaccionCliente) to be written to (6.2): a
+  // screen that takes a value that is not an e-mail address has nowhere to send it. No rule says the screen refuses
+  // it: observed, whether refused or approved.
+  clauseTest(
+    { clauses: '6.2-customer-email', endpoint: 'flow', purchase: true },
+    'a customer e-mail that is not an e-mail address, entered on the screen, is refused or observed',
+    async (t) => {
+      const { link } = await linkWith(t, { notificarTransaccionCliente: true });
+      const typed = 'cliente-sin-arroba';
+      const outcome = await payOnScreen(t, link.urlEnlace, { email: typed });
+      if (approved(outcome))
+        t.observe(
+          '6.2-customer-email',
+          `the screen took "${typed}" as the customer e-mail (not an e-mail address) and approved the payment: the e-mail to the customer has no address`,
+        );
+    },
+  );
+
   clauseTest(
     { clauses: '4.1-identificador-in-webhook', endpoint: 'flow', purchase: true },
     'the webhook of a link payment carries identificadorEnlaceComercio, in its letter case and script',

@@ -276,6 +276,17 @@ describe('4.8 a Bitcoin payment', () => {
           JSON.stringify(datos['ammountInBitcoins']),
           ex,
         );
+      // qrData is "the address to copy instead of the QR": a Bitcoin address is letters and digits (base58 or bech32),
+      // possibly written as a bitcoin: URI; one that is not is observed (a description, no rule).
+      const qrData = datos['qrData'];
+      if (typeof qrData === 'string') {
+        const address = qrData.replace(/^bitcoin:/i, '').split('?')[0] ?? '';
+        if (!/^[A-Za-z0-9]{14,90}$/.test(address))
+          t.observe(
+            '4.8-datos-bitcoin',
+            `datosBitcoin.qrData ${JSON.stringify(qrData)} is not an address to copy (letters and digits only)`,
+          );
+      }
       // "QR URL" describes the value (4.8-bitcoin-url-qr): a URL that serves no image is observed.
       const urlQR = datos['urlQR'];
       if (typeof urlQR === 'string' && URL.canParse(urlQR)) {
