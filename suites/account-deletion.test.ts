@@ -85,6 +85,13 @@ describe('4.9 account deletion', () => {
         `emailLogin ${JSON.stringify(record['emailLogin'])}`,
         ex,
       );
+      // 2.6 gives nit as "null or empty" and razonSocial as "(null)"; the account's identifier and names are plain
+      // strings with a meaning (the account, its name, its contact's full name, its trade name): empty, observed.
+      const empty = ['idCuenta', 'nombreCuenta', 'nombreCompletoContacto', 'nombreComercial'].filter(
+        (name) => typeof record[name] === 'string' && (record[name] as string).trim() === '',
+      );
+      if (empty.length > 0)
+        t.observe('2.6-account-types', `the deleted account's ${empty.join(', ')} ${empty.length > 1 ? 'are' : 'is'} empty`);
       const ids = businessesOf(record).map((b) => b.clientId);
       holds(
         ids.length > 0,

@@ -15,6 +15,7 @@ import {
   absoluteUrl,
   amountEquals,
   approvalOf,
+  asBool,
   asEnum,
   asNumber,
   clauseTest,
@@ -259,6 +260,117 @@ describe('4.1 creating a payment link', () => {
       screenOfProduct(t, await t.run.payer.openScreen(target), nombreProducto, '4.1-qr-leads-to-screen', `the QR's ${target}`);
     },
   );
+
+  // 2.1 imagenes: "esPrincipal marks the main image shown in the payment attempt". The product image is one the target
+  // itself serves (another link's QR): an address the screen can show whatever it does with images it cannot load.
+  clauseTest(
+    { clauses: '2.1-imagen-principal', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'the image the payment screen shows is the one the link record marks esPrincipal, and the main image is on the screen',
+    async (t) => {
+      const imagen = (await createLink(t)).link.urlQrCodeEnlace;
+      const { link } = await createLink(t, await observedLinkBody(t, { infoProducto: { urlImagenProducto: imagen } }));
+      const { ex, record } = await activate(t, link.idEnlace);
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.status < 200 || screen.status >= 300)
+        return t.skip(
+          'premise-elsewhere',
+          `the payment screen answered ${screen.status}: judged by the 4.1-url-enlace-leads-to-screen tests`,
+        );
+      const listed = (Array.isArray(record.imagenes) ? (record.imagenes as unknown[]) : []).map((i) => ({
+        url: String(field(i, 'url') ?? ''),
+        principal: asBool(field(i, 'esPrincipal')) === true,
+      }));
+      // The page as the payer read it and as served (urlEnlaceLargo, 2.1): a browser payer fetches no image, and a
+      // page that drops an image it could not load would not name it any more.
+      const largo = typeof record.urlEnlaceLargo === 'string' && URL.canParse(record.urlEnlaceLargo) ? record.urlEnlaceLargo : undefined;
+      const served =
+        largo === undefined
+          ? undefined
+          : (
+              await t.run.http.request({
+                method: 'GET',
+                url: largo,
+                idempotent: true,
+                label: 'the payment screen as served (urlEnlaceLargo)',
+              })
+            ).response;
+      const pages = [
+        { html: screen.html, url: screen.url },
+        ...(served && served.status >= 200 && served.status < 300 ? [{ html: served.bodyText, url: largo! }] : []),
+      ];
+      // Named by a page: written in it as sent (or escaped), or an element's src/srcset/data-src resolving to it.
+      const sources = pages.flatMap(({ html, url }) =>
+        parse(html)
+          .querySelectorAll('[src], [srcset], [data-src]')
+          .flatMap((el) => [
+            el.getAttribute('src'),
+            el.getAttribute('data-src'),
+            ...(el.getAttribute('srcset') ?? '').split(',').map((s) => s.trim().split(/\s+/)[0]),
+          ])
+          .filter((u): u is string => typeof u === 'string' && u !== '')
+          .map((u) => (URL.canParse(u, url) ? new URL(u, url).href : u)),
+      );
+      const shown = (url: string) =>
+        url !== '' &&
+        (pages.some(({ html }) => html.includes(url) || html.includes(url.replaceAll('&', '&amp;'))) ||
+          (URL.canParse(url) && sources.includes(new URL(url).href)));
+      const shownListed = listed.filter((i) => shown(i.url));
+      t.soft(() =>
+        holds(
+          shownListed.length === 0 || shownListed.some((i) => i.principal),
+          'main-image',
+          '2.1-imagen-principal',
+          'an image of the record that the payment screen shows is marked esPrincipal (the main image shown in the payment attempt)',
+          `the screen shows ${shownListed.map((i) => i.url).join(', ')}; imagenes ${JSON.stringify(record.imagenes)}`,
+          ex,
+        ),
+      );
+      const hidden = listed.filter((i) => i.principal && !shown(i.url));
+      if (hidden.length > 0)
+        t.observe(
+          '2.1-imagen-principal',
+          `the main image (esPrincipal) ${hidden.map((i) => i.url).join(', ')} is not named by the payment screen at ${screen.url} ` +
+            '(a screen may draw it by script)',
+        );
+    },
+  );
+
+  // 2.5 describes urlRedirect, urlRetorno and urlWebhook as URLs; section 7 does not list the form of a URL among the
+  // rules whose violations are rejected, so a setting that is no URL, accepted, is observed (never failed).
+  clauseTest(
+    { clauses: '2.5-configuracion-urls', endpoint: 'POST /EnlacePago' },
+    'a link whose urlRedirect, urlRetorno or urlWebhook is no URL ("volver a la tienda") is refused, else observed',
+    async (t) => {
+      for (const setting of ['urlRedirect', 'urlRetorno', 'urlWebhook'] as const) {
+        const base = await observedLinkBody(t);
+        const configuracion = { ...base.configuracion, emailsNotificacion: 'conformance@example.com', [setting]: 'volver a la tienda' };
+        const ex = await t.call('createPaymentLink', { json: { ...base, configuracion }, label: `a link whose ${setting} is no URL` });
+        const status = ex.response?.status ?? 0;
+        if (status >= 200 && status < 300)
+          t.observe(
+            '2.5-configuracion-urls',
+            `configuracion.${setting} "volver a la tienda", which is no URL, was accepted (status ${status})`,
+          );
+      }
+    },
+  );
+
+  // Required (4.1) and sent, yet empty: whether "" fills a required text the spec does not say; accepted, observed.
+  clauseTest(
+    { clauses: '4.1-request-fields', endpoint: 'POST /EnlacePago' },
+    'a link whose identificadorEnlaceComercio or nombreProducto is the empty string is refused, else observed',
+    async (t) => {
+      for (const name of ['identificadorEnlaceComercio', 'nombreProducto'] as const) {
+        const ex = await t.call('createPaymentLink', {
+          json: { ...(await observedLinkBody(t)), [name]: '' },
+          label: `a link whose ${name} is ""`,
+        });
+        const status = ex.response?.status ?? 0;
+        if (status >= 200 && status < 300)
+          t.observe('4.1-request-fields', `a link whose required ${name} is the empty string was accepted (status ${status})`);
+      }
+    },
+  );
 });
 
 /**
@@ -404,6 +516,25 @@ describe('4.1 formaPago omitted', () => {
         ex,
       );
       fieldEquals(record.formaPago.permitirPagoConPuntoPartner, true, 'formaPago.permitirPagoConPuntoPartner', '4.1-formapago-default', ex);
+    },
+  );
+
+  // 4.1 gives esMontoEditable "normally false" and no default for esCantidadEditable: a link sent without them whose
+  // record lets the customer edit the amount or the quantity is observed (the merchant did not ask for it).
+  clauseTest(
+    { clauses: ['4.1-monto-editable', '4.1-cantidad-editable'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'without esMontoEditable and esCantidadEditable, the link record lets the customer edit neither the amount nor the quantity',
+    async (t) => {
+      const { link } = await createLink(t);
+      const { record } = await activate(t, link.idEnlace);
+      for (const [name, clause] of [
+        ['esMontoEditable', '4.1-monto-editable'],
+        ['esCantidadEditable', '4.1-cantidad-editable'],
+      ] as const) {
+        const value = field(record.configuracion, name);
+        if (asBool(value) === true)
+          t.observe(clause, `a link created without configuracion.${name} has ${name} ${JSON.stringify(value)} in its record`);
+      }
     },
   );
 });

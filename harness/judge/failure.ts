@@ -53,6 +53,7 @@ export const CHECKS = [
   'screen-product',
   'qr-readable',
   'back-button',
+  'main-image',
   'redirect-id',
   'redirect-monto',
   'redirect-target',
