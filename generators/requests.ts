@@ -580,6 +580,8 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
         violating: [
           ex('idRegion "San Salvador"', fixed3ds, '/idRegion', 'San Salvador'),
           ex('idRegion "SS" (no country prefix)', fixed3ds, '/idRegion', 'SS'),
+          // a code of ISO 3166-2 form followed by more: the subdivision part has at most three characters
+          ex('idRegion "SV-SSSS" (four characters after the country)', fixed3ds, '/idRegion', 'SV-SSSS'),
         ],
         boundary: [{ label: 'idRegion "SV-SS" with idPais "SV"', body: fixed3ds }],
       },

@@ -4,7 +4,7 @@
  * page opened in time), a screen first shown long after its link was created (its window counts from when it is
  * shown: 4.1 "after being shown"), a vigencia.fechaFin minutes in the past (no wait: an instant, not a calendar date),
  * through the screen and through PagoQr, and the success and failure limits reached on the screen, tried through
- * PagoQr. Time passes by the target's clock where it has one, else in real time within
+ * PagoQr and through a quick-pay started on the link's screen before the limit was reached. Time passes by the target's clock where it has one, else in real time within
  * MAX_WAIT_S (harness/run/waits.ts).
  */
 import { describe } from 'vitest';
@@ -12,7 +12,7 @@ import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
 import { activate, createLink } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
-import { createQuickPay } from './flows/purchases.ts';
+import { createQuickPay, payQuickPay } from './flows/purchases.ts';
 import { declineOnScreen, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import {
   asBool,
@@ -20,6 +20,7 @@ import {
   decodeQrPng,
   fail,
   field,
+  holds,
   letTimePass,
   notAccepted,
   NotJudged,
@@ -28,6 +29,7 @@ import {
   type PageInput,
   paymentApproved,
   paymentNotApproved,
+  type PaymentOutcome,
   type Screen,
   type ScreenForm,
   skipUnlessTimeCanPass,
@@ -88,6 +90,26 @@ async function openQuickPayPageNow(
   if (!screen.form || screen.status >= 400)
     return t.skip('page-not-driven', `the quick-pay page (status ${screen.status}) shows no form to post directly`);
   return screen as Screen & { form: ScreenForm };
+}
+
+/**
+ * The quick-pay QR a link's screen shows once QuickPay was chosen on it (how the screen shows it is not shown: the
+ * first image of the page whose PNG holds a URL), or a skip: the suite cannot drive that screen's quick-pay.
+ */
+async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screenUrl: string): Promise<string> {
+  const html = chosen.kind === 'page' ? chosen.html : '';
+  for (const [, src] of html.matchAll(/<img\b[^>]*\bsrc="([^"]+)"/gi)) {
+    if (!src || !URL.canParse(src.replace(/&amp;/g, '&'), screenUrl)) continue;
+    const url = new URL(src.replace(/&amp;/g, '&'), screenUrl).href;
+    const image = await t.run.payer.fetchImage(url);
+    const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+    if (text !== undefined && URL.canParse(text, url)) return url;
+  }
+  return t.skip(
+    'page-not-driven',
+    `choosing QuickPay on the link's screen answered ${chosen.kind}${chosen.kind === 'redirect' ? '' : ` ${chosen.status}`}, ` +
+      'with no QR image this suite decodes: the quick-pay of a link is not driven',
+  );
 }
 
 /** The card a quick-pay page may ask for, entered only where it asks. */
@@ -270,6 +292,48 @@ describe('3 the success and failure limits reached on the screen hold for PagoQr
         paid,
         ['3-failure-limit-deactivates', '3-inactive-no-payments', '4.5-pays-the-link'],
         'PagoQr of a link inactive after its failure limit of 1 (reached on its screen)',
+      );
+    },
+  );
+});
+
+describe("3 the success limit holds for a quick-pay started on the link's screen", () => {
+  clauseTest(
+    {
+      clauses: ['3-success-limit-bounds-use', '4.6-url-qr'],
+      endpoint: 'flow',
+      purchase: true,
+      needs: ['account'],
+    },
+    "a quick-pay chosen on a link's screen, paid after the link reached cantidadMaximaPagosExitosos by card, pays nothing",
+    async (t) => {
+      const { link } = await createLink(
+        t,
+        await observedLinkBody(t, {
+          formaPago: {
+            permitirTarjetaCreditoDebido: true,
+            permitirPagoConPuntoPartner: false,
+            permitirPagoEnCuotasPartner: false,
+            permitirPagoEnBitcoin: false,
+            permitePagoQuickPay: true,
+          },
+          limitesDeUso: { cantidadMaximaPagosExitosos: 1 },
+        }),
+      );
+      // The quick-pay first (its QR kept), then the one payment the link allows, by card on its screen.
+      const urlQR = await quickPayQrOf(t, await payOnScreen(t, link.urlEnlace, { formaPago: 4 }), link.urlEnlace);
+      paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', 'the one payment the link allows, by card');
+      const late = await payQuickPay(t, urlQR, false);
+      const { ex, record } = await activate(t, link.idEnlace);
+      const quickPays = (record.transacciones ?? []).filter((tx) => tx.formaPago === 4);
+      holds(
+        record.cantidadPagosExitosos <= 1 && !quickPays.some((tx) => asBool(tx.esAprobada) === true),
+        'success-limit',
+        '3-success-limit-bounds-use',
+        'a link at its cantidadMaximaPagosExitosos of 1 takes no further payment, a quick-pay started on its screen before included',
+        `the quick-pay page answered ${late.kind}${late.kind === 'redirect' ? '' : ` ${late.status}`}; the record says ` +
+          `cantidadPagosExitosos ${record.cantidadPagosExitosos}, quick-pays ${JSON.stringify(quickPays.map((tx) => tx.esAprobada))}`,
+        ex,
       );
     },
   );

@@ -202,3 +202,32 @@ describe('4.1 an editable quantity is a whole number, where the payment is poste
     },
   );
 });
+
+// A form whose every field comes twice (as a forged or mangled post can send it) is the screen's to refuse as it
+// likes (7: the refusal is not shown); a server error is no refusal of the input, so it is observed.
+describe('7 the screen form posted with every field twice', () => {
+  clauseTest(
+    { clauses: '7-error-format-not-shown', endpoint: 'flow', purchase: true },
+    "the link's screen form posted with each of its fields sent twice answers no server error (5xx: observed)",
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: CARD_ONLY }));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.form?.method !== 'POST')
+        return t.skip('page-not-driven', `the link's screen (status ${screen.status}) shows no form posted as a body`);
+      const twice = new URLSearchParams();
+      for (const [name, value] of Object.entries(screen.form.fields)) twice.append(name, value);
+      for (const [name, value] of Object.entries(screen.form.fields)) twice.append(name, value);
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url: screen.form.action,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: twice.toString(),
+        notNow: 'answer',
+        label: "the screen's form, each field twice",
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 500)
+        t.observe('7-error-format-not-shown', `the screen's form posted with each field twice was answered ${status}, a server error`);
+    },
+  );
+});

@@ -8,7 +8,7 @@ import { describe } from 'vitest';
 import { purchaseMposBanda } from '../generators/bodies.ts';
 import { lookUp } from './flows/lookups.ts';
 import { buyMpos, datosAdicionales } from './flows/purchases.ts';
-import { clauseTest, containsPairs, fieldEquals, fieldIn, notAccepted } from '../harness/index.ts';
+import { clauseTest, containsPairs, fieldEquals, fieldIn, notAccepted, targetNow } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Mpos/Banda';
 
@@ -68,6 +68,23 @@ describe('4.7 MPOS purchase by a business with the permission', () => {
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       fieldEquals(tx['monto'], request.monto, 'monto', '4.7-idaplicativo-conditional', ex);
       containsPairs(tx['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
+    },
+  );
+});
+
+// 4.7 validates anioVencimiento "by an MPOS-specific rule" it does not show: a card that expired two years ago, taken,
+// is observed (whatever the rule, a POS that charges an expired card is worth a look), never failed.
+describe('4.7 the MPOS rule of anioVencimiento (not shown)', () => {
+  clauseTest(
+    { clauses: '4.7-anio-rule-not-shown', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
+    'a card whose expiry passed two years ago is refused (taken: observed)',
+    async (t) => {
+      const anioVencimiento = new Date(await targetNow(t)).getUTCFullYear() - 2;
+      const request = purchaseMposBanda(t.run.config.testData, { mesVencimiento: 1, anioVencimiento });
+      const ex = await t.call('purchaseMposBanda', { json: request, auth: 'bearer' });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe('4.7-anio-rule-not-shown', `an MPOS purchase with a card expired since 01/${anioVencimiento} was accepted (${status})`);
     },
   );
 });

@@ -128,6 +128,17 @@ describe('4.5 paying a link from its QR', () => {
     refused(t, await payQr(t, unknown.href), '4.5-pays-the-link', 'PagoQr with the short URL of no link');
   });
 
+  // "short URL of the payment link" names the value; a URL the link's short URL is only the start of is another one.
+  clauseTest(spec('4.5-pays-the-link'), 'PagoQr with the short URL followed by another path segment pays nothing (observed)', async (t) => {
+    const { link } = await createLink(t);
+    const longer = new URL(link.urlEnlace);
+    longer.pathname = `${longer.pathname.replace(/\/+$/, '')}/otro`;
+    const paid = await payQr(t, longer.href);
+    const s = paid.response?.status ?? 0;
+    if (s >= 200 && s < 300)
+      t.observe('4.5-pays-the-link', `PagoQr with ${longer.href}, not the link's short URL ${link.urlEnlace}, was accepted (${s})`);
+  });
+
   clauseTest(
     spec(['4.5-pays-the-link', '3-inactive-no-payments']),
     'PagoQr of a link made inactive by its failure limit is refused',

@@ -226,6 +226,35 @@ describe('4 request bodies are JSON', () => {
   }
 });
 
+// JSON exchanged between systems is UTF-8 (RFC 8259, 8.1): a body declared JSON whose bytes are not UTF-8 is not
+// JSON. A reader that decodes leniently (a replacement character) and takes it is observed; a 5xx is never a refusal.
+describe('4 request bodies are JSON: bytes that are not UTF-8', () => {
+  const clauses = ['4-json-bodies', '7-violations-rejected'];
+  for (const operationId of ['createPaymentLink', 'purchaseQuickPay'] as const) {
+    clauseTest(
+      bodyTestSpec({ operationId }, clauses),
+      `${operationId} with a JSON body that is not UTF-8 (a Latin-1 "é") is rejected (4xx, never 5xx), or taken and observed`,
+      async (t) => {
+        const [valid] = fc.sample(validBody(operationId, await bodyContext(t)), { numRuns: 1, seed: 1 });
+        const field = operationId === 'createPaymentLink' ? '/nombreProducto' : '/idExterno';
+        // Every other character is ASCII, so the one byte 0xE9 is the body's only departure from UTF-8.
+        const text = JSON.stringify(withUniqueRef(setAt(valid!, field, 'Caf\u00e9 conformidad')));
+        const ex = await t.call(operationId, {
+          body: Buffer.from(text, 'latin1'),
+          headers: { 'content-type': 'application/json' },
+          auth: 'bearer',
+          label: `${operationId} with a body in Latin-1`,
+        });
+        if (is2xx(ex)) {
+          t.observe('4-json-bodies', `a JSON body that is not UTF-8 (the byte 0xE9 of a Latin-1 "é") was accepted (${status(ex)})`);
+          return;
+        }
+        await rejectedWhereValidAccepted(t, ex, operationId, clauses, 'a request body that is not JSON (its bytes are not UTF-8)');
+      },
+    );
+  }
+});
+
 describe('7 a rejected request creates nothing', () => {
   const firstOfEach = [
     ...new Map(

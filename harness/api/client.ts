@@ -38,8 +38,8 @@ export type Auth = 'bearer' | 'account' | 'none' | { header: string };
 export interface CallOptions {
   pathParams?: Record<string, string | number>;
   json?: unknown;
-  /** A raw body (malformed-input tests); give its content-type in `headers`. */
-  body?: string;
+  /** A raw body (malformed-input tests: text, or bytes that are not UTF-8); give its content-type in `headers`. */
+  body?: string | Buffer;
   headers?: Record<string, string>;
   auth?: Auth;
   label?: string;
