@@ -120,6 +120,104 @@ describe('5.1 / 5.2 token issuance', () => {
       );
   });
 
+  // RFC 6749 2.3.1: a client may send its credentials by HTTP Basic instead of the form; refused, the 401 MUST name the
+  // scheme (5.2). 5.1 shows only the form, so a missing challenge is observed; a token for a wrong secret still fails.
+  clauseTest(
+    { clauses: '5.1-client-credentials', endpoint: 'POST /connect/token' },
+    'a wrong client secret sent by HTTP Basic gets no token, and a 401 names its challenge',
+    async (t) => {
+      const { business } = t.run.target;
+      const credential = `${encodeURIComponent(business.clientId)}:${encodeURIComponent(`${business.clientSecret}-wrong`)}`;
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url: `${t.run.target.authUrl}/connect/token`,
+        headers: { authorization: `Basic ${Buffer.from(credential).toString('base64')}` },
+        form: { grant_type: 'client_credentials', audience: t.run.config.tokenAudience },
+        idempotent: true,
+        label: 'token request, wrong secret by HTTP Basic',
+      });
+      const body = ex.response?.json as Record<string, unknown> | undefined;
+      holds(
+        !body?.['access_token'],
+        'no-token',
+        '5.1-client-credentials',
+        'no access_token for a wrong secret',
+        'an access_token was issued',
+        ex,
+      );
+      if (ex.response?.status === 401 && ex.response.headers['www-authenticate'] === undefined)
+        t.observe(
+          '5.1-client-credentials',
+          'the client authenticated by HTTP Basic was refused with 401 and no WWW-Authenticate header (RFC 6749 5.2: it MUST be included)',
+        );
+    },
+  );
+
+  // 5.1: the token request is form-encoded. A JSON body taken anyway is a lenient reader's near miss (observed, as
+  // docs/decisions.md "readers that tolerate"), also when the content type only mentions the form type in a parameter
+  // (a reader matching the media type anywhere in the header, as fastify's CVE-2022-41919).
+  clauseTest(
+    { clauses: '5.1-token-request', endpoint: 'POST /connect/token' },
+    'a token request sent as JSON instead of form-encoded is observed when it gets a token',
+    async (t) => {
+      const { business } = t.run.target;
+      t.secret(business.clientSecret, 'client secret');
+      const fields = {
+        grant_type: 'client_credentials',
+        audience: t.run.config.tokenAudience,
+        client_id: business.clientId,
+        client_secret: business.clientSecret,
+      };
+      for (const contentType of ['application/json', 'application/json; type=application/x-www-form-urlencoded']) {
+        const ex = await t.run.http.request({
+          method: 'POST',
+          url: `${t.run.target.authUrl}/connect/token`,
+          headers: { 'content-type': contentType },
+          body: JSON.stringify(fields),
+          idempotent: true,
+          label: `token request as JSON (${contentType})`,
+        });
+        const body = ex.response?.json as Record<string, unknown> | undefined;
+        const status = ex.response?.status ?? 0;
+        if (status >= 200 && status < 300 && body?.['access_token'])
+          t.observe(
+            '5.1-token-request',
+            `a token request with a JSON body (Content-Type: ${contentType}) got a token (${status}); 5.1 sends it form-encoded`,
+          );
+      }
+    },
+  );
+
+  // A body the issuer cannot read at all: RFC 6749 5.2 answers invalid_request with 400 (415, the HTTP status of an
+  // unsupported media type, passes too); any other refusal is observed, as 7 shows no error format.
+  clauseTest(
+    { clauses: '5.1-token-request', endpoint: 'POST /connect/token' },
+    'a token request in a media type the issuer does not read gets no token, refused as RFC 6749 5.2 says',
+    async (t) => {
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url: `${t.run.target.authUrl}/connect/token`,
+        headers: { 'content-type': 'application/xml' },
+        body: '<token/>',
+        idempotent: true,
+        label: 'token request as XML',
+      });
+      notAccepted(ex, '5.1-token-request', 'a token request in XML without credentials');
+      const status = ex.response?.status;
+      if (status !== 400 && status !== 415)
+        t.observe(
+          '7-error-format-not-shown',
+          `a token request in XML was refused with status ${status} (RFC 6749 5.2: 400 invalid_request)`,
+        );
+      const error = (ex.response?.json as Record<string, unknown> | undefined)?.['error'];
+      if (!(typeof error === 'string' && OAUTH_ERRORS.has(error)))
+        t.observe(
+          '7-error-format-not-shown',
+          `the refusal of a token request in XML names no OAuth 2.0 error code (RFC 6749 5.2, e.g. invalid_request): error ${JSON.stringify(error)}`,
+        );
+    },
+  );
+
   clauseTest(
     { clauses: ['5.2-token-reuse', '5.3-bearer-header'], endpoint: 'POST /EnlacePago' },
     'one token serves several requests until it expires',
@@ -236,6 +334,29 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
       }
     });
   }
+  // HTTP Basic is the harness's reading of "account user and password" (5.5 does not show it): one token68 after the
+  // scheme (RFC 7617). A header whose first token is the account's credential and the rest another, wrong one, is not
+  // the account's user and password; a reader taking only the first token accepts it (observed: 5.5 shows no scheme).
+  clauseTest(
+    { clauses: ['5.5-account-endpoints', '5.5-account-auth-not-shown'], endpoint: ENDPOINT['activatePaymentLink']!, needs: ['account'] },
+    'activatePaymentLink with the account credential followed by a wrong one in one Basic header is observed when accepted',
+    async (t) => {
+      const { user, password } = t.run.target.account!;
+      const right = Buffer.from(`${user}:${password}`).toString('base64');
+      const wrong = Buffer.from(`${user}:conformance-wrong-password`).toString('base64');
+      t.secret(right, 'account credential');
+      const ex = await t.call('activatePaymentLink', {
+        ...(await validRequest(t, 'activatePaymentLink')),
+        auth: { header: `Basic ${right} ${wrong}` },
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe(
+          '5.5-account-auth-not-shown',
+          `an Authorization header "Basic <the account's credential> <a wrong one>" was accepted (${status}): only its first token was read`,
+        );
+    },
+  );
   clauseTest(
     { clauses: '5.5-account-endpoints', endpoint: 'DELETE /Cuenta', needs: ['deletion'] },
     'deleteAccount without credentials is refused',

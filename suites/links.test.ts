@@ -909,6 +909,31 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
     },
   );
 
+  // The same list written with a space after each comma: every notification of the payment (the outbox records that
+  // name its idTransaccion) goes to an address as named — none to an empty recipient, none with the space kept.
+  clauseTest(
+    notified(['4.1-emails-comma-separated', '6.2-email-on-success', '6.2-sms-on-success']),
+    'the notifications of a payment go to the addresses named, none to an empty or space-padded recipient',
+    async (t) => {
+      const to = [uniqueEmail('ventas'), uniqueEmail('soporte')];
+      const { link } = await linkWith(t, { emailsNotificacion: to.join(', '), notificarTransaccionCliente: false });
+      const params = paymentApproved(await payOnScreen(t, link.urlEnlace), '6.2-email-on-success', 'the payment');
+      const id = params['idTransaccion'] ?? '';
+      const outbox = await outboxWhen(t, (o) => to.every((a) => emailsTo(o, a).length > 0));
+      const ofPayment = [
+        ...outbox.emails.filter((e) => id !== '' && `${e.subject}\n${e.body}`.includes(id)).map((e) => ['e-mail', e.to] as const),
+        ...outbox.sms.filter((s) => id !== '' && s.body.includes(id)).map((s) => ['SMS', s.to] as const),
+      ];
+      const odd = ofPayment.filter(([, recipient]) => recipient.trim() === '' || recipient !== recipient.trim());
+      if (odd.length > 0)
+        t.observe(
+          '6.2-email-on-success',
+          `the notifications of payment ${id} include ${odd.map(([kind, r]) => `an ${kind} to ${JSON.stringify(r)}`).join(', ')} ` +
+            `(emailsNotificacion "${to.join(', ')}", no telefonosNotificacion)`,
+        );
+    },
+  );
+
   clauseTest(
     notified(['4.1-telefonos-comma-separated', '6.2-sms-on-success']),
     'every number of a comma-separated telefonosNotificacion gets an SMS on success',

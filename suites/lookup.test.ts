@@ -4,6 +4,7 @@
  * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
  */
 import { describe } from 'vitest';
+import { paymentLinkMinimal, purchaseWallet } from '../generators/bodies.ts';
 import { notAcceptedWhereValidAccepted } from './flows/bodies.ts';
 import { activate, createLink } from './flows/links.ts';
 import { lookUp, LOOKUP_TESTCASE } from './flows/lookups.ts';
@@ -337,4 +338,48 @@ describe('4.8 an unknown id', () => {
     if (status < 400 || status > 499)
       t.observe('7-error-format-not-shown', `an unknown id answered ${status} (a 4xx such as 404 would be usual)`);
   });
+});
+
+// Who reads a transaction where an account owns two businesses (CLIENT_ID and SECOND_CLIENT_ID): 4.8 takes "account or
+// business" and 1 says an account owns its businesses, but which transactions each may read is not stated — observed.
+describe('4.8 the transactions of the two businesses of one account', () => {
+  const is2xx = (ex: Exchange): boolean => (ex.response?.status ?? 0) >= 200 && (ex.response?.status ?? 0) < 300;
+
+  clauseTest(
+    { clauses: ['4.8-endpoint', '5.5-either-endpoints'], endpoint: ENDPOINT, purchase: true, needs: ['businessNoMpos'] },
+    "a business's token does not read a transaction of the other business (observed)",
+    async (t) => {
+      const { response } = await buyWallet(t);
+      const id = String(response['idTransaccion']);
+      const ex = await t.run.callAs(t.run.target.businessNoMpos)('getTransaction', { pathParams: { id }, auth: 'bearer' });
+      if (is2xx(ex))
+        t.observe(
+          '5.5-either-endpoints',
+          `the second business's token (SECOND_CLIENT_ID) read transaction ${id} of the first business (CLIENT_ID): ${ex.response?.status}`,
+        );
+    },
+  );
+
+  clauseTest(
+    { clauses: ['4.8-endpoint', '5.5-either-endpoints'], endpoint: ENDPOINT, purchase: true, needs: ['account', 'businessNoMpos'] },
+    'the account reads a transaction of each business it owns (observed)',
+    async (t) => {
+      const second = t.run.callAs(t.run.target.businessNoMpos);
+      // The account owns the second business where it may activate that business's link (4.2, account only).
+      const created = await second('createPaymentLink', { json: paymentLinkMinimal(), auth: 'bearer' });
+      succeeded(created, '4.1-endpoint', "the second business's link");
+      const idEnlace = bodyOf(created, '4.1-response-fields')['idEnlace'] as string | number;
+      const owned = await t.call('activatePaymentLink', { pathParams: { id: idEnlace }, auth: 'account' });
+      if (!is2xx(owned)) return t.remark("the account did not activate the second business's link: it is not shown to own it");
+      const bought = await second('purchaseWallet', { json: purchaseWallet(t.run.config.testData), auth: 'bearer' });
+      succeeded(bought, '4.4-endpoint', "the second business's wallet purchase");
+      const id = String(bodyOf(bought, '4.4-response-fields')['idTransaccion']);
+      const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
+      if (!is2xx(ex))
+        t.observe(
+          '5.5-either-endpoints',
+          `the account activated a link of its second business (SECOND_CLIENT_ID) but could not read that business's transaction ${id}: ${ex.response?.status}`,
+        );
+    },
+  );
 });
