@@ -298,6 +298,9 @@ function offOnlyWhenSwitched(n: Node, path: Path): boolean {
   if (isScreenTest(n, '!==')) return true;
   if (n.type === 'LogicalExpression' && n.operator === '||')
     return offOnlyWhenSwitched(n.left as Node, path) || offOnlyWhenSwitched(n.right as Node, path);
+  // `!fault('a') && !fault('b')`: on by default, off when either is.
+  if (n.type === 'LogicalExpression' && n.operator === '&&')
+    return offOnlyWhenSwitched(n.left as Node, path) && offOnlyWhenSwitched(n.right as Node, path);
   return false;
 }
 
