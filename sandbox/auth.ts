@@ -155,7 +155,9 @@ export const authApi: FastifyPluginAsync = async (app) => {
     if (ctx.fault('token-audience-own') && field('audience') !== audiencia) {
       return oauthError(reply, 400, 'invalid_target', `audience desconocida; use ${audiencia}`);
     }
-    if (field('audience') !== audiencia || (field('scope') !== undefined && field('scope') !== audiencia)) {
+    // Variant token-scope-ignored: a requested scope is ignored, as RFC 6749 3.3 lets an issuer do (5.1 sends none).
+    const otroAlcance = field('scope') !== undefined && field('scope') !== audiencia && !ctx.variant('token-scope-ignored');
+    if (field('audience') !== audiencia || otroAlcance) {
       return oauthError(reply, 400, 'invalid_scope', `audience y scope deben ser ${audiencia}`);
     }
     let cuenta: Account | undefined;

@@ -319,6 +319,16 @@ export const VARIANTS = [
       "5.5: account endpoints take only account tokens, issued at {auth_url}/connect/token for grant_type=password (username, password, with a business's client credentials); HTTP Basic is refused",
     settings: { ACCOUNT_AUTH: 'password-grant' },
   },
+  {
+    id: 'token-scope-ignored',
+    area: 'auth',
+    description: '5.1: a requested scope other than service_api is ignored and the token issued (RFC 6749 3.3 lets an issuer do so)',
+  },
+  {
+    id: '3ds-card-table-spelling',
+    area: 'validation',
+    description: "4.3: with both tarjetaCreditoDebido and tarjetaCreditoDebito sent, the field table's spelling is the one read",
+  },
 ] as const satisfies readonly VariantEntry[];
 
 export type VariantId = (typeof VARIANTS)[number]['id'];

@@ -33,8 +33,9 @@ export const threeDsApi: FastifyPluginAsync = async (app) => {
       const v = validacionApi(ctx);
       const b = v.cuerpo(req.body);
       // The spec's field table also spells the object tarjetaCreditoDebito; the JSON example's spelling comes first.
-      const nombreTarjeta =
-        !b.presente('tarjetaCreditoDebido') && b.presente('tarjetaCreditoDebito') ? 'tarjetaCreditoDebito' : 'tarjetaCreditoDebido';
+      // Variant 3ds-card-table-spelling: with both spellings sent, the table's (tarjetaCreditoDebito) is read.
+      const laDeLaTabla = ctx.variant('3ds-card-table-spelling') ? b.presente('tarjetaCreditoDebito') : !b.presente('tarjetaCreditoDebido');
+      const nombreTarjeta = laDeLaTabla && b.presente('tarjetaCreditoDebito') ? 'tarjetaCreditoDebito' : 'tarjetaCreditoDebido';
       const tarjeta = b.objeto(nombreTarjeta, true);
       tarjeta?.texto('numeroTarjeta', {
         requerido: true,
