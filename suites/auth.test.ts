@@ -98,10 +98,8 @@ describe('5.1 / 5.2 token issuance', () => {
       t.observe('5.1-audience', `the run's tokens use TOKEN_AUDIENCE=${t.run.config.tokenAudience}; service_api was accepted too`);
   });
 
-  clauseTest({ clauses: '5.1-client-credentials', endpoint: 'POST /connect/token' }, 'a wrong client secret gets no token', async (t) => {
-    const ex = await requestToken(t, `${t.run.target.business.clientSecret}-wrong`);
-    notAccepted(ex, '5.1-client-credentials', 'a token request with a wrong client_secret');
-    const body = ex.response?.json as Record<string, unknown> | undefined;
+  /** 5.1: a token request with a wrong client_secret is answered without an access_token. */
+  const noTokenForAWrongSecret = (body: Record<string, unknown> | undefined, ex: Exchange): void =>
     holds(
       !body?.['access_token'],
       'no-token',
@@ -110,6 +108,12 @@ describe('5.1 / 5.2 token issuance', () => {
       'an access_token was issued',
       ex,
     );
+
+  clauseTest({ clauses: '5.1-client-credentials', endpoint: 'POST /connect/token' }, 'a wrong client secret gets no token', async (t) => {
+    const ex = await requestToken(t, `${t.run.target.business.clientSecret}-wrong`);
+    notAccepted(ex, '5.1-client-credentials', 'a token request with a wrong client_secret');
+    const body = ex.response?.json as Record<string, unknown> | undefined;
+    noTokenForAWrongSecret(body, ex);
     // 5.1's OAuth 2.0 flow answers a refusal with an error code of RFC 6749 5.2 (invalid_client here); 7 shows no
     // error format, so a refusal that names none of them is only observed (any of them passes: servers differ).
     const error = body?.['error'];
@@ -137,14 +141,7 @@ describe('5.1 / 5.2 token issuance', () => {
         label: 'token request, wrong secret by HTTP Basic',
       });
       const body = ex.response?.json as Record<string, unknown> | undefined;
-      holds(
-        !body?.['access_token'],
-        'no-token',
-        '5.1-client-credentials',
-        'no access_token for a wrong secret',
-        'an access_token was issued',
-        ex,
-      );
+      noTokenForAWrongSecret(body, ex);
       if (ex.response?.status === 401 && ex.response.headers['www-authenticate'] === undefined)
         t.observe(
           '5.1-client-credentials',
