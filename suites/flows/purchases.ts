@@ -112,8 +112,8 @@ export async function submitAskingNothing(
   if (asks.length > 0 || scripted)
     return t.skip(
       'nothing-to-judge',
-      `${what} ${scripted ? 'runs a script' : `asks the payer for ${[...new Set(asks)].join(', ')}`}: a refusal could be about ` +
-        'what the payer entered, so it is judged where the flows drive the page',
+      `nothing to judge here: ${what} ${scripted ? 'runs a script' : `asks the payer for ${[...new Set(asks)].join(', ')}`} ` +
+        '(a refusal could be about what the payer entered); it is judged where the flows drive the page',
     );
   const outcome = await t.run.payer.submitPage(page, redirectPrefix === undefined ? {} : { redirectPrefix });
   if (outcome.kind === 'refused' && outcome.answered === 'submission' && outcome.by === 'status' && outcome.status !== 410)
