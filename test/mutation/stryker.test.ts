@@ -52,6 +52,28 @@ describe('the sandbox-plumbing ignorer', () => {
     expect(lines.some((l) => l.includes('n * 2'))).toBe(false);
   });
 
+  it('ignores the branch of a const bound to a switch, a conjunction with a switch and a test of switches only', async () => {
+    const { mutants } = await mutantsOf(
+      [
+        'export function m(ctx: any, f: (s: string) => string, n: number) {',
+        "  const porCuenta = f('grant_type') === 'password' && ctx.variant('v');",
+        '  let r = n + 1;',
+        '  if (porCuenta) {',
+        '    r = n * 7;',
+        '  }',
+        "  if (!ctx.fault('a') && !ctx.fault('b')) {",
+        '    r = r - 3;',
+        '  }',
+        '  return r;',
+        '}',
+      ].join('\n'),
+    );
+    // What is left: the function's body, n + 1, the default branch (its block and r - 3); nothing of lines 1, 3-4, nor
+    // the test of line 6.
+    const kept = mutants.map((m) => `${m.location.start.line} ${m.mutatorName}`).sort();
+    expect(kept).toEqual(['0 BlockStatement', '2 ArithmeticOperator', '6 BlockStatement', '7 ArithmeticOperator']);
+  });
+
   it('reads a switch helper, exported or not, before its body is instrumented: the branch it decides is plumbing', async () => {
     const { lines } = await mutantsOf(
       [
