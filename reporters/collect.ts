@@ -115,7 +115,7 @@ export abstract class ConformanceReporter implements Reporter {
   ): Summary {
     const root = vitest.config.root;
     const fromRoot = (path: string | undefined, fallback: string) => resolve(root, path ?? fallback);
-    const { info, note } = readRunInfo(process.env.CONFORMANCE_RUN_INFO);
+    const { info, note, setupNotes } = readRunInfo(process.env.CONFORMANCE_RUN_INFO);
     const ctx: Context = {
       notRunReason:
         info.abort ??
@@ -141,7 +141,7 @@ export abstract class ConformanceReporter implements Reporter {
       // A shard of the conformance project is chosen by suites/all.conformance.ts (CONFORMANCE_SHARD, set from --shard).
       ...(shardOf(vitest) ? { shards: [shardOf(vitest)!] } : {}),
       ...(runIdOf(process.env) ? { runId: runIdOf(process.env)! } : {}),
-      notes: [note, catalogue.note].filter((n): n is string => n !== undefined),
+      notes: [...setupNotes, note, catalogue.note].filter((n): n is string => n !== undefined),
     };
     return withBaseline(summarize(run, records, catalogue.clauses), reportSetting('BASELINE'), reportSetting('FAIL_ON'));
   }
@@ -156,8 +156,8 @@ function reportDir(explicit: string | undefined): string {
 type Listed = Pick<RunInfo, 'targetUrl' | 'targetKind' | 'mode' | 'abort' | 'fcSeed'>;
 
 /** Only the listed fields of CONFORMANCE_RUN_INFO reach a report; credentials in the target URL are dropped. */
-function readRunInfo(raw: string | undefined): { info: Listed; note?: string } {
-  if (!raw) return { info: {} };
+function readRunInfo(raw: string | undefined): { info: Listed; note?: string; setupNotes: string[] } {
+  if (!raw) return { info: {}, setupNotes: [] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -165,7 +165,7 @@ function readRunInfo(raw: string | undefined): { info: Listed; note?: string } {
     parsed = undefined;
   }
   if (typeof parsed !== 'object' || parsed === null)
-    return { info: {}, note: 'CONFORMANCE_RUN_INFO is not a JSON object: the run metadata is missing' };
+    return { info: {}, note: 'CONFORMANCE_RUN_INFO is not a JSON object: the run metadata is missing', setupNotes: [] };
   const value = parsed as Record<string, unknown>;
   const text = (key: string) => (typeof value[key] === 'string' && value[key] !== '' ? (value[key] as string) : undefined);
   const info: Listed = {};
@@ -176,7 +176,9 @@ function readRunInfo(raw: string | undefined): { info: Listed; note?: string } {
     if (v) info[key] = v;
   }
   if (typeof value.fcSeed === 'number') info.fcSeed = value.fcSeed;
-  return { info };
+  // What the global setup recovered from (a probe's lost answer), as notes of the run.
+  const setupNotes = Array.isArray(value.notes) ? value.notes.filter((n): n is string => typeof n === 'string') : [];
+  return { info, setupNotes };
 }
 
 function withoutCredentials(url: string): string {

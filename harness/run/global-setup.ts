@@ -54,6 +54,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       `link) answered ${status}; set API_BASE_URL to the {base_url} under which the spec's paths (/EnlacePago, ` +
       `/TransaccionCompra/…) are served (${spoken('npm run conformance')} checks it first and names the base it finds)`;
   const abort = target.unreachable ?? (target.mode === 'production' ? PRODUCTION_MESSAGE : undefined);
+  // What the probe recovered from is not silent: the report's run notes say it.
+  const notes = [...Object.values(target.modes), ...(target.other?.probe ? [target.other.probe] : [])]
+    .filter((p) => p.lostAnswer !== undefined)
+    .map((p) => `the mode probe as ${p.variable} got ${p.lostAnswer} to POST /EnlacePago; it probed again with a new link`);
   process.env.CONFORMANCE_RUN_INFO = JSON.stringify({
     targetUrl: target.baseUrl,
     targetKind: target.kind,
@@ -61,6 +65,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     capabilities: target.capabilities,
     fcSeed: config.fastCheck.seed,
     ...(abort ? { abort } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
   });
   project.provide('target', target);
   // The run's configuration, read here once: the worker runs with it and declares its tests' timeouts by its bounds

@@ -6,7 +6,7 @@
 import { ConfigError, type Config } from './config.ts';
 import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
-import { NotNowError } from '../api/errors.ts';
+import { AmbiguousAnswerError, NotNowError } from '../api/errors.ts';
 import { createPayer, PayerMemory, type Payer } from '../payer/index.ts';
 import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
@@ -28,6 +28,8 @@ export interface ModeProbe {
   unknownBecause?: string;
   /** The status POST /EnlacePago answered the probe's link (none: nothing answered). */
   status?: number;
+  /** The first probe's answer was lost (a 502/504, a timeout, a dropped connection) and a new link was probed: what was lost. */
+  lostAnswer?: string;
 }
 
 export interface OtherTenant {
@@ -279,20 +281,39 @@ export async function probeTarget(
   }
 }
 
-/** Creates a link with the token; its estaProductivo is the business's mode. */
-async function probeLink(http: Http, baseUrl: string, token: string, variable: string): Promise<{ probe: ModeProbe; idEnlace?: unknown }> {
-  const ex = await http.request({
-    method: 'POST',
-    url: `${baseUrl}/EnlacePago`,
-    headers: { authorization: `Bearer ${token}` },
-    json: {
-      identificadorEnlaceComercio: `conformance-mode-probe-${Date.now()}`,
-      monto: 1,
-      nombreProducto: 'conformance mode probe',
-      configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'conformance@example.com' },
-    },
-    label: `mode probe (${variable})`,
-  });
+/**
+ * Creates a link with the token; its estaProductivo is the business's mode. A lost answer (a 502/504, a timeout, a
+ * dropped connection) is found out by probing again with a new link: creating one charges nothing, and the probe
+ * records what was lost (the report's run notes), never re-sending the same request.
+ */
+export async function probeLink(
+  http: Http,
+  baseUrl: string,
+  token: string,
+  variable: string,
+): Promise<{ probe: ModeProbe; idEnlace?: unknown }> {
+  const send = (attempt: string) =>
+    http.request({
+      method: 'POST',
+      url: `${baseUrl}/EnlacePago`,
+      headers: { authorization: `Bearer ${token}` },
+      json: {
+        identificadorEnlaceComercio: `conformance-mode-probe-${Date.now()}${attempt}`,
+        monto: 1,
+        nombreProducto: 'conformance mode probe',
+        configuracion: { notificarTransaccionCliente: false, emailsNotificacion: 'conformance@example.com' },
+      },
+      label: `mode probe (${variable})${attempt}`,
+    });
+  let ex: Exchange;
+  let lostAnswer: string | undefined;
+  try {
+    ex = await send('');
+  } catch (err) {
+    if (!(err instanceof AmbiguousAnswerError)) throw err;
+    lostAnswer = err.answer;
+    ex = await send('-again');
+  }
   const mode = modeOf(ex);
   const why = `POST /EnlacePago as ${variable} answered ${ex.response?.status ?? 'nothing'} without a boolean estaProductivo`;
   return {
@@ -301,6 +322,7 @@ async function probeLink(http: Http, baseUrl: string, token: string, variable: s
       mode,
       ...(mode === 'unknown' ? { unknownBecause: why } : {}),
       ...(ex.response ? { status: ex.response.status } : {}),
+      ...(lostAnswer === undefined ? {} : { lostAnswer }),
     },
     idEnlace: (ex.response?.json as { idEnlace?: unknown } | undefined)?.idEnlace,
   };
