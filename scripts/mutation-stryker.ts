@@ -8,7 +8,8 @@
  *
  * Writes under REPORT_DIR/stryker/: Stryker's mutation.json and mutation.html, and summary.json / summary.md (score;
  * each survivor with file:line, mutator, replacement and the clause its code serves). Exit 0 when every survivor is
- * explained by sandbox/mutation-triage.yaml and the file explains at most a quarter of the sample; 1 otherwise; 2 for
+ * explained by sandbox/mutation-triage.yaml, the file explains at most a quarter of the sample and none of its entries
+ * is stale (at a place where no such mutant is any more); 1 otherwise; 2 for
  * a usage error or a triage entry without a clause and a reason (refused). `--list` prints the sample and runs nothing;
  * `--survivors-of REPORT_DIR/stryker/summary.json` carries an earlier run's kills over and judges the rest of the sample.
  */
@@ -18,7 +19,7 @@ import { join, relative, resolve } from 'node:path';
 import type { LogLevel, MutantResult } from '@stryker-mutator/api/core';
 import { enumerate, MUTATE, mutantKey, OUTSIDE_SAMPLE, SAMPLE_FILE_ENV, seededSample } from './stryker/sample.ts';
 import { clauseOf } from './stryker/clauses.ts';
-import { loadTriage, matchTriage, TriageError } from './stryker/triage.ts';
+import { loadTriage, matchTriage, staleEntries, TriageError } from './stryker/triage.ts';
 import type { Verdict } from './stryker/judge.ts';
 import { reportDirSetting } from '../harness/setup/report-settings.ts';
 
@@ -85,6 +86,19 @@ console.log(
     `${all.mutants.length} behaviour mutants; sample of ${sample.length} (seed ${options.seed})`,
 );
 for (const [reason, n] of Object.entries(all.ignored)) console.log(`  ignored ${String(n).padStart(5)}  ${reason}`);
+// The instrumenter counts lines and columns from 0; a triage entry's place, as the summary prints it, from 1.
+const stale = staleEntries(
+  triage,
+  all.mutants.map((m) => ({
+    where: `${relative(root, m.fileName).replaceAll('\\', '/')}:${m.location.start.line + 1}:${m.location.start.column + 1}`,
+    mutator: m.mutatorName,
+    replacement: m.replacement ?? '',
+  })),
+);
+for (const e of stale)
+  console.log(
+    `stale triage entry ${e.where} ${e.mutator}: no behaviour mutant there any more (the code moved): move it to its mutant's place or delete it`,
+  );
 /**
  * `--survivors-of`: an earlier run's kills of mutants still in this sample (the same place, mutator and replacement:
  * the code they mutate is unchanged) are carried over and counted as such; everything else in the sample is judged —
@@ -232,6 +246,8 @@ const lines = [
 writeFileSync(join(reportDir, 'summary.md'), `${lines.join('\n')}\n`);
 console.log(lines.slice(2).join('\n'));
 console.log(`reports: ${relative(root, reportDir)}/{mutation.html,mutation.json,summary.json,summary.md}`);
+if (stale.length > 0)
+  console.log(`${stale.length} stale triage entr${stale.length === 1 ? 'y' : 'ies'} (listed above): move or delete them`);
 if (unexplained.length > 0)
   console.log(`${unexplained.length} survivor(s) without an entry in sandbox/mutation-triage.yaml: kill them or explain them`);
 if (overQuarter)
@@ -239,4 +255,4 @@ if (overQuarter)
     `the triage file explains ${summary.triaged} of ${sample.length} sampled mutants: more than a quarter` +
       (tooMany ? '' : ` (not judged on a sample under ${RATIO_JUDGED_FROM} mutants)`),
   );
-process.exit(unexplained.length > 0 || tooMany || rows.length !== toRun.length ? 1 : 0);
+process.exit(unexplained.length > 0 || stale.length > 0 || tooMany || rows.length !== toRun.length ? 1 : 0);

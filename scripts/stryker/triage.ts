@@ -56,3 +56,12 @@ export function matchTriage(
       (e.replacement === undefined || e.replacement === survivor.replacement),
   );
 }
+
+/**
+ * Entries that explain no mutant Stryker makes today (no behaviour mutant at that place with that mutator and
+ * replacement): the code moved or changed under them. Such an entry explains nothing and would silently explain
+ * whatever lands there next, so the command refuses it until it is moved to its mutant's new place or deleted.
+ */
+export function staleEntries(entries: TriageEntry[], mutants: { where: string; mutator: string; replacement: string }[]): TriageEntry[] {
+  return entries.filter((e) => !mutants.some((m) => matchTriage([e], m) !== undefined));
+}

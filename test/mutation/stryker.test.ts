@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { enumerate, mutantKey, seededSample } from '../../scripts/stryker/sample.ts';
-import { loadTriage, matchTriage, TriageError } from '../../scripts/stryker/triage.ts';
+import { loadTriage, matchTriage, staleEntries, TriageError } from '../../scripts/stryker/triage.ts';
 
 async function mutantsOf(source: string, name = 'links.ts') {
   const dir = mkdtempSync(join(tmpdir(), 'stryker-unit-'));
@@ -180,6 +180,26 @@ describe('the triage file', () => {
     );
     expect(matchTriage(entries, { where: 'sandbox/a.ts:1:1', mutator: 'M', replacement: 'x' })).toBeDefined();
     expect(matchTriage(entries, { where: 'sandbox/a.ts:1:2', mutator: 'M', replacement: 'x' })).toBeUndefined();
+  });
+  it('names an entry stale when no mutant is at its place with its mutator (the code moved under it)', () => {
+    const entries = loadTriage(
+      write(
+        "- where: sandbox/a.ts:1:1\n  mutator: M\n  clause: '4.1'\n  reason: 'equivalent: both branches build the same value'\n" +
+          "- where: sandbox/a.ts:2:5\n  mutator: M\n  replacement: 'y'\n  clause: '4.1'\n  reason: 'equivalent: the value is read nowhere'\n",
+      ),
+    );
+    const stale = staleEntries(entries, [
+      { where: 'sandbox/a.ts:1:1', mutator: 'M', replacement: 'x' },
+      { where: 'sandbox/a.ts:2:5', mutator: 'M', replacement: 'z' },
+    ]);
+    expect(stale.map((e) => e.where)).toEqual(['sandbox/a.ts:2:5']);
+  });
+  it('the committed file has no stale entry: each explains a mutant Stryker makes of the sandbox today', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '1', '--seed', '1', '--list'], {
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n').filter((l) => l.startsWith('stale triage entry'))).toEqual([]);
   });
 });
 
