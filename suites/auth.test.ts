@@ -215,6 +215,54 @@ describe('5.1 / 5.2 token issuance', () => {
     },
   );
 
+  // 5.1 sends no scope; a client that names the one 5.2 gives every token (scope service_api, or the audience the run
+  // asked for) asks for nothing else. RFC 6749 3.3 lets an issuer refuse an unknown scope (invalid_scope), not say
+  // which it must take: a refusal of this one is only observed.
+  clauseTest(
+    { clauses: ['5.1-token-request', '5.2-token-response'], endpoint: 'POST /connect/token' },
+    'a token request that also names the scope a token gets (service_api) is observed when refused',
+    async (t) => {
+      const { business } = t.run.target;
+      t.secret(business.clientSecret, 'client-secret');
+      const audience = t.run.config.tokenAudience;
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url: `${t.run.target.authUrl}/connect/token`,
+        form: {
+          grant_type: 'client_credentials',
+          audience,
+          scope: audience,
+          client_id: business.clientId,
+          client_secret: business.clientSecret,
+        },
+        idempotent: true,
+        label: `token request with scope ${audience}`,
+      });
+      const body = ex.response?.json as Record<string, unknown> | undefined;
+      const status = ex.response?.status ?? 0;
+      if (!(status >= 200 && status < 300 && body?.['access_token']))
+        t.observe(
+          '5.2-token-response',
+          `a token request naming scope=${audience}, the scope 5.2 says a token has, got no token (${status}, error ${JSON.stringify(body?.['error'])})`,
+        );
+    },
+  );
+
+  // 5.1: the audience is "always service_api" (or the one the run's issuer takes, TOKEN_AUDIENCE). The spec does not
+  // say that another audience is refused, so a token for one is observed: the issuer did not read the audience.
+  clauseTest(
+    { clauses: '5.1-audience', endpoint: 'POST /connect/token' },
+    'a token request for an audience other than service_api is observed when it gets a token',
+    async (t) => {
+      const other = `${t.run.config.tokenAudience}-otra`;
+      const ex = await requestToken(t, t.run.target.business.clientSecret, other);
+      const body = ex.response?.json as Record<string, unknown> | undefined;
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300 && body?.['access_token'])
+        t.observe('5.1-audience', `a token request with audience=${other} got a token (${status}): 5.1's audience is always service_api`);
+    },
+  );
+
   clauseTest(
     { clauses: ['5.2-token-reuse', '5.3-bearer-header'], endpoint: 'POST /EnlacePago' },
     'one token serves several requests until it expires',
@@ -287,6 +335,30 @@ describe('5.5 bearer endpoints refuse requests without a valid token', () => {
       observeRefusalStatus(t, ex);
     });
   }
+});
+
+// 5.3: the header is `Bearer <ACCESS_TOKEN>`, one token. A header whose first token is the business's token and the
+// rest something else is not that header; a reader taking only the first token accepts it. The spec does not say
+// such a header is refused: observed, as its Basic analogue below.
+describe('5.3 the bearer header holds one token', () => {
+  clauseTest(
+    { clauses: ['5.3-bearer-header', '5.5-bearer-endpoints'], endpoint: ENDPOINT['createPaymentLink']! },
+    'createPaymentLink with the token followed by another word in one Bearer header is observed when accepted',
+    async (t) => {
+      const token = String(bodyOf(await requestToken(t, t.run.target.business.clientSecret), '5.2-token-response')['access_token']);
+      t.secret(token, 'access-token');
+      const ex = await t.call('createPaymentLink', {
+        json: paymentLinkMinimal(),
+        auth: { header: `Bearer ${token} conformance-invalid-token` },
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe(
+          '5.3-bearer-header',
+          `an Authorization header "Bearer <the business's token> conformance-invalid-token" was accepted (${status}): only its first token was read`,
+        );
+    },
+  );
 });
 
 describe('5.5 account endpoints refuse missing and wrong account credentials', () => {

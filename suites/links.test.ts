@@ -934,6 +934,30 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
     },
   );
 
+  // 6.1: the webhook goes to the URL set as urlWebhook (the transaction's, the link's or the business's). A webhook
+  // the outbox records for a payment of a link set with none, to no absolute URL (null, empty), was meant for nobody;
+  // the outbox is the target's own record, outside the spec: observed.
+  clauseTest(
+    notified(['6.1-webhook-url', '6.2-email-on-success']),
+    'a payment of a link without urlWebhook records no webhook to an empty URL',
+    async (t) => {
+      const merchant = uniqueEmail('ventas');
+      const { link } = await linkWith(t, { urlWebhook: undefined, emailsNotificacion: merchant });
+      const id = paymentApproved(await payOnScreen(t, link.urlEnlace), '6.2-email-on-success', 'the payment')['idTransaccion'] ?? '';
+      // The merchant's e-mail marks the notifications of this payment as sent.
+      const outbox = await outboxWhen(t, (o) => emailsTo(o, merchant).length > 0);
+      const nowhere = outbox.webhooks.filter(
+        (w) => id !== '' && JSON.stringify(w.body).includes(id) && !(typeof w.url === 'string' && /^https?:\/\/\S/i.test(w.url)),
+      );
+      if (nowhere.length > 0)
+        t.observe(
+          '6.1-webhook-url',
+          `the outbox records ${nowhere.length} webhook(s) of payment ${id} to ${nowhere.map((w) => JSON.stringify(w.url)).join(', ')}, ` +
+            'though its link sets no urlWebhook',
+        );
+    },
+  );
+
   clauseTest(
     notified(['4.1-telefonos-comma-separated', '6.2-sms-on-success']),
     'every number of a comma-separated telefonosNotificacion gets an SMS on success',
