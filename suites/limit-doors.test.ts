@@ -12,7 +12,7 @@ import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
 import { activate, createLink } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
-import { createQuickPay, payQuickPay } from './flows/purchases.ts';
+import { createQuickPay, payQuickPay, quickPayQrOf } from './flows/purchases.ts';
 import { declineOnScreen, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import {
   asBool,
@@ -29,7 +29,6 @@ import {
   type PageInput,
   paymentApproved,
   paymentNotApproved,
-  type PaymentOutcome,
   type Screen,
   type ScreenForm,
   skipUnlessTimeCanPass,
@@ -90,26 +89,6 @@ async function openQuickPayPageNow(
   if (!screen.form || screen.status >= 400)
     return t.skip('page-not-driven', `the quick-pay page (status ${screen.status}) shows no form to post directly`);
   return screen as Screen & { form: ScreenForm };
-}
-
-/**
- * The quick-pay QR a link's screen shows once QuickPay was chosen on it (how the screen shows it is not shown: the
- * first image of the page whose PNG holds a URL), or a skip: the suite cannot drive that screen's quick-pay.
- */
-async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screenUrl: string): Promise<string> {
-  const html = chosen.kind === 'page' ? chosen.html : '';
-  for (const [, src] of html.matchAll(/<img\b[^>]*\bsrc="([^"]+)"/gi)) {
-    if (!src || !URL.canParse(src.replace(/&amp;/g, '&'), screenUrl)) continue;
-    const url = new URL(src.replace(/&amp;/g, '&'), screenUrl).href;
-    const image = await t.run.payer.fetchImage(url);
-    const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-    if (text !== undefined && URL.canParse(text, url)) return url;
-  }
-  return t.skip(
-    'page-not-driven',
-    `choosing QuickPay on the link's screen answered ${chosen.kind}${chosen.kind === 'redirect' ? '' : ` ${chosen.status}`}, ` +
-      'with no QR image this suite decodes: the quick-pay of a link is not driven',
-  );
 }
 
 /** The card a quick-pay page may ask for, entered only where it asks. */

@@ -10,7 +10,7 @@ import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bo
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, idOf, type CreatedLink } from './flows/links.ts';
 import { webhookFor } from './flows/lookups.ts';
-import { observedLinkBody, payOnScreen, saidOrLookedUp, testCard } from './flows/screens.ts';
+import { imagesNotServed, observedLinkBody, payOnScreen, saidOrLookedUp, testCard } from './flows/screens.ts';
 import {
   absoluteUrl,
   amountEquals,
@@ -332,6 +332,25 @@ describe('4.1 creating a payment link', () => {
           `the main image (esPrincipal) ${hidden.map((i) => i.url).join(', ')} is not named by the payment screen at ${screen.url} ` +
             '(a screen may draw it by script)',
         );
+    },
+  );
+
+  // 2.1 imagenes: the images shown in the payment attempt. A link sent without a product image lists none; an image
+  // its screen names that answers no image (an error, a page) is a broken image, observed (the screen is not shown).
+  clauseTest(
+    { clauses: '2.1-imagen-principal', endpoint: 'POST /EnlacePago' },
+    'the payment screen of a link without a product image names no image that serves none, else observed',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.status < 200 || screen.status >= 300)
+        return t.skip(
+          'premise-elsewhere',
+          `the payment screen answered ${screen.status}: judged by the 4.1-url-enlace-leads-to-screen tests`,
+        );
+      const notServed = await imagesNotServed(t, screen.html, screen.url);
+      if (notServed.length > 0)
+        t.observe('2.1-imagen-principal', `the payment screen at ${screen.url} names images that serve none: ${notServed.join('; ')}`);
     },
   );
 

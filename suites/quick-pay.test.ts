@@ -6,8 +6,11 @@
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
+import { parse } from 'node-html-parser';
+import { createLink } from './flows/links.ts';
 import { lookUp, webhookFor } from './flows/lookups.ts';
-import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, submitAskingNothing } from './flows/purchases.ts';
+import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, quickPayQrOf, submitAskingNothing } from './flows/purchases.ts';
+import { imagesNotServed, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   absoluteUrl,
   asBool,
@@ -89,6 +92,28 @@ describe('4.6 the quick-pay QR', () => {
     },
   );
 
+  // What the page the QR leads to shows is not shown (4.6): an image it names that answers no image (an error, a page)
+  // is a broken image, observed.
+  clauseTest(
+    { clauses: '4.6-url-qr', endpoint: 'flow', purchase: true },
+    'the page the QR leads to names no image that serves none, else observed',
+    async (t) => {
+      const { response } = await createQuickPay(t);
+      const urlQR = String(datosQuickPay(response).urlQR ?? '');
+      const image = await t.run.payer.fetchImage(urlQR);
+      const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+      if (text === undefined || !URL.canParse(text, urlQR))
+        return t.skip(
+          'premise-elsewhere',
+          `the QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
+        );
+      const page = await t.run.payer.openScreen(new URL(text, urlQR).href);
+      const notServed = await imagesNotServed(t, page.html, page.url);
+      if (notServed.length > 0)
+        t.observe('4.6-url-qr', `the page the QR leads to (${page.url}) names images that serve none: ${notServed.join('; ')}`);
+    },
+  );
+
   // The other side of the limit: the validity stated is the one honoured (a page that refuses well before the
   // fechaVencimiento it states passes the test after this one).
   clauseTest(
@@ -155,6 +180,12 @@ describe('4.6 the quick-pay QR', () => {
             `the expired QR's page answered ` +
               `${outcome.kind === 'page' ? `a page with status ${outcome.status}` : 'a redirect'}, not a refusal`,
           );
+        // The QR has expired, so the page it leads to offering its form is noted: only the submission was refused.
+        else if (outcome.answered === 'submission')
+          t.observe(
+            '4.6-qr-expiry',
+            `the expired QR's page still offered its form and refused only the submission (status ${outcome.status})`,
+          );
       } catch (err) {
         if (!(err instanceof PayerError)) throw err;
         t.observe('4.6-qr-expiry', `the expired QR could not be paid: ${err.message}`);
@@ -211,6 +242,45 @@ describe('4.6 what the quick-pay keeps', () => {
       await paidQuickPay(t, response);
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
       containsPairs(webhookPairs(webhook.json, sent).pairs, sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+    },
+  );
+});
+
+describe("4.6 a quick-pay chosen on a link's screen", () => {
+  // 4.1 nombreProducto: "Product name shown to the customer". Who pays by the QR a link's screen shows sees the page it
+  // leads to (on a phone, maybe); what that page shows is not shown, so one that does not name the product is observed.
+  clauseTest(
+    { clauses: ['4.6-url-qr', '4.1-url-enlace-leads-to-screen'], endpoint: 'flow', purchase: true },
+    "the page the QR of a quick-pay chosen on a link's screen leads to names the link's product, else observed",
+    async (t) => {
+      const nombreProducto = 'Lámpara de mesa para QuickPay';
+      const { link } = await createLink(
+        t,
+        await observedLinkBody(t, {
+          nombreProducto,
+          formaPago: {
+            permitirTarjetaCreditoDebido: true,
+            permitirPagoConPuntoPartner: false,
+            permitirPagoEnCuotasPartner: false,
+            permitirPagoEnBitcoin: false,
+            permitePagoQuickPay: true,
+          },
+        }),
+      );
+      const urlQR = await quickPayQrOf(t, await payOnScreen(t, link.urlEnlace, { formaPago: 4 }), link.urlEnlace);
+      const image = await t.run.payer.fetchImage(urlQR);
+      const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+      if (text === undefined || !URL.canParse(text, urlQR))
+        return t.skip('page-not-driven', `the quick-pay QR at ${urlQR} could not be read again: its page is not opened`);
+      const page = await t.run.payer.openScreen(new URL(text, urlQR).href);
+      if (page.status < 200 || page.status >= 300)
+        return t.skip('premise-elsewhere', `the quick-pay page answered ${page.status}: judged by the quick-pay tests`);
+      if (!parse(page.html).text.includes(nombreProducto))
+        t.observe(
+          '4.1-url-enlace-leads-to-screen',
+          `the page the QR of a quick-pay chosen on the link's screen leads to (${page.url}) does not name the link's ` +
+            `product "${nombreProducto}"`,
+        );
     },
   );
 });

@@ -7,6 +7,7 @@ import type { MposBandaRequest, Purchase3dsRequest, PurchaseQuickPayRequest, Pur
 import {
   asBool,
   bodyOf,
+  decodeQrPng,
   type Exchange,
   fail,
   notLate,
@@ -124,6 +125,26 @@ export async function submitAskingNothing(
       `the submission was answered ${outcome.status}: "${outcome.text || outcome.estado || '(no text)'}"`,
     );
   return outcome;
+}
+
+/**
+ * The quick-pay QR a link's screen shows once QuickPay was chosen on it (how the screen shows it is not shown: the
+ * first image of the page whose PNG holds a URL), or a skip: the suite cannot drive that screen's quick-pay.
+ */
+export async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screenUrl: string): Promise<string> {
+  const html = chosen.kind === 'page' ? chosen.html : '';
+  for (const [, src] of html.matchAll(/<img\b[^>]*\bsrc="([^"]+)"/gi)) {
+    if (!src || !URL.canParse(src.replace(/&amp;/g, '&'), screenUrl)) continue;
+    const url = new URL(src.replace(/&amp;/g, '&'), screenUrl).href;
+    const image = await t.run.payer.fetchImage(url);
+    const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+    if (text !== undefined && URL.canParse(text, url)) return url;
+  }
+  return t.skip(
+    'page-not-driven',
+    `choosing QuickPay on the link's screen answered ${chosen.kind}${chosen.kind === 'redirect' ? '' : ` ${chosen.status}`}, ` +
+      'with no QR image this suite decodes: the quick-pay of a link is not driven',
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
  * Paying on the payment screen (4.1) as the suites do: the test card, what a payment says, test-mode declines taken
  * as a premise or judged.
  */
+import { parse } from 'node-html-parser';
 import { paymentLinkMinimal } from '../../generators/bodies.ts';
 import type { PaymentLinkCreateRequest } from '../../spec/types.ts';
 import {
@@ -68,6 +69,27 @@ export async function observedLinkBody(
       ...overrides.configuracion,
     },
   };
+}
+
+/**
+ * The images a hosted page names (`<img src>`, resolved against the page) that answer with no image: an error status
+ * or another content type. One that cannot be fetched from here at all is left out (the network's, not the page's).
+ */
+export async function imagesNotServed(t: TestHandle, html: string, pageUrl: string): Promise<string[]> {
+  const urls = new Set(
+    parse(html)
+      .querySelectorAll('img[src]')
+      .map((el) => el.getAttribute('src') ?? '')
+      .filter((src) => src !== '' && !src.startsWith('data:') && URL.canParse(src, pageUrl))
+      .map((src) => new URL(src, pageUrl).href),
+  );
+  const notServed: string[] = [];
+  for (const url of urls) {
+    const image = await t.run.payer.fetchImage(url).catch(() => undefined);
+    if (image !== undefined && (image.status < 200 || image.status > 299 || !/^image\//i.test(image.contentType)))
+      notServed.push(`${url} (status ${image.status}, ${image.contentType || 'no content type'})`);
+  }
+  return notServed;
 }
 
 /** The test that judges the test-mode decline itself (spec 7); others only need declines to happen. */
