@@ -5,9 +5,11 @@
  * one discovered on the run's first redirect (REDIRECT_HASH=auto, harness/discovery/); none matching is a WARN.
  * Every other redirect of the run is judged against that scheme by suites/contract.test.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { futureExpiry } from '../generators/bodies.ts';
 import { lookUp } from './flows/lookups.ts';
+import { noServerErrorAt, withIdChanged } from './flows/screens.ts';
 import { buy3ds, complete3ds, submitAskingNothing } from './flows/purchases.ts';
 import {
   asEnum,
@@ -153,6 +155,27 @@ describe('4.3 the 3DS page takes its own form', () => {
       const clauses = ['4.3-url-completar', '6.3-redirect-outcome'];
       const outcome = await submitAskingNothing(t, page, purchase.request.urlRedirect, clauses, 'the 3DS page');
       paymentApproved(outcome, clauses, 'the 3DS payment completed on its page');
+    },
+  );
+});
+
+// The 3DS page's address and what it answers for no transaction are not shown (7); the address with its
+// idTransaccion changed is a client's mistake, and a server error is no answer to it: observed.
+describe('4.3 the 3DS page of no transaction', () => {
+  clauseTest(
+    { clauses: ['4.3-url-completar', '7-error-format-not-shown'], endpoint: 'flow', purchase: true },
+    'urlCompletarPago3Ds with its idTransaccion changed to one of no transaction answers no server error (5xx: observed)',
+    async (t) => {
+      const purchase = await buy3ds(t);
+      const id = readString(purchase.response, 'idTransaccion', '4.3-response-fields', purchase.ex);
+      const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
+      const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
+      // Another id of the same form: digits as digits, anything else a new UUID.
+      const other = /^\d+$/.test(id) ? '9'.repeat(id.length) : randomUUID();
+      const changed = withIdChanged(absolute, id, other);
+      if (changed === undefined)
+        return t.skip('nothing-to-judge', `urlCompletarPago3Ds (${absolute}) does not carry idTransaccion ${id} once`);
+      await noServerErrorAt(t, changed, 'the 3DS page of a transaction that does not exist');
     },
   );
 });

@@ -123,6 +123,23 @@ describe('3 failure limit and 4.2 activation', () => {
       t.observe('7-error-format-not-shown', `activar of an unknown id answered ${ex.response?.status ?? 'nothing'}`);
     },
   );
+
+  // 4.2 types the path's id an int; "<id>.0" is a decimal, which a lenient reader takes for the link: observed when it
+  // re-activates the link (types are not among section 7's rules: docs/decisions.md, "Types in requests").
+  clauseTest(
+    { clauses: '4.2-endpoint', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'activar with the idEnlace written as a decimal ("<id>.0", not an int): taken is observed',
+    async (t) => {
+      const { link } = await createLink(t);
+      const ex = await t.call('activatePaymentLink', { pathParams: { id: `${link.idEnlace}.0` } });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe(
+          '4.2-endpoint',
+          `activar of "${link.idEnlace}.0" (a decimal, not an int) was accepted (${status}): the id read leniently`,
+        );
+    },
+  );
 });
 
 describe('3 success limit', () => {

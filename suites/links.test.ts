@@ -10,7 +10,15 @@ import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bo
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, idOf, type CreatedLink } from './flows/links.ts';
 import { webhookFor } from './flows/lookups.ts';
-import { imagesNotServed, observedLinkBody, payOnScreen, saidOrLookedUp, testCard } from './flows/screens.ts';
+import {
+  imagesNotServed,
+  noServerErrorAt,
+  observedLinkBody,
+  payOnScreen,
+  saidOrLookedUp,
+  testCard,
+  withIdChanged,
+} from './flows/screens.ts';
 import {
   absoluteUrl,
   amountEquals,
@@ -234,6 +242,29 @@ describe('4.1 creating a payment link', () => {
     },
   );
 
+  // 2.1 describes urlEnlace as the link's short URL and urlEnlaceLargo as its full one (4.1: "shortened link"); no
+  // length is stated. A short code may outgrow a full URL that is itself short, so only a short URL both longer than
+  // the full one and with a path past 32 characters (a whole UUID is 36) is observed.
+  clauseTest(
+    { clauses: '2.1-link-urls', endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'urlEnlace is a short URL: one longer than urlEnlaceLargo, with a path past 32 characters, is observed',
+    async (t) => {
+      const { link } = await createLink(t);
+      const { record } = await activate(t, link.idEnlace);
+      const corto = typeof record.urlEnlace === 'string' && URL.canParse(record.urlEnlace) ? new URL(record.urlEnlace) : undefined;
+      const largo = typeof record.urlEnlaceLargo === 'string' ? record.urlEnlaceLargo : undefined;
+      if (corto === undefined || largo === undefined)
+        return t.skip('premise-elsewhere', 'the record has no urlEnlace URL or no urlEnlaceLargo: the contract testcase judges its fields');
+      const camino = `${corto.pathname}${corto.search}`;
+      if (corto.href.length > largo.length && camino.length > 32)
+        t.observe(
+          '2.1-link-urls',
+          `urlEnlace (${corto.href}, ${corto.href.length} characters, its path ${camino.length}) is longer than urlEnlaceLargo ` +
+            `(${largo}, ${largo.length}): not a shortened link`,
+        );
+    },
+  );
+
   clauseTest(
     { clauses: '4.1-qr-leads-to-screen', endpoint: 'POST /EnlacePago' },
     'the QR image is an image whose code leads to the payment screen of that link',
@@ -258,6 +289,37 @@ describe('4.1 creating a payment link', () => {
       holds(qr.text !== undefined, 'qr-readable', '4.1-qr-leads-to-screen', 'the PNG holds a readable QR code', qr.reason ?? '');
       const target = new URL(qr.text, link.urlQrCodeEnlace).href;
       screenOfProduct(t, await t.run.payer.openScreen(target), nombreProducto, '4.1-qr-leads-to-screen', `the QR's ${target}`);
+    },
+  );
+
+  // The QR image's address and what it answers for no link are not shown (7); the address with its idEnlace changed
+  // is a client's mistake, and a server error is no answer to it: observed.
+  clauseTest(
+    { clauses: ['4.1-qr-leads-to-screen', '7-error-format-not-shown'], endpoint: 'POST /EnlacePago' },
+    'the QR image address with its idEnlace changed to one of no link answers no server error (5xx: observed)',
+    async (t) => {
+      const { link } = await createLink(t);
+      const url = withIdChanged(link.urlQrCodeEnlace, String(link.idEnlace), '999999999');
+      if (url === undefined)
+        return t.skip('nothing-to-judge', `urlQrCodeEnlace (${link.urlQrCodeEnlace}) does not carry idEnlace ${link.idEnlace} once`);
+      await noServerErrorAt(t, url, 'the QR image of a link that does not exist');
+    },
+  );
+
+  // 2.4 types urlImagenProducto "string (URL)"; section 7 lists no rule on it, so a link whose image is no URL at all
+  // may be taken: observed, never failed (docs/decisions.md, "Severity": a form the spec only names).
+  clauseTest(
+    { clauses: '2.4-url-imagen-producto', endpoint: 'POST /EnlacePago' },
+    'a link whose infoProducto.urlImagenProducto is not a URL ("imagen del producto"): taken is observed',
+    async (t) => {
+      const json = paymentLinkMinimal({ infoProducto: { urlImagenProducto: 'imagen del producto' } });
+      const ex = await t.call('createPaymentLink', { json });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe(
+          '2.4-url-imagen-producto',
+          `a link whose urlImagenProducto is "imagen del producto" (not a URL) was accepted (${status})`,
+        );
     },
   );
 
@@ -535,6 +597,50 @@ describe('4.1 formaPago omitted', () => {
         ex,
       );
       fieldEquals(record.formaPago.permitirPagoConPuntoPartner, true, 'formaPago.permitirPagoConPuntoPartner', '4.1-formapago-default', ex);
+    },
+  );
+
+  // cantidadMaximaCuotas is optional (4.1) and no default is stated; a default account offers Tres, Seis, Nueve and
+  // Doce. A record of a link sent without it whose maximum is below 12 limits what the merchant did not limit:
+  // observed, never failed (which plans a business has is not shown, 4.11). null or absent is "none" and passes.
+  clauseTest(
+    { clauses: ['2.1-cantidad-maxima-cuotas-bounds', '4.1-cuotas-enum'], endpoint: 'PUT /EnlacePago/{id}/activar', needs: ['account'] },
+    'without cantidadMaximaCuotas, the link record does not limit instalments below 12 (Doce): a lower maximum is observed',
+    async (t) => {
+      const { link } = await createLink(t);
+      const { record } = await activate(t, link.idEnlace);
+      const maximo = asNumber(field(record, 'cantidadMaximaCuotas'));
+      if (maximo !== undefined && maximo < 12)
+        t.observe(
+          '2.1-cantidad-maxima-cuotas-bounds',
+          `a link created without cantidadMaximaCuotas has cantidadMaximaCuotas ${maximo} in its record: fewer instalments ` +
+            'than a default account offers (Doce)',
+        );
+    },
+  );
+
+  // The same link's screen (4.1: the merchant builds no screen of its own): a choice shown with no option (an empty
+  // list of instalments) cannot be made by the customer. How the screen offers instalments is not shown: observed.
+  clauseTest(
+    { clauses: ['2.1-cantidad-maxima-cuotas-bounds', '4.1-url-enlace-leads-to-screen'], endpoint: 'flow' },
+    'without cantidadMaximaCuotas, the screen of a link accepting instalments shows no choice without options: an empty one is observed',
+    async (t) => {
+      const formaPago = {
+        permitirTarjetaCreditoDebido: true as const,
+        permitirPagoConPuntoPartner: false,
+        permitirPagoEnCuotasPartner: true,
+        permitirPagoEnBitcoin: false,
+        permitePagoQuickPay: false,
+      };
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago }));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (!screen.form) return t.skip('page-not-driven', `the link's screen (status ${screen.status}) shows no form to read`);
+      const empty = Object.entries(screen.form.selects).filter(([, options]) => options.length === 0);
+      if (empty.length > 0)
+        t.observe(
+          '2.1-cantidad-maxima-cuotas-bounds',
+          `the screen of a link accepting instalments, created without cantidadMaximaCuotas, shows ${empty.map(([name]) => `"${name}"`).join(', ')} with no option to choose`,
+        );
     },
   );
 

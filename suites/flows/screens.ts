@@ -128,3 +128,27 @@ export async function declineOnScreen(t: TestHandle, urlEnlace: string, n: numbe
   }
   return declines;
 }
+
+/**
+ * `url` with the id it carries (a whole path segment's digits or value, or a query value) changed to `other`, as a
+ * client's mistake or a guess would send it; undefined when the id is not in its path or query exactly once.
+ */
+export function withIdChanged(url: string, id: string, other: string): string | undefined {
+  if (id === '' || !URL.canParse(url)) return undefined;
+  const u = new URL(url);
+  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const at = new RegExp(`(?<![0-9A-Za-z-])${escaped}(?![0-9A-Za-z-])`, 'g');
+  const tail = `${u.pathname}${u.search}`;
+  if ((tail.match(at) ?? []).length !== 1) return undefined;
+  return `${u.origin}${tail.replace(at, other)}${u.hash}`;
+}
+
+/**
+ * GET of a page or image address naming something that does not exist: what it answers is not shown (7), so only a
+ * server error is observed — it is no answer to a client's mistake.
+ */
+export async function noServerErrorAt(t: TestHandle, url: string, what: string): Promise<void> {
+  const ex = await t.run.http.request({ method: 'GET', url, idempotent: true, notNow: 'answer', label: what });
+  const status = ex.response?.status ?? 0;
+  if (status >= 500) t.observe('7-error-format-not-shown', `${what} (${url}) was answered ${status}, a server error`);
+}
