@@ -6,10 +6,13 @@
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
 import { describe } from 'vitest';
+import { createLink } from './flows/links.ts';
 import { lookUp, webhookFor } from './flows/lookups.ts';
 import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, submitAskingNothing } from './flows/purchases.ts';
+import { observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   absoluteUrl,
+  approvalOf,
   asBool,
   clauseTest,
   containsPairs,
@@ -211,6 +214,36 @@ describe('4.6 what the quick-pay keeps', () => {
       await paidQuickPay(t, response);
       const webhook = await webhookFor(t, response['idTransaccion'], ['6.1-webhook-on-success']);
       containsPairs(webhookPairs(webhook.json, sent).pairs, sent, 'datosAdicionales (webhook)', '6.1-webhook-datos-adicionales');
+    },
+  );
+});
+
+// A link's screen may offer QuickPay (2.3 permitePagoQuickPay). How it goes on from there is not shown; a quick-pay is a
+// payment through its QR (1, 4.6: urlQR valid until fechaVencimiento), so one approved at once, with no QR paid, is
+// observed. A screen that does not offer it, or a payer that cannot choose it, leaves nothing to judge.
+describe("4.6 a quick-pay chosen on a link's screen", () => {
+  clauseTest(
+    { clauses: ['4.6-url-qr'], endpoint: 'flow', purchase: true },
+    'is left to its QR: choosing QuickPay on the screen approves nothing before the QR is paid (an approval at once is observed)',
+    async (t) => {
+      const { link } = await createLink(
+        t,
+        await observedLinkBody(t, {
+          formaPago: {
+            permitirTarjetaCreditoDebido: true,
+            permitirPagoConPuntoPartner: false,
+            permitirPagoEnCuotasPartner: false,
+            permitirPagoEnBitcoin: false,
+            permitePagoQuickPay: true,
+          },
+        }),
+      );
+      const outcome = await payOnScreen(t, link.urlEnlace, { formaPago: 4 });
+      if (approvalOf(outcome) === 'true')
+        t.observe(
+          '4.6-url-qr',
+          `choosing QuickPay on the link's screen was approved at once (${outcome.kind === 'redirect' ? 'a redirect with esAprobada=true' : `a page, status ${outcome.status}`}), with no QR to pay`,
+        );
     },
   );
 });
