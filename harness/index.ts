@@ -96,6 +96,7 @@ export type { PageInput } from './payer/types.ts';
 export { noFormMessage } from './payer/http.ts';
 export { consent, pressGoOn } from './payer/steps.ts';
 export { decodeQrPng } from './payer/qr.ts';
+export { mapPage } from './payer/field-mapping.ts';
 
 // Talking to the target, and the run-wide records the contract testcases read.
 export type { Auth, CallOptions } from './api/client.ts';

@@ -319,8 +319,8 @@ export function repeticion(ctx: SandboxContext, link: Link, enviado: unknown, re
     return { tipo: 'hecho', respuesta: { status: 303, location: location.href } };
   }
   if (previa === undefined || repetir) return undefined;
-  // An attempt past its validity is refused as such, replayed or not.
-  if (leerIntento(ctx, link, enviado as string) === 'vencido') return VENCIDO;
+  if (ctx.variant('screen-replay-any-age')) return previa === null ? { tipo: 'en proceso' } : { tipo: 'hecho', respuesta: previa };
+  if (leerIntento(ctx, link, enviado as string) === 'vencido') return VENCIDO; // past its validity: refused, replayed or not
   return previa === null ? { tipo: 'en proceso' } : { tipo: 'hecho', respuesta: previa };
 }
 

@@ -91,6 +91,13 @@ export const VARIANTS = [
   },
   { id: 'transacciones-newest-first', area: 'links', description: '2.1: transacciones listed newest first' },
   {
+    id: 'screen-replay-any-age',
+    area: 'links',
+    description:
+      '4.1: a paid screen submission sent again answers its first outcome whatever its age (past ' +
+      'duracionInterfazIntentoMinutos too): the replay is not processed, it charges nothing',
+  },
+  {
     id: 'urls-deployed',
     area: 'links',
     description:

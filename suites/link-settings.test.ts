@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { draw } from '../generators/free-content.ts';
 import type { PaymentOutcome, TestHandle } from '../harness/index.ts';
-import { approvalOf, asBool, asNumber, clauseTest, fail, field, holds } from '../harness/index.ts';
+import { approvalOf, asBool, asNumber, clauseTest, fail, field, holds, mapPage } from '../harness/index.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, idOf } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
@@ -131,6 +131,26 @@ describe("2.1 / 2.3 the link's formaPago, where the payment is posted", () => {
   );
 });
 
+describe("2.1 / 2.3 the link's formaPago, where the screen offers it", () => {
+  // A screen need not offer a choice of one; one offering more payment forms than the link accepts offers what the
+  // link does not accept (2.1: formaPago, "accepted payment forms"): observed (options without a value are prompts).
+  clauseTest(
+    { clauses: '2.1-formapago-accepted', endpoint: 'flow' },
+    'the screen of a link accepting only cards offers no other payment form',
+    async (t) => {
+      const link = await linkOf(t, { formaPago: CARD_ONLY });
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      const name = mapPage(screen.html, t.run.config.screenFieldNames).names.formaPago;
+      const offered = (screen.form?.selects[name] ?? []).filter((v) => v !== '');
+      if (offered.length > 1)
+        t.observe(
+          '2.1-formapago-accepted',
+          `the screen of a link accepting only cards offers ${offered.length} payment forms: ${offered.map((v) => JSON.stringify(v)).join(', ')}`,
+        );
+    },
+  );
+});
+
 describe("2.1 the link's cantidadMaximaCuotas, where the payment is posted", () => {
   const clauses = ['2.1-cantidad-maxima-cuotas-bounds'];
   clauseTest(
@@ -154,6 +174,27 @@ describe("2.1 the link's cantidadMaximaCuotas, where the payment is posted", () 
       }
       controlPaid(t, unpaid);
       await onlyControlsCharged(t, link.idEnlace, 1, clauses, `${cuotas.length} posts of more instalments than 3`);
+    },
+  );
+});
+
+describe("2.1 a number of instalments within the link's cantidadMaximaCuotas", () => {
+  // Development authorizes every payment (7); which instalments a business lists is not shown (4.11), though 3 ("Tres")
+  // is among a default account's (4.1): a payment in 3 instalments refused on a link allowing them is observed, once a
+  // card payment through the same door shows this payer can pay the screen.
+  clauseTest(
+    { clauses: ['2.1-cantidad-maxima-cuotas-bounds', '7-dev-authorizes'], endpoint: 'flow', purchase: true },
+    'a payment in 3 instalments, posted to the screen of a link allowing instalments up to "Tres", is approved in development',
+    async (t) => {
+      const link = await linkOf(t, { formaPago: { ...CARD_ONLY, permitirPagoEnCuotasPartner: true }, cantidadMaximaCuotas: 'Tres' });
+      controlPaid(t, await control(t, link.urlEnlace, { formaPago: '0' }, 'a card payment (formaPago 0)'));
+      const outcome = await post(t, link.urlEnlace, { formaPago: '2', cuotas: '3' });
+      if (approvalOf(outcome) !== 'true')
+        t.observe(
+          '7-dev-authorizes',
+          `a payment in 3 instalments (formaPago 2) on a link of cantidadMaximaCuotas "Tres" ended in ${describeOutcome(outcome)}, ` +
+            'though a card payment through the same screen was approved',
+        );
     },
   );
 });
@@ -199,6 +240,27 @@ describe('4.1 an editable quantity is a whole number, where the payment is poste
       }
       controlPaid(t, unpaid);
       await onlyControlsCharged(t, link.idEnlace, approved, clauses, 'the quantities that are not whole numbers');
+    },
+  );
+});
+
+// The screen's address with another link's id in it (one no link has) is the service's to refuse as it likes (7: not
+// shown); a server error is no answer to it: observed. A screen address that does not carry the id is not judged.
+describe('7 the screen of no link', () => {
+  clauseTest(
+    { clauses: '7-error-format-not-shown', endpoint: 'flow' },
+    "the screen's address with the id of no link answers no server error (5xx: observed)",
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: CARD_ONLY }));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      const id = String(link.idEnlace);
+      const at = screen.url.lastIndexOf(id);
+      if (at < 0) return;
+      const url = `${screen.url.slice(0, at)}${id}9999${screen.url.slice(at + id.length)}`;
+      const ex = await t.run.http.request({ method: 'GET', url, notNow: 'answer', label: 'the screen of no link' });
+      const status = ex.response?.status ?? 0;
+      if (status >= 500)
+        t.observe('7-error-format-not-shown', `the screen's address with the id of no link (${url}) was answered ${status}`);
     },
   );
 });

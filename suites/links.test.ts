@@ -35,6 +35,7 @@ import {
   isImage,
   letTimePass,
   NoFormError,
+  mapPage,
   NotJudged,
   notLate,
   onOurClock,
@@ -679,6 +680,25 @@ describe('4.1 amount and quantity charged on the screen', () => {
     amountEquals(await charged(t, params, '4.1-cantidad-por-defecto'), 12.25, 'amount charged (1 × 12.25)', '4.1-cantidad-por-defecto');
   });
 
+  // cantidadPorDefecto is the quantity shown (4.1): where the customer edits it, its input starts there; one starting
+  // at another value (or none) is observed. A screen whose quantity input this payer does not find is not judged.
+  clauseTest(
+    spec('4.1-cantidad-por-defecto'),
+    "with esCantidadEditable, the screen's quantity input starts at cantidadPorDefecto",
+    async (t) => {
+      const { link } = await linkWith(t, { esCantidadEditable: true, cantidadPorDefecto: 3 }, { monto: 10.5 });
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      const name = mapPage(screen.html, t.run.config.screenFieldNames).names.cantidad;
+      const shown = screen.form?.fields[name];
+      if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name)) return;
+      if (Number(shown.trim()) !== 3 || shown.trim() === '')
+        t.observe(
+          '4.1-cantidad-por-defecto',
+          `the editable quantity input of a link of cantidadPorDefecto 3 starts at ${JSON.stringify(shown)}, not the quantity 3`,
+        );
+    },
+  );
+
   clauseTest(
     spec('4.1-cantidad-editable'),
     'with esCantidadEditable, the quantity the customer enters is charged: quantity × monto',
@@ -712,6 +732,18 @@ describe('4.1 amount and quantity charged on the screen', () => {
       }
     },
   );
+
+  // With esMontoEditable the customer edits the amount (4.1), the link's monto: its input starts there; one starting at
+  // another amount (or none) is observed. A screen whose amount input this payer does not find is not judged.
+  clauseTest(spec('4.1-monto-editable'), "with esMontoEditable, the screen's amount input starts at the link's monto", async (t) => {
+    const { link } = await linkWith(t, { esMontoEditable: true }, { monto: 10.5 });
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    const name = mapPage(screen.html, t.run.config.screenFieldNames).names.monto;
+    const shown = screen.form?.fields[name];
+    if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name)) return;
+    if (shown.trim() === '' || Number(shown.trim().replace(',', '.')) !== 10.5)
+      t.observe('4.1-monto-editable', `the editable amount input of a link of monto 10.50 starts at ${JSON.stringify(shown)}, not 10.50`);
+  });
 
   clauseTest(spec('4.1-monto-editable'), 'with esMontoEditable, the amount the customer enters is charged', async (t) => {
     const { link } = await linkWith(t, { esMontoEditable: true }, { monto: 10.5 });
@@ -908,6 +940,28 @@ describe('4.1 where the screen sends the customer', () => {
         expected,
         `pressing "${led.control ?? 'the back control'}" leads to ${led.url}`,
       );
+    },
+  );
+
+  // Without urlRetorno the back button goes to the previous page (4.1). A screen opened with none (a typed URL, a
+  // scanned QR) has no page to go back to; a back control leading to a page of the service that answers an error
+  // leads nowhere: observed. No back control, one driven by script, or one leaving the service: nothing to judge.
+  clauseTest(
+    { clauses: '4.1-url-retorno', endpoint: 'POST /EnlacePago' },
+    'without urlRetorno, the back button of a screen opened with no previous page leads to no missing page',
+    async (t) => {
+      const { link } = await linkWith(t, {});
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      const led = t.run.payer.follow ? await t.run.payer.follow(screen, 'back') : { notFound: 'this payer presses no controls' };
+      if ('notFound' in led || new URL(led.url).origin !== new URL(screen.url).origin) return;
+      const ex = await t.run.http.request({ method: 'GET', url: led.url, notNow: 'answer', label: 'where the back button leads' });
+      const status = ex.response?.status ?? 0;
+      if (status >= 400)
+        t.observe(
+          '4.1-url-retorno',
+          `the back button ("${led.control ?? 'back'}") of a screen without urlRetorno, opened with no previous page, ` +
+            `leads to ${led.url}, which answers ${status}`,
+        );
     },
   );
 

@@ -3,6 +3,7 @@
  * showed (its response, or the redirect of 6.3 for payments made in the browser). A declined payment is reported in
  * the transaction itself (7). An unknown id is not found; its status code is not shown (7), so it is only observed.
  */
+import { parse } from 'node-html-parser';
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchaseWallet } from '../generators/bodies.ts';
 import { notAcceptedWhereValidAccepted } from './flows/bodies.ts';
@@ -23,6 +24,7 @@ import {
   flagEquals,
   FORMA_PAGO,
   holds,
+  NotJudged,
   paymentApproved,
   readResponse,
   readString,
@@ -31,6 +33,14 @@ import {
 } from '../harness/index.ts';
 
 const ENDPOINT = 'GET /TransaccionCompra/{id}';
+
+const BITCOIN_ONLY = {
+  permitirTarjetaCreditoDebido: false,
+  permitirPagoConPuntoPartner: false,
+  permitirPagoEnCuotasPartner: false,
+  permitirPagoEnBitcoin: true as const,
+  permitePagoQuickPay: false,
+};
 
 /**
  * Each field of the looked-up transaction equals what the purchase showed (4.8). The id first and as a plain check
@@ -298,6 +308,41 @@ describe('4.8 a Bitcoin payment', () => {
             `datosBitcoin.urlQR ${urlQR} answered ${image.status} ${image.contentType || '(no content type)'}, not an image`,
           );
       }
+    },
+  );
+});
+
+describe('4.8 what the screen shows of a Bitcoin payment', () => {
+  // How the screen answers a Bitcoin payment is not shown; datosBitcoin describes what the customer pays with (the QR
+  // at urlQR, or qrData, "the address to copy instead of the QR"): a page after the payment showing neither is observed.
+  clauseTest(
+    { clauses: ['4.8-datos-bitcoin', '4.8-bitcoin-url-qr'], endpoint: ENDPOINT, purchase: true, needs: ['account'] },
+    'the page answering a Bitcoin payment on the screen shows its QR (datosBitcoin.urlQR) or its address (qrData)',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: BITCOIN_ONLY }));
+      const outcome = await payOnScreen(t, link.urlEnlace, { formaPago: 3 });
+      const { record } = await activate(t, link.idEnlace);
+      const bitcoin = (record.transacciones ?? []).find((tx) => tx.formaPago === 3);
+      if (bitcoin === undefined)
+        throw new NotJudged(`the Bitcoin payment on the screen (${outcome.kind}) left no transaction of formaPago 3 to compare with`);
+      const { tx } = await lookUp(t, bitcoin.idTransaccion);
+      const datos = (tx['datosBitcoin'] ?? {}) as Record<string, unknown>;
+      const qrData = typeof datos['qrData'] === 'string' ? datos['qrData'] : undefined;
+      const urlQR = typeof datos['urlQR'] === 'string' && URL.canParse(datos['urlQR']) ? new URL(datos['urlQR']).href : undefined;
+      // A redirect away from the service leaves what the customer saw to the pages it went through: not judged here.
+      if (outcome.kind === 'redirect' || (qrData === undefined && urlQR === undefined)) return;
+      const root = parse(outcome.html);
+      const targets = root
+        .querySelectorAll('img[src], a[href], source[srcset]')
+        .map((el) => el.getAttribute('src') ?? el.getAttribute('href') ?? el.getAttribute('srcset') ?? '')
+        .map((src) => (urlQR !== undefined && URL.canParse(src, urlQR) ? new URL(src, urlQR).href : src));
+      const shown = (qrData !== undefined && root.text.includes(qrData)) || (urlQR !== undefined && targets.includes(urlQR));
+      if (!shown)
+        t.observe(
+          '4.8-datos-bitcoin',
+          `the page answering the Bitcoin payment ${bitcoin.idTransaccion} (status ${outcome.status}) shows neither its QR ` +
+            `${urlQR ?? '(no urlQR)'} nor its address ${qrData ?? '(no qrData)'}: the customer is not shown what to pay`,
+        );
     },
   );
 });

@@ -13,6 +13,7 @@ import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, quickPayQr
 import { imagesNotServed, observedLinkBody, payOnScreen } from './flows/screens.ts';
 import {
   absoluteUrl,
+  approvalOf,
   asBool,
   clauseTest,
   containsPairs,
@@ -280,6 +281,34 @@ describe("4.6 a quick-pay chosen on a link's screen", () => {
           '4.1-url-enlace-leads-to-screen',
           `the page the QR of a quick-pay chosen on the link's screen leads to (${page.url}) does not name the link's ` +
             `product "${nombreProducto}"`,
+        );
+    },
+  );
+
+  // A link's screen may offer QuickPay (2.3 permitePagoQuickPay). How it goes on from there is not shown; a quick-pay is
+  // a payment through its QR (1, 4.6: urlQR valid until fechaVencimiento), so one approved at once, with no QR paid, is
+  // observed. A screen that does not offer it, or a payer that cannot choose it, leaves nothing to judge.
+  clauseTest(
+    { clauses: ['4.6-url-qr'], endpoint: 'flow', purchase: true },
+    'is left to its QR: choosing QuickPay on the screen approves nothing before the QR is paid (an approval at once is observed)',
+    async (t) => {
+      const { link } = await createLink(
+        t,
+        await observedLinkBody(t, {
+          formaPago: {
+            permitirTarjetaCreditoDebido: true,
+            permitirPagoConPuntoPartner: false,
+            permitirPagoEnCuotasPartner: false,
+            permitirPagoEnBitcoin: false,
+            permitePagoQuickPay: true,
+          },
+        }),
+      );
+      const outcome = await payOnScreen(t, link.urlEnlace, { formaPago: 4 });
+      if (approvalOf(outcome) === 'true')
+        t.observe(
+          '4.6-url-qr',
+          `choosing QuickPay on the link's screen was approved at once (${outcome.kind === 'redirect' ? 'a redirect with esAprobada=true' : `a page, status ${outcome.status}`}), with no QR to pay`,
         );
     },
   );
