@@ -97,7 +97,7 @@ const stale = staleEntries(
 );
 for (const e of stale)
   console.log(
-    `stale triage entry ${e.where} ${e.mutator}: no behaviour mutant there any more (the code moved): move it to its mutant's place or delete it`,
+    `stale triage entry ${e.where} ${e.mutator}: no behaviour mutant there any more (the code moved, or its mutant is now out by construction): move it with its code or delete it`,
   );
 /**
  * `--survivors-of`: an earlier run's kills of mutants still in this sample (the same place, mutator and replacement:

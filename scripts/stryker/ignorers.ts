@@ -41,6 +41,40 @@ export const IGNORE_REASONS = {
   wording: 'wording: an error body or message (spec 7: "not shown") or the words a page shows people (no clause fixes them)',
 } as const;
 
+/**
+ * Declarations (by file and name) only a fault, a variant or another screen reads, each with its reason: their
+ * mutants are equivalent in the judged run, so they are out by construction, as a `// Stryker disable` comment over
+ * them would keep them (a table here leaves the sandbox's lines, and so the seeded sample, where they are). A
+ * unit test checks each still names a declaration of its file.
+ */
+export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reason: string }[] = [
+  { file: 'sandbox/card-fields.ts', name: 'PERSONA', reason: 'only variant pages-billing-details reads it' },
+  { file: 'sandbox/validate.ts', name: 'SOLO_DIGITOS', reason: 'only fault telefono-digits-only reads it' },
+  { file: 'sandbox/html.ts', name: 'paginaNoDisponible', reason: 'only variant screen-unavailable-200 serves it' },
+  { file: 'sandbox/links.ts', name: 'finDelDiaUtc', reason: 'only fault vigencia-end-by-date calls it' },
+  { file: 'sandbox/purchases/quickpay.ts', name: 'autorizacion', reason: 'only the challenge screen asks it' },
+  { file: 'sandbox/purchases/quickpay.ts', name: 'paginaRecibo', reason: 'only variant pages-receipt-in-place renders it' },
+  {
+    file: 'sandbox/purchases/threeds.ts',
+    name: 'codigoDesafio',
+    reason: 'only the challenge screen and variant threeds-challenge-code ask a code',
+  },
+];
+const plumbingReason = (reason: string): string => `${reason} (plumbing, off by default; npm run mutation:stryker)`;
+
+/** The plumbing declaration `node` is in `file`, if it is one (a function, or a const bound to a value). */
+function plumbingDeclaration(node: Node, file: string): string | undefined {
+  const name =
+    node.type === 'FunctionDeclaration'
+      ? ((node.id as Node | null)?.name as string | undefined)
+      : node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier'
+        ? ((node.id as Node).name as string)
+        : undefined;
+  if (name === undefined) return undefined;
+  const entry = PLUMBING_DECLARATIONS.find((d) => d.name === name && file.replaceAll('\\', '/').endsWith(d.file));
+  return entry === undefined ? undefined : plumbingReason(entry.reason);
+}
+
 /** Files that are test-control plumbing as a whole. */
 const CONTROL_FILES = /sandbox[\\/](control|tenants)\.ts$/;
 const NETWORK_FILE = /sandbox[\\/]network\.ts$/;
@@ -82,6 +116,18 @@ function isWording(path: Path): boolean {
     if (names.includes('mensaje') && names.includes('tono')) return true;
   }
   if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'CSS') return true;
+  // A page's words helper, `const t = (es, en) => texto(ctx, es, en)`: it only picks the language of the words.
+  if (
+    node.type === 'VariableDeclarator' &&
+    (node.id as Node).name === 't' &&
+    isNode(node.init) &&
+    node.init.type === 'ArrowFunctionExpression' &&
+    isNode(node.init.body) &&
+    node.init.body.type === 'CallExpression' &&
+    (node.init.body.callee as Node).type === 'Identifier' &&
+    (node.init.body.callee as Node).name === 'texto'
+  )
+    return true;
   const parent = path.parentPath?.node;
   if (parent === undefined) return false;
   // A status page's message ({ mensaje, tono }) and an OAuth error's description.
@@ -127,9 +173,11 @@ const isScreenTest = (n: Node, operator: string): boolean =>
   n.operator === operator &&
   (n.right as Node).type === 'StringLiteral' &&
   (n.right as Node).value !== 'html' &&
-  (n.left as Node).type === 'MemberExpression' &&
-  ((n.left as Node).property as Node).type === 'Identifier' &&
-  ((n.left as Node).property as Node).name === 'screen';
+  // `x.options.screen`, or a function's `pantalla` (the screen served, passed in).
+  (((n.left as Node).type === 'MemberExpression' &&
+    ((n.left as Node).property as Node).type === 'Identifier' &&
+    ((n.left as Node).property as Node).name === 'screen') ||
+    ((n.left as Node).type === 'Identifier' && (n.left as Node).name === 'pantalla'));
 
 /** `x.fault('id')`, `x.variant('id')`, `variant('id')`, `x.options.screen === 'id'`. */
 function isSwitchCall(n: Node): boolean {
@@ -320,6 +368,8 @@ function reasonFor(path: Path): string | undefined {
     if (SCREEN_FILES.test(file)) return IGNORE_REASONS.screens;
   }
   if (isWording(path)) return IGNORE_REASONS.wording;
+  const declared = plumbingDeclaration(node, path.hub?.file?.opts?.filename ?? '');
+  if (declared !== undefined) return declared;
   if (isOptionCheck(node)) return IGNORE_REASONS.options;
   if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'pantalla') return IGNORE_REASONS.plumbing;
   if (node.type === 'FunctionDeclaration' && (node.id as Node | null)?.name === 'resolveOptions') return IGNORE_REASONS.options;

@@ -2,12 +2,13 @@
  * The pieces of `npm run mutation:stryker` that decide what is measured: the plumbing ignorer (on small sources, by
  * Stryker's own instrumenter), the seeded sample (the same seed, the same mutants), and the triage file's refusals.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { enumerate, mutantKey, seededSample } from '../../scripts/stryker/sample.ts';
+import { PLUMBING_DECLARATIONS } from '../../scripts/stryker/ignorers.ts';
 import { loadTriage, matchTriage, staleEntries, TriageError } from '../../scripts/stryker/triage.ts';
 
 async function mutantsOf(source: string, name = 'links.ts') {
@@ -91,6 +92,35 @@ describe('the sandbox-plumbing ignorer', () => {
   });
 });
 
+describe('the plumbing declarations', () => {
+  it('ignores a declaration of the table in its file, and the same name in another file', async () => {
+    const source = "export const PERSONA = [['apellidoCliente', 'Apellido']];\nexport const OTRA = [['x', 'y']];";
+    const inTable = await mutantsOf(source, 'card-fields.ts');
+    expect(inTable.lines.some((l) => l.includes('PERSONA'))).toBe(false);
+    expect(inTable.lines.some((l) => l.includes('OTRA'))).toBe(true);
+    expect((await mutantsOf(source, 'links.ts')).lines.some((l) => l.includes('PERSONA'))).toBe(true);
+  });
+
+  it('names declarations that exist: each entry of the table is declared in its file', () => {
+    for (const d of PLUMBING_DECLARATIONS) {
+      const text = readFileSync(join(import.meta.dirname, '../..', d.file), 'utf8');
+      expect(text, `${d.file} declares ${d.name}`).toMatch(new RegExp(`(function|const) ${d.name}\\b`));
+    }
+  });
+
+  it("ignores what a function's `pantalla` decides for another screen, keeps the html screen's path", async () => {
+    const source = [
+      'export function hosted(pantalla: string, form: string): string {',
+      "  if (pantalla !== 'js' && pantalla !== 'frame') return form;",
+      "  return JSON.stringify(form).replace(/</g, 'x');",
+      '}',
+    ].join('\n');
+    const { lines } = await mutantsOf(source, 'html.ts');
+    expect(lines.some((l) => l.includes("pantalla !== 'js'"))).toBe(false);
+    expect(lines.some((l) => l.includes('JSON.stringify'))).toBe(false);
+  });
+});
+
 describe('the wording ignorer', () => {
   it("ignores a page's words and a refusal's body and message, keeps the rules and the status", async () => {
     const source = [
@@ -124,6 +154,19 @@ describe('the wording ignorer', () => {
     expect(lines.some((l) => l.includes('options.host'))).toBe(false);
     expect(lines.some((l) => l.includes("host === '::'"))).toBe(false);
     expect(lines.some((l) => l.includes('ctx.limit + 1'))).toBe(true);
+  });
+
+  it("ignores the definition of a page's words helper (t = (es, en) => texto(ctx, es, en)), keeps another arrow", async () => {
+    const source = [
+      'export function page(ctx: any, n: number) {',
+      '  const t = (es: string, en: string) => texto(ctx, es, en);',
+      '  const doble = (x: number) => x * 2;',
+      "  return t('Pagar', 'Pay') + doble(n);",
+      '}',
+    ].join('\n');
+    const { lines } = await mutantsOf(source);
+    expect(lines.some((l) => l.startsWith('const t ='))).toBe(false);
+    expect(lines.some((l) => l.startsWith('const doble ='))).toBe(true);
   });
 
   it('ignores the simulated network and the other screens as whole files', async () => {
