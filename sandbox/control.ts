@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Clock } from './clock.ts';
-import { createStore, type Tenant } from './store.ts';
+import { conVariantes, createStore, type Tenant } from './store.ts';
 import { createTenant, tenantStats } from './tenants.ts';
 import { Validacion } from './validate.ts';
 
@@ -52,7 +52,7 @@ export const controlApi: FastifyPluginAsync = async (app) => {
 
   app.post('/reset', async () => {
     ctx.notifier.cancelar();
-    ctx.store = createStore(ctx.options.mode);
+    ctx.store = conVariantes(createStore(ctx.options.mode), ctx.variant);
     ctx.clock.reset();
     return { reset: true };
   });

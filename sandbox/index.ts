@@ -26,7 +26,7 @@ import { walletApi } from './purchases/wallet.ts';
 import { screenPages } from './screen.ts';
 import { stepsPages } from './screen-steps.ts';
 import { framePages } from './screen-frame.ts';
-import { type Mode, SEED, createStore } from './store.ts';
+import { type Mode, SEED, conVariantes, createStore } from './store.ts';
 import { transactionsApi } from './transactions.ts';
 
 export { FAULTS, type FaultId, faultSettings } from './faults.ts';
@@ -250,7 +250,7 @@ export function buildApp(options: BuildOptions = {}): FastifyInstance {
   const network: Network | undefined = red && installNetwork(app, red.name, red.seed, options.networkProfile);
   const base = {
     options: resolved,
-    store: createStore(resolved.mode),
+    store: conVariantes(createStore(resolved.mode), selectVariants(resolved.variant)),
     clock: createClock(options.now),
     fault: selectFault(resolved.fault),
     variant: selectVariants(resolved.variant),

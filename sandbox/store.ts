@@ -345,3 +345,13 @@ export function createStore(mode: Mode): Store {
     tokensBoveda: new Map(),
   };
 }
+
+/**
+ * Variant business-notifies-customer, beside the businesses' data: their own settings e-mail the customer (4.3:
+ * a purchase's configuracion, or its link's, that says false still wins). Applied where a store is made.
+ */
+export function conVariantes(store: Store, variant: (id: 'business-notifies-customer') => boolean): Store {
+  if (!variant('business-notifies-customer')) return store;
+  for (const b of store.businesses.values()) b.notificaciones.notificarTransaccionCliente = true;
+  return store;
+}

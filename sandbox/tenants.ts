@@ -29,7 +29,11 @@ export function outboxOf(store: Store, idAplicativo: string | null | undefined):
 }
 
 /** A new tenant: an account (development or the sandbox's mode) whose one business has the MPOS permission. */
-export function createTenant(ctx: Pick<SandboxContext, 'store' | 'clock'>): { tenant: Tenant; secret: string; password: string } {
+export function createTenant(ctx: Pick<SandboxContext, 'store' | 'clock' | 'variant'>): {
+  tenant: Tenant;
+  secret: string;
+  password: string;
+} {
   const { store } = ctx;
   const id = `t${(store.nextTenant++).toString(36)}${randomBytes(3).toString('hex')}`;
   const secret = randomBytes(16).toString('hex');
@@ -43,6 +47,7 @@ export function createTenant(ctx: Pick<SandboxContext, 'store' | 'clock'>): { te
     true,
     store.mode,
   );
+  if (ctx.variant('business-notifies-customer')) business.notificaciones.notificarTransaccionCliente = true;
   const account = createAccount({ idCuenta, emailLogin: `${id}@tenants.sandbox.test`, password, aplicativos: [business.idAplicativo] });
   // Frozen at the sandbox's time of its creation, as Stripe's test clocks: it moves only when advanced, so a test's
   // time steps are exact however slowly it runs, and moving it moves no one else's.

@@ -189,6 +189,12 @@ export const VARIANTS = [
     area: 'webhook',
     description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}',
   },
+  {
+    id: 'business-notifies-customer',
+    area: 'notifications',
+    description:
+      "4.3: the business's own settings e-mail the customer (notificarTransaccionCliente true at the business level); a purchase's or link's false still wins",
+  },
   // MPOS and authentication.
   { id: 'mpos-contactless', area: 'mpos', description: '4.7: MPOS purchases answer tipoTransaccion 5 (MPosContactless) instead of 4' },
   { id: 'token-ttl-short', area: 'auth', description: '5.2: access tokens live 120 s (expires_in 120) instead of an hour' },
