@@ -331,7 +331,7 @@ export function revisar(
   business: Business,
   datos: unknown,
 ): { compra: Compra; intento: string } | Resultado {
-  const v = new Validacion(true);
+  const v = new Validacion(true, { sinRecortar: ctx.variant('screen-numbers-untrimmed') });
   const f = v.cuerpo(datos);
   const intento = f.texto('intento', { requerido: true });
   if (intento !== undefined) {

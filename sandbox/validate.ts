@@ -40,14 +40,14 @@ const TELEFONO = /^\+?[\d\s()-]{7,20}$/;
 /** Fault telefono-digits-only: the deployed service's rule (digits and commas only) and its message. */
 export const SOLO_DIGITOS = /^[\d,]+$/;
 export const MENSAJE_TELEFONOS = 'Los formatos de telefonos no son válidos';
-
+/** A validation's switches, each a variant's or fault's; sinRecortar: variant screen-numbers-untrimmed (" 2" in a form refused). */
 export interface AjustesValidacion {
   /** Variant lenient-types: a number where a string is described, a numeric string where a number is, coerced. */
   flexible?: boolean;
   /** Fault telefono-digits-only: telephone lists with anything but digits and commas refused. */
   telefonoSoloDigitos?: boolean;
+  sinRecortar?: boolean;
 }
-
 /** The validation of an API body, as the selected variant and fault make it. */
 export function validacionApi(ctx: Pick<SandboxContext, 'variant' | 'fault'>): Validacion {
   return new Validacion(false, { flexible: ctx.variant('lenient-types'), telefonoSoloDigitos: ctx.fault('telefono-digits-only') });
@@ -162,7 +162,7 @@ export class Lector {
     if (
       typeof valor === 'string' &&
       (this.v.formulario || this.v.ajustes.flexible || reglas.aceptarTexto) &&
-      NUMERO_TEXTO.test(valor.trim())
+      NUMERO_TEXTO.test(this.v.ajustes.sinRecortar ? valor : valor.trim())
     ) {
       valor = Number(valor.trim());
     }

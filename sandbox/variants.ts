@@ -190,6 +190,11 @@ export const VARIANTS = [
     description: '6: the webhook body wraps the transaction: {"evento":…,"fecha":…,"transaccion":{…}}',
   },
   {
+    id: 'screen-numbers-untrimmed',
+    area: 'pages',
+    description: 'the payment screen refuses a number posted with white space around it (" 2"), as its own inputs never send one',
+  },
+  {
     id: 'business-notifies-customer',
     area: 'notifications',
     description:

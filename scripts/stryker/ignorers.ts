@@ -179,9 +179,13 @@ const isScreenTest = (n: Node, operator: string): boolean =>
     ((n.left as Node).property as Node).name === 'screen') ||
     ((n.left as Node).type === 'Identifier' && (n.left as Node).name === 'pantalla'));
 
-/** `x.fault('id')`, `x.variant('id')`, `variant('id')`, `x.options.screen === 'id'`. */
+/**
+ * `x.fault('id')`, `x.variant('id')`, `variant('id')`, `x.options.screen === 'id'`, and a validation's switch
+ * (`this.v.ajustes.flexible`: validate.ts AjustesValidacion, each member a variant's or a fault's).
+ */
 function isSwitchCall(n: Node): boolean {
   if (isScreenTest(n, '===')) return true;
+  if (n.type === 'MemberExpression' && /(^|\.)ajustes\.\w+$/.test(memberText(n))) return true;
   if (n.type !== 'CallExpression') return false;
   const args = n.arguments as Node[];
   if (isSwitchHelper(n)) return true;

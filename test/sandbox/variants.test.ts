@@ -83,4 +83,24 @@ describe('variants change what they say, and nothing else breaks', () => {
     expect(res.statusCode).toBe(201);
     expect(res.headers.location).toBe(`http://sandbox.test/api/EnlacePago/${(res.json() as { idEnlace: number }).idEnlace}`);
   });
+
+  it('screen-numbers-untrimmed: a number posted with white space around it is refused, as written it is paid', async () => {
+    const padded = { ...tarjeta(), mesVencimiento: ' 12' };
+    const usual = await sandbox();
+    expect((await usual.pagar((await usual.crearEnlace()).urlEnlaceLargo, padded)).statusCode).toBe(303);
+    const s = await sandbox({ variant: 'screen-numbers-untrimmed' });
+    expect((await s.pagar((await s.crearEnlace()).urlEnlaceLargo, padded)).statusCode).toBe(400);
+    expect((await s.pagar((await s.crearEnlace()).urlEnlaceLargo)).statusCode).toBe(303);
+  });
+
+  it("business-notifies-customer: the businesses' own settings e-mail the customer, after a reset and for a new tenant too", async () => {
+    const notifies = (s: Awaited<ReturnType<typeof sandbox>>) =>
+      [...s.app.sandbox.store.businesses.values()].map((b) => b.notificaciones.notificarTransaccionCliente);
+    expect(new Set(notifies(await sandbox()))).toEqual(new Set([false]));
+    const s = await sandbox({ variant: 'business-notifies-customer' });
+    expect(new Set(notifies(s))).toEqual(new Set([true]));
+    await s.app.inject({ method: 'POST', url: '/__sandbox/reset' });
+    await s.app.inject({ method: 'POST', url: '/__sandbox/tenants' });
+    expect(new Set(notifies(s))).toEqual(new Set([true]));
+  });
 });
