@@ -6,6 +6,9 @@
  * Without an active mutant (Stryker's dry run) it is the clean baseline, two runs: their FAILs, ERRORs and
  * observations are written to STRYKER_WORK/baseline.json. Every run has one fast-check seed (FC_SEED). With one, the mutant is killed (exit 1) by any finding the clean run does not
  * have: a FAIL, or an observation (security findings are observations too), compared as `npm run mutation` does.
+ * A hang is detected too, as Stryker counts a mutant that times out: a request the embedded sandbox (no network between)
+ * held without answering (an ambiguous answer "no response within …") in two runs in a row. The suite's verdict on
+ * such a test stays SKIP undecidable (principle 2: on a real target it cannot tell a hang from the internet).
  * An ERROR of the run is the suite's own failure (a timeout under load), never a kill: the run is made once more,
  * and a mutant that still only causes ERRORs survives, marked `error` for the summary. A run the target makes
  * impossible (the embedded sandbox does not start or answer the probe: the summary's abort), twice, is a kill.
@@ -16,37 +19,18 @@ import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Summary } from '../../reporters/records.ts';
+import { type Baseline, findings, type Run, runOf } from './findings.ts';
 import { embeddedOnlyEnv } from '../../harness/setup/config.ts';
 import { conformanceArgs, vitestCli } from '../../harness/run/vitest-cli.ts';
-
-export interface Baseline {
-  failed: string[];
-  errored: string[];
-  observations: string[];
-}
 
 export interface Verdict {
   id: string;
   verdict: 'killed' | 'survived' | 'error';
-  /** What killed it: `FAIL <test>`, `observed <test :: message>`, or `abort: …`. */
+  /** What killed it: `FAIL <test>`, `observed <test :: message>`, `hang <test :: request answer>` or `abort: …`. */
   findings: string[];
   errored: string[];
   runs: number;
   seconds: number;
-}
-
-// As scripts/mutation.ts: masks what differs from run to run (ids, timings, counters), keeps status codes.
-export const mask = (text: string): string =>
-  text
-    .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>')
-    .replace(/\d+(\.\d+)? ?(ms|s)\b/g, '<t>')
-    .replace(/\d{4,}/g, '<n>');
-
-interface Run {
-  failed: string[];
-  errored: string[];
-  observations: string[];
-  abort?: string;
 }
 
 function conformanceRun(reportDir: string, bail: boolean): Promise<Run> {
@@ -69,30 +53,19 @@ function conformanceRun(reportDir: string, bail: boolean): Promise<Run> {
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
     child.on('exit', () => {
       try {
-        const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as Summary;
-        const tests = summary.tests;
-        resolve({
-          failed: tests.filter((t) => t.status === 'fail').map((t) => t.name),
-          errored: tests.filter((t) => t.status === 'error').map((t) => t.name),
-          observations: tests.flatMap((t) => t.observations.map((o) => `${t.name} :: ${mask(o.message)}`)),
-          ...(summary.run.abort ? { abort: summary.run.abort } : {}),
-        });
+        resolve(runOf(JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as Summary));
       } catch {
         // No summary: the run itself broke (vitest or the global setup threw).
-        resolve({ failed: [], errored: [], observations: [], abort: `no summary: ${stderr.trim().split('\n').slice(-2).join(' ')}` });
+        resolve({
+          failed: [],
+          errored: [],
+          observations: [],
+          hangs: [],
+          abort: `no summary: ${stderr.trim().split('\n').slice(-2).join(' ')}`,
+        });
       }
     });
   });
-}
-
-/** The findings of `run` the baseline does not have. */
-function findings(run: Run, baseline: Baseline): string[] {
-  const failedBefore = new Set(baseline.failed);
-  const seen = new Set(baseline.observations);
-  return [
-    ...run.failed.filter((t) => !failedBefore.has(t)).map((t) => `FAIL ${t}`),
-    ...run.observations.filter((o) => !seen.has(o)).map((o) => `observed ${o}`),
-  ];
 }
 
 /**
@@ -134,6 +107,7 @@ async function main(): Promise<number> {
       failed: [...new Set([...run.failed, ...again.failed])],
       errored: [...new Set([...run.errored, ...again.errored])],
       observations: [...new Set([...run.observations, ...again.observations])],
+      hangs: [...new Set([...run.hangs, ...again.hangs])],
     };
     writeFileSync(join(work, 'baseline.json'), JSON.stringify(baseline, null, 2));
     if (run.abort || again.abort || baseline.failed.length > 0) {
@@ -151,17 +125,23 @@ async function main(): Promise<number> {
   let errored: string[] = [];
   let aborts = 0;
   let abort = '';
-  // At most two runs: the second only when the first ended ERROR or aborted without a finding.
+  // At most two runs: the second only when the first ended ERROR, aborted, or only held requests without a finding.
+  // A hang counts when the next run holds the same request too: load may stretch an answer past the client's bound
+  // once; a mutant that never answers does it every time.
+  const isHang = (f: string) => f.startsWith('hang ');
+  let held: string[] = [];
   while (runs < 2) {
     runs++;
     const run = await conformanceRun(reportDir, true);
-    found = findings(run, baseline);
+    const now = findings(run, baseline);
+    found = [...now.filter((f) => !isHang(f)), ...now.filter((f) => isHang(f) && held.includes(f))];
+    held = now.filter(isHang);
     errored = run.errored.filter((t) => !baseline.errored.includes(t));
     if (run.abort) {
       aborts++;
       abort = run.abort;
     }
-    if (found.length > 0 || (!run.abort && errored.length === 0)) break;
+    if (found.length > 0 || (!run.abort && errored.length === 0 && held.length === 0)) break;
   }
   if (found.length === 0 && aborts === 2) found = [`abort: ${abort}`];
   const verdict: Verdict = {
