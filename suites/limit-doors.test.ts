@@ -197,6 +197,34 @@ describe("4.1 a screen's window is its own, not another screen's", () => {
   );
 });
 
+describe("4.1 a screen's window is not left out with its hidden fields", () => {
+  clauseTest(
+    { clauses: '4.1-duracion-intento', endpoint: 'flow', purchase: true, movesClock: true, needs: ['account'] },
+    'a screen posted after its window without its hidden fields (what the customer does not type) is not processed, or is observed',
+    async (t) => {
+      skipUnlessTimeCanPass(t, 75, 'a payment 75 s after the screen was shown (duracionInterfazIntentoMinutos 1)');
+      const { link } = await linkWith(t, { duracionInterfazIntentoMinutos: 1 });
+      const late = await t.run.payer.openScreen(link.urlEnlace);
+      const form = late.form;
+      if (!form) return t.skip('page-not-driven', 'the screen shows no form to post: its hidden fields are judged where it shows one');
+      const visible = new Set(form.visible ?? []);
+      const hidden = Object.keys(form.fields).filter((name) => !visible.has(name));
+      if (hidden.length === 0) return t.skip('nothing-to-judge', 'the screen has no hidden field to leave out');
+      await letTimePass(t, 75, 'a payment 75 s after the screen was shown');
+      for (const name of hidden) delete form.fields[name];
+      await t.run.payer.submitScreen(late, await testCard(t));
+      const { record } = await activate(t, link.idEnlace);
+      const paid = (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true);
+      if (paid.length > 0)
+        t.observe(
+          '4.1-duracion-intento',
+          `a payment posted to a screen 75 s after it was shown (validity 1 minute), without its hidden fields (${hidden.join(', ')}), was approved (${paid.length} approved in transacciones): leaving them out left the window unchecked`,
+        );
+    },
+    waitingTimeoutMs(),
+  );
+});
+
 describe('3 vigencia.fechaFin minutes in the past: no wait needed', () => {
   clauseTest(
     { clauses: ['3-vigencia-bounds-use', '4.5-pays-the-link'], endpoint: 'flow', purchase: true },

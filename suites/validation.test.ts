@@ -26,7 +26,7 @@ import {
 import type { OperationId } from '../spec/types.ts';
 import { acceptsValid, bodyContext, bodyTestSpec, echoedBack, rejectedWhereValidAccepted, sendBody } from './flows/bodies.ts';
 import { activate } from './flows/links.ts';
-import { paymentLinkMinimal, purchaseWallet } from '../generators/bodies.ts';
+import { paymentLinkMinimal, purchaseMposBanda, purchaseWallet } from '../generators/bodies.ts';
 import { clauseTest, createdNothing, type Exchange, fieldEquals, readInt, succeeded, type TestHandle } from '../harness/index.ts';
 
 // The catalogue built with the run's data, once per business id (titles are registered from the default one).
@@ -334,6 +334,30 @@ describe('2 types no rule covers: a value of another type, taken, is observed', 
         const body = setAt(paymentLinkMinimal() as unknown as Body, pointer, 1.5);
         await observeTaken(t, 'createPaymentLink', body, `${name} 1.5`, clause);
       }
+    },
+  );
+
+  // 4.7 types the card's expiry month and year as ints (the year's rule itself is not shown): one with a fraction.
+  clauseTest(
+    bodyTestSpec({ operationId: 'purchaseMposBanda' }, ['4.7-anio-rule-not-shown', '4.7-mes-range']),
+    'purchaseMposBanda: anioVencimiento and mesVencimiento (ints) each given with a fraction — observed when taken',
+    async (t) => {
+      const valid = purchaseMposBanda(t.run.config.testData);
+      const anio = valid.anioVencimiento + 0.5;
+      await observeTaken(
+        t,
+        'purchaseMposBanda',
+        { ...valid, anioVencimiento: anio } as unknown as Body,
+        `anioVencimiento ${anio}`,
+        '4.7-anio-rule-not-shown',
+      );
+      await observeTaken(
+        t,
+        'purchaseMposBanda',
+        { ...valid, mesVencimiento: 1.5 } as unknown as Body,
+        'mesVencimiento 1.5',
+        '4.7-mes-range',
+      );
     },
   );
 
