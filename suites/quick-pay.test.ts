@@ -5,12 +5,13 @@
  * MAX_WAIT_S away (harness/run/waits.ts); otherwise that test is skipped with the reason. How a vendor's page shows a refusal
  * is not shown, so the verdict comes from GET /TransaccionCompra/{id}.
  */
+import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
 import { createLink } from './flows/links.ts';
 import { lookUp, webhookFor } from './flows/lookups.ts';
 import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, quickPayQrOf, submitAskingNothing } from './flows/purchases.ts';
-import { imagesNotServed, observedLinkBody, payOnScreen } from './flows/screens.ts';
+import { imagesNotServed, noServerErrorAt, observedLinkBody, payOnScreen, withIdChanged } from './flows/screens.ts';
 import {
   absoluteUrl,
   approvalOf,
@@ -195,6 +196,30 @@ describe('4.6 the quick-pay QR', () => {
       fieldEquals(tx['esAprobada'], false, 'esAprobada after paying an expired QR', '4.6-qr-expiry', ex);
     },
     waitingTimeoutMs(),
+  );
+});
+
+// The page a quick-pay's QR leads to, and what its address answers for no quick-pay, are not shown (7); the address
+// with its idTransaccion changed is a client's mistake, and a server error is no answer to it: observed.
+describe('4.6 the quick-pay page of no quick-pay', () => {
+  clauseTest(
+    { clauses: ['4.6-url-qr', '7-error-format-not-shown'], endpoint: 'flow', purchase: true },
+    'the page the QR leads to, with its idTransaccion changed to one of no quick-pay, answers no server error (5xx: observed)',
+    async (t) => {
+      const { ex, response } = await createQuickPay(t);
+      const id = String(response['idTransaccion'] ?? '');
+      const urlQR = absoluteUrl(datosQuickPay(response).urlQR, 'datosQuickPay.urlQR', '4.6-url-qr', ex).href;
+      const image = await t.run.payer.fetchImage(urlQR);
+      const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+      if (text === undefined || !URL.canParse(text, urlQR))
+        return t.skip('page-not-driven', `the quick-pay QR at ${urlQR} could not be read: the page it leads to is not known`);
+      // Another id of the same form: digits as digits, anything else a new UUID.
+      const other = /^\d+$/.test(id) ? '9'.repeat(id.length) : randomUUID();
+      const changed = withIdChanged(new URL(text, urlQR).href, id, other);
+      if (changed === undefined)
+        return t.skip('nothing-to-judge', `the page the QR leads to (${text}) does not carry idTransaccion ${id} once`);
+      await noServerErrorAt(t, changed, 'the quick-pay page of a quick-pay that does not exist');
+    },
   );
 });
 
