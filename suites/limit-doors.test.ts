@@ -10,14 +10,13 @@
 import { describe } from 'vitest';
 import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
-import { activate, createLink } from './flows/links.ts';
+import { activate, CARD_AND_QUICK_PAY, createLink } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
-import { createQuickPay, payQuickPay, quickPayQrOf } from './flows/purchases.ts';
+import { createQuickPay, payQuickPay, qrTarget, quickPayQrOf } from './flows/purchases.ts';
 import { declineOnScreen, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import {
   asBool,
   clauseTest,
-  decodeQrPng,
   fail,
   field,
   holds,
@@ -68,14 +67,13 @@ async function openQuickPayPageNow(
   deadline: number,
 ): Promise<Screen & { form: ScreenForm }> {
   const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
-  const image = await t.run.payer.fetchImage(urlQR);
-  const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-  if (text === undefined || !URL.canParse(text, urlQR))
+  const target = await qrTarget(t, urlQR);
+  if (target === undefined)
     return t.skip(
       'page-not-driven',
-      `the quick-pay QR at ${urlQR} is not a PNG the suite decodes (status ${image.status}): its page is judged by the quick-pay tests`,
+      `the quick-pay QR at ${urlQR} is not a PNG the suite decodes: its page is judged by the quick-pay tests`,
     );
-  const screen = await t.run.payer.openScreen(new URL(text, urlQR).href);
+  const screen = await t.run.payer.openScreen(target);
   const answeredAt = Date.now();
   // The margin of the clocks' offset (onOurClock), as lateBy (harness/run/waits.ts) allows it.
   if ((!screen.form || screen.status >= 400) && answeredAt + 1000 > deadline) {
@@ -317,13 +315,7 @@ describe("3 the success limit holds for a quick-pay started on the link's screen
       const { link } = await createLink(
         t,
         await observedLinkBody(t, {
-          formaPago: {
-            permitirTarjetaCreditoDebido: true,
-            permitirPagoConPuntoPartner: false,
-            permitirPagoEnCuotasPartner: false,
-            permitirPagoEnBitcoin: false,
-            permitePagoQuickPay: true,
-          },
+          formaPago: CARD_AND_QUICK_PAY,
           limitesDeUso: { cantidadMaximaPagosExitosos: 1 },
         }),
       );

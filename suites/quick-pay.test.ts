@@ -8,9 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
-import { createLink } from './flows/links.ts';
+import { CARD_AND_QUICK_PAY, createLink } from './flows/links.ts';
 import { lookUp, webhookFor } from './flows/lookups.ts';
-import { createQuickPay, datosAdicionales, paidQuickPay, payQuickPay, quickPayQrOf, submitAskingNothing } from './flows/purchases.ts';
+import {
+  createQuickPay,
+  datosAdicionales,
+  paidQuickPay,
+  payQuickPay,
+  qrTarget,
+  quickPayQrOf,
+  submitAskingNothing,
+} from './flows/purchases.ts';
 import { imagesNotServed, noServerErrorAt, observedLinkBody, payOnScreen, withIdChanged } from './flows/screens.ts';
 import {
   absoluteUrl,
@@ -19,7 +27,6 @@ import {
   clauseTest,
   containsPairs,
   dateAfter,
-  decodeQrPng,
   fieldEquals,
   hasClock,
   isImage,
@@ -78,14 +85,13 @@ describe('4.6 the quick-pay QR', () => {
       const deadline = await onOurClock(t, Date.parse(String(datosQuickPay(response).fechaVencimiento)));
       const clauses = ['4.6-url-qr', '7-dev-authorizes'];
       const outcome = await withDeadline(deadline, async () => {
-        const image = await t.run.payer.fetchImage(urlQR);
-        const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-        if (text === undefined || !URL.canParse(text, urlQR))
+        const target = await qrTarget(t, urlQR);
+        if (target === undefined)
           return t.skip(
             'premise-elsewhere',
             `the QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
           );
-        const page = await t.run.payer.openScreen(new URL(text, urlQR).href);
+        const page = await t.run.payer.openScreen(target);
         return submitAskingNothing(t, page, undefined, clauses, 'the quick-pay page');
       });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
@@ -102,14 +108,13 @@ describe('4.6 the quick-pay QR', () => {
     async (t) => {
       const { response } = await createQuickPay(t);
       const urlQR = String(datosQuickPay(response).urlQR ?? '');
-      const image = await t.run.payer.fetchImage(urlQR);
-      const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-      if (text === undefined || !URL.canParse(text, urlQR))
+      const target = await qrTarget(t, urlQR);
+      if (target === undefined)
         return t.skip(
           'premise-elsewhere',
           `the QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
         );
-      const page = await t.run.payer.openScreen(new URL(text, urlQR).href);
+      const page = await t.run.payer.openScreen(target);
       const notServed = await imagesNotServed(t, page.html, page.url);
       if (notServed.length > 0)
         t.observe('4.6-url-qr', `the page the QR leads to (${page.url}) names images that serve none: ${notServed.join('; ')}`);
@@ -209,15 +214,14 @@ describe('4.6 the quick-pay page of no quick-pay', () => {
       const { ex, response } = await createQuickPay(t);
       const id = String(response['idTransaccion'] ?? '');
       const urlQR = absoluteUrl(datosQuickPay(response).urlQR, 'datosQuickPay.urlQR', '4.6-url-qr', ex).href;
-      const image = await t.run.payer.fetchImage(urlQR);
-      const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-      if (text === undefined || !URL.canParse(text, urlQR))
+      const target = await qrTarget(t, urlQR);
+      if (target === undefined)
         return t.skip('page-not-driven', `the quick-pay QR at ${urlQR} could not be read: the page it leads to is not known`);
       // Another id of the same form: digits as digits, anything else a new UUID.
       const other = /^\d+$/.test(id) ? '9'.repeat(id.length) : randomUUID();
-      const changed = withIdChanged(new URL(text, urlQR).href, id, other);
+      const changed = withIdChanged(target, id, other);
       if (changed === undefined)
-        return t.skip('nothing-to-judge', `the page the QR leads to (${text}) does not carry idTransaccion ${id} once`);
+        return t.skip('nothing-to-judge', `the page the QR leads to (${target}) does not carry idTransaccion ${id} once`);
       await noServerErrorAt(t, changed, 'the quick-pay page of a quick-pay that does not exist');
     },
   );
@@ -284,21 +288,14 @@ describe("4.6 a quick-pay chosen on a link's screen", () => {
         t,
         await observedLinkBody(t, {
           nombreProducto,
-          formaPago: {
-            permitirTarjetaCreditoDebido: true,
-            permitirPagoConPuntoPartner: false,
-            permitirPagoEnCuotasPartner: false,
-            permitirPagoEnBitcoin: false,
-            permitePagoQuickPay: true,
-          },
+          formaPago: CARD_AND_QUICK_PAY,
         }),
       );
       const urlQR = await quickPayQrOf(t, await payOnScreen(t, link.urlEnlace, { formaPago: 4 }), link.urlEnlace);
-      const image = await t.run.payer.fetchImage(urlQR);
-      const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-      if (text === undefined || !URL.canParse(text, urlQR))
+      const target = await qrTarget(t, urlQR);
+      if (target === undefined)
         return t.skip('page-not-driven', `the quick-pay QR at ${urlQR} could not be read again: its page is not opened`);
-      const page = await t.run.payer.openScreen(new URL(text, urlQR).href);
+      const page = await t.run.payer.openScreen(target);
       if (page.status < 200 || page.status >= 300)
         return t.skip('premise-elsewhere', `the quick-pay page answered ${page.status}: judged by the quick-pay tests`);
       if (!parse(page.html).text.includes(nombreProducto))
@@ -320,13 +317,7 @@ describe("4.6 a quick-pay chosen on a link's screen", () => {
       const { link } = await createLink(
         t,
         await observedLinkBody(t, {
-          formaPago: {
-            permitirTarjetaCreditoDebido: true,
-            permitirPagoConPuntoPartner: false,
-            permitirPagoEnCuotasPartner: false,
-            permitirPagoEnBitcoin: false,
-            permitePagoQuickPay: true,
-          },
+          formaPago: CARD_AND_QUICK_PAY,
         }),
       );
       const outcome = await payOnScreen(t, link.urlEnlace, { formaPago: 4 });

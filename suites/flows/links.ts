@@ -90,6 +90,15 @@ async function linkUrlFromRecord(t: TestHandle, idEnlace: number): Promise<strin
   return usableUrl(record['urlEnlace']) ?? usableUrl(field(record, 'urlEnlaceLargo'));
 }
 
+/** A link's formaPago taking cards and QuickPay only (2.3): the screen's quick-pay, chosen beside a card. */
+export const CARD_AND_QUICK_PAY = {
+  permitirTarjetaCreditoDebido: true,
+  permitirPagoConPuntoPartner: false,
+  permitirPagoEnCuotasPartner: false,
+  permitirPagoEnBitcoin: false,
+  permitePagoQuickPay: true,
+} as const;
+
 /** PUT /EnlacePago/{id}/activar: the only way the spec gives to read a link's full record (4.2), read as the contract types it. */
 export async function activate(t: TestHandle, idEnlace: number): Promise<{ ex: Exchange; record: PaymentLink }> {
   const ex = await t.call('activatePaymentLink', { pathParams: { id: idEnlace } });

@@ -127,6 +127,13 @@ export async function submitAskingNothing(
   return outcome;
 }
 
+/** Where the QR image at `urlQR` leads (its PNG's text, made absolute), or undefined: not a PNG this suite decodes. */
+export async function qrTarget(t: TestHandle, urlQR: string): Promise<string | undefined> {
+  const image = await t.run.payer.fetchImage(urlQR);
+  const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
+  return text !== undefined && URL.canParse(text, urlQR) ? new URL(text, urlQR).href : undefined;
+}
+
 /**
  * The quick-pay QR a link's screen shows once QuickPay was chosen on it (how the screen shows it is not shown: the
  * first image of the page whose PNG holds a URL), or a skip: the suite cannot drive that screen's quick-pay.
@@ -136,9 +143,7 @@ export async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screen
   for (const [, src] of html.matchAll(/<img\b[^>]*\bsrc="([^"]+)"/gi)) {
     if (!src || !URL.canParse(src.replace(/&amp;/g, '&'), screenUrl)) continue;
     const url = new URL(src.replace(/&amp;/g, '&'), screenUrl).href;
-    const image = await t.run.payer.fetchImage(url);
-    const text = image.isPng ? decodeQrPng(image.bytes).text : undefined;
-    if (text !== undefined && URL.canParse(text, url)) return url;
+    if ((await qrTarget(t, url)) !== undefined) return url;
   }
   return t.skip(
     'page-not-driven',
