@@ -15,7 +15,7 @@ import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
 import { conformanceRun, proxiedRun } from '../bench/remote.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
-import { reportDirSetting } from '../harness/setup/report-settings.ts';
+import { chromiumPathSetting, reportDirSetting } from '../harness/setup/report-settings.ts';
 import { chromiumAvailable } from '../harness/payer/chromium.ts';
 
 const reportDir = reportDirSetting();
@@ -27,7 +27,9 @@ const baseEnv: NodeJS.ProcessEnv = { ...embeddedOnlyEnv(process.env), REPORT_DIR
 const embedded = await conformanceRun(baseEnv);
 
 // 1b. The same with the browser payer on screens built by script (at most 2× the HTTP payer's run).
-const browserRun = chromiumAvailable() ? await conformanceRun({ ...baseEnv, PAYER: 'browser', SANDBOX_SCREEN: 'js' }) : undefined;
+const browserRun = chromiumAvailable(chromiumPathSetting())
+  ? await conformanceRun({ ...baseEnv, PAYER: 'browser', SANDBOX_SCREEN: 'js' })
+  : undefined;
 
 // 2. The same suite against a sandbox started here as a remote target, counting the requests it receives.
 const sandbox = await startRemoteSandbox({ mode: 'development' });

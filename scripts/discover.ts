@@ -264,7 +264,7 @@ async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver):
     };
     const page = new URL(url, ex.request.url).href;
     challengeFinding = await challengeCode(payer, page);
-    const outcome = await payer.complete3ds(page, { redirectPrefix: request.urlRedirect, card });
+    const outcome = await payer.pay({ kind: '3ds', url: page, redirectPrefix: request.urlRedirect, card });
     if (outcome.kind !== 'redirect') {
       const heading = headingOf(outcome.html);
       return {

@@ -35,7 +35,7 @@ const screenPayments = (clauses: string[]) => ({ clauses, endpoint: 'flow', purc
 async function payAtOnce(t: TestHandle, urlEnlace: string, n: number, cvv?: string): Promise<PaymentOutcome[]> {
   const screens = await Promise.all(Array.from({ length: n }, () => t.run.payer.openScreen(urlEnlace)));
   const card = await testCard(t, cvv === undefined ? {} : { cvv });
-  const outcomes = await Promise.all(screens.map((screen) => t.run.payer.submitScreen(screen, card)));
+  const outcomes = await Promise.all(screens.map((screen) => t.run.payer.pay({ kind: 'opened-screen', screen, payment: card })));
   // A payment whose result page the payer could not read might be any of them: the counts are not judged.
   for (const [i, o] of outcomes.entries()) unreadPage(o, `payment ${i + 1} of ${n} at once`);
   return outcomes;
@@ -235,7 +235,7 @@ describe('4.2 / 2.1 activar at the same instant as payments', () => {
       const screens = await Promise.all(Array.from({ length: AT_ONCE }, () => t.run.payer.openScreen(link.urlEnlace)));
       const [card, declining] = [await testCard(t), await testCard(t, { cvv: DECLINE_CVV })];
       const outcomes = await withActivar(t, link.idEnlace, () =>
-        Promise.all(screens.map((screen, i) => t.run.payer.submitScreen(screen, i === 0 ? declining : card))),
+        Promise.all(screens.map((screen, i) => t.run.payer.pay({ kind: 'opened-screen', screen, payment: i === 0 ? declining : card }))),
       );
       for (const [i, o] of outcomes.entries()) unreadPage(o, `screen payment ${i + 1} of ${AT_ONCE}`);
       const approved = outcomes.filter((o) => approvalOf(o) === 'true').map((o) => idOf(o) ?? '?');

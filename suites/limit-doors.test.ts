@@ -105,7 +105,7 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
       const controlDeadline = await qrDeadline(t, control.response);
       const card = await cardFor(t);
       const posted = await withDeadline(controlDeadline, async () =>
-        t.run.payer.submitPage(await openQuickPayPageNow(t, control.response, controlDeadline), { card }),
+        t.run.payer.pay({ kind: 'opened-page', screen: await openQuickPayPageNow(t, control.response, controlDeadline), card }),
       );
       const { tx: paid } = await lookUp(t, control.response['idTransaccion']);
       if (asBool(field(paid, 'esAprobada')) !== true) notLate(posted, controlDeadline, 'the control payment of the quick-pay form');
@@ -124,7 +124,7 @@ describe('4.6 the quick-pay QR: its expiry on the form posted directly', () => {
       skipUnlessTimeCanPass(t, seconds, 'a quick-pay form posted 15 s after its fechaVencimiento');
       const page = await openQuickPayPage(t, response, await onOurClock(t, vence));
       await letTimePass(t, seconds, 'the quick-pay form posted 15 s after its fechaVencimiento');
-      const late = await t.run.payer.submitPage(page, { card: await cardFor(t) });
+      const late = await t.run.payer.pay({ kind: 'opened-page', screen: page, card: await cardFor(t) });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
       if (asBool(field(tx, 'esAprobada')) === true) {
         fail(
@@ -181,7 +181,7 @@ describe("4.1 a screen's window is its own, not another screen's", () => {
       if (taken.length === 0)
         t.skip('nothing-to-judge', "the two screens' hidden fields are the same: no showing of its own to tell apart");
       for (const name of taken) lateForm.fields[name] = freshForm.fields[name] ?? '';
-      await t.run.payer.submitScreen(late, await testCard(t));
+      await t.run.payer.pay({ kind: 'opened-screen', screen: late, payment: await testCard(t) });
       // Judged on the link whose screen was posted (a target reading the link from a hidden field paid the other).
       const { record } = await activate(t, link.idEnlace);
       const paid = (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true);
@@ -210,7 +210,7 @@ describe("4.1 a screen's window is not left out with its hidden fields", () => {
       if (hidden.length === 0) return t.skip('nothing-to-judge', 'the screen has no hidden field to leave out');
       await letTimePass(t, 75, 'a payment 75 s after the screen was shown');
       for (const name of hidden) delete form.fields[name];
-      await t.run.payer.submitScreen(late, await testCard(t));
+      await t.run.payer.pay({ kind: 'opened-screen', screen: late, payment: await testCard(t) });
       const { record } = await activate(t, link.idEnlace);
       const paid = (record.transacciones ?? []).filter((tx) => asBool(field(tx, 'esAprobada')) === true);
       if (paid.length > 0)

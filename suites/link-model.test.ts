@@ -349,7 +349,11 @@ class PayLate extends LinkCommand {
     // No form the payer can fill, no words of refusal, no page of this target paid yet: a page the payer cannot read.
     if (!screen.form) throw new NoFormError(noFormMessage(screen));
     const predictions = m.worlds.map((w) => predict(m, w, this.decline, 0, this.late));
-    const o = await r.t.run.payer.submitScreen(screen, await testCard(r.t, this.decline ? { cvv: DECLINE_CVV } : {}));
+    const o = await r.t.run.payer.pay({
+      kind: 'opened-screen',
+      screen,
+      payment: await testCard(r.t, this.decline ? { cvv: DECLINE_CVV } : {}),
+    });
     afterScreenPayment(m, o, predictions, `${this}`, m.p.cantidadPorDefecto ?? 1);
   }
   toString(): string {

@@ -30,7 +30,7 @@ const CARD_ONLY = {
   permitePagoQuickPay: false,
 };
 
-type Forged = NonNullable<Parameters<TestHandle['run']['payer']['submitScreen']>[2]>;
+type Forged = NonNullable<Extract<Parameters<TestHandle['run']['payer']['pay']>[0], { kind: 'opened-screen' }>['forged']>;
 
 /** The link's screen opened and its form posted with `forged` set whether or not the screen offers it. */
 async function post(t: TestHandle, urlEnlace: string, forged: Forged): Promise<PaymentOutcome> {
@@ -40,7 +40,7 @@ async function post(t: TestHandle, urlEnlace: string, forged: Forged): Promise<P
       'page-not-driven',
       `the link's screen (status ${screen.status}) shows no form to post: its settings are judged where it shows one`,
     );
-  return t.run.payer.submitScreen(screen, await testCard(t), forged);
+  return t.run.payer.pay({ kind: 'opened-screen', screen, payment: await testCard(t), forged });
 }
 
 const describeOutcome = (o: PaymentOutcome): string =>

@@ -719,7 +719,7 @@ describe('4.1 amount and quantity charged on the screen', () => {
     async (t) => {
       const { link } = await linkWith(t, { esCantidadEditable: false, cantidadPorDefecto: 2 }, { monto: 10.5 });
       const screen = await t.run.payer.openScreen(link.urlEnlace);
-      const outcome = await t.run.payer.submitScreen(screen, await testCard(t), { cantidad: '5' });
+      const outcome = await t.run.payer.pay({ kind: 'opened-screen', screen, payment: await testCard(t), forged: { cantidad: '5' } });
       if (approved(outcome)) {
         amountEquals(
           await charged(t, approvedParams(outcome), '4.1-cantidad-editable'),
@@ -758,7 +758,7 @@ describe('4.1 amount and quantity charged on the screen', () => {
   clauseTest(spec('4.1-monto-editable'), 'without esMontoEditable, an amount forged by the customer is not charged', async (t) => {
     const { link } = await linkWith(t, { esMontoEditable: false }, { monto: 10.5 });
     const screen = await t.run.payer.openScreen(link.urlEnlace);
-    const outcome = await t.run.payer.submitScreen(screen, await testCard(t), { monto: '1.00' });
+    const outcome = await t.run.payer.pay({ kind: 'opened-screen', screen, payment: await testCard(t), forged: { monto: '1.00' } });
     if (approved(outcome)) {
       amountEquals(
         await charged(t, approvedParams(outcome), '4.1-monto-editable'),
@@ -784,13 +784,15 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
       const inTime = await t.run.payer.openScreen(link.urlEnlace);
       // 50 s: just before the minute, with 10 s for the payment's own round trips (a screen lasting less fails).
       await letTimePass(t, 50, 'a payment 50 s after the screen was shown');
-      const first = await withDeadline((inTime.openedAt ?? Date.now()) + 60_000, () => t.run.payer.submitScreen(inTime, card));
+      const first = await withDeadline((inTime.openedAt ?? Date.now()) + 60_000, () =>
+        t.run.payer.pay({ kind: 'opened-screen', screen: inTime, payment: card }),
+      );
       // Submitted past the minute by the suite's own slowness (a loaded machine): not the target's refusal.
       if (!hasClock(t)) notLate(first, (inTime.openedAt ?? Date.now()) + 60_000, 'the payment meant for 50 s after the screen was shown');
       paymentApproved(first, '4.1-duracion-intento', 'a payment 50 s after the screen was shown (validity 1 minute)');
       const late = await t.run.payer.openScreen(link.urlEnlace);
       await letTimePass(t, 75, 'a payment 75 s after the screen was shown');
-      const outcome = await t.run.payer.submitScreen(late, card);
+      const outcome = await t.run.payer.pay({ kind: 'opened-screen', screen: late, payment: card });
       paymentNotApproved(outcome, '4.1-duracion-intento', 'a payment 75 s after the screen was shown (validity 1 minute)');
       if (outcome.kind === 'redirect')
         t.observe('4.1-duracion-intento', 'the late payment was answered with a declined redirect rather than refused');

@@ -64,7 +64,7 @@ async function replayTold(t: TestHandle, again: PaymentOutcome, firstId: string 
 async function paidTwice(t: TestHandle, urlEnlace: string): Promise<{ first: PaymentOutcome; again: PaymentOutcome }> {
   const screen = await t.run.payer.openScreen(urlEnlace);
   const card = await testCard(t);
-  const first = await t.run.payer.submitScreen(screen, card);
+  const first = await t.run.payer.pay({ kind: 'opened-screen', screen, payment: card });
   const again = await t.run.payer.resubmitScreen(screen, card);
   return { first, again };
 }
@@ -153,7 +153,9 @@ describe('replays of a payment', () => {
       fieldEquals(before.tx['esAprobada'], true, 'esAprobada after completion', '4.3-url-completar', before.ex);
       // The same page again, as a customer's back button and submit would.
       const url = String(purchase.response['urlCompletarPago3Ds']);
-      const again = await t.run.payer.complete3ds(new URL(url, purchase.ex.request.url).href, {
+      const again = await t.run.payer.pay({
+        kind: '3ds',
+        url: new URL(url, purchase.ex.request.url).href,
         redirectPrefix: purchase.request.urlRedirect,
         card: { ...purchase.request.tarjetaCreditoDebido },
       });

@@ -15,7 +15,7 @@ export type Stop = (url: string) => boolean;
 const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome received by the conformance suite</p>';
 /** What a page may ask for that no payment needs. */
 const SKIPPED = new Set(['image', 'media', 'font']);
-/** Open screens kept for a later submitScreen; the oldest is closed beyond this. */
+/** Open screens kept to be paid later (opened-screen, opened-page); the oldest is closed beyond this. */
 export const MAX_OPEN = 16;
 /** Cleaned pages kept for the next screens. */
 export const MAX_IDLE = 8;

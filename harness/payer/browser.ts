@@ -17,7 +17,7 @@ import { noteStep } from '../record/transcript.ts';
 import { beforeDeadline, priorityNow } from '../api/queue-order.ts';
 import { waitingFor } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
-import { launchChromium, pageEvidence } from './chromium.ts';
+import type { Chromium } from './chromium.ts';
 import { checkout, type CheckoutDriver, type StepInput } from './checkout.ts';
 import { bodyScope, pageHtml, readParts, reread, screenOf, type PageContext, type Part } from './browser-frames.ts';
 import { fillPayment, fillPresent } from './browser-fill.ts';
@@ -26,12 +26,24 @@ import { FieldsNotFoundError } from './field-mapping.ts';
 import { fieldNamesOf, pageValues, paymentValues } from './fields.ts';
 import { bare, outcomeOf, readHtml, timed } from './form.ts';
 import { stopOf, type HttpPayer } from './http.ts';
-import type { CardPayment, FieldName, FieldNames, Followed, OptionValues, PageInput, Payer, PaymentOutcome, Screen } from './types.ts';
+import type {
+  CardPayment,
+  FieldName,
+  FieldNames,
+  Followed,
+  OptionValues,
+  PageInput,
+  Payer,
+  PaymentInput,
+  PaymentOutcome,
+  Screen,
+} from './types.ts';
 import { MAX_DRIVEN, MAX_IDLE, MAX_OPEN, RESERVED_FOR_DEADLINES, Session, Turns, type Stop } from './browser-session.ts';
 import { controls, emptyInputs } from './in-page.ts';
 
 export interface BrowserPayerOptions {
-  chromiumPath: string;
+  /** The Chromium it drives (CHROMIUM_PATH): its browser, launched on first use, and its screenshots. */
+  chromium: Chromium;
   reportDir: string;
   /** Bound of the target's answer to a navigation the payer sends itself (HTTP_TIMEOUT_MS). */
   timeoutMs: number;
@@ -178,11 +190,11 @@ export class BrowserPayer implements Payer {
   async #newSession(): Promise<Session> {
     let context: BrowserContext;
     try {
-      const browser = await launchChromium(this.#options.chromiumPath);
+      const browser = await this.#options.chromium.launch();
       context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     } catch (err) {
       throw new PayerError(
-        `the browser payer could not start Chromium at ${this.#options.chromiumPath}: ${(err as Error).message.split('\n')[0]}`,
+        `the browser payer could not start Chromium at ${this.#options.chromium.path}: ${(err as Error).message.split('\n')[0]}`,
       );
     }
     return Session.open(context, this.#options.timeoutMs, this.#ctx.step());
@@ -197,7 +209,7 @@ export class BrowserPayer implements Payer {
   /** The error to throw, with the page's evidence; the session is closed. */
   async #failure(session: Session, doing: string, err: unknown): Promise<Error> {
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-    const evidence = await pageEvidence(session.page, {
+    const evidence = await this.#options.chromium.evidence(session.page, {
       reportDir: this.#options.reportDir,
       label: `payer-${doing}-${URL.canParse(session.page.url()) ? new URL(session.page.url()).pathname : ''}`,
       cardTarget: this.#ctx.names.numeroTarjeta,
@@ -326,14 +338,30 @@ export class BrowserPayer implements Payer {
     const oldest = this.#open.length > MAX_OPEN ? this.#open.shift() : undefined;
     const evicted = oldest && this.#sessions.get(oldest);
     if (evicted) {
-      // That screen can no longer be submitted: forgotten first, so submitScreen says so.
+      // That screen can no longer be submitted: forgotten first, so paying it says so.
       this.#sessions.delete(oldest!);
       await this.#release(evicted);
     }
     return screen;
   }
 
-  async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
+  /** A payment of any kind (PaymentInput): its page opened or taken, filled, pressed once, what follows finished. */
+  pay(input: PaymentInput): Promise<PaymentOutcome> {
+    switch (input.kind) {
+      case 'link':
+        return this.#openAndPay(input.url, { payment: input.payment }, stopOf(input.payment));
+      case 'opened-screen':
+        return this.#payOpenedScreen(input.screen, input.payment, input.forged);
+      case '3ds':
+        return this.#openAndPay(input.url, { card: input.card, kind: '3DS page' }, stopOf({ redirectPrefix: input.redirectPrefix }));
+      case 'quick-pay':
+        return this.#payQuickPay(input.url, input);
+      case 'opened-page':
+        return this.#payOpenedPage(input.screen, input);
+    }
+  }
+
+  async #payOpenedScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
     const session = this.#sessions.get(screen);
     if (!session)
       throw new PayerError(
@@ -357,9 +385,9 @@ export class BrowserPayer implements Payer {
     });
   }
 
-  async submitPage(
+  async #payOpenedPage(
     screen: Screen,
-    options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean } = {},
+    options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean },
   ): Promise<PaymentOutcome> {
     const session = this.#sessions.get(screen);
     if (!session)
@@ -446,18 +474,7 @@ export class BrowserPayer implements Payer {
     return this.#sessions.has(screen);
   }
 
-  payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
-    return this.#openAndPay(urlEnlace, { payment }, stopOf(payment));
-  }
-
-  complete3ds(
-    urlCompletarPago3Ds: string,
-    { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput },
-  ): Promise<PaymentOutcome> {
-    return this.#openAndPay(urlCompletarPago3Ds, { card, kind: '3DS page' }, stopOf({ redirectPrefix }));
-  }
-
-  async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
+  async #payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput }): Promise<PaymentOutcome> {
     return this.#openAndPay(await this.#options.http.quickPayPage(urlQR), { card: options.card, kind: 'quick-pay page' }, stopOf(options));
   }
 

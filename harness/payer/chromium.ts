@@ -1,8 +1,9 @@
 /**
  * The system's Chromium (Debian package `chromium`, or CHROMIUM_PATH) driven through playwright-core, which
- * downloads no browser. One browser per process, launched on first use with a fresh profile; playwright closes it
- * when the process exits. Also the evidence of a page the payer got stuck on: URL, screenshot and text, with the
- * card number and cvv blanked in the page and its frames before the picture and redacted from the text.
+ * downloads no browser. One browser per payer (a `Chromium`, made by createPayer), launched on first use with a fresh
+ * profile; playwright closes it when the process exits. Also the evidence of a page the payer got stuck on: URL,
+ * screenshot and text, with the card number and cvv blanked in the page and its frames before the picture and
+ * redacted from the text.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,35 +34,52 @@ export function installHint(path: string): string {
   );
 }
 
-export function chromiumAvailable(path: string = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH): boolean {
+/** Whether there is a Chromium at `path` (CHROMIUM_PATH as the configuration or chromiumPathSetting reads it). */
+export function chromiumAvailable(path: string): boolean {
   return existsSync(path);
 }
 
-const launched = new Map<string, Promise<Browser>>();
+/**
+ * A payer's Chromium at `path`: its browser, launched once on first use (again after it went away), and the
+ * screenshots of the pages it got stuck on, numbered. Payers may share one (tests); a run's payer has its own.
+ */
+export class Chromium {
+  #browser: Promise<Browser> | undefined;
+  /** Screenshots taken, for their file names. */
+  #shots = 0;
 
-/** The process's browser for this executable, launched once. */
-export function launchChromium(path: string): Promise<Browser> {
-  let browser = launched.get(path);
-  if (!browser) {
-    const starting = import('playwright-core').then(({ chromium }) =>
-      chromium.launch({ executablePath: path, args: CHROMIUM_ARGS, timeout: 30_000 }),
-    );
-    browser = starting;
-    // A failed launch is not cached, nor a browser that went away (a crash): the next payment starts another.
-    starting.then(
-      (b) => b.on('disconnected', () => launched.get(path) === starting && launched.delete(path)),
-      () => launched.delete(path),
-    );
-    launched.set(path, browser);
+  constructor(readonly path: string) {}
+
+  /** The browser, launched once. */
+  launch(): Promise<Browser> {
+    if (!this.#browser) {
+      const starting = import('playwright-core').then(({ chromium }) =>
+        chromium.launch({ executablePath: this.path, args: CHROMIUM_ARGS, timeout: 30_000 }),
+      );
+      // A failed launch is not kept, nor a browser that went away (a crash): the next payment starts another.
+      const forget = () => {
+        if (this.#browser === starting) this.#browser = undefined;
+      };
+      starting.then((b) => b.on('disconnected', forget), forget);
+      this.#browser = starting;
+    }
+    return this.#browser;
   }
-  return browser;
-}
 
-/** Closes the browsers this process launched (tests; a run's browser goes with its process). */
-export async function closeChromium(): Promise<void> {
-  const all = [...launched.values()];
-  launched.clear();
-  await Promise.all(all.map(async (b) => (await b.catch(() => undefined))?.close()));
+  /** Closes the browser it launched (tests; a run's browser goes with its process). */
+  async close(): Promise<void> {
+    const browser = this.#browser;
+    this.#browser = undefined;
+    await (await browser?.catch(() => undefined))?.close();
+  }
+
+  /**
+   * Evidence of the page the payer is on, for a failure message: its URL (redacted), a screenshot in
+   * REPORT_DIR/screens/ and its text (redacted; also written beside the screenshot).
+   */
+  evidence(page: Page, options: EvidenceOptions): Promise<string> {
+    return pageEvidence(page, options, () => this.#shots++);
+  }
 }
 
 /** Card number and cvv inputs: the configured targets, those the payer typed them into, what autofill would recognise. */
@@ -121,16 +139,18 @@ export async function blankSecrets(
   );
 }
 
-let shots = 0;
+/** Where evidence goes, what it is called, and what it must not show (the card and cvv inputs, card numbers typed). */
+export interface EvidenceOptions {
+  reportDir: string;
+  label: string;
+  cardTarget: string;
+  cvvTarget: string;
+  cardNumbers?: string[];
+  secretTargets?: string[];
+}
 
-/**
- * Evidence of the page the payer is on, for a failure message: its URL (redacted), a screenshot in
- * REPORT_DIR/screens/ and its text (redacted; also written beside the screenshot).
- */
-export async function pageEvidence(
-  page: Page,
-  options: { reportDir: string; label: string; cardTarget: string; cvvTarget: string; cardNumbers?: string[]; secretTargets?: string[] },
-): Promise<string> {
+/** Chromium.evidence; `shot` numbers the screenshot (after the time, so two in one millisecond differ). */
+async function pageEvidence(page: Page, options: EvidenceOptions, shot: () => number): Promise<string> {
   const url = redactUrl(page.url());
   const parts = [`page ${url}`];
   try {
@@ -140,7 +160,7 @@ export async function pageEvidence(
     // Base 36: a 13-digit timestamp can pass Luhn and be masked as a card number in the message quoting the path.
     const base = join(
       dir,
-      `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now().toString(36)}${(shots++).toString(36)}`,
+      `${options.label.replace(/[^A-Za-z0-9-]+/g, '-').slice(0, 60)}-${Date.now().toString(36)}${shot().toString(36)}`,
     );
     await page.screenshot({ path: `${base}.png`, fullPage: true, timeout: 20_000 });
     const text = secrets.redactText(await page.innerText('body', { timeout: 5_000 }));

@@ -33,6 +33,7 @@ import type {
   OptionValues,
   PageInput,
   Payer,
+  PaymentInput,
   PaymentOutcome,
   Screen,
   ScreenForm,
@@ -320,7 +321,23 @@ export class HttpPayer implements Payer {
     return { status: res.status, contentType: res.contentType, isPng: isPng(bytes), bytes };
   }
 
-  async payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
+  /** A payment of any kind (PaymentInput): its page opened or taken, filled, pressed once, what follows finished. */
+  pay(input: PaymentInput): Promise<PaymentOutcome> {
+    switch (input.kind) {
+      case 'link':
+        return this.#payLink(input.url, input.payment);
+      case 'opened-screen':
+        return this.#payOpenedScreen(input.screen, input.payment, input.forged);
+      case '3ds':
+        return this.#pay3ds(input.url, input);
+      case 'quick-pay':
+        return this.#payQuickPay(input.url, input);
+      case 'opened-page':
+        return this.#payOpenedPage(input.screen, input);
+    }
+  }
+
+  async #payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome> {
     const stop = stopOf(payment);
     const jar = new CookieJar();
     const opened = await this.#screenWithForm(jar, urlEnlace, stop);
@@ -333,7 +350,7 @@ export class HttpPayer implements Payer {
    * A screen opened earlier: an error status or words of refusal are its outcome; a page with no form at all cannot
    * be submitted (NoFormError).
    */
-  async submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
+  async #payOpenedScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
     const openedAt = screen.openedAt ?? Date.now();
     if (!screen.form || screen.status >= 400) {
       const outcome = outcomeOf(screen);
@@ -352,9 +369,9 @@ export class HttpPayer implements Payer {
     );
   }
 
-  async submitPage(
+  async #payOpenedPage(
     screen: Screen,
-    options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean } = {},
+    options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean },
   ): Promise<PaymentOutcome> {
     const openedAt = screen.openedAt ?? Date.now();
     if (!screen.form || screen.status >= 400) {
@@ -405,7 +422,7 @@ export class HttpPayer implements Payer {
     return timed(outcomeOf(this.#read(ex, submission.url)), sentAt, sentAt);
   }
 
-  async complete3ds(
+  async #pay3ds(
     urlCompletarPago3Ds: string,
     { redirectPrefix, card }: { redirectPrefix: string; card?: PageInput },
   ): Promise<PaymentOutcome> {
@@ -418,7 +435,7 @@ export class HttpPayer implements Payer {
     return this.#checkout(jar, opened.screen, fields, stop, 'complete 3DS', opened.screen.openedAt, input);
   }
 
-  async payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput } = {}): Promise<PaymentOutcome> {
+  async #payQuickPay(urlQR: string, options: { redirectPrefix?: string; card?: PageInput }): Promise<PaymentOutcome> {
     const page = await this.quickPayPage(urlQR);
     const stop = stopOf(options);
     const jar = new CookieJar();

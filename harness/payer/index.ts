@@ -5,11 +5,12 @@
  * the HTTP payer finds no form it can fill, before anything was submitted. Every payer returns the same outcomes.
  *
  *   const payer = createPayer({ http });
- *   const outcome = await payer.payLink(urlEnlace, { numeroTarjeta, cvv, mesVencimiento: 12, anioVencimiento: 2030,
- *     redirectPrefix: receiver.redirectUrl() });
+ *   const payment = { numeroTarjeta, cvv, mesVencimiento: 12, anioVencimiento: 2030, redirectPrefix: receiver.redirectUrl() };
+ *   const outcome = await payer.pay({ kind: 'link', url: urlEnlace, payment });
  *   if (outcome.kind === 'redirect') outcome.params.hash;   // the redirect itself is never fetched
- *   const screen = await payer.openScreen(urlEnlace);           // … time passes (validity tests) …
- *   await payer.submitScreen(screen, payment, { monto: '1.00' }); // a field a customer could forge
+ *   const screen = await payer.openScreen(urlEnlace);       // … time passes (validity tests) …
+ *   await payer.pay({ kind: 'opened-screen', screen, payment, forged: { monto: '1.00' } }); // a field a customer could forge
+ *   await payer.pay({ kind: '3ds', url: urlCompletarPago3Ds, redirectPrefix });  // also: quick-pay (a QR), opened-page
  *
  * Field names default to the sandbox's screen (docs/decisions.md); a vendor's screen may differ: pass `fieldNames`
  * (SCREEN_FIELD_NAMES: input names or CSS selectors). A payment is sent once and never re-sent. The 3DS and quick-pay
@@ -23,11 +24,11 @@
 import { NoFormError } from './errors.ts';
 import type { Http } from '../api/http.ts';
 import { BrowserPayer } from './browser.ts';
-import { DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './chromium.ts';
+import { Chromium, DEFAULT_CHROMIUM_PATH, chromiumAvailable, installHint } from './chromium.ts';
 import { outcomeOf } from './form.ts';
 import { HttpPayer } from './http.ts';
 import { PayerMemory } from './memory.ts';
-import type { OptionValues, Payer, PayerKind, PaymentOutcome } from './types.ts';
+import type { OptionValues, Payer, PayerKind, PaymentKind, PaymentOutcome } from './types.ts';
 
 export type {
   CardPayment,
@@ -36,6 +37,8 @@ export type {
   OptionValues,
   Payer,
   PayerKind,
+  PaymentInput,
+  PaymentKind,
   PaymentOutcome,
   Refusal,
   Screen,
@@ -58,6 +61,8 @@ export interface PayerOptions {
   kind?: PayerKind;
   /** CHROMIUM_PATH; default /usr/bin/chromium. */
   chromiumPath?: string;
+  /** The Chromium the browser payer drives; default one of its own at chromiumPath (tests share one). */
+  chromium?: Chromium;
   /** Where the browser payer writes screens/ evidence; default reports. */
   reportDir?: string;
   /** Bound of the target's answer to a navigation; default 15 s. */
@@ -70,16 +75,17 @@ export function createPayer(options: PayerOptions): Payer {
   const http = new HttpPayer({ ...options, memory: options.memory ?? new PayerMemory() });
   const kind = options.kind ?? 'http';
   if (kind === 'http') return plain(http);
+  const chromiumPath = options.chromiumPath ?? DEFAULT_CHROMIUM_PATH;
   const browser = new BrowserPayer({
     http,
-    chromiumPath: options.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
+    chromium: options.chromium ?? new Chromium(chromiumPath),
     reportDir: options.reportDir ?? 'reports',
     timeoutMs: options.timeoutMs ?? 15_000,
     ...(options.browserTimeoutMs ? { browserTimeoutMs: options.browserTimeoutMs } : {}),
     ...(options.fieldNames ? { fieldNames: options.fieldNames } : {}),
     ...(options.optionValues ? { optionValues: options.optionValues } : {}),
   });
-  return kind === 'browser' ? plain(browser) : autoPayer(http, browser, options.chromiumPath ?? DEFAULT_CHROMIUM_PATH);
+  return kind === 'browser' ? plain(browser) : autoPayer(http, browser, chromiumPath);
 }
 
 /**
@@ -89,8 +95,8 @@ export function createPayer(options: PayerOptions): Payer {
  * A `no-form` refusal with payableSeen true is returned as it is.
  */
 export function unreadPagesThrow(payer: Payer): Payer {
-  return aroundPayments(payer, async (method, pay) => {
-    const what = OPENS[method];
+  return aroundPayments(payer, async (paying, pay) => {
+    const what = OPENS[paying];
     const o = await pay();
     if (what !== undefined && o.kind === 'refused' && o.by === 'no-form' && !o.payableSeen) {
       throw new NoFormError(
@@ -104,44 +110,40 @@ export function unreadPagesThrow(payer: Payer): Payer {
 
 /** The payments that open their page (so may meet one without a form), and what that page is. */
 const OPENS: Partial<Record<Paying, string>> = {
-  payLink: 'the payment screen',
-  submitScreen: 'the payment screen',
-  complete3ds: 'the 3DS page',
-  payQuickPay: 'the quick-pay page',
+  link: 'the payment screen',
+  'opened-screen': 'the payment screen',
+  '3ds': 'the 3DS page',
+  'quick-pay': 'the quick-pay page',
 };
 
-/** The Payer's methods that pay: each resolves to the payment's outcome. */
-export const PAYING = ['payLink', 'submitScreen', 'resubmitScreen', 'submitPage', 'complete3ds', 'payQuickPay'] as const;
+/** What pays: a payment of each kind (PaymentInput), and a screen's submission sent again (resubmitScreen). */
+export const PAYING = ['link', 'opened-screen', '3ds', 'quick-pay', 'opened-page', 'resubmit'] as const satisfies readonly (
+  | PaymentKind
+  | 'resubmit'
+)[];
 export type Paying = (typeof PAYING)[number];
 
 /**
- * The one way a payer is wrapped: each payment passed through `around` (the method's name, the payment to start,
+ * The one way a payer is wrapped: each payment passed through `around` (its kind, or `resubmit`; the payment to start;
  * the URL of the page it opens where it names one: a link's, a 3DS page's, a QR's), every other method as it is.
  */
 export function aroundPayments(
   payer: Payer,
-  around: (method: Paying, pay: () => Promise<PaymentOutcome>, url: string | undefined) => Promise<PaymentOutcome>,
+  around: (paying: Paying, pay: () => Promise<PaymentOutcome>, url: string | undefined) => Promise<PaymentOutcome>,
 ): Payer {
-  const wrapped = plain(payer);
-  for (const method of PAYING) {
-    const original = wrapped[method] as (...args: unknown[]) => Promise<PaymentOutcome>;
-    Object.assign(wrapped, {
-      [method]: (...args: unknown[]) => around(method, () => original(...args), typeof args[0] === 'string' ? args[0] : undefined),
-    });
-  }
-  return wrapped;
+  return {
+    ...plain(payer),
+    pay: (input) => around(input.kind, () => payer.pay(input), 'url' in input ? input.url : undefined),
+    resubmitScreen: (screen, stop) => around('resubmit', () => payer.resubmitScreen(screen, stop), undefined),
+  };
 }
 
 /** The methods as own properties (callers spread a payer to wrap some of them). */
 function plain(payer: Payer): Payer {
   return {
     openScreen: (...a) => payer.openScreen(...a),
-    payLink: (...a) => payer.payLink(...a),
-    submitScreen: (...a) => payer.submitScreen(...a),
+    pay: (...a) => payer.pay(...a),
     resubmitScreen: (...a) => payer.resubmitScreen(...a),
-    submitPage: (...a) => payer.submitPage(...a),
-    complete3ds: (...a) => payer.complete3ds(...a),
-    payQuickPay: (...a) => payer.payQuickPay(...a),
     fetchImage: (...a) => payer.fetchImage(...a),
     ...(payer.follow ? { follow: (...a: Parameters<NonNullable<Payer['follow']>>) => payer.follow!(...a) } : {}),
   };
@@ -180,26 +182,16 @@ function autoPayer(http: HttpPayer, browser: BrowserPayer, chromiumPath: string)
       if (screen.form || opened?.kind !== 'refused' || opened.by !== 'no-form' || !chromiumAvailable(chromiumPath)) return screen;
       return browser.openScreen(url);
     },
-    payLink: (url, payment) =>
-      orBrowser(
-        () => http.payLink(url, payment),
-        () => browser.payLink(url, payment),
-      ),
-    submitScreen: (screen, payment, forged) =>
-      browser.owns(screen) ? browser.submitScreen(screen, payment, forged) : http.submitScreen(screen, payment, forged),
+    // A screen or page opened earlier is paid by the payer that opened it; a URL by the HTTP payer, else the browser.
+    pay: (input) =>
+      'screen' in input
+        ? (browser.owns(input.screen) ? browser : http).pay(input)
+        : orBrowser(
+            () => http.pay(input),
+            () => browser.pay(input),
+          ),
     // Each payer keeps the submissions it sent (one shared record, keyed by the screen): either can send one again.
     resubmitScreen: (screen, stop) => http.resubmitScreen(screen, stop),
-    submitPage: (screen, options) => (browser.owns(screen) ? browser.submitPage(screen, options) : http.submitPage(screen, options)),
-    complete3ds: (url, o) =>
-      orBrowser(
-        () => http.complete3ds(url, o),
-        () => browser.complete3ds(url, o),
-      ),
-    payQuickPay: (url, o) =>
-      orBrowser(
-        () => http.payQuickPay(url, o),
-        () => browser.payQuickPay(url, o),
-      ),
     fetchImage: (url) => http.fetchImage(url),
     async follow(screen, meaning) {
       if (browser.owns(screen)) return browser.follow(screen, meaning);

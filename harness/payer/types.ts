@@ -86,7 +86,7 @@ export interface Screen {
   form?: ScreenForm;
   /** Text of #estado. */
   estado?: string;
-  /** When the payer requested it (epoch ms): a later submitScreen's timing.openedAt. */
+  /** When the payer requested it (epoch ms): a later payment's (opened-screen, opened-page) timing.openedAt. */
   openedAt?: number;
   /** Set by the payer that read it: this run had already paid a payable page of its origin (memory.ts). */
   payableSeen?: boolean;
@@ -167,24 +167,50 @@ export const defaultFieldNames: FieldNames = {
   codigoDesafio: 'codigoDesafio',
 };
 
-export interface Payer {
-  openScreen(url: string): Promise<Screen>;
-  payLink(urlEnlace: string, payment: CardPayment): Promise<PaymentOutcome>;
+/**
+ * A payment, by what it pays: each kind opens (or takes) its page, fills it and presses it once, and finishes what
+ * follows (a review page, a challenge) up to the outcome.
+ */
+export type PaymentInput =
+  /** Opens the payment screen of a link (4.1 urlEnlace) and pays it with the card. */
+  | { kind: 'link'; url: string; payment: CardPayment }
   /**
    * Pays a screen opened earlier (openScreen), as its browser would; `forged` fields are sent whether or not the
    * screen shows them (what a customer could forge). Throws PayerError when the screen has no form.
    */
-  submitScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome>;
+  | { kind: 'opened-screen'; screen: Screen; payment: CardPayment; forged?: Partial<Record<FieldName, string>> }
+  /** Completes the 3DS page (4.3 urlCompletarPago3Ds); `card` fills the card fields it shows (if any), as the payer's browser would. */
+  | { kind: '3ds'; url: string; redirectPrefix: string; card?: PageInput }
+  /** Pays the quick-pay page a QR leads to (4.6 urlQR, the image); `card` fills the card fields it shows (if any). */
+  | { kind: 'quick-pay'; url: string; redirectPrefix?: string; card?: PageInput }
   /**
-   * Sends the submission of a screen paid earlier (submitScreen) once more, exactly as it went (its fields, its
-   * cookies), as a customer's double click or a browser's resend does: a replay the test asks for, its own step in
-   * the transcript, never something a payer does by itself. The answer is the outcome (redirects not followed).
+   * Submits a 3DS or quick-pay page opened earlier (openScreen), filled where it asks (the card, a code it shows, a
+   * question agreed to) with its cookies, as its browser would when the customer pays later than it was shown: the
+   * door a page's form is, tried after a limit. Steps that follow are finished as a quick-pay payment finishes them.
+   */
+  | {
+      kind: 'opened-page';
+      screen: Screen;
+      card?: PageInput;
+      redirectPrefix?: string;
+      stopWhen?: (url: string) => boolean;
+    };
+
+/** The kinds of payment (PaymentInput), and the one a payment of kind K is. */
+export type PaymentKind = PaymentInput['kind'];
+export type PaymentOf<K extends PaymentKind> = Extract<PaymentInput, { kind: K }>;
+
+export interface Payer {
+  openScreen(url: string): Promise<Screen>;
+  /** Pays: a link, a screen opened earlier, a 3DS page, a quick-pay QR, a page opened earlier (PaymentInput). */
+  pay(input: PaymentInput): Promise<PaymentOutcome>;
+  /**
+   * Sends the submission of a screen paid earlier (an `opened-screen` payment) once more, exactly as it went (its
+   * fields, its cookies), as a customer's double click or a browser's resend does: a replay the test asks for, its
+   * own step in the transcript, never something a payer does by itself. The answer is the outcome (redirects not
+   * followed).
    */
   resubmitScreen(screen: Screen, stop: { redirectPrefix?: string; stopWhen?: (url: string) => boolean }): Promise<PaymentOutcome>;
-  /** Completes the 3DS page; `card` fills the card fields it shows (if any), as the payer's browser would. */
-  complete3ds(urlCompletarPago3Ds: string, options: { redirectPrefix: string; card?: PageInput }): Promise<PaymentOutcome>;
-  /** Pays the quick-pay page a QR leads to; `card` fills the card fields it shows (if any). */
-  payQuickPay(urlQR: string, options?: { redirectPrefix?: string; card?: PageInput }): Promise<PaymentOutcome>;
   fetchImage(url: string): Promise<{ status: number; contentType: string; isPng: boolean; bytes: Buffer }>;
   /**
    * Where the screen's control whose words mean `meaning` leads (the back button and urlRetorno, a cancel, a continue),
@@ -193,15 +219,6 @@ export interface Payer {
    * Optional: a payer without it leaves such checks to what the page's HTML says.
    */
   follow?(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed>;
-  /**
-   * Submits a 3DS or quick-pay page opened earlier (openScreen), filled where it asks (the card, a code it shows, a
-   * question agreed to) with its cookies, as its browser would when the customer pays later than it was shown: the
-   * door a page's form is, tried after a limit. Steps that follow are finished as payQuickPay finishes them.
-   */
-  submitPage(
-    screen: Screen,
-    options?: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean },
-  ): Promise<PaymentOutcome>;
 }
 
 /**

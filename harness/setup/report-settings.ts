@@ -1,7 +1,8 @@
 /**
  * The reports' settings: REPORT_DIR (where they go), BASELINE and FAIL_ON (which earlier run this one is compared
- * with, and what fails the run). The one reader of them for the code that has no Config — the reporters, the scripts,
- * the bench — reading them as the configuration does (harness/setup/config.ts), defaults from the variables table.
+ * with, and what fails the run); and CHROMIUM_PATH (the browser the bench's browser run needs). The one reader of them
+ * for the code that has no Config — the reporters, the scripts, the bench — reading them as the configuration does
+ * (harness/setup/config.ts), defaults from the variables table.
  * BASELINE and FAIL_ON are validated here, at start-up with the rest of the configuration, and by the reporters and
  * the shard merge (reporters/compare.ts), which read the baseline's summary.json in full.
  */
@@ -12,6 +13,8 @@ import { defaultFor, variable } from './variables.ts';
 
 /** The variables of the reports. */
 export type ReportVariable = 'REPORT_DIR' | 'BASELINE' | 'FAIL_ON';
+/** The variables read here: the reports', and the Chromium a script checks for. */
+export type SettingVariable = ReportVariable | 'CHROMIUM_PATH';
 
 /** Where a setting is read from: the environment (default process.env) and a .env file (default ./.env; null = none). */
 export interface SettingSource {
@@ -23,11 +26,16 @@ export interface SettingSource {
  * A report setting as the run reads it (config.ts loadConfig): the environment wins over `.env` (a variable set to ''
  * too); '' is unset; unset is its row's default in the variables table (harness/setup/variables.ts).
  */
-export function reportSetting(name: ReportVariable, from: SettingSource = {}): string | undefined {
+export function reportSetting(name: SettingVariable, from: SettingSource = {}): string | undefined {
   const env = from.env ?? process.env;
   const file = from.dotenv === undefined ? '.env' : from.dotenv;
   const raw = env[name] ?? (file !== null && existsSync(file) ? parseDotenv(readFileSync(file))[name] : undefined);
   return raw?.trim() || defaultFor(variable(name), 'embedded') || undefined;
+}
+
+/** CHROMIUM_PATH as the run reads it (its default, the system's Chromium, is the variables table's). */
+export function chromiumPathSetting(from: SettingSource = {}): string {
+  return reportSetting('CHROMIUM_PATH', from) ?? defaultFor(variable('CHROMIUM_PATH'), 'embedded');
 }
 
 /** REPORT_DIR as the run reads it (its default, `reports`, is the variables table's). */

@@ -79,7 +79,7 @@ export async function complete3ds(
     email: purchase.request.email,
     ...(challengeCode ? { codigoDesafio: challengeCode } : {}),
   };
-  const outcome = await t.run.payer.complete3ds(absolute, { redirectPrefix, card });
+  const outcome = await t.run.payer.pay({ kind: '3ds', url: absolute, redirectPrefix, card });
   return paymentApproved(outcome, clauses, 'the completed 3DS payment');
 }
 
@@ -116,7 +116,7 @@ export async function submitAskingNothing(
       `nothing to judge here: ${what} ${scripted ? 'runs a script' : `asks the payer for ${[...new Set(asks)].join(', ')}`} ` +
         '(a refusal could be about what the payer entered); it is judged where the flows drive the page',
     );
-  const outcome = await t.run.payer.submitPage(page, redirectPrefix === undefined ? {} : { redirectPrefix });
+  const outcome = await t.run.payer.pay({ kind: 'opened-page', screen: page, ...(redirectPrefix === undefined ? {} : { redirectPrefix }) });
   if (outcome.kind === 'refused' && outcome.answered === 'submission' && outcome.by === 'status' && outcome.status !== 410)
     fail(
       'payment-approved',
@@ -159,7 +159,9 @@ export async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screen
  */
 export async function payQuickPay(t: TestHandle, urlQR: unknown, inTime = true): Promise<PaymentOutcome> {
   const { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email } = await testCard(t);
-  const outcome = await t.run.payer.payQuickPay(String(urlQR), {
+  const outcome = await t.run.payer.pay({
+    kind: 'quick-pay',
+    url: String(urlQR),
     card: { numeroTarjeta, cvv, mesVencimiento, anioVencimiento, nombreTitular, email },
   });
   if (inTime) paymentWentThrough(outcome, 'paying the quick-pay QR');

@@ -49,7 +49,7 @@ export const DECLINE_CVV = '111';
 
 /** Pays a link on its hosted screen; the link must redirect to the receiver (configuracion.urlRedirect). */
 export async function payOnScreen(t: TestHandle, urlEnlace: string, overrides: Partial<CardPayment> = {}): Promise<PaymentOutcome> {
-  return t.run.payer.payLink(urlEnlace, await testCard(t, overrides));
+  return t.run.payer.pay({ kind: 'link', url: urlEnlace, payment: await testCard(t, overrides) });
 }
 
 /** A link body whose redirect and webhook point at the suite's receiver, so outcomes can be observed. */

@@ -10,11 +10,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { chromiumAvailable, closeChromium, DEFAULT_CHROMIUM_PATH, installHint, launchChromium } from '../../harness/payer/chromium.ts';
+import { Chromium, chromiumAvailable, installHint } from '../../harness/payer/chromium.ts';
+import { chromiumPathSetting } from '../../harness/setup/report-settings.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+const CHROMIUM = chromiumPathSetting();
 const HAVE_CHROMIUM = chromiumAvailable(CHROMIUM);
+const chromium = new Chromium(CHROMIUM);
 const SHOTS = join(process.env.REPORT_DIR || 'reports', 'screens', 'pages');
 const WIDTHS = [390, 1280] as const;
 /** The link's own product image: the only request allowed to leave the sandbox (answered as unreachable here). */
@@ -137,7 +139,7 @@ async function pagesOf(screen: 'html' | 'js'): Promise<{ sandbox: Sandbox; pages
 beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
   mkdirSync(SHOTS, { recursive: true });
-  browser = await launchChromium(CHROMIUM);
+  browser = await chromium.launch();
   sandboxes.html = await pagesOf('html');
   sandboxes.js = await pagesOf('js');
 }, 60_000);
@@ -145,7 +147,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandboxes.html?.sandbox.close();
   await sandboxes.js?.sandbox.close();
-  await closeChromium();
+  await chromium.close();
 });
 
 interface Looked {

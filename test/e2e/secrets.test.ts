@@ -18,7 +18,8 @@ import { validateXML } from 'xmllint-wasm';
 import { loadClauses } from '../../spec/clauses.ts';
 import { runConformance, type ChildRun } from '../hostile/run.ts';
 import { startRemoteSandbox, type RemoteSandbox } from '../../bench/remote-sandbox.ts';
-import { chromiumAvailable, DEFAULT_CHROMIUM_PATH, installHint } from '../../harness/payer/chromium.ts';
+import { chromiumAvailable, installHint } from '../../harness/payer/chromium.ts';
+import { chromiumPathSetting } from '../../harness/setup/report-settings.ts';
 
 const CARD = { TEST_CARD_NUMBER: '4000000000000002', TEST_CARD_CVV: '947' };
 
@@ -128,7 +129,7 @@ describe('the reports of a full run against the embedded sandbox', () => {
 // Issue 14: the browser payer's failure evidence (screenshots and page text in REPORT_DIR/screens/) holds neither.
 // The payments fail after the card and cvv were typed: the screen has no input "correo" for the e-mail.
 describe("no secrets in the browser payer's evidence", () => {
-  const chromium = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+  const chromium = chromiumPathSetting();
   let browserRun: ChildRun | undefined;
 
   beforeAll(async () => {

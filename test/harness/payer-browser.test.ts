@@ -17,19 +17,14 @@ import { TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { SecretRegistry } from '../../harness/record/redact.ts';
 import { createHttp, type Http } from '../../harness/api/http.ts';
 import { createPayer } from '../../harness/payer/index.ts';
-import {
-  blankSecrets,
-  chromiumAvailable,
-  closeChromium,
-  DEFAULT_CHROMIUM_PATH,
-  installHint,
-  launchChromium,
-  pageEvidence,
-} from '../../harness/payer/chromium.ts';
+import { blankSecrets, Chromium, chromiumAvailable, installHint } from '../../harness/payer/chromium.ts';
+import { chromiumPathSetting } from '../../harness/setup/report-settings.ts';
 import { startFixture, type Fixture } from './server.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
+const CHROMIUM = chromiumPathSetting();
 const HAVE_CHROMIUM = chromiumAvailable(CHROMIUM);
+/** One browser for every payer of this file (each run's payer has its own). */
+const chromium = new Chromium(CHROMIUM);
 const prefix = 'http://127.0.0.1:9/redirect/t1';
 const CARD = '4111111111111111';
 
@@ -372,7 +367,7 @@ document.getElementById('f').innerHTML = '<form method="post" action="/remembers
 
 afterAll(async () => {
   rmSync(reportDir, { recursive: true, force: true });
-  await closeChromium();
+  await chromium.close();
   await http.close();
   await fixture.close();
 });
@@ -385,14 +380,14 @@ function needsChromium(ctx: TestContext): void {
 }
 
 const browserPayer = (fieldNames: Record<string, string> = {}) =>
-  createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 10_000, fieldNames });
+  createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, chromium, reportDir, timeoutMs: 10_000, fieldNames });
 
 describe('browser payer', () => {
   it('pays a script-built screen through a redirect, fields by CSS selector; the redirect is the outcome, never fetched', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
     const before = fixture.seen.length;
-    const outcome = await browserPayer(vendorNames).payLink(`${fixture.url}/l/js`, { ...card, formaPago: 2 });
+    const outcome = await browserPayer(vendorNames).pay({ kind: 'link', url: `${fixture.url}/l/js`, payment: { ...card, formaPago: 2 } });
     const { timing, ...rest } = outcome;
     expect(rest).toEqual({
       kind: 'redirect',
@@ -412,7 +407,7 @@ describe('browser payer', () => {
     expect(screen.status).toBe(200);
     expect(screen.form?.action).toBe(`${fixture.url}/pagar/js`);
     posted.length = 0;
-    const outcome = await payer.submitScreen(screen, { ...card, cvv: '111' }, { monto: '1.00' });
+    const outcome = await payer.pay({ kind: 'opened-screen', screen, payment: { ...card, cvv: '111' }, forged: { monto: '1.00' } });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false' }, timing: { openedAt: screen.openedAt } });
     expect(posted[0]).toMatchObject({ card_number: CARD, cvc: '111', amount: '1.00' });
   });
@@ -420,36 +415,47 @@ describe('browser payer', () => {
   it("a page slower to become usable than the target's bound (HTTP_TIMEOUT_MS) is still paid: the browser's steps have their own bound", async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500, fieldNames: vendorNames });
-    expect(await payer.payLink(`${fixture.url}/slow`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-slow' } });
+    const payer = createPayer({
+      http,
+      kind: 'browser',
+      chromiumPath: CHROMIUM,
+      chromium,
+      reportDir,
+      timeoutMs: 500,
+      fieldNames: vendorNames,
+    });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/slow`, payment: card })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-slow' },
+    });
     expect(posted).toHaveLength(1);
   });
 
   it('returns a refused screen, and refuses what a customer could not do, before sending anything', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(vendorNames);
-    expect(await payer.payLink(`${fixture.url}/gone`, card)).toMatchObject({
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/gone`, payment: card })).toMatchObject({
       kind: 'refused',
       status: 410,
       estado: 'no disponible',
       by: 'status',
     });
     posted.length = 0;
-    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, formaPago: 3 })).rejects.toThrow(
+    await expect(payer.pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: { ...card, formaPago: 3 } })).rejects.toThrow(
       'no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES',
     );
-    await expect(payer.payLink(`${fixture.url}/pagar/js`, { ...card, monto: 5 })).rejects.toThrow(NoFormError);
+    await expect(payer.pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: { ...card, monto: 5 } })).rejects.toThrow(NoFormError);
     expect(posted).toEqual([]);
   });
 
   it('never sends a payment twice: a page re-posting it is blocked; a 307 is followed by the browser, the payer sending nothing again', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    await expect(browserPayer().payLink(`${fixture.url}/double`, card)).rejects.toThrow(/a second time/);
+    await expect(browserPayer().pay({ kind: 'link', url: `${fixture.url}/double`, payment: card })).rejects.toThrow(/a second time/);
     expect(posted).toHaveLength(1);
     posted.length = 0;
     const before = fixture.seen.length;
-    expect(await browserPayer().payLink(`${fixture.url}/307`, card)).toMatchObject({
+    expect(await browserPayer().pay({ kind: 'link', url: `${fixture.url}/307`, payment: card })).toMatchObject({
       kind: 'redirect',
       params: { idTransaccion: 't-307' },
     });
@@ -461,7 +467,9 @@ describe('browser payer', () => {
   it("sends what the page's own input checks would block, so the server's rules are what is judged", async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    expect(await browserPayer().payLink(`${fixture.url}/checked`, { ...card, mesVencimiento: 13 })).toMatchObject({
+    expect(
+      await browserPayer().pay({ kind: 'link', url: `${fixture.url}/checked`, payment: { ...card, mesVencimiento: 13 } }),
+    ).toMatchObject({
       kind: 'refused',
       status: 400,
       estado: 'datos inválidos',
@@ -473,7 +481,7 @@ describe('browser payer', () => {
     needsChromium(ctx);
     const payer = browserPayer();
     posted.length = 0;
-    for (let i = 0; i < 3; i++) await payer.payLink(`${fixture.url}/remembers`, card);
+    for (let i = 0; i < 3; i++) await payer.pay({ kind: 'link', url: `${fixture.url}/remembers`, payment: card });
     expect(posted.map((p) => [p['antes'], p['cookie']])).toEqual([
       ['nada', 'nada'],
       ['nada', 'nada'],
@@ -486,7 +494,7 @@ describe('browser payer', () => {
   it('waits for a form a script builds after the page loaded', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    expect(await browserPayer().complete3ds(`${fixture.url}/late`, { redirectPrefix: prefix })).toMatchObject({
+    expect(await browserPayer().pay({ kind: '3ds', url: `${fixture.url}/late`, redirectPrefix: prefix })).toMatchObject({
       kind: 'redirect',
       params: { idTransaccion: 't-3' },
     });
@@ -496,11 +504,15 @@ describe('browser payer', () => {
   it('completes a 3DS page and pays a quick-pay QR whose page is built by script', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer();
-    expect(await payer.complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix })).toMatchObject({
+    expect(await payer.pay({ kind: '3ds', url: `${fixture.url}/3ds/t-3`, redirectPrefix: prefix })).toMatchObject({
       kind: 'redirect',
       params: { idTransaccion: 't-3' },
     });
-    expect(await payer.payQuickPay(`${fixture.url}/qp/t-4.png`)).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
+    expect(await payer.pay({ kind: 'quick-pay', url: `${fixture.url}/qp/t-4.png` })).toMatchObject({
+      kind: 'page',
+      status: 200,
+      estado: 'aprobada',
+    });
   });
 
   it('enters the card where a script-built 3DS page and quick-pay page ask for it, nothing else added', async (ctx) => {
@@ -516,11 +528,11 @@ describe('browser payer', () => {
     };
     const entered = { 'cc-number': CARD, 'cc-exp-month': '12', 'cc-exp-year': '2030', 'cc-csc': '987' };
     posted.length = 0;
-    expect(await payer.complete3ds(`${fixture.url}/3ds/card`, { redirectPrefix: prefix, card: pageCard })).toMatchObject({
+    expect(await payer.pay({ kind: '3ds', url: `${fixture.url}/3ds/card`, redirectPrefix: prefix, card: pageCard })).toMatchObject({
       kind: 'redirect',
       params: { idTransaccion: 't-3c' },
     });
-    expect(await payer.payQuickPay(`${fixture.url}/qp/card.png`, { card: pageCard })).toMatchObject({
+    expect(await payer.pay({ kind: 'quick-pay', url: `${fixture.url}/qp/card.png`, card: pageCard })).toMatchObject({
       kind: 'page',
       status: 200,
       estado: 'aprobada',
@@ -531,7 +543,9 @@ describe('browser payer', () => {
   it('a page refusing the post (its form again, or an error status) is a refusal of the submission naming what it says', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(autofill);
-    const again = await payer.complete3ds(`${fixture.url}/3ds/again`, {
+    const again = await payer.pay({
+      kind: '3ds',
+      url: `${fixture.url}/3ds/again`,
       redirectPrefix: prefix,
       card: { numeroTarjeta: CARD, cvv: '987', mesVencimiento: 12, anioVencimiento: 2030 },
     });
@@ -543,14 +557,14 @@ describe('browser payer', () => {
       formAgain: true,
       text: 'Enter the code shown by your bank',
     });
-    const refused = await payer.payQuickPay(`${fixture.url}/qp/refuse.png`);
+    const refused = await payer.pay({ kind: 'quick-pay', url: `${fixture.url}/qp/refuse.png` });
     expect(refused).toMatchObject({ kind: 'refused', status: 422, answered: 'submission', text: 'cc-number: required' });
   });
 
   it('fails with the page URL, a screenshot and the page text, card number and cvv removed', async (ctx) => {
     needsChromium(ctx);
     const err = await browserPayer()
-      .payLink(`${fixture.url}/sin-email`, { ...card, email: 'a@b.test' })
+      .pay({ kind: 'link', url: `${fixture.url}/sin-email`, payment: { ...card, email: 'a@b.test' } })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NoFormError);
     const message = (err as Error).message;
@@ -567,13 +581,13 @@ describe('browser payer', () => {
 
   it('blanks the card and cvv inputs and masks a card number in the text before a screenshot', async (ctx) => {
     needsChromium(ctx);
-    const browser = await launchChromium(CHROMIUM);
+    const browser = await chromium.launch();
     const page = await (await browser.newContext()).newPage();
     await page.setContent(
       `<form><input name="numeroTarjeta" value="${CARD}"><input name="cvv" value="987"><input name="otro" ` +
         `value="keep"></form><p>Tarjeta ${CARD}</p>`,
     );
-    const evidence = await pageEvidence(page, { reportDir, label: 'blank', cardTarget: 'numeroTarjeta', cvvTarget: 'cvv' });
+    const evidence = await chromium.evidence(page, { reportDir, label: 'blank', cardTarget: 'numeroTarjeta', cvvTarget: 'cvv' });
     expect(evidence).toContain('screenshot');
     expect(await page.inputValue('[name=numeroTarjeta]')).toBe('');
     expect(await page.inputValue('[name=cvv]')).toBe('');
@@ -591,8 +605,13 @@ describe("browser payer on the deployed service's screens", () => {
     needsChromium(ctx);
     posted.length = 0;
     const payer = browserPayer();
-    expect(await payer.payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-d' } });
-    expect(await payer.payLink(`${fixture.url}/dep/js`, { ...payment, formaPago: 0 })).toMatchObject({ kind: 'redirect' });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/screen`, payment })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-d' },
+    });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/js`, payment: { ...payment, formaPago: 0 } })).toMatchObject({
+      kind: 'redirect',
+    });
     expect(posted).toEqual([
       {
         __RequestVerificationToken: 'tok-1',
@@ -623,7 +642,7 @@ describe("browser payer on the deployed service's screens", () => {
     needsChromium(ctx);
     posted.length = 0;
     const err = await browserPayer()
-      .payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 4, anioVencimiento: 2050 })
+      .pay({ kind: 'link', url: `${fixture.url}/dep/screen`, payment: { ...payment, formaPago: 4, anioVencimiento: 2050 } })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FieldsNotFoundError);
     expect((err as Error).message).toContain(
@@ -635,17 +654,17 @@ describe("browser payer on the deployed service's screens", () => {
 
   it('a page refusing in words (as served, or written by a script) is a refusal on opening, without waiting out the bound for a form', async (ctx) => {
     needsChromium(ctx);
-    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 8_000 });
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, chromium, reportDir, timeoutMs: 8_000 });
     for (const path of ['/dep/unavailable', '/dep/unavailable-js']) {
       const started = Date.now();
-      const outcome = await payer.payLink(`${fixture.url}${path}`, payment);
+      const outcome = await payer.pay({ kind: 'link', url: `${fixture.url}${path}`, payment });
       expect(outcome, path).toMatchObject({ kind: 'refused', status: 200, answered: 'opening', by: 'words' });
       expect(outcome.timing?.submittedAt).toBeUndefined();
       // Not the 8 s the payer waits for a form to appear: the words ended the wait (the bound is that wait itself).
       expect(Date.now() - started, path).toBeLessThan(8_000);
     }
     const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
-    expect(await payer.submitScreen(screen, payment)).toMatchObject({
+    expect(await payer.pay({ kind: 'opened-screen', screen, payment })).toMatchObject({
       kind: 'refused',
       by: 'words',
       timing: { openedAt: screen.openedAt },
@@ -658,32 +677,44 @@ describe("browser payer on the deployed service's screens", () => {
       http,
       kind: 'browser',
       chromiumPath: CHROMIUM,
+      chromium,
       reportDir,
       timeoutMs: 1_000,
       browserTimeoutMs: 1_000,
       fieldNames: vendorNames,
     });
     // Two hung pages take both turns; the third payment gets one once they are given up (else the test's timeout).
-    const hung = [payer.payLink(`${fixture.url}/hang`, card), payer.payLink(`${fixture.url}/hang`, card)];
+    const hung = [
+      payer.pay({ kind: 'link', url: `${fixture.url}/hang`, payment: card }),
+      payer.pay({ kind: 'link', url: `${fixture.url}/hang`, payment: card }),
+    ];
     for (const p of hung) await expect(p).rejects.toThrow(/did not finish with a page in 3 s \(hung or crashed\)/);
-    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect' });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: card })).toMatchObject({ kind: 'redirect' });
   });
 
   it('starts another browser when the one it used went away (a crash)', async (ctx) => {
     needsChromium(ctx);
     const payer = browserPayer(vendorNames);
-    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect' });
-    await (await launchChromium(CHROMIUM)).close();
-    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect' });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: card })).toMatchObject({ kind: 'redirect' });
+    await (await chromium.launch()).close();
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: card })).toMatchObject({ kind: 'redirect' });
   });
 
   it('a page with no form and no words is a no-form refusal, payableSeen once a screen of its origin was paid', async (ctx) => {
     needsChromium(ctx);
     // A short HTTP_TIMEOUT_MS: each blank page is waited on that long for a form a script might build.
-    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500 });
-    expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: false });
-    await payer.payLink(`${fixture.url}/dep/screen`, payment);
-    expect(await payer.payLink(`${fixture.url}/dep/blank`, payment)).toMatchObject({ kind: 'refused', by: 'no-form', payableSeen: true });
+    const payer = createPayer({ http, kind: 'browser', chromiumPath: CHROMIUM, chromium, reportDir, timeoutMs: 500 });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/blank`, payment })).toMatchObject({
+      kind: 'refused',
+      by: 'no-form',
+      payableSeen: false,
+    });
+    await payer.pay({ kind: 'link', url: `${fixture.url}/dep/screen`, payment });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/blank`, payment })).toMatchObject({
+      kind: 'refused',
+      by: 'no-form',
+      payableSeen: true,
+    });
   });
 });
 
@@ -692,7 +723,9 @@ describe('browser payer: checkouts as people finish them', () => {
     needsChromium(ctx);
     posted.length = 0;
     const scope = new TestRecord('two steps');
-    const outcome = await withRecord(scope, () => browserPayer().payLink(`${fixture.url}/steps`, { ...card, formaPago: 1 }));
+    const outcome = await withRecord(scope, () =>
+      browserPayer().pay({ kind: 'link', url: `${fixture.url}/steps`, payment: { ...card, formaPago: 1 } }),
+    );
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-steps', esAprobada: 'true' } });
     // "Continuar", not the "Cancelar" before it; then "Confirmar y pagar", not "Editar"; the session's cookie kept.
     expect(posted.map(({ accion, medio, pan, sid }) => ({ accion, medio, pan, sid }))).toEqual([
@@ -708,23 +741,23 @@ describe('browser payer: checkouts as people finish them', () => {
     needsChromium(ctx);
     posted.length = 0;
     const scope = new TestRecord('challenge');
-    expect(await withRecord(scope, () => browserPayer().complete3ds(`${fixture.url}/challenge`, { redirectPrefix: prefix }))).toMatchObject(
-      {
-        kind: 'redirect',
-        params: { idTransaccion: 't-ch' },
-      },
-    );
+    expect(
+      await withRecord(scope, () => browserPayer().pay({ kind: '3ds', url: `${fixture.url}/challenge`, redirectPrefix: prefix })),
+    ).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-ch' },
+    });
     expect(posted).toEqual([{ otp_x: '123456', autoriza: 'si' }]);
   });
 
   it('types the details a person would (last name, phone) where the page asks them; a required one no detail answers: nothing pressed', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const outcome = await browserPayer().payLink(`${fixture.url}/billing`, card);
+    const outcome = await browserPayer().pay({ kind: 'link', url: `${fixture.url}/billing`, payment: card });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-billing' } });
     expect(posted).toEqual([expect.objectContaining({ pan: CARD, ape: 'Pérez', tel: '70000000' })]);
     posted.length = 0;
-    await expect(browserPayer().payLink(`${fixture.url}/billing-ref`, card)).rejects.toThrow(
+    await expect(browserPayer().pay({ kind: 'link', url: `${fixture.url}/billing-ref`, payment: card })).rejects.toThrow(
       /asks what the payment does not carry and the payer has no answer for: "Referencia" \(ref, required\); nothing was pressed/,
     );
     expect(posted).toEqual([]);
@@ -735,7 +768,11 @@ describe('browser payer: checkouts as people finish them', () => {
     posted.length = 0;
     const before = fixture.seen.length;
     const payer = browserPayer();
-    const outcome = await payer.payLink(`${fixture.url}/shell`, { ...card, formaPago: 1, email: 'ana@example.test' });
+    const outcome = await payer.pay({
+      kind: 'link',
+      url: `${fixture.url}/shell`,
+      payment: { ...card, formaPago: 1, email: 'ana@example.test' },
+    });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell', esAprobada: 'true' } });
     expect(posted).toEqual([{ token: expect.stringMatching(/^tok-/), forma: 'PTS', correo: 'ana@example.test', csc: '987' }]);
     expect(vaulted.get(posted[0]!['token']!)).toEqual({ cardnumber: CARD, 'exp-month': '12', 'exp-year': '2030', csc: '987' });
@@ -749,7 +786,11 @@ describe('browser payer: checkouts as people finish them', () => {
     needsChromium(ctx);
     posted.length = 0;
     // Pressed before the vault listens, the shell's message is lost and nothing follows within the bound (60 s).
-    const outcome = await browserPayer().payLink(`${fixture.url}/shell-slow`, { ...card, formaPago: 1, email: 'ana@example.test' });
+    const outcome = await browserPayer().pay({
+      kind: 'link',
+      url: `${fixture.url}/shell-slow`,
+      payment: { ...card, formaPago: 1, email: 'ana@example.test' },
+    });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell', esAprobada: 'true' } });
     expect(posted).toHaveLength(1);
   });
@@ -757,14 +798,14 @@ describe('browser payer: checkouts as people finish them', () => {
   it('a refusal the page renders itself (role=alert) ends the wait at once: the same form with its message, a refusal of the submission', async (ctx) => {
     needsChromium(ctx);
     // The browser's bound (60 s) is beyond the test's own timeout: resolving at all is the proof the wait ended on the message.
-    const outcome = await browserPayer().payLink(`${fixture.url}/shell`, { ...card, cvv: '111' });
+    const outcome = await browserPayer().pay({ kind: 'link', url: `${fixture.url}/shell`, payment: { ...card, cvv: '111' } });
     expect(outcome).toMatchObject({ kind: 'refused', answered: 'submission', by: 'form-again', text: 'Pago rechazado por el emisor' });
   });
 
   it('a receipt a single-page checkout renders in place (role=status, a heading, a transaction id) ends the wait at once', async (ctx) => {
     needsChromium(ctx);
     // As above: the bound (60 s) is beyond the test's own timeout, so resolving at all shows the wait ended on the receipt.
-    const outcome = await browserPayer().payQuickPay(`${fixture.url}/qp/in-place.png`);
+    const outcome = await browserPayer().pay({ kind: 'quick-pay', url: `${fixture.url}/qp/in-place.png` });
     expect(outcome).toMatchObject({ kind: 'page', status: 200 });
     expect(outcome.kind === 'page' && outcome.text).toMatch(/Pago aprobado/);
   });
@@ -772,8 +813,11 @@ describe('browser payer: checkouts as people finish them', () => {
   it('PAYER=auto pays the shell in the browser without being told: the HTTP payer sees no form there', async (ctx) => {
     needsChromium(ctx);
     posted.length = 0;
-    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 10_000 });
-    expect(await payer.payLink(`${fixture.url}/shell`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-shell' } });
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, chromium, reportDir, timeoutMs: 10_000 });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/shell`, payment: card })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-shell' },
+    });
     expect(posted).toHaveLength(1);
   });
 
@@ -790,7 +834,7 @@ describe('browser payer: checkouts as people finish them', () => {
 
   it("no card data in the picture: every frame's card and cvv inputs emptied and echoed numbers masked before the screenshot", async (ctx) => {
     needsChromium(ctx);
-    const browser = await launchChromium(CHROMIUM);
+    const browser = await chromium.launch();
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${fixture.url}/shell`);
     const frame = page.frames().find((f) => f.url().includes('localhost'))!;
@@ -798,7 +842,7 @@ describe('browser payer: checkouts as people finish them', () => {
     await frame.locator('[name=csc]').fill('987');
     expect(await frame.locator('#echo').innerText()).toContain(CARD);
     // The cvv input has no autofill token: blanked because the payer typed it there.
-    const evidence = await pageEvidence(page, {
+    const evidence = await chromium.evidence(page, {
       reportDir,
       label: 'frame',
       cardTarget: 'numeroTarjeta',
@@ -820,36 +864,48 @@ describe('PAYER=auto', () => {
   it('a page refusing in words is returned as the HTTP payer read it; a page with no form is tried in the browser', async (ctx) => {
     needsChromium(ctx);
     // A short HTTP_TIMEOUT_MS: the blank page is waited on that long in the browser for a form a script might build.
-    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, timeoutMs: 500 });
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, chromium, reportDir, timeoutMs: 500 });
     const before = fixture.seen.filter((s) => s === 'GET /dep/unavailable').length;
-    expect(await payer.payLink(`${fixture.url}/dep/unavailable`, card)).toMatchObject({ kind: 'refused', by: 'words' });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/unavailable`, payment: card })).toMatchObject({
+      kind: 'refused',
+      by: 'words',
+    });
     expect(fixture.seen.filter((s) => s === 'GET /dep/unavailable').length - before).toBe(1);
     const blank = fixture.seen.filter((s) => s === 'GET /dep/blank').length;
-    expect(await payer.payLink(`${fixture.url}/dep/blank`, card)).toMatchObject({ kind: 'refused', by: 'no-form' });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/blank`, payment: card })).toMatchObject({
+      kind: 'refused',
+      by: 'no-form',
+    });
     expect(fixture.seen.filter((s) => s === 'GET /dep/blank').length - blank).toBe(2);
   });
 
   it('pays a plain form over HTTP (no browser needed) and a script-built one in the browser, each once', async (ctx) => {
     needsChromium(ctx);
-    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, reportDir, fieldNames: vendorNames });
+    const payer = createPayer({ http, kind: 'auto', chromiumPath: CHROMIUM, chromium, reportDir, fieldNames: vendorNames });
     posted.length = 0;
-    expect(await payer.payLink(`${fixture.url}/plain`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-plain' } });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/plain`, payment: card })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-plain' },
+    });
     // Over HTTP, the CSS selectors were resolved to the inputs' names.
     expect(posted[0]).toEqual({ card_number: CARD, cvc: '987', mesVencimiento: '12', anioVencimiento: '2030' });
-    expect(await payer.payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-js' } });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: card })).toMatchObject({
+      kind: 'redirect',
+      params: { idTransaccion: 't-js' },
+    });
     expect(posted).toHaveLength(2);
   });
 
   it('the HTTP payer alone says the script-built screen shows no form (a no-form refusal, nothing sent)', async () => {
     posted.length = 0;
-    expect(await createPayer({ http }).payLink(`${fixture.url}/pagar/js`, card)).toMatchObject({
+    expect(await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/pagar/js`, payment: card })).toMatchObject({
       kind: 'refused',
       answered: 'opening',
       by: 'no-form',
     });
     const screen = await createPayer({ http }).openScreen(`${fixture.url}/pagar/js`);
-    await expect(createPayer({ http }).submitScreen(screen, card)).rejects.toThrow(NoFormError);
-    await expect(createPayer({ http }).submitScreen(screen, card)).rejects.toThrow(PayerError);
+    await expect(createPayer({ http }).pay({ kind: 'opened-screen', screen, payment: card })).rejects.toThrow(NoFormError);
+    await expect(createPayer({ http }).pay({ kind: 'opened-screen', screen, payment: card })).rejects.toThrow(PayerError);
     expect(posted).toEqual([]);
   });
 });

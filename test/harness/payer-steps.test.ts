@@ -166,7 +166,9 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   it('card page (radio buttons, the button that goes on) then a review page on the same URL with a CSRF token bound to the cookie', async () => {
     received.length = 0;
     const scope = new TestRecord('steps');
-    const outcome = await withRecord(scope, () => createPayer({ http }).payLink(`${fixture.url}/checkout`, card));
+    const outcome = await withRecord(scope, () =>
+      createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/checkout`, payment: card }),
+    );
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-1', esAprobada: 'true' } });
     expect(received[0]).toMatchObject({ medio: 'TC', pan: '4111111111111111', accion: 'seguir' });
     expect(received[1]).toMatchObject({ paso: 'confirmar', csrf: 'tok-abc' });
@@ -177,7 +179,9 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   });
 
   it('an issuer test page: the code it shows is typed into its one empty input, without a setting', async () => {
-    const outcome = await createPayer({ http }).complete3ds(`${fixture.url}/otp`, {
+    const outcome = await createPayer({ http }).pay({
+      kind: '3ds',
+      url: `${fixture.url}/otp`,
       redirectPrefix: prefix,
       card: { numeroTarjeta: '4111111111111111' },
     });
@@ -186,18 +190,20 @@ describe('the HTTP payer finishes a checkout with steps', () => {
   });
 
   it('a meta refresh to urlRedirect is the outcome (not fetched)', async () => {
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/refresh`, plainCard);
+    const outcome = await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/refresh`, payment: plainCard });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3', esAprobada: 'true' } });
   });
 
   it('a result page whose link back to the merchant carries the outcome is followed; a plain link is not an outcome', async () => {
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/thanks`, plainCard);
+    const outcome = await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/thanks`, payment: plainCard });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-4' } });
   });
 
   it('a checkout that never ends stops after MAX_STEPS pages: a page, never a verdict of its own', async () => {
     const scope = new TestRecord('endless');
-    const outcome = await withRecord(scope, () => createPayer({ http }).payLink(`${fixture.url}/endless`, plainCard));
+    const outcome = await withRecord(scope, () =>
+      createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/endless`, payment: plainCard }),
+    );
     expect(outcome.kind).toBe('page');
     expect(fixture.seen.filter((s) => s.startsWith('POST /endless')).length).toBe(6);
     expect(scope.steps.some((s) => /more than 6 steps/.test(s.title))).toBe(true);
@@ -208,21 +214,23 @@ describe("the HTTP payer answers a checkout's questions of the payer as a person
   it('a last name, a phone and an address are typed where the page asks them; a discount code is left empty', async () => {
     received.length = 0;
     const scope = new TestRecord('billing');
-    const outcome = await withRecord(scope, () => createPayer({ http }).payLink(`${fixture.url}/billing`, plainCard));
+    const outcome = await withRecord(scope, () =>
+      createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/billing`, payment: plainCard }),
+    );
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-5' } });
     expect(received[0]).toMatchObject({ ape: 'Pérez', tel: '70000000', dir: 'Calle 1, Casa 2', cupon: '' });
   });
 
   it('a required input no detail answers: not sent, the page not driven (a page the payer cannot finish is no verdict)', async () => {
     received.length = 0;
-    const paid = createPayer({ http }).payLink(`${fixture.url}/unknown-required`, plainCard);
+    const paid = createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/unknown-required`, payment: plainCard });
     await expect(paid).rejects.toThrow(FieldsNotFoundError);
     await expect(paid).rejects.toThrow(/"Referencia del pedido" \(ref, required\); nothing was sent/);
     expect(received).toEqual([]);
   });
 
   it('an input left empty that the refusal names: PaymentRefused (not judged), never a refusal of the payment', async () => {
-    const paid = createPayer({ http }).payLink(`${fixture.url}/unknown-named`, plainCard);
+    const paid = createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/unknown-named`, payment: plainCard });
     await expect(paid).rejects.toThrow(PaymentRefused);
     await expect(paid).rejects.toThrow(/left empty: "Número de pasaporte" \(pas\)/);
   });

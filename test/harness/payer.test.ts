@@ -212,12 +212,16 @@ describe('payer', () => {
     posted.length = 0;
     const before = fixture.seen.length;
     const started = Date.now();
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, {
-      ...card,
-      formaPago: 2,
-      cuotas: 6,
-      email: 'a@b.test',
-      nombreTitular: 'Ana Pérez',
+    const outcome = await createPayer({ http }).pay({
+      kind: 'link',
+      url: `${fixture.url}/l/abc`,
+      payment: {
+        ...card,
+        formaPago: 2,
+        cuotas: 6,
+        email: 'a@b.test',
+        nombreTitular: 'Ana Pérez',
+      },
     });
     const { timing, ...rest } = outcome;
     expect(rest).toEqual({
@@ -254,12 +258,12 @@ describe('payer', () => {
   });
 
   it('returns the declined outcome of cvv 111 as a redirect too', async () => {
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, { ...card, cvv: '111' });
+    const outcome = await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/l/abc`, payment: { ...card, cvv: '111' } });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false', mensaje: 'declinada' } });
   });
 
   it('reports a refused screen with its estado', async () => {
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
+    const outcome = await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/pagar/2`, payment: card });
     expect(outcome).toMatchObject({
       kind: 'refused',
       status: 410,
@@ -273,10 +277,10 @@ describe('payer', () => {
   it('refuses what a customer could not do on the screen', async () => {
     const payer = createPayer({ http });
     posted.length = 0;
-    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, formaPago: 3 })).rejects.toThrow(
+    await expect(payer.pay({ kind: 'link', url: `${fixture.url}/l/abc`, payment: { ...card, formaPago: 3 } })).rejects.toThrow(
       'no option of formaPago (formaPago) means "3": it offers "0" (Tarjeta), "2" (Cuotas); set SCREEN_OPTION_VALUES',
     );
-    await expect(payer.payLink(`${fixture.url}/l/abc`, { ...card, monto: 5 })).rejects.toThrow(
+    await expect(payer.pay({ kind: 'link', url: `${fixture.url}/l/abc`, payment: { ...card, monto: 5 } })).rejects.toThrow(
       /could not find monto \(looked for a label like "Monto"/,
     );
     expect(posted).toEqual([]);
@@ -285,7 +289,7 @@ describe('payer', () => {
   it('uses a vendor field-name map', async () => {
     const payer = createPayer({ http, fieldNames: { email: 'nombreTitular' } });
     posted.length = 0;
-    await payer.payLink(`${fixture.url}/l/abc`, { ...card, email: 'mapped@b.test' });
+    await payer.pay({ kind: 'link', url: `${fixture.url}/l/abc`, payment: { ...card, email: 'mapped@b.test' } });
     expect(posted[0]?.['nombreTitular']).toBe('mapped@b.test');
   });
 
@@ -301,7 +305,7 @@ describe('payer', () => {
     const screen = await payer.openScreen(`${fixture.url}/vendor`);
     expect(screen.form?.action).toBe(`${fixture.url}/vendor`);
     posted.length = 0;
-    const outcome = await payer.submitScreen(screen, card, { monto: '1.00' });
+    const outcome = await payer.pay({ kind: 'opened-screen', screen, payment: card, forged: { monto: '1.00' } });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-v' } });
     expect(posted).toEqual([
       { token: 'v1', card_number: '4111111111111111', cvc: '987', exp_month: '12', exp_year: '2030', amount: '1.00' },
@@ -311,10 +315,10 @@ describe('payer', () => {
   it('refuses to submit a screen that shows no form; paying it is a no-form refusal, payableSeen once a screen of its origin was paid', async () => {
     const payer = createPayer({ http });
     const screen = await payer.openScreen(`${fixture.url}/sin-form`);
-    await expect(payer.submitScreen(screen, card)).rejects.toThrow(
+    await expect(payer.pay({ kind: 'opened-screen', screen, payment: card })).rejects.toThrow(
       `the screen at ${fixture.url}/sin-form (status 200, "pague con la app") shows no form the suite can fill`,
     );
-    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).toMatchObject({
       kind: 'refused',
       status: 200,
       answered: 'opening',
@@ -322,24 +326,34 @@ describe('payer', () => {
       payableSeen: false,
       text: 'pague con la app',
     });
-    await payer.payLink(`${fixture.url}/l/abc`, card);
-    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: true });
+    await payer.pay({ kind: 'link', url: `${fixture.url}/l/abc`, payment: card });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).toMatchObject({
+      by: 'no-form',
+      payableSeen: true,
+    });
     // Another origin (same server, another host name) is another target.
-    expect(await payer.payLink(`${fixture.url.replace('127.0.0.1', 'localhost')}/sin-form`, card)).toMatchObject({
+    expect(
+      await payer.pay({ kind: 'link', url: `${fixture.url.replace('127.0.0.1', 'localhost')}/sin-form`, payment: card }),
+    ).toMatchObject({
       by: 'no-form',
       payableSeen: false,
     });
     // What a payer learned is its run's (its memory), not the process's: another payer starts knowing nothing.
-    expect(await createPayer({ http }).payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: false });
+    expect(await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).toMatchObject({
+      by: 'no-form',
+      payableSeen: false,
+    });
     const memory = new PayerMemory();
-    await createPayer({ http, memory }).payLink(`${fixture.url}/l/abc`, card);
+    await createPayer({ http, memory }).pay({ kind: 'link', url: `${fixture.url}/l/abc`, payment: card });
     expect(memory.fields.get('link screen')).toBeDefined();
-    expect(await createPayer({ http, memory }).payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ payableSeen: true });
+    expect(await createPayer({ http, memory }).pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).toMatchObject({
+      payableSeen: true,
+    });
   });
 
   it('never retries a payment sent by a GET form', async () => {
     const before = fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length;
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/get-form`, card);
+    const outcome = await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/get-form`, payment: card });
     expect(outcome).toMatchObject({ kind: 'refused', status: 503, estado: 'ocupado', answered: 'submission', by: 'status' });
     expect(fixture.seen.filter((s) => s.startsWith('GET /get-pay?')).length - before).toBe(1);
   });
@@ -347,10 +361,14 @@ describe('payer', () => {
   it('stops at the first redirect stopWhen accepts, following the others', async () => {
     const origin = new URL(fixture.url).origin;
     const before = fixture.seen.length;
-    const outcome = await createPayer({ http }).payLink(`${fixture.url}/l/abc`, {
-      ...card,
-      redirectPrefix: 'http://never.test/',
-      stopWhen: (u) => new URL(u).origin !== origin,
+    const outcome = await createPayer({ http }).pay({
+      kind: 'link',
+      url: `${fixture.url}/l/abc`,
+      payment: {
+        ...card,
+        redirectPrefix: 'http://never.test/',
+        stopWhen: (u) => new URL(u).origin !== origin,
+      },
     });
     expect(outcome).toMatchObject({ kind: 'redirect', location: `${prefix}?idTransaccion=t-9&monto=10.00&esAprobada=true&hash=ab12` });
     expect(fixture.seen.slice(before)).toEqual(['GET /l/abc', 'GET /pagar/1', 'POST /pagar/1', 'GET /pagar/1/fin']);
@@ -366,14 +384,14 @@ describe('payer', () => {
   it('follows a 307 to a payment POST as a browser does (sent on once, never re-sent where it went first)', async () => {
     const before = fixture.seen.filter((s) => s === 'POST /307').length;
     const again = fixture.seen.filter((s) => s === 'POST /307-again').length;
-    await createPayer({ http }).payLink(`${fixture.url}/307`, card);
+    await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/307`, payment: card });
     expect(fixture.seen.filter((s) => s === 'POST /307').length - before).toBe(1);
     expect(fixture.seen.filter((s) => s === 'POST /307-again').length - again).toBe(1);
   });
 
   it('completes a 3DS challenge', async () => {
     posted.length = 0;
-    const outcome = await createPayer({ http }).complete3ds(`${fixture.url}/3ds/t-3`, { redirectPrefix: prefix });
+    const outcome = await createPayer({ http }).pay({ kind: '3ds', url: `${fixture.url}/3ds/t-3`, redirectPrefix: prefix });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { idTransaccion: 't-3', esAprobada: 'true' } });
     expect(posted).toEqual([{ reto: 'ok' }]);
   });
@@ -382,7 +400,7 @@ describe('payer', () => {
     const payer = createPayer({ http });
     const image = await payer.fetchImage(`${fixture.url}/qp/t-4.png`);
     expect(image).toMatchObject({ status: 200, contentType: 'image/png', isPng: true });
-    const outcome = await payer.payQuickPay(`${fixture.url}/qp/t-4.png`);
+    const outcome = await payer.pay({ kind: 'quick-pay', url: `${fixture.url}/qp/t-4.png` });
     expect(outcome).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
     expect(fixture.seen.at(-1)).toBe('POST /qp/t-4');
   });
@@ -401,7 +419,9 @@ describe('payer on 3DS and quick-pay pages that ask for the card', () => {
 
   it('enters the card in the fields the 3DS page shows (SCREEN_FIELD_NAMES), hidden fields kept, nothing else added', async () => {
     posted.length = 0;
-    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/card`, {
+    const outcome = await createPayer({ http, fieldNames: autofill }).pay({
+      kind: '3ds',
+      url: `${fixture.url}/3ds/card`,
       redirectPrefix: prefix,
       card: pageCard,
     });
@@ -411,13 +431,19 @@ describe('payer on 3DS and quick-pay pages that ask for the card', () => {
 
   it('enters the card on the quick-pay page', async () => {
     posted.length = 0;
-    const outcome = await createPayer({ http, fieldNames: autofill }).payQuickPay(`${fixture.url}/qp/card.png`, { card: pageCard });
+    const outcome = await createPayer({ http, fieldNames: autofill }).pay({
+      kind: 'quick-pay',
+      url: `${fixture.url}/qp/card.png`,
+      card: pageCard,
+    });
     expect(outcome).toMatchObject({ kind: 'page', status: 200, estado: 'aprobada' });
     expect(posted).toEqual([entered]);
   });
 
   it('a page showing its form again after the post is a refusal of the submission, with what it says', async () => {
-    const outcome = await createPayer({ http, fieldNames: autofill }).complete3ds(`${fixture.url}/3ds/again`, {
+    const outcome = await createPayer({ http, fieldNames: autofill }).pay({
+      kind: '3ds',
+      url: `${fixture.url}/3ds/again`,
       redirectPrefix: prefix,
       card: pageCard,
     });
@@ -432,19 +458,19 @@ describe('payer on 3DS and quick-pay pages that ask for the card', () => {
   });
 
   it('an error status answering the post is a refusal of the submission naming its status and text', async () => {
-    const outcome = await createPayer({ http }).payQuickPay(`${fixture.url}/qp/refuse.png`);
+    const outcome = await createPayer({ http }).pay({ kind: 'quick-pay', url: `${fixture.url}/qp/refuse.png` });
     expect(outcome).toMatchObject({ kind: 'refused', status: 422, answered: 'submission', text: 'cc-number: required' });
   });
 
   it('a refused submission breaks the premise of a test that needed the payment: PaymentRefused naming the answer, not a check failure', async () => {
-    const outcome = await createPayer({ http }).payQuickPay(`${fixture.url}/qp/refuse.png`);
+    const outcome = await createPayer({ http }).pay({ kind: 'quick-pay', url: `${fixture.url}/qp/refuse.png` });
     const premise = () => paymentApproved(outcome, '4.6-url-qr', 'paying the quick-pay QR');
     expect(premise).toThrow(PaymentRefused);
     expect(premise).toThrow(
       'paying the quick-pay QR did not go through: the page answered 422 to what the payer sent: "cc-number: required"',
     );
     // A page that is gone (410) is a state the tests judge: their own check decides.
-    const gone = await createPayer({ http }).payLink(`${fixture.url}/pagar/2`, card);
+    const gone = await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/pagar/2`, payment: card });
     expect(() => paymentWentThrough(gone, 'the payment')).not.toThrow();
     expect(() => paymentApproved(gone, '4.1-url-redirect', 'the payment')).toThrow(CheckFailure);
   });
@@ -483,16 +509,20 @@ describe("payer on the deployed service's screens", () => {
 
   it('picks the month, year and payment form by meaning and finds the quantity labelled "Unidades"', async () => {
     posted.length = 0;
-    expect(await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, payment)).toMatchObject({
+    expect(await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/dep/screen`, payment })).toMatchObject({
       kind: 'redirect',
       params: { idTransaccion: 't-d' },
     });
     expect(
-      await createPayer({ http }).payLink(`${fixture.url}/dep/screen`, {
-        ...payment,
-        formaPago: 1,
-        mesVencimiento: 12,
-        anioVencimiento: 36,
+      await createPayer({ http }).pay({
+        kind: 'link',
+        url: `${fixture.url}/dep/screen`,
+        payment: {
+          ...payment,
+          formaPago: 1,
+          mesVencimiento: 12,
+          anioVencimiento: 36,
+        },
       }),
     ).toMatchObject({ kind: 'redirect' });
     expect(posted).toEqual([
@@ -523,20 +553,24 @@ describe("payer on the deployed service's screens", () => {
 
   it('places an unlabelled quantity by elimination: the one number input left', async () => {
     posted.length = 0;
-    await createPayer({ http }).payLink(`${fixture.url}/dep/unlabelled`, payment);
+    await createPayer({ http }).pay({ kind: 'link', url: `${fixture.url}/dep/unlabelled`, payment });
     expect(posted[0]).toMatchObject({ x7: '2', x6: 'PagoNormal' });
   });
 
   it('applies SCREEN_OPTION_VALUES before meaning', async () => {
     posted.length = 0;
-    await createPayer({ http, optionValues: { formaPago: { '0': 'Puntos' } } }).payLink(`${fixture.url}/dep/screen`, payment);
+    await createPayer({ http, optionValues: { formaPago: { '0': 'Puntos' } } }).pay({
+      kind: 'link',
+      url: `${fixture.url}/dep/screen`,
+      payment,
+    });
     expect(posted[0]).toMatchObject({ x6: 'Puntos' });
   });
 
   it('names each field it cannot place: a field not found, and an option that means none (the value sought, the options offered)', async () => {
     posted.length = 0;
     const err = await createPayer({ http })
-      .payLink(`${fixture.url}/dep/screen`, { ...payment, formaPago: 3, email: 'a@b.test' })
+      .pay({ kind: 'link', url: `${fixture.url}/dep/screen`, payment: { ...payment, formaPago: 3, email: 'a@b.test' } })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FieldsNotFoundError);
     const message = (err as Error).message;
@@ -552,13 +586,13 @@ describe("payer on the deployed service's screens", () => {
   it('a 200 page saying the link is not available is a refusal by its words, on opening and on a screen opened earlier; nothing sent', async () => {
     posted.length = 0;
     const payer = createPayer({ http });
-    const outcome = await payer.payLink(`${fixture.url}/dep/unavailable`, payment);
+    const outcome = await payer.pay({ kind: 'link', url: `${fixture.url}/dep/unavailable`, payment });
     expect(outcome).toMatchObject({ kind: 'refused', status: 200, answered: 'opening', by: 'words' });
     expect(outcome.kind === 'refused' && outcome.text).toContain('Este enlace de pago no está disponible');
     expect(outcome.timing?.openedAt).toBeLessThanOrEqual(outcome.timing!.answeredAt);
     expect(outcome.timing?.submittedAt).toBeUndefined();
     const screen = await payer.openScreen(`${fixture.url}/dep/unavailable`);
-    expect(await payer.submitScreen(screen, payment)).toMatchObject({
+    expect(await payer.pay({ kind: 'opened-screen', screen, payment })).toMatchObject({
       kind: 'refused',
       by: 'words',
       timing: { openedAt: screen.openedAt },
@@ -566,35 +600,38 @@ describe("payer on the deployed service's screens", () => {
     expect(posted).toEqual([]);
   });
 
-  it('aroundPayments: each of the six payments passes through the wrapper once, with the page it opens; other methods as they are', async () => {
+  it('aroundPayments: each payment (five kinds, and a resubmission) passes through the wrapper once, with the page it opens; other methods as they are', async () => {
     const seen: string[] = [];
     const payer = aroundPayments(createPayer({ http }), async (method, pay, url) => {
       seen.push(`${method} ${url ?? '-'}`);
       return pay();
     });
-    await payer.payLink(`${fixture.url}/sin-form`, card);
+    await payer.pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card });
     const screen = await payer.openScreen(`${fixture.url}/sin-form`);
-    await expect(payer.submitScreen(screen, card)).rejects.toThrow(NoFormError);
-    expect(seen).toEqual([`payLink ${fixture.url}/sin-form`, 'submitScreen -']);
+    await expect(payer.pay({ kind: 'opened-screen', screen, payment: card })).rejects.toThrow(NoFormError);
+    expect(seen).toEqual([`link ${fixture.url}/sin-form`, 'opened-screen -']);
     expect(PAYING).toHaveLength(6);
   });
 
   it('unreadPagesThrow: a no-form page on an origin never paid is the NoFormError it replaced; once one was paid, the refusal', async () => {
     const payer = unreadPagesThrow(createPayer({ http }));
-    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(NoFormError);
-    await expect(payer.payLink(`${fixture.url}/sin-form`, card)).rejects.toThrow(
+    await expect(payer.pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).rejects.toThrow(NoFormError);
+    await expect(payer.pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).rejects.toThrow(
       'shows no form the suite can fill, and no payable page of its origin was paid in this run: "pague con la app"',
     );
-    expect(await payer.payLink(`${fixture.url}/dep/unavailable`, payment)).toMatchObject({ by: 'words' });
-    await payer.payLink(`${fixture.url}/dep/screen`, payment);
-    expect(await payer.payLink(`${fixture.url}/sin-form`, card)).toMatchObject({ by: 'no-form', payableSeen: true });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/dep/unavailable`, payment })).toMatchObject({ by: 'words' });
+    await payer.pay({ kind: 'link', url: `${fixture.url}/dep/screen`, payment });
+    expect(await payer.pay({ kind: 'link', url: `${fixture.url}/sin-form`, payment: card })).toMatchObject({
+      by: 'no-form',
+      payableSeen: true,
+    });
   });
 
   it('a screen opened earlier is timed from its opening', async () => {
     const payer = createPayer({ http });
     const screen = await payer.openScreen(`${fixture.url}/dep/screen`);
     await new Promise((r) => setTimeout(r, 20));
-    const outcome = await payer.submitScreen(screen, payment);
+    const outcome = await payer.pay({ kind: 'opened-screen', screen, payment });
     expect(outcome.timing?.openedAt).toBe(screen.openedAt);
     expect(outcome.timing!.submittedAt! - screen.openedAt!).toBeGreaterThanOrEqual(15);
     expect(outcome.timing!.answeredAt).toBeGreaterThanOrEqual(outcome.timing!.submittedAt!);

@@ -124,12 +124,16 @@ describe.concurrent('harness http against a hostile target', () => {
   it('the payer ends a redirect loop with a message instead of following it', async (ctx) => {
     const { http, server } = await against(ctx, 'redirect-loop');
     const payer = createPayer({ http });
-    const paying = payer.payLink(`${server.baseUrl}/l/1`, {
-      numeroTarjeta: '4111111111111111',
-      cvv: '123',
-      mesVencimiento: 1,
-      anioVencimiento: 2030,
-      redirectPrefix: 'http://127.0.0.1:9/redirect',
+    const paying = payer.pay({
+      kind: 'link',
+      url: `${server.baseUrl}/l/1`,
+      payment: {
+        numeroTarjeta: '4111111111111111',
+        cvv: '123',
+        mesVencimiento: 1,
+        anioVencimiento: 2030,
+        redirectPrefix: 'http://127.0.0.1:9/redirect',
+      },
     });
     await expect(paying).rejects.toThrow(PayerError);
     await expect(paying).rejects.toThrow(/^a redirect loop \(http:\/\/127\.0\.0\.1:\d+\/l\/1 repeats\) starting at /);
