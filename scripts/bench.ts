@@ -15,7 +15,7 @@ import { run as benchValidator } from '../bench/validator.ts';
 import { run as benchSandbox } from '../bench/sandbox.ts';
 import { conformanceRun, proxiedRun } from '../bench/remote.ts';
 import { embeddedOnlyEnv } from '../harness/setup/config.ts';
-import { chromiumPathSetting, reportDirSetting } from '../harness/setup/report-settings.ts';
+import { chromiumPathSetting, reportDirSetting, reportSetting } from '../harness/setup/report-settings.ts';
 import { chromiumAvailable } from '../harness/payer/chromium.ts';
 
 const reportDir = reportDirSetting();
@@ -43,7 +43,7 @@ const far = await proxiedRun(100, baseEnv);
 rmSync(scratch, { recursive: true, force: true });
 
 const seconds = (s: number) => Number(s.toFixed(2));
-const maxConcurrency = Number(process.env['MAX_CONCURRENCY'] ?? 8);
+const maxConcurrency = Number(reportSetting('MAX_CONCURRENCY'));
 const figures = {
   date: new Date().toISOString(),
   node: process.version,

@@ -13,8 +13,8 @@ import { defaultFor, variable } from './variables.ts';
 
 /** The variables of the reports. */
 export type ReportVariable = 'REPORT_DIR' | 'BASELINE' | 'FAIL_ON';
-/** The variables read here: the reports', and the Chromium a script checks for. */
-export type SettingVariable = ReportVariable | 'CHROMIUM_PATH';
+/** The variables read outside Config (reporters, scripts, bench) — through this reader, as the run reads them. */
+export type SettingVariable = ReportVariable | 'CHROMIUM_PATH' | 'MAX_CONCURRENCY';
 
 /** Where a setting is read from: the environment (default process.env) and a .env file (default ./.env; null = none). */
 export interface SettingSource {
