@@ -36,3 +36,14 @@ describe('docs/configuration.md', () => {
     for (const row of rows) expect(row.split('|').at(-2)?.trim(), row).not.toBe('');
   });
 });
+
+describe('the sandbox CLI', () => {
+  // The sandbox imports nothing of the judge (principle 7), so its CLI reads its variables itself: each must be a row
+  // of the variables table, documented as every other.
+  it('reads only variables of the table', async () => {
+    const { VARIABLE_NAMES } = await import('../../harness/setup/variables.ts');
+    const read = [...readFileSync('sandbox/cli.ts', 'utf8').matchAll(/process\.env\.([A-Z_]+)/g)].map((m) => m[1]!);
+    expect(read.length).toBeGreaterThan(0);
+    expect(read.filter((name) => !(VARIABLE_NAMES as readonly string[]).includes(name))).toEqual([]);
+  });
+});
