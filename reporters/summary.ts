@@ -254,7 +254,7 @@ export function renderMarkdown(summary: Summary): string {
   const observations = observed.flatMap((t) => t.observations.map((o) => `- ${o.clause}: ${o.message} — ${testTitle(t)}`));
   if (observations.length > 0)
     md.push(`## Observations (WARN): ${observations.length} in ${observed.length} tests`, '', ...observations, '');
-  // Issue 13: the tenant-isolation checks are no spec clauses (the spec states no isolation): their own heading.
+  // The tenant-isolation checks are no spec clauses (the spec states no isolation): their own heading.
   section(
     md,
     'Security (tenant isolation, OWASP API1:2023 — not spec clauses)',

@@ -151,7 +151,7 @@ export const FAULTS = [
   { id: 'unknown-id-500', area: 'errors', description: '4.8: an unknown transaction id answers 500 instead of 404', silent: true },
   { id: 'malformed-json-500', area: 'errors', description: '7: a malformed JSON body answers 500 instead of 400' },
   { id: 'responses-text-plain', area: 'errors', description: 'API responses carry content-type text/plain instead of application/json' },
-  // Issue 13 — subtler state-machine faults (found by the model-based suites and the scenarios).
+  // Subtler state-machine faults (found by the model-based suites and the scenarios).
   {
     id: 'failure-counter-frozen',
     area: 'links',
@@ -231,7 +231,7 @@ export const FAULTS = [
     area: 'security',
     description: 'security: an account can buy through MPOS as the idAplicativo of another account',
   },
-  // Issue 26 — what the deployed service does against the spec (/work/shared/deployed-service.md).
+  // What the deployed service does against the spec.
   {
     id: 'token-audience-own',
     area: 'auth',
@@ -261,7 +261,7 @@ export const FAULTS = [
     description: 'the webhook body starts with a UTF-8 byte-order mark before the JSON (signed as sent)',
     silent: true,
   },
-  // Issue 27 — the bugs that ship: races, replays, lifetimes shorter than announced, serializer habits.
+  // The bugs that ship: races, replays, lifetimes shorter than announced, serializer habits.
   {
     id: 'race-success-limit',
     area: 'concurrency',
@@ -366,7 +366,7 @@ export const FAULTS = [
   },
   { id: 'pagoqr-ignores-cantidad', area: 'links', description: "4.5/4.1: PagoQr charges the link's monto without its cantidadPorDefecto" },
   { id: 'secret-case-blind', area: 'auth', description: '5.1: the token endpoint compares client_secret case-insensitively' },
-  // Issue 28 — one fault breaking two independent clauses of one test: both are reported (soft checks).
+  // One fault breaking two independent clauses of one test: both are reported (soft checks).
   {
     id: 'link-record-two-fields',
     area: 'links',

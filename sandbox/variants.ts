@@ -354,7 +354,7 @@ export type VariantId = (typeof VARIANTS)[number]['id'];
 export type Variant = (id: VariantId) => boolean;
 
 /**
- * Profile `deployed`: the deployed service as public client code shows it (/work/shared/deployed-service.md), every
+ * Profile `deployed`: the deployed service as public client code shows it, every
  * spec-valid choice of it at once (its deviations are fault `deployed` of sandbox/faults.ts).
  */
 export const PERFIL_DESPLEGADO = [

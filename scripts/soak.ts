@@ -6,7 +6,7 @@
  * suite's own waiting into verdicts), each run's FAIL and ERROR counts printed; `--payer browser` pays the
  * script-built screens (SANDBOX_SCREEN=js) in Chromium. Exit 0 iff every run passed.
  *
- * With `--real-time` (issue 43): the suite against the STANDALONE sandbox (sandbox/cli.ts, `npm run sandbox`, a
+ * With `--real-time`: the suite against the STANDALONE sandbox (sandbox/cli.ts, `npm run sandbox`, a
  * process of its own per run, pointed at by the .env block it prints) started with `--no-control` — no test-control
  * API, so every time limit is waited for in real time: QRs payable `--qr-ttl` seconds (default 30, its
  * `--quick-pay-ttl`), the suite's one-minute screens, vigencia, tokens — and, with `--payer browser`, its

@@ -1,5 +1,5 @@
 /**
- * Issue 4, end to end: the whole conformance suite run against a business in PRODUCTION mode (a sandbox started
+ * End to end: the whole conformance suite run against a business in PRODUCTION mode (a sandbox started
  * with mode 'production', used as a remote target) fails, says why with the interlock message, and sends the
  * target not a single purchase or payment request.
  */

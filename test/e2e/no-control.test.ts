@@ -1,5 +1,5 @@
 /**
- * Issue 22, end to end: the suite against the sandbox as a vendor's service (`createSandbox({ control: false })`,
+ * End to end: the suite against the sandbox as a vendor's service (`createSandbox({ control: false })`,
  * as `npm run sandbox -- --no-control --variant all`), given only the six variables a new user has. What the spec
  * does not show is discovered (hash, signature, account authentication) and time limits are waited for in real time
  * (MAX_WAIT_S, default 120): 0 FAIL, 0 ERROR, skips only where the test-control API or more credentials are needed, or

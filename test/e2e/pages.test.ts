@@ -1,5 +1,5 @@
 /**
- * Issue 14: the sandbox's hosted pages are fit for people. Each page (payment screen, 3DS page, quick-pay page,
+ * The sandbox's hosted pages are fit for people. Each page (payment screen, 3DS page, quick-pay page,
  * unavailable link, expired attempt) is opened in headless Chromium at a phone width (390 px) and a desktop width
  * (1280 px), in both screen modes (plain HTML and the script-built form), and screenshotted into
  * REPORT_DIR/screens/pages/. Checked: no horizontal scroll, every input labelled, merchant / product / amount /

@@ -1,5 +1,5 @@
 /**
- * Issue 6, end to end: after full conformance runs, no secret is found in REPORT_DIR (index.html included) or on
+ * End to end: after full conformance runs, no secret is found in REPORT_DIR (index.html included) or on
  * the console.
  *
  * A green run writes little but test names, so a search of its reports would prove little: each run gets a fault
@@ -126,7 +126,7 @@ describe('the reports of a full run against the embedded sandbox', () => {
   });
 });
 
-// Issue 14: the browser payer's failure evidence (screenshots and page text in REPORT_DIR/screens/) holds neither.
+// The browser payer's failure evidence (screenshots and page text in REPORT_DIR/screens/) holds neither.
 // The payments fail after the card and cvv were typed: the screen has no input "correo" for the e-mail.
 describe("no secrets in the browser payer's evidence", () => {
   const chromium = chromiumPathSetting();

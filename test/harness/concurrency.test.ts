@@ -1,5 +1,5 @@
 /**
- * Issue 12: the run-wide request cap (MAX_CONCURRENCY, AIMD on 429/503, the run-wide pause on Retry-After, first come
+ * The run-wide request cap (MAX_CONCURRENCY, AIMD on 429/503, the run-wide pause on Retry-After, first come
  * first served) and the property cases checked ahead.
  */
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * Waiting is not working (issue 46): the time a test's requests spend waiting out a Retry-After, a backoff or the rate
+ * Waiting is not working: the time a test's requests spend waiting out a Retry-After, a backoff or the rate
  * pacing is the run's, left out of the test's budget (harness/run/budget.ts withinBudget); each retry is a step of its
  * transcript and counted in its network tally (harness/record/network.ts); an ambiguous answer is noted there too.
  */

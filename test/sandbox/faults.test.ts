@@ -267,7 +267,7 @@ const SONDAS: Record<FaultId, (p: Prueba, id: string) => Promise<boolean>> = {
     });
     return res.statusCode === 400;
   },
-  // Issue 13: the subtler state-machine faults and the tenant leaks.
+  // The subtler state-machine faults and the tenant leaks.
   'failure-limit-one-early': async (p) => {
     const link = await p.crearEnlace(enlaceValido({ limitesDeUso: { cantidadMaximaPagosFallidos: 2 } }));
     await p.pagar(link.urlEnlaceLargo, tarjeta('111'));

@@ -1,5 +1,5 @@
 /**
- * Issue 26: the sandbox as the deployed service (/work/shared/deployed-service.md) — its spec-valid choices as
+ * The sandbox as the deployed service — its spec-valid choices as
  * variants (screen-unavailable-200, pages-deployed-form, webhook-pairs-*, webhook-no-esaprobada, webhook-vendor-header,
  * lookup-deployed-shape, urls-deployed, lenient-types, the profile `deployed`) and its deviations as faults
  * (token-audience-own, telefono-digits-only, link-redirect-four-fields, webhook-monto-string, webhook-bom, enum-names
