@@ -37,8 +37,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SLOW_TESTS],
-          // One and a half workers a core (a percentage is capped at the cores): a quarter of the CPU sat idle with one a core (Chromium, sockets, child
-          // processes waited on); on 2 cores a fresh clone's `npm test` went from 91 s to 83 s (3 workers; 4: 82 s).
+          // One and a half workers a core (vitest caps a percentage at the cores): with one a core, a quarter of the
+          // CPU sat idle (Chromium, sockets, child processes waited on); on 2 cores a fresh clone's `npm test` went
+          // from 91 s to 83 s (3 workers; 4: 82 s).
           // No unit test bounds a duration from above that load could stretch; speed lives in `npm run bench`.
           maxWorkers: Math.round(availableParallelism() * 1.5),
           testTimeout: 30_000,
