@@ -108,6 +108,22 @@ describe('the plumbing declarations', () => {
     }
   });
 
+  it("ignores what a validation's switch (ajustes.*) decides, keeps the default path", async () => {
+    const source = [
+      'export class L {',
+      '  v: any;',
+      '  n(valor: string): number {',
+      '    const texto = this.v.ajustes.sinRecortar ? valor : valor.trim();',
+      '    return Number(texto);',
+      '  }',
+      '}',
+    ].join('\n');
+    const { mutants } = await mutantsOf(source, 'validate.ts');
+    const at = mutants.map((m) => source.split('\n')[m.location.start.line]!.slice(m.location.start.column));
+    expect(at.some((a) => a.startsWith('this.v.ajustes.sinRecortar ?'))).toBe(false);
+    expect(at.some((a) => a.startsWith('valor.trim()'))).toBe(true);
+  });
+
   it("ignores what a function's `pantalla` decides for another screen, keeps the html screen's path", async () => {
     const source = [
       'export function hosted(pantalla: string, form: string): string {',
