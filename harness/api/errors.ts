@@ -60,11 +60,14 @@ export class AmbiguousAnswerError extends NotJudged {
     readonly exchange: Exchange,
     /** What came back instead of an answer (`502`, `no response within 15 s`, `connection dropped`). */
     readonly answer: string,
-    options?: { cause?: unknown; noted?: AmbiguousAnswer },
+    options?: { cause?: unknown; noted?: AmbiguousAnswer; silent?: boolean },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.noted = options?.noted;
+    this.silent = options?.silent ?? false;
   }
+  /** No answer within the timeout (not a gateway's answer nor a dropped connection): the target may not be answering at all. */
+  readonly silent: boolean;
   /** Its entry in the test's network tally: the caller that finds out writes how (`settled`) there. */
   readonly noted: AmbiguousAnswer | undefined;
 

@@ -246,7 +246,7 @@ export function createHttp(options: HttpOptions): Http {
         }
         // A payment or creation that may have been processed is never sent again: the caller finds out.
         if (!idempotent && (failure.kind === 'timeout' || failure.kind === 'dropped'))
-          ambiguous(`${failure.message}, after the request was sent`, failure.short, failure.cause);
+          ambiguous(`${failure.message}, after the request was sent`, failure.short, failure.cause, failure.kind === 'timeout');
         fail(failure.message, failure.cause, failure.byTarget);
       }
       exchange.response = response!;
@@ -312,7 +312,7 @@ export function createHttp(options: HttpOptions): Http {
     }
 
     /** A non-idempotent request whose processing the answer may hide: not sent again, and the caller finds out. */
-    function ambiguous(message: string, answer: string, cause?: unknown): never {
+    function ambiguous(message: string, answer: string, cause?: unknown, silent = false): never {
       exchange.durationMs = Date.now() - started;
       network.ambiguous++;
       const noted = noteAmbiguous({ request: what, answer });
@@ -320,7 +320,7 @@ export function createHttp(options: HttpOptions): Http {
         `${message}: it is never sent again (it may have been processed); whether it was is found out where the spec gives a way, else not judged`,
         recorder.record(exchange),
         answer,
-        { ...(cause === undefined ? {} : { cause }), noted },
+        { ...(cause === undefined ? {} : { cause }), noted, silent },
       );
     }
   }

@@ -282,9 +282,10 @@ export async function probeTarget(
 }
 
 /**
- * Creates a link with the token; its estaProductivo is the business's mode. A lost answer (a 502/504, a timeout, a
+ * Creates a link with the token; its estaProductivo is the business's mode. An answer lost on the way (a 502/504, a
  * dropped connection) is found out by probing again with a new link: creating one charges nothing, and the probe
- * records what was lost (the report's run notes), never re-sending the same request.
+ * records what was lost (the report's run notes), never re-sending the same request. No answer within the timeout
+ * ends the probe: a silent target would only be waited for twice.
  */
 export async function probeLink(
   http: Http,
@@ -310,7 +311,7 @@ export async function probeLink(
   try {
     ex = await send('');
   } catch (err) {
-    if (!(err instanceof AmbiguousAnswerError)) throw err;
+    if (!(err instanceof AmbiguousAnswerError) || err.silent) throw err;
     lostAnswer = err.answer;
     ex = await send('-again');
   }
