@@ -206,7 +206,7 @@ function fitsAndLabelled(seen: Looked): void {
 for (const screen of ['html', 'js'] as const) {
   describe(`hosted pages (${screen} screen) in Chromium`, () => {
     for (const width of WIDTHS) {
-      it(`payment screen at ${width} px: merchant, product, image, amount, quantity, accepted forms, labelled form`, async (ctx) => {
+      it.concurrent(`payment screen at ${width} px: merchant, product, image, amount, quantity, accepted forms, labelled form`, async (ctx) => {
         const seen = await look(ctx, screen, 'pago', width);
         fitsAndLabelled(seen);
         for (const shown of [
@@ -232,27 +232,29 @@ for (const screen of ['html', 'js'] as const) {
         ).toBe(true);
       });
 
-      it(`3DS page at ${width} px: merchant, amount, one labelled confirmation`, async (ctx) => {
+      it.concurrent(`3DS page at ${width} px: merchant, amount, one labelled confirmation`, async (ctx) => {
         const seen = await look(ctx, screen, '3ds', width);
         fitsAndLabelled(seen);
         for (const shown of ['Tienda Sandbox', '$25.50', 'Confirmar el pago']) expect(seen.text).toContain(shown);
         expect(seen.external).toEqual([]);
       });
 
-      it(`quick-pay page at ${width} px: merchant, amount, pay button`, async (ctx) => {
+      it.concurrent(`quick-pay page at ${width} px: merchant, amount, pay button`, async (ctx) => {
         const seen = await look(ctx, screen, 'quickpay', width);
         fitsAndLabelled(seen);
         for (const shown of ['Tienda Sandbox', '$3.50', 'Pagar $3.50 con QuickPay']) expect(seen.text).toContain(shown);
         expect(seen.external).toEqual([]);
       });
 
-      it(`unavailable link at ${width} px says so in words`, async (ctx) => {
+      it.concurrent(`unavailable link at ${width} px says so in words`, async (ctx) => {
         const seen = await look(ctx, screen, 'no-disponible', width);
         fitsAndLabelled(seen);
         expect(seen.text).toContain('Este enlace de pago no se puede usar en este momento.');
         expect(seen.text).toContain('El enlace está inactivo: alcanzó el máximo de pagos fallidos.');
       });
-
+    }
+    // Moves the sandbox's clock: after the pages above, one width at a time.
+    for (const width of WIDTHS) {
       it(`expired attempt at ${width} px says so in words`, async (ctx) => {
         const seen = await look(ctx, screen, 'pago', width, async (p) => {
           // The screen's attempt lasts 1 minute: move the sandbox clock past it, then pay.
