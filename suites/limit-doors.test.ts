@@ -12,7 +12,7 @@ import { purchasePagoQr } from '../generators/bodies.ts';
 import type { ConfiguracionRequest } from '../spec/types.ts';
 import { activate, CARD_AND_QUICK_PAY, createLink } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
-import { createQuickPay, payQuickPay, qrTarget, quickPayQrOf } from './flows/purchases.ts';
+import { createQuickPay, payQuickPay, qrPage, quickPayQrOf } from './flows/purchases.ts';
 import { declineOnScreen, observedLinkBody, payOnScreen, testCard } from './flows/screens.ts';
 import {
   asBool,
@@ -67,13 +67,7 @@ async function openQuickPayPageNow(
   deadline: number,
 ): Promise<Screen & { form: ScreenForm }> {
   const urlQR = String((response['datosQuickPay'] as { urlQR?: unknown } | undefined)?.urlQR ?? '');
-  const target = await qrTarget(t, urlQR);
-  if (target === undefined)
-    return t.skip(
-      'page-not-driven',
-      `the quick-pay QR at ${urlQR} is not a PNG the suite decodes: its page is judged by the quick-pay tests`,
-    );
-  const screen = await t.run.payer.openScreen(target);
+  const screen = await t.run.payer.openScreen(await qrPage(t, urlQR));
   const answeredAt = Date.now();
   // The margin of the clocks' offset (onOurClock), as lateBy (harness/run/waits.ts) allows it.
   if ((!screen.form || screen.status >= 400) && answeredAt + 1000 > deadline) {

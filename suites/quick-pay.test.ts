@@ -15,6 +15,7 @@ import {
   datosAdicionales,
   paidQuickPay,
   payQuickPay,
+  qrPage,
   qrTarget,
   quickPayQrOf,
   submitAskingNothing,
@@ -85,13 +86,7 @@ describe('4.6 the quick-pay QR', () => {
       const deadline = await onOurClock(t, Date.parse(String(datosQuickPay(response).fechaVencimiento)));
       const clauses = ['4.6-url-qr', '7-dev-authorizes'];
       const outcome = await withDeadline(deadline, async () => {
-        const target = await qrTarget(t, urlQR);
-        if (target === undefined)
-          return t.skip(
-            'premise-elsewhere',
-            `the QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
-          );
-        const page = await t.run.payer.openScreen(target);
+        const page = await t.run.payer.openScreen(await qrPage(t, urlQR));
         return submitAskingNothing(t, page, undefined, clauses, 'the quick-pay page');
       });
       const { ex, tx } = await lookUp(t, response['idTransaccion']);
@@ -108,13 +103,7 @@ describe('4.6 the quick-pay QR', () => {
     async (t) => {
       const { response } = await createQuickPay(t);
       const urlQR = String(datosQuickPay(response).urlQR ?? '');
-      const target = await qrTarget(t, urlQR);
-      if (target === undefined)
-        return t.skip(
-          'premise-elsewhere',
-          `the QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
-        );
-      const page = await t.run.payer.openScreen(target);
+      const page = await t.run.payer.openScreen(await qrPage(t, urlQR));
       const notServed = await imagesNotServed(t, page.html, page.url);
       if (notServed.length > 0)
         t.observe('4.6-url-qr', `the page the QR leads to (${page.url}) names images that serve none: ${notServed.join('; ')}`);

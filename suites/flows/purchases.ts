@@ -134,6 +134,17 @@ export async function qrTarget(t: TestHandle, urlQR: string): Promise<string | u
   return text !== undefined && URL.canParse(text, urlQR) ? new URL(text, urlQR).href : undefined;
 }
 
+/** The page a quick-pay QR leads to, or a skip: a QR this suite does not decode is judged by the urlQR image test. */
+export async function qrPage(t: TestHandle, urlQR: string): Promise<string> {
+  return (
+    (await qrTarget(t, urlQR)) ??
+    t.skip(
+      'premise-elsewhere',
+      `the quick-pay QR at ${urlQR} is not a PNG the suite decodes: judged by "urlQR is an absolute URL serving an image"`,
+    )
+  );
+}
+
 /**
  * The quick-pay QR a link's screen shows once QuickPay was chosen on it (how the screen shows it is not shown: the
  * first image of the page whose PNG holds a URL), or a skip: the suite cannot drive that screen's quick-pay.
