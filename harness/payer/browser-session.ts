@@ -16,9 +16,10 @@ const ARRIVED = '<!doctype html><title>outcome received</title><p>outcome receiv
 /** What a page may ask for that no payment needs. */
 const SKIPPED = new Set(['image', 'media', 'font']);
 /**
- * Open screens kept to be paid later (opened-screen, opened-page); the oldest is closed beyond this. A test may hold
- * one for the whole of a time limit (a quick-pay's 30 s in real time) while the others open theirs: at 16, an idle
- * run (faster, so more screens opened meanwhile) closed a held one that a loaded run kept, a verdict changed by load.
+ * Open screens kept to be paid later (opened-screen, opened-page): each is closed when its test ends, and beyond this
+ * many the oldest is. A test may hold one for the whole of a time limit (a quick-pay's 30 s in real time) while the
+ * others open theirs: at 16, an idle run (faster, so more screens opened meanwhile) closed a held one that a loaded
+ * run kept, a verdict changed by load.
  */
 export const MAX_OPEN = 48;
 /** Cleaned pages kept for the next screens. */

@@ -15,7 +15,7 @@ import type { BrowserContext } from 'playwright-core';
 import { NoFormError, PayerError, PaymentRefused } from './errors.ts';
 import { noteStep } from '../record/transcript.ts';
 import { beforeDeadline, priorityNow } from '../api/queue-order.ts';
-import { waitingFor } from '../record/test-record.ts';
+import { currentRecord, waitingFor } from '../record/test-record.ts';
 import { pending } from '../record/progress.ts';
 import type { Chromium } from './chromium.ts';
 import { checkout, type CheckoutDriver, type StepInput } from './checkout.ts';
@@ -335,14 +335,19 @@ export class BrowserPayer implements Payer {
     const { session, screen } = await this.#driven((hold) => this.#visit(url, undefined, hold));
     this.#sessions.set(screen, session);
     this.#open.push(screen);
-    const oldest = this.#open.length > MAX_OPEN ? this.#open.shift() : undefined;
-    const evicted = oldest && this.#sessions.get(oldest);
-    if (evicted) {
-      // That screen can no longer be submitted: forgotten first, so paying it says so.
-      this.#sessions.delete(oldest!);
-      await this.#release(evicted);
-    }
+    // Kept while its test runs; beyond MAX_OPEN (screens opened outside a test, or tests holding many) the oldest goes.
+    currentRecord()?.atEnd(() => void this.#close(screen).catch(() => {}));
+    if (this.#open.length > MAX_OPEN) await this.#close(this.#open[0]!);
     return screen;
+  }
+
+  /** A screen kept open that will not be paid: forgotten first, so paying it says so, then its session released. */
+  async #close(screen: Screen): Promise<void> {
+    const session = this.#sessions.get(screen);
+    if (!session) return;
+    this.#sessions.delete(screen);
+    this.#open.splice(this.#open.indexOf(screen), 1);
+    await this.#release(session);
   }
 
   /** A payment of any kind (PaymentInput): its page opened or taken, filled, pressed once, what follows finished. */
@@ -365,7 +370,7 @@ export class BrowserPayer implements Payer {
     const session = this.#sessions.get(screen);
     if (!session)
       throw new PayerError(
-        `the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`,
+        `the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: its test ended, or more than ${MAX_OPEN} were open)`,
       );
     this.#sessions.delete(screen);
     this.#open.splice(this.#open.indexOf(screen), 1);
@@ -392,7 +397,7 @@ export class BrowserPayer implements Payer {
     const session = this.#sessions.get(screen);
     if (!session)
       throw new PayerError(
-        `the page at ${bare(screen.url)} was not opened by the browser payer (or was closed: at most ${MAX_OPEN} stay open)`,
+        `the page at ${bare(screen.url)} was not opened by the browser payer (or was closed: its test ended, or more than ${MAX_OPEN} were open)`,
       );
     this.#sessions.delete(screen);
     this.#open.splice(this.#open.indexOf(screen), 1);

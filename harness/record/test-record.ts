@@ -62,8 +62,19 @@ export class TestRecord {
   readonly steps: Step[] = [];
   /** Steps dropped from the middle to bound memory (the first and the last ones are kept). */
   dropped = 0;
-  /** Set when the test has ended: late deliveries (a webhook after the test) are no longer noted. */
+  /** Set when the test has ended (`end`): late deliveries (a webhook after the test) are no longer noted. */
   closed = false;
+  readonly #atEnd: (() => void)[] = [];
+  /** Runs `release` when the test ends (at once if it has): what a test holds (a screen kept open) lives no longer. */
+  atEnd(release: () => void): void {
+    if (this.closed) release();
+    else this.#atEnd.push(release);
+  }
+  /** The test has ended: what it held is released. */
+  end(): void {
+    this.closed = true;
+    for (const release of this.#atEnd.splice(0)) release();
+  }
   /** Requests made for the test before its scope began (its test-control tenant): part of its chain at the request cap. */
   madeBefore = 0;
   /** How many requests the test made in the last run (harness/run/chains.ts), when known: its chain's length. */

@@ -180,7 +180,7 @@ export function clauseTest(
     runStarted();
     ctx.onTestFinished(({ task }) => {
       testDone();
-      record.closed = true;
+      record.end();
       const state = task.result?.state === 'fail' ? 'fail' : task.result?.state === 'skip' ? 'skip' : 'pass';
       const error = task.result?.errors?.[0];
       if (state === 'fail' && !record.transcript)

@@ -6,6 +6,7 @@
 import { FieldsNotFoundError } from '../../harness/payer/field-mapping.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { TestRecord, withRecord } from '../../harness/record/test-record.ts';
 import { NoFormError } from '../../harness/payer/errors.ts';
 import { createPayer } from '../../harness/payer/index.ts';
 import { blankSecrets } from '../../harness/payer/chromium.ts';
@@ -56,6 +57,17 @@ describe('browser payer', () => {
     const outcome = await payer.pay({ kind: 'opened-screen', screen, payment: { ...card, cvv: '111' }, forged: { monto: '1.00' } });
     expect(outcome).toMatchObject({ kind: 'redirect', params: { esAprobada: 'false' }, timing: { openedAt: screen.openedAt } });
     expect(posted[0]).toMatchObject({ card_number: CARD, cvc: '111', amount: '1.00' });
+  });
+
+  it('closes the screens a test kept open when the test ends: paying one afterwards says it was closed', async (ctx) => {
+    needsChromium(ctx);
+    const payer = browserPayer(vendorNames);
+    const record = new TestRecord('holds a screen');
+    const screen = await withRecord(record, () => payer.openScreen(`${fixture.url}/pagar/js`));
+    record.end();
+    posted.length = 0;
+    await expect(payer.pay({ kind: 'opened-screen', screen, payment: card })).rejects.toThrow(/was closed: its test ended/);
+    expect(posted).toEqual([]);
   });
 
   it("a page slower to become usable than the target's bound (HTTP_TIMEOUT_MS) is still paid: the browser's steps have their own bound", async (ctx) => {
