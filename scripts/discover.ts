@@ -33,6 +33,7 @@ import {
 } from '../harness/judge/schemes.ts';
 import { paymentLinkMinimal, purchase3ds, purchaseWallet } from '../generators/bodies.ts';
 import { describeMapping, discoverFields, isDiscovered, notFoundMessage } from '../harness/payer/field-mapping.ts';
+import { Chromium } from '../harness/payer/chromium.ts';
 
 /** One setting's outcome: the variables found (with the evidence), or how to find them. */
 interface Finding {
@@ -77,6 +78,8 @@ if (target.mode === 'production') {
 }
 const interlock = new Interlock(target);
 const http = createRunHttp(config, target.deadline);
+// One browser for the payers of every step (launched only if a step pays in it).
+const chromium = new Chromium(config.payer.chromiumPath);
 const findings: Finding[] = [audienceFinding];
 /** Set by the 3DS probe: the code its page shows, where it shows one. */
 let challengeFinding: Finding | undefined;
@@ -112,6 +115,7 @@ try {
 } finally {
   await receiver?.close();
   await http.close();
+  await chromium.close();
 }
 
 const file = join(config.reportDir, 'discovered.env');
@@ -125,7 +129,6 @@ if (notFound.length > 0)
   console.error(
     `discover: NOT FOUND: ${notFound.map((f) => f.what).join('; ')} — a run leaves what they decide unchecked; each says above how to find it`,
   );
-// A browser the payer may have started is not waited for.
 process.exit(notFound.length > 0 ? 1 : 0);
 
 /** TOKEN_AUDIENCE: the configured one when it gets a token, else one the issuer publishes or its host names. */
@@ -253,7 +256,7 @@ async function redirectHash(t: TargetInfo, h: Http, token: string, r: Receiver):
       howToFind:
         'ask the vendor for the algorithm, key, encoding and fields of the hash and set REDIRECT_HASH and its companions (.env.example)',
     };
-  const payer = createRunPayer(config, h);
+  const payer = createRunPayer(config, h, { chromium });
   {
     // A page that asks for the card again gets the purchase's own card (as the suites' complete3ds does).
     const card = {
@@ -379,7 +382,7 @@ async function screenFieldMapping(t: TargetInfo, h: Http, token: string): Promis
   const link = ex.response?.json as { urlEnlace?: unknown } | undefined;
   if (typeof link?.urlEnlace !== 'string')
     return { what, evidence: `POST /EnlacePago answered ${ex.response?.status ?? 'nothing'} without urlEnlace`, howToFind };
-  const payer = createRunPayer(config, h, 'defaults');
+  const payer = createRunPayer(config, h, { fields: 'defaults', chromium });
   const screen = await payer.openScreen(new URL(link.urlEnlace, ex.request.url).href);
   const mapping = discoverFields(screen.html);
   const card = ['numeroTarjeta', 'cvv', 'mesVencimiento', 'anioVencimiento'] as const;

@@ -190,7 +190,7 @@ async function createRun(): Promise<Run> {
   const signature = createWebhookSignatures(config, target.business.clientSecret);
   // A page without a form on an origin never paid is a page the payer cannot read, never a verdict (unreadPagesThrow).
   const payerMemory = new PayerMemory();
-  const rawPayer = unreadPagesThrow(createRunPayer(config, http, 'configured', payerMemory));
+  const rawPayer = unreadPagesThrow(createRunPayer(config, http, { memory: payerMemory }));
   const primaryCall = callAs(target.business, target.account);
   /** The run's payer as a business sees it: the interlock first, its redirects' hashes recorded, outcomes settled as it. */
   const payerFor = (hashes: RedirectHashes | undefined, call: Call): Payer =>

@@ -8,6 +8,7 @@ import { createHttp, type Exchange, type Http } from '../api/http.ts';
 import { createTokenCache } from '../api/tokens.ts';
 import { AmbiguousAnswerError, NotNowError } from '../api/errors.ts';
 import { createPayer, PayerMemory, type Payer } from '../payer/index.ts';
+import type { Chromium } from '../payer/chromium.ts';
 import { Recorder } from '../record/transcript.ts';
 import { secrets } from '../record/redact.ts';
 import { asBool, field } from '../judge/read.ts';
@@ -169,22 +170,22 @@ export async function selectTarget(config: Config): Promise<{ info: TargetInfo; 
 
 /**
  * The run's payer as configured (PAYER, CHROMIUM_PATH, SCREEN_FIELD_NAMES, SCREEN_OPTION_VALUES): one wiring for the
- * run and for discover, so both read pages alike. The browser's own steps get the test budget at least. `defaults`:
- * the screen's fields by the default names only (discover finding what SCREEN_FIELD_NAMES should say). `memory`: what
- * the payer learns, kept by the run.
+ * run and for discover, so both read pages alike. The browser's own steps get the test budget at least. `fields:
+ * 'defaults'`: the screen's fields by the default names only (discover finding what SCREEN_FIELD_NAMES should say).
+ * `memory`: what the payer learns, kept by the run. `chromium`: one browser shared by payers of one process.
  */
 export function createRunPayer(
   config: Config,
   http: Http,
-  fields: 'configured' | 'defaults' = 'configured',
-  memory: PayerMemory = new PayerMemory(),
+  options: { fields?: 'configured' | 'defaults'; memory?: PayerMemory; chromium?: Chromium } = {},
 ): Payer {
   return createPayer({
     http,
-    memory,
-    ...(fields === 'configured' ? { fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues } : {}),
+    memory: options.memory ?? new PayerMemory(),
+    ...(options.fields === 'defaults' ? {} : { fieldNames: config.screenFieldNames, optionValues: config.screenOptionValues }),
     kind: config.payer.kind,
     chromiumPath: config.payer.chromiumPath,
+    ...(options.chromium ? { chromium: options.chromium } : {}),
     reportDir: config.reportDir,
     timeoutMs: config.http.timeoutMs,
     browserTimeoutMs: Math.max(config.http.timeoutMs, config.budget.testTimeoutMs),
