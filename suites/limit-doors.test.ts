@@ -314,7 +314,7 @@ describe("3 the success limit holds for a quick-pay started on the link's screen
         }),
       );
       // The quick-pay first (its QR kept), then the one payment the link allows, by card on its screen.
-      const urlQR = await quickPayQrOf(t, await payOnScreen(t, link.urlEnlace, { formaPago: 4 }), link.urlEnlace);
+      const { urlQR } = await quickPayQrOf(t, await payOnScreen(t, link.urlEnlace, { formaPago: 4 }), link.urlEnlace);
       paymentApproved(await payOnScreen(t, link.urlEnlace), '3-success-limit-bounds-use', 'the one payment the link allows, by card');
       const late = await payQuickPay(t, urlQR, false);
       const { ex, record } = await activate(t, link.idEnlace);

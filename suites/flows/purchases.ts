@@ -147,14 +147,16 @@ export async function qrPage(t: TestHandle, urlQR: string): Promise<string> {
 
 /**
  * The quick-pay QR a link's screen shows once QuickPay was chosen on it (how the screen shows it is not shown: the
- * first image of the page whose PNG holds a URL), or a skip: the suite cannot drive that screen's quick-pay.
+ * first image of the page whose PNG holds a URL) and the page it leads to, or a skip: the suite cannot drive that
+ * screen's quick-pay.
  */
-export async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screenUrl: string): Promise<string> {
+export async function quickPayQrOf(t: TestHandle, chosen: PaymentOutcome, screenUrl: string): Promise<{ urlQR: string; page: string }> {
   const html = chosen.kind === 'page' ? chosen.html : '';
   for (const [, src] of html.matchAll(/<img\b[^>]*\bsrc="([^"]+)"/gi)) {
     if (!src || !URL.canParse(src.replace(/&amp;/g, '&'), screenUrl)) continue;
-    const url = new URL(src.replace(/&amp;/g, '&'), screenUrl).href;
-    if ((await qrTarget(t, url)) !== undefined) return url;
+    const urlQR = new URL(src.replace(/&amp;/g, '&'), screenUrl).href;
+    const page = await qrTarget(t, urlQR);
+    if (page !== undefined) return { urlQR, page };
   }
   return t.skip(
     'page-not-driven',
