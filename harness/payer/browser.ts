@@ -341,13 +341,21 @@ export class BrowserPayer implements Payer {
     return screen;
   }
 
-  /** A screen kept open that will not be paid: forgotten first, so paying it says so, then its session released. */
-  async #close(screen: Screen): Promise<void> {
+  /** The session of a screen kept open, taken to be paid (once), or why there is none. */
+  #take(screen: Screen, what: 'screen' | 'page'): Session {
     const session = this.#sessions.get(screen);
-    if (!session) return;
+    if (!session)
+      throw new PayerError(
+        `the ${what} at ${bare(screen.url)} was not opened by the browser payer (or was closed: its test ended, or more than ${MAX_OPEN} were open)`,
+      );
     this.#sessions.delete(screen);
     this.#open.splice(this.#open.indexOf(screen), 1);
-    await this.#release(session);
+    return session;
+  }
+
+  /** A screen kept open that will not be paid: forgotten first, so paying it says so, then its session released. */
+  async #close(screen: Screen): Promise<void> {
+    if (this.#sessions.has(screen)) await this.#release(this.#take(screen, 'screen'));
   }
 
   /** A payment of any kind (PaymentInput): its page opened or taken, filled, pressed once, what follows finished. */
@@ -367,13 +375,7 @@ export class BrowserPayer implements Payer {
   }
 
   async #payOpenedScreen(screen: Screen, payment: CardPayment, forged?: Partial<Record<FieldName, string>>): Promise<PaymentOutcome> {
-    const session = this.#sessions.get(screen);
-    if (!session)
-      throw new PayerError(
-        `the screen at ${bare(screen.url)} was not opened by the browser payer (or was closed: its test ended, or more than ${MAX_OPEN} were open)`,
-      );
-    this.#sessions.delete(screen);
-    this.#open.splice(this.#open.indexOf(screen), 1);
+    const session = this.#take(screen, 'screen');
     const openedAt = screen.openedAt ?? Date.now();
     if (!screen.form || screen.status >= 400) {
       // An error status or words of refusal are the outcome; a page with no form at all cannot be submitted (#form says so).
@@ -394,13 +396,7 @@ export class BrowserPayer implements Payer {
     screen: Screen,
     options: { card?: PageInput; redirectPrefix?: string; stopWhen?: (url: string) => boolean },
   ): Promise<PaymentOutcome> {
-    const session = this.#sessions.get(screen);
-    if (!session)
-      throw new PayerError(
-        `the page at ${bare(screen.url)} was not opened by the browser payer (or was closed: its test ended, or more than ${MAX_OPEN} were open)`,
-      );
-    this.#sessions.delete(screen);
-    this.#open.splice(this.#open.indexOf(screen), 1);
+    const session = this.#take(screen, 'page');
     const openedAt = screen.openedAt ?? Date.now();
     return this.#driven((hold) => {
       hold(session);
@@ -416,11 +412,7 @@ export class BrowserPayer implements Payer {
    * screen is used up (a customer who pressed it has left it); one not opened by this payer is opened anew.
    */
   async follow(screen: Screen, meaning: 'back' | 'cancel' | 'go-on'): Promise<Followed> {
-    const owned = this.#sessions.get(screen);
-    if (owned) {
-      this.#sessions.delete(screen);
-      this.#open.splice(this.#open.indexOf(screen), 1);
-    }
+    const owned = this.#sessions.has(screen) ? this.#take(screen, 'screen') : undefined;
     return this.#driven(async (hold) => {
       let session = owned;
       if (session) hold(session);
