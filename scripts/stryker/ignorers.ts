@@ -63,6 +63,11 @@ const SEED_WORDS = new Set([
  * unit test checks each still names a declaration of its file.
  */
 export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reason: string }[] = [
+  {
+    file: 'sandbox/auth.ts',
+    name: 'seededActor',
+    reason: 'only faults get-transaction-without-auth and 3ds-without-token-accepted reach it (requireAuth optional)',
+  },
   { file: 'sandbox/card-fields.ts', name: 'PERSONA', reason: 'only variant pages-billing-details reads it' },
   { file: 'sandbox/validate.ts', name: 'SOLO_DIGITOS', reason: 'only fault telefono-digits-only reads it' },
   { file: 'sandbox/html.ts', name: 'paginaNoDisponible', reason: 'only variant screen-unavailable-200 serves it' },
