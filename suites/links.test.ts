@@ -680,6 +680,27 @@ describe('4.1 amount and quantity charged on the screen', () => {
     amountEquals(await charged(t, params, '4.1-cantidad-por-defecto'), 12.25, 'amount charged (1 × 12.25)', '4.1-cantidad-por-defecto');
   });
 
+  // 4.1 shows the quantity and charges quantity × monto; that the screen shows the amount too is not said, so a screen
+  // whose text writes neither monto nor the total (10.50, 10,50, 10.5 or 31.50…) is observed, never failed.
+  clauseTest(
+    { clauses: '4.1-cantidad-por-defecto', endpoint: 'flow' },
+    'the payment screen shows the amount it charges (monto or cantidadPorDefecto × monto), else observed',
+    async (t) => {
+      const { link } = await linkWith(t, { cantidadPorDefecto: 3 }, { monto: 10.5 });
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.status < 200 || screen.status >= 300)
+        return t.skip(
+          'premise-elsewhere',
+          `the payment screen answered ${screen.status}: judged by the 4.1-url-enlace-leads-to-screen tests`,
+        );
+      if (!/(^|[^\d.,])(10[.,]50?|31[.,]50?)(?![\d])/.test(screenText(screen)))
+        t.observe(
+          '4.1-cantidad-por-defecto',
+          `the payment screen at ${screen.url} of a link of monto 10.50 and cantidadPorDefecto 3 shows neither 10.50 nor the total 31.50`,
+        );
+    },
+  );
+
   // cantidadPorDefecto is the quantity shown (4.1): where the customer edits it, its input starts there; one starting
   // at another value (or none) is observed. A screen whose quantity input this payer does not find is not judged.
   clauseTest(
