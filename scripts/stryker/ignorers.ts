@@ -68,6 +68,7 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
     name: 'seededActor',
     reason: 'only faults get-transaction-without-auth and 3ds-without-token-accepted reach it (requireAuth optional)',
   },
+  { file: 'sandbox/hash.ts', name: 'urlCuatroCampos', reason: 'only fault link-redirect-four-fields calls it' },
   { file: 'sandbox/card-fields.ts', name: 'PERSONA', reason: 'only variant pages-billing-details reads it' },
   { file: 'sandbox/validate.ts', name: 'SOLO_DIGITOS', reason: 'only fault telefono-digits-only reads it' },
   { file: 'sandbox/html.ts', name: 'paginaNoDisponible', reason: 'only variant screen-unavailable-200 serves it' },
