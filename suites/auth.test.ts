@@ -47,10 +47,20 @@ const OAUTH_ERRORS = new Set([
   'invalid_scope',
 ]);
 
-/** Observes the status of a refusal: the spec shows no status codes, so anything but 4xx is only noted. */
-function observeRefusalStatus(t: TestHandle, ex: Exchange): void {
+/**
+ * Observes how a bearer endpoint refuses: the spec shows no status codes, so anything but 4xx is only noted; a 401
+ * names the Bearer scheme of 5.3 in WWW-Authenticate (RFC 6750 3: MUST), which the spec does not show either.
+ */
+function observeBearerRefusal(t: TestHandle, ex: Exchange): void {
   const s = ex.response?.status;
   if (s !== undefined && (s < 400 || s > 499)) t.observe('7-error-format-not-shown', `refused with status ${s} (a 4xx would be usual)`);
+  const challenge = ex.response?.headers['www-authenticate'];
+  const challenges = (Array.isArray(challenge) ? challenge.join(', ') : challenge) ?? '';
+  if (s === 401 && !/(^|,)\s*Bearer(\s|,|$)/i.test(challenges))
+    t.observe(
+      '5.3-bearer-header',
+      `refused with 401 and WWW-Authenticate ${JSON.stringify(challenge ?? null)}: no Bearer challenge (RFC 6750 3: a 401 of a bearer resource MUST name it)`,
+    );
 }
 
 describe('5.1 / 5.2 token issuance', () => {
@@ -215,6 +225,69 @@ describe('5.1 / 5.2 token issuance', () => {
     },
   );
 
+  // RFC 6749 5.2 (5.1's OAuth 2.0 flow) names invalid_request, with 400, for a request missing a required parameter,
+  // repeating one, or authenticating the client by more than one method, and shows its error answer with
+  // Cache-Control: no-store. 5.1 only describes the request and 7 shows no error format: each deviation is observed.
+  clauseTest(
+    { clauses: ['5.1-token-request', '5.1-grant-type', '5.1-client-credentials'], endpoint: 'POST /connect/token' },
+    'malformed token requests get no token and the invalid_request answer of RFC 6749 5.2',
+    async (t) => {
+      const { business } = t.run.target;
+      const audience = t.run.config.tokenAudience;
+      const basic = Buffer.from(`${encodeURIComponent(business.clientId)}:${encodeURIComponent(business.clientSecret)}`).toString('base64');
+      t.secret(business.clientSecret, 'client-secret');
+      t.secret(basic, 'client-secret');
+      const credentials = { client_id: business.clientId, client_secret: business.clientSecret };
+      const cases: { clause: string; what: string; headers?: Record<string, string>; form?: Record<string, string>; body?: string }[] = [
+        { clause: '5.1-grant-type', what: 'without grant_type', form: { audience, ...credentials } },
+        {
+          clause: '5.1-token-request',
+          what: 'with grant_type twice',
+          body: `grant_type=client_credentials&${new URLSearchParams({ grant_type: 'client_credentials', audience, ...credentials })}`,
+        },
+        {
+          clause: '5.1-client-credentials',
+          what: 'authenticating the client twice, by HTTP Basic and in the form',
+          headers: { authorization: `Basic ${basic}` },
+          form: { grant_type: 'client_credentials', audience, ...credentials },
+        },
+        {
+          clause: '5.1-client-credentials',
+          what: 'with HTTP Basic and the client_secret in the form as well',
+          headers: { authorization: `Basic ${basic}` },
+          form: { grant_type: 'client_credentials', audience, client_secret: business.clientSecret },
+        },
+      ];
+      for (const c of cases) {
+        const ex = await t.run.http.request({
+          method: 'POST',
+          url: `${t.run.target.authUrl}/connect/token`,
+          headers: { ...c.headers, ...(c.body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
+          ...(c.body === undefined ? { form: c.form } : { body: c.body }),
+          idempotent: true,
+          label: `token request ${c.what}`,
+        });
+        const status = ex.response?.status ?? 0;
+        const body = ex.response?.json as Record<string, unknown> | undefined;
+        if (status >= 200 && status < 300 && body?.['access_token']) {
+          t.observe(c.clause, `a token request ${c.what} got a token (${status}); RFC 6749 5.2 answers it invalid_request`);
+          continue;
+        }
+        if (status !== 400 || body?.['error'] !== 'invalid_request')
+          t.observe(
+            '7-error-format-not-shown',
+            `a token request ${c.what} was refused with status ${status}, error ${JSON.stringify(body?.['error'])} (RFC 6749 5.2: 400 invalid_request)`,
+          );
+        const cacheControl = ex.response?.headers['cache-control'];
+        if (!/\bno-store\b/i.test(String(cacheControl ?? '')))
+          t.observe(
+            '7-error-format-not-shown',
+            `the refusal of a token request ${c.what} has Cache-Control ${JSON.stringify(cacheControl ?? null)}, not no-store (as RFC 6749 5.2 shows the error answer)`,
+          );
+      }
+    },
+  );
+
   // 5.1 sends no scope; a client that names the one 5.2 gives every token (scope service_api, or the audience the run
   // asked for) asks for nothing else. RFC 6749 3.3 lets an issuer refuse an unknown scope (invalid_scope), not say
   // which it must take: a refusal of this one is only observed.
@@ -327,12 +400,12 @@ describe('5.5 bearer endpoints refuse requests without a valid token', () => {
     clauseTest(spec, `${op} without an authorization header is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: 'none' });
       await notAcceptedWhereValidAccepted(t, ex, op, spec.clauses, `${op} without a token`);
-      observeRefusalStatus(t, ex);
+      observeBearerRefusal(t, ex);
     });
     clauseTest(spec, `${op} with an invalid bearer token is refused`, async (t) => {
       const ex = await t.call(op, { ...(await validRequest(t, op)), auth: { header: 'Bearer conformance-invalid-token' } });
       await notAcceptedWhereValidAccepted(t, ex, op, spec.clauses, `${op} with an invalid token`);
-      observeRefusalStatus(t, ex);
+      observeBearerRefusal(t, ex);
     });
   }
 });
@@ -356,6 +429,43 @@ describe('5.3 the bearer header holds one token', () => {
         t.observe(
           '5.3-bearer-header',
           `an Authorization header "Bearer <the business's token> conformance-invalid-token" was accepted (${status}): only its first token was read`,
+        );
+    },
+  );
+});
+
+// 5.3: the header is `Bearer <ACCESS_TOKEN>`. Another scheme whose name merely holds the word is not it; one more space
+// before the token still is (RFC 6750 2.1 and RFC 9110 11.4: 1*SP). The spec states neither: both are observed.
+describe('5.3 the bearer header names the Bearer scheme', () => {
+  clauseTest(
+    { clauses: ['5.3-bearer-header', '5.5-bearer-endpoints'], endpoint: ENDPOINT['createPaymentLink']! },
+    'createPaymentLink with the token under another scheme (NotBearer) is observed when accepted',
+    async (t) => {
+      const token = String(bodyOf(await requestToken(t, t.run.target.business.clientSecret), '5.2-token-response')['access_token']);
+      t.secret(token, 'access-token');
+      const ex = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `NotBearer ${token}` } });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe(
+          '5.3-bearer-header',
+          `an Authorization header "NotBearer <the business's token>" was accepted (${status}): not the Bearer scheme`,
+        );
+    },
+  );
+  clauseTest(
+    { clauses: ['5.3-bearer-header', '5.5-bearer-endpoints'], endpoint: ENDPOINT['createPaymentLink']! },
+    'createPaymentLink with two spaces between Bearer and the token is observed when refused',
+    async (t) => {
+      const token = String(bodyOf(await requestToken(t, t.run.target.business.clientSecret), '5.2-token-response')['access_token']);
+      t.secret(token, 'access-token');
+      const control = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `Bearer ${token}` } });
+      succeeded(control, '5.3-bearer-header', 'createPaymentLink with the same token after one space');
+      const ex = await t.call('createPaymentLink', { json: paymentLinkMinimal(), auth: { header: `Bearer  ${token}` } });
+      const status = ex.response?.status ?? 0;
+      if (status < 200 || status > 299)
+        t.observe(
+          '5.3-bearer-header',
+          `an Authorization header "Bearer  <token>" (two spaces) was refused (${status}) where one space was accepted: RFC 6750 2.1 allows 1*SP`,
         );
     },
   );
