@@ -1,6 +1,7 @@
 /**
  * Spec 3 (a link's states), 4.2 (activar) and the payment-screen rules of 7 (cvv 111 declines in test mode, every
- * other payment is authorized), with the counters and transactions of 2.1 as the activar record shows them.
+ * other payment is authorized), with the counters and transactions of 2.1 as the activar record shows them, and the
+ * card the screen takes (4.1: a card no purchase could carry, approved, is observed).
  * The record is only readable through activar (4.2), which changes an unusable link; so a link's state before
  * activation is seen through payments (refused or not), and counters are read from links that are still usable.
  */
@@ -9,7 +10,15 @@ import type { PaymentLink } from '../spec/types.ts';
 import { notAcceptedWhereValidAccepted } from './flows/bodies.ts';
 import { activate, counterRead, createLink } from './flows/links.ts';
 import { declineNotNotifiedAsSuccess } from './flows/lookups.ts';
-import { DECLINE_CVV, DECLINE_TESTCASE, declinedAsPremise, declineOnScreen, observedLinkBody, payOnScreen } from './flows/screens.ts';
+import {
+  DECLINE_CVV,
+  DECLINE_TESTCASE,
+  declinedAsPremise,
+  declineOnScreen,
+  observedLinkBody,
+  payOnScreen,
+  testCard,
+} from './flows/screens.ts';
 import {
   approvalOf,
   clauseTest,
@@ -25,6 +34,7 @@ import {
   sharedWork,
   targetNow,
   type TestHandle,
+  unreadPage,
 } from '../harness/index.ts';
 
 const screenPayment = (clauses: string | string[], needs: 'account'[] = []) => ({ clauses, endpoint: 'flow', purchase: true, needs });
@@ -319,4 +329,64 @@ describe('7 test mode on the payment screen', () => {
       );
     }
   });
+});
+
+// The spec shows none of the screen's inputs, but every card it describes has a number of digits ("no spaces", 4.3)
+// and an int expiry month (1 to 12: 4.7) and year (4.3). A screen that approves a card breaking that shape, posted
+// past the inputs' own constraints as a customer's browser could, is observed; any refusal is the screen checking it.
+type CardForged = { numeroTarjeta?: string; mesVencimiento?: string; anioVencimiento?: string };
+
+/** Each forged card paid on a new screen of one link: the ones approved, as `what` says them. */
+async function forgedCardsApproved(t: TestHandle, cases: [what: string, forged: CardForged][]): Promise<string[]> {
+  const { link } = await createLink(t, await observedLinkBody(t));
+  const taken: string[] = [];
+  for (const [what, forged] of cases) {
+    const screen = await t.run.payer.openScreen(link.urlEnlace);
+    const o = await t.run.payer.pay({ kind: 'opened-screen', screen, payment: await testCard(t), forged });
+    unreadPage(o, `the payment with ${what}`);
+    if (approvalOf(o) === 'true') taken.push(what);
+  }
+  return taken;
+}
+
+describe('4.1 the card entered on the payment screen', () => {
+  clauseTest(
+    screenPayment('4.1-url-enlace-leads-to-screen'),
+    'a card expiring in month 0 or 13, entered on the screen, is refused or observed',
+    async (t) => {
+      const taken = await forgedCardsApproved(t, [
+        ['expiry month 13', { mesVencimiento: '13' }],
+        ['expiry month 0', { mesVencimiento: '0' }],
+      ]);
+      if (taken.length > 0)
+        t.observe(
+          '4.1-url-enlace-leads-to-screen',
+          `the screen approved a card with ${taken.join(' and a card with ')} (a month is 1 to 12)`,
+        );
+    },
+  );
+
+  clauseTest(
+    screenPayment('4.1-url-enlace-leads-to-screen'),
+    'a card whose expiry month or year has a fraction, entered on the screen, is refused or observed',
+    async (t) => {
+      const anio = Number((await testCard(t)).anioVencimiento);
+      const taken = await forgedCardsApproved(t, [
+        ['expiry month 1.5', { mesVencimiento: '1.5' }],
+        [`expiry year ${anio}.5`, { anioVencimiento: `${anio}.5` }],
+      ]);
+      if (taken.length > 0)
+        t.observe('4.1-url-enlace-leads-to-screen', `the screen approved a card with ${taken.join(' and a card with ')} (ints)`);
+    },
+  );
+
+  clauseTest(
+    screenPayment('4.1-url-enlace-leads-to-screen'),
+    'a card number with letters after its digits, entered on the screen, is refused or observed',
+    async (t) => {
+      const { numeroTarjeta } = await testCard(t);
+      const taken = await forgedCardsApproved(t, [['the test card number followed by "ABC"', { numeroTarjeta: `${numeroTarjeta}ABC` }]]);
+      if (taken.length > 0) t.observe('4.1-url-enlace-leads-to-screen', `the screen approved a card with ${taken[0]} (a number of digits)`);
+    },
+  );
 });
