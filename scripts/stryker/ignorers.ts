@@ -69,6 +69,8 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
     reason: 'only faults get-transaction-without-auth and 3ds-without-token-accepted reach it (requireAuth optional)',
   },
   { file: 'sandbox/hash.ts', name: 'urlCuatroCampos', reason: 'only fault link-redirect-four-fields calls it' },
+  { file: 'sandbox/card-fields.ts', name: 'COOKIE', reason: 'only variant pages-session-token reads it' },
+  { file: 'sandbox/card-fields.ts', name: 'CAMPO', reason: 'only variant pages-session-token reads it' },
   { file: 'sandbox/card-fields.ts', name: 'PERSONA', reason: 'only variant pages-billing-details reads it' },
   { file: 'sandbox/validate.ts', name: 'SOLO_DIGITOS', reason: 'only fault telefono-digits-only reads it' },
   { file: 'sandbox/html.ts', name: 'paginaNoDisponible', reason: 'only variant screen-unavailable-200 serves it' },
@@ -137,6 +139,8 @@ function isWording(path: Path): boolean {
     if (names.includes('mensaje') && names.includes('tono')) return true;
   }
   if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'CSS') return true;
+  // A status page's detail made a sentence (html.ts estadoEnPalabras: a capital, a full stop): the detail's words.
+  if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'frase') return true;
   // A page's words helper, `const t = (es, en) => texto(ctx, es, en)`: it only picks the language of the words.
   if (
     node.type === 'VariableDeclarator' &&

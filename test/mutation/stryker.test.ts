@@ -185,6 +185,19 @@ describe('the wording ignorer', () => {
     expect(lines.some((l) => l.startsWith('const doble ='))).toBe(true);
   });
 
+  it("ignores a status page's detail made a sentence (frase), keeps the state shown", async () => {
+    const source = [
+      "export function estado(estado: string, detalle = '') {",
+      "  const frase = detalle === '' ? '' : `${detalle.charAt(0).toUpperCase()}${detalle.slice(1)}.`;",
+      "  const marca = estado === 'aprobada' ? 'ok' : 'error';",
+      '  return [marca, frase];',
+      '}',
+    ].join('\n');
+    const { lines } = await mutantsOf(source, 'html.ts');
+    expect(lines.some((l) => l.startsWith('const frase ='))).toBe(false);
+    expect(lines.some((l) => l.startsWith('const marca ='))).toBe(true);
+  });
+
   it("ignores the words the seeded accounts describe themselves with, keeps their other data and another file's", async () => {
     const source = "export const cuenta = { calle: 'Pasaje 3', tipoPersoneria: 'Natural', idCuenta: 'c-1' };";
     const seeded = await mutantsOf(source, 'store.ts');
