@@ -894,6 +894,41 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
     waitingTimeoutMs(),
   );
 
+  // 2.1 calls vigencia the validity period from fechaInicio to fechaFin and does not say whether its two instants
+  // belong to it: a payment refused at either one is observed, never failed. Only a test clock (frozen, moved by
+  // whole seconds) lands a payment on the very millisecond.
+  clauseTest(
+    { clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true, movesClock: true },
+    'a payment at the very instants of vigencia.fechaInicio and vigencia.fechaFin is taken, or observed',
+    async (t) => {
+      if (!hasClock(t))
+        t.skip('capability-missing', 'the target has no clock control: a payment cannot be made at the very instant of a bound');
+      const inicio = (await targetNow(t)) + 30_000;
+      const fin = inicio + 60_000;
+      const vigencia = { fechaInicio: new Date(inicio).toISOString(), fechaFin: new Date(fin).toISOString() };
+      const { link } = await createLink(t, await observedLinkBody(t, { vigencia }));
+      const refusedAt: string[] = [];
+      for (const [bound, at] of [
+        ['vigencia.fechaInicio', inicio],
+        ['vigencia.fechaFin', fin],
+      ] as const) {
+        await letTimePass(t, (at - (await targetNow(t))) / 1000, `a payment at the instant of ${bound}`);
+        const what = `a payment at the instant of ${bound} (${new Date(at).toISOString()})`;
+        const outcome = await payOnScreen(t, link.urlEnlace);
+        // The premises (the page took the payment, its end could be read): not judged otherwise.
+        paymentWentThrough(outcome, what);
+        unreadPage(outcome, what);
+        if (approvalOf(outcome) !== 'true')
+          refusedAt.push(
+            `${what} was not approved (${outcome.kind === 'redirect' ? 'a declined redirect' : `${outcome.kind}, status ${outcome.status}`})`,
+          );
+      }
+      if (refusedAt.length > 0)
+        t.observe('3-vigencia-bounds-use', `${refusedAt.join('; ')}: the target reads that bound as outside the validity period`);
+    },
+    waitingTimeoutMs(),
+  );
+
   clauseTest(
     { clauses: '3-vigencia-bounds-use', endpoint: 'flow', purchase: true },
     'a link is not paid before vigencia.fechaInicio',

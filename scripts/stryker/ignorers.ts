@@ -69,6 +69,7 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
     reason: 'only faults get-transaction-without-auth and 3ds-without-token-accepted reach it (requireAuth optional)',
   },
   { file: 'sandbox/hash.ts', name: 'urlCuatroCampos', reason: 'only fault link-redirect-four-fields calls it' },
+  { file: 'sandbox/links.ts', name: 'rutaAusente', reason: 'only fault enlacepago-route-missing acts in it' },
   { file: 'sandbox/card-fields.ts', name: 'COOKIE', reason: 'only variant pages-session-token reads it' },
   { file: 'sandbox/card-fields.ts', name: 'CAMPO', reason: 'only variant pages-session-token reads it' },
   { file: 'sandbox/card-fields.ts', name: 'PERSONA', reason: 'only variant pages-billing-details reads it' },
@@ -139,6 +140,14 @@ function isWording(path: Path): boolean {
     if (names.includes('mensaje') && names.includes('tono')) return true;
   }
   if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'CSS') return true;
+  // A builder of an error body, `(campo, mensaje) => ({ errores: [...] })`: the body is wording, and so is its builder.
+  if (
+    node.type === 'ArrowFunctionExpression' &&
+    isNode(node.body) &&
+    node.body.type === 'ObjectExpression' &&
+    propertyNames(node.body).includes('errores')
+  )
+    return true;
   // A status page's detail made a sentence (html.ts estadoEnPalabras: a capital, a full stop): the detail's words.
   if (node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier' && (node.id as Node).name === 'frase') return true;
   // A page's words helper, `const t = (es, en) => texto(ctx, es, en)`: it only picks the language of the words.

@@ -185,6 +185,19 @@ describe('the wording ignorer', () => {
     expect(lines.some((l) => l.startsWith('const doble ='))).toBe(true);
   });
 
+  it('ignores a builder of an error body, keeps the status of the refusal', async () => {
+    const source = [
+      'export function h(reply: any, code: number) {',
+      '  const errores = (campo: string, mensaje: string) => ({ errores: [{ campo, mensaje }] });',
+      "  return reply.code(code >= 500 ? 500 : 400).send(errores('$', 'no'));",
+      '}',
+    ].join('\n');
+    const { mutants } = await mutantsOf(source, 'index.ts');
+    const at = mutants.map((m) => source.split('\n')[m.location.start.line]!.slice(m.location.start.column));
+    expect(at.some((a) => a.startsWith('(campo: string'))).toBe(false);
+    expect(at.some((a) => a.startsWith('code >= 500'))).toBe(true);
+  });
+
   it("ignores a status page's detail made a sentence (frase), keeps the state shown", async () => {
     const source = [
       "export function estado(estado: string, detalle = '') {",
