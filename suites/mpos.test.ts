@@ -87,6 +87,24 @@ describe('4.7 the MPOS rule of anioVencimiento (not shown)', () => {
         t.observe('4.7-anio-rule-not-shown', `an MPOS purchase with a card expired since 01/${anioVencimiento} was accepted (${status})`);
     },
   );
+
+  // A card's track 2 carries its expiry as YYMM, so a POS may send the year in two digits; the rule being unshown, a
+  // refusal of next year so written is observed, never failed.
+  clauseTest(
+    { clauses: '4.7-anio-rule-not-shown', endpoint: ENDPOINT, purchase: true, needs: ['mposPermission'] },
+    'a card expiring next year, anioVencimiento in two digits, is taken (refused: observed)',
+    async (t) => {
+      const anioVencimiento = (new Date(await targetNow(t)).getUTCFullYear() + 1) % 100;
+      const request = purchaseMposBanda(t.run.config.testData, { mesVencimiento: 12, anioVencimiento });
+      const ex = await t.call('purchaseMposBanda', { json: request, auth: 'bearer' });
+      const status = ex.response?.status ?? 0;
+      if (status < 200 || status > 299)
+        t.observe(
+          '4.7-anio-rule-not-shown',
+          `an MPOS purchase with a card expiring 12/${anioVencimiento} (two digits) was refused (${status})`,
+        );
+    },
+  );
 });
 
 describe('4.7 MPOS purchase by a business without the permission', () => {

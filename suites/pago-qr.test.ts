@@ -139,6 +139,18 @@ describe('4.5 paying a link from its QR', () => {
       t.observe('4.5-pays-the-link', `PagoQr with ${longer.href}, not the link's short URL ${link.urlEnlace}, was accepted (${s})`);
   });
 
+  // The link's path on another host is not the link's short URL either (a service may answer on several of its own
+  // hosts, so observed, as the longer path above).
+  clauseTest(spec('4.5-pays-the-link'), "PagoQr with the short URL's path on another host pays nothing (observed)", async (t) => {
+    const { link } = await createLink(t);
+    const otro = new URL(link.urlEnlace);
+    otro.hostname = 'otro-comercio.invalid';
+    const paid = await payQr(t, otro.href);
+    const s = paid.response?.status ?? 0;
+    if (s >= 200 && s < 300)
+      t.observe('4.5-pays-the-link', `PagoQr with ${otro.href}, not the link's short URL ${link.urlEnlace}, was accepted (${s})`);
+  });
+
   clauseTest(
     spec(['4.5-pays-the-link', '3-inactive-no-payments']),
     'PagoQr of a link made inactive by its failure limit is refused',

@@ -195,7 +195,39 @@ describe('6.1 what the spec does not show: signature and retries', () => {
             : `after a 503 the webhook was not retried within ${timeoutS} s`,
         );
       } finally {
-        receiver.failNext(0, 200);
+        receiver.failNext(0, 200, 'retry');
+      }
+    },
+  );
+
+  // 204 No Content is how many receivers say "taken": a success, so the webhook is delivered (a response without a
+  // body must not trip the sender up). Retries being unshown, a copy sent again is only observed.
+  clauseTest(
+    { clauses: ['6.1-webhook-retries-not-shown', '6.1-webhook-on-success'], endpoint: WALLET, purchase: true },
+    'a delivery answered 204 No Content is not sent again (observed)',
+    async (t) => {
+      const receiver = await t.run.receiver();
+      receiver.failNext(1, 204, 'no-content');
+      try {
+        const { response } = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl('no-content') } });
+        const id = response['idTransaccion'];
+        const first = await webhookFor(t, id, ['6.1-webhook-on-success']);
+        if (first.answeredStatus !== 204) {
+          t.observe('6.1-webhook-retries-not-shown', 'the first delivery was not the one answered 204, so nothing was observed');
+          return;
+        }
+        // A few seconds, not WEBHOOK_TIMEOUT_S: a copy sent at once is what a sender that misread the 204 does.
+        const waitS = Math.min(3, t.run.config.webhook.timeoutS);
+        const again = await receiver
+          .waitForWebhook((w) => field(t, w, 'idTransaccion') === id && w !== first, waitS * 1000)
+          .catch(() => undefined);
+        if (again)
+          t.observe(
+            '6.1-webhook-retries-not-shown',
+            `a delivery answered 204 was sent again ${again.at.getTime() - first.at.getTime()} ms later (watched ${waitS} s)`,
+          );
+      } finally {
+        receiver.failNext(0, 200, 'no-content');
       }
     },
   );

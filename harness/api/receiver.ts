@@ -57,7 +57,10 @@ export interface Receiver {
   waitForWebhook(match: WebhookMatch, timeoutMs: number): Promise<ReceivedWebhook>;
   webhooks(): ReceivedWebhook[];
   redirects(): ReceivedRedirect[];
-  /** Answer the next n webhook deliveries with `status` (only those to webhookUrl(tag), when a tag is given: tests run concurrently). */
+  /**
+   * Answer the next n webhook deliveries with `status` (only those to webhookUrl(tag), when a tag is given: tests run
+   * concurrently, and each tag keeps its own plan, which another tag's call leaves alone).
+   */
   failNext(n: number, status: number, tag?: string): void;
   close(): Promise<void>;
 }
@@ -103,7 +106,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       scope,
     );
   };
-  let failures: { left: number; status: number; tag?: string } = { left: 0, status: 200 };
+  // One plan per tag (tests run concurrently, each with its own tag), and one for any delivery (key undefined).
+  const failures = new Map<string | undefined, { left: number; status: number }>();
 
   const keep = <T>(list: T[], item: T) => {
     list.push(item);
@@ -174,8 +178,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       if (done) return;
       done = true;
       const rawBody = Buffer.concat(chunks);
-      const fails = failures.left > 0 && (failures.tag === undefined || failures.tag === base.tag);
-      const status = fails ? (failures.left--, failures.status) : 200;
+      const own = base.tag === undefined ? undefined : failures.get(base.tag);
+      const plan = own !== undefined && own.left > 0 ? own : failures.get(undefined);
+      const status = plan !== undefined && plan.left > 0 ? (plan.left--, plan.status) : 200;
       const json = parseJson(rawBody);
       store({
         ...base,
@@ -220,7 +225,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     webhooks: () => [...webhooks],
     redirects: () => [...redirects],
     failNext(n, status, tag) {
-      failures = { left: n, status, ...(tag === undefined ? {} : { tag }) };
+      failures.set(tag, { left: n, status });
     },
     waitForWebhook(match, timeoutMs) {
       const { test, what } = matcher(match);

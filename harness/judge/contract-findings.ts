@@ -79,7 +79,7 @@ export function webhookFindings(
   contract: Contract,
   body: unknown,
   fieldCase: 'exact' | 'insensitive' = 'exact',
-  read: { bom?: boolean; contentType?: string } = {},
+  read: { bom?: boolean; contentType?: string; userAgent?: string } = {},
 ): ContractFinding[] {
   const fallback = contract.webhookTypeClauses;
   if (body === undefined)
@@ -110,6 +110,16 @@ export function webhookFindings(
       clauses: ['6.1-webhook-payload-not-shown'],
       expected: 'a JSON webhook body sent as Content-Type application/json',
       actual: `a JSON body sent ${read.contentType === '' ? 'without a Content-Type' : `as Content-Type ${read.contentType}`} (a JSON body parser that goes by the type skips it)`,
+      severity: 'observe',
+    });
+  // No User-Agent (or an empty one, which RFC 9110 10.1.5's grammar does not allow): firewalls in front of merchants
+  // block such requests (AWS WAF's core rule set, NoUserAgent_HEADER), so the webhook may never arrive (6: delivery
+  // guarantees not shown; no header is shown either).
+  if (read.userAgent !== undefined && read.userAgent.trim() === '')
+    tolerated.push({
+      clauses: ['6.1-webhook-retries-not-shown'],
+      expected: 'a webhook sent with a User-Agent naming its sender',
+      actual: 'a webhook sent with no User-Agent or an empty one (a firewall rule against such requests blocks it)',
       severity: 'observe',
     });
   // The transaction data, unwrapped where the body wraps it (the payload is "not shown": 6.1).

@@ -110,7 +110,8 @@ export function observeResponse(contract: Contract, operationId: string, ex: Exc
 export function observeWebhook(contract: Contract, webhook: ReceivedWebhook, fieldCase: 'exact' | 'insensitive'): ContractFinding[] {
   if (webhook.oversized) return [];
   const contentType = String(webhook.headers['content-type'] ?? '');
-  const findings = webhookFindings(contract, webhook.json, fieldCase, { bom: webhook.bom === true, contentType });
+  const userAgent = String(webhook.headers['user-agent'] ?? '');
+  const findings = webhookFindings(contract, webhook.json, fieldCase, { bom: webhook.bom === true, contentType, userAgent });
   tally(recordOf(WEBHOOK), findings, true, () => ({ exchange: describeExchange(asExchange(webhook)) }));
   return findings;
 }

@@ -569,6 +569,16 @@ describe('contractFindings (responses) and webhookFindings', () => {
       expect.objectContaining({ clauses: ['6.1-webhook-esproductiva'], severity: 'fail' }),
     ]);
   });
+
+  it('webhooks: no User-Agent, or an empty one, is observed; any other is not judged', () => {
+    const body = { idTransaccion: 't', esProductiva: false };
+    for (const userAgent of ['', ' '])
+      expect(webhookFindings(contract, body, 'exact', { userAgent })).toEqual([
+        expect.objectContaining({ clauses: ['6.1-webhook-retries-not-shown'], severity: 'observe' }),
+      ]);
+    expect(webhookFindings(contract, body, 'exact', { userAgent: 'payment-service-sandbox' })).toEqual([]);
+    expect(webhookFindings(contract, body)).toEqual([]);
+  });
 });
 
 describe('CHECKS', () => {

@@ -126,6 +126,16 @@ describe('receiver', () => {
     expect((await post(r.webhookUrl('retry'), '{"idTransaccion":"b"}')).status).toBe(200);
   });
 
+  it('keeps one plan per tag: a second tag set at once does not replace the first', async () => {
+    const r = await start();
+    r.failNext(1, 503, 'retry');
+    r.failNext(1, 204, 'no-content');
+    expect((await post(r.webhookUrl('no-content'), '{"idTransaccion":"a"}')).status).toBe(204);
+    expect((await post(r.webhookUrl('retry'), '{"idTransaccion":"b"}')).status).toBe(503);
+    r.failNext(0, 200, 'no-content');
+    expect((await post(r.webhookUrl('retry'), '{"idTransaccion":"b"}')).status).toBe(200);
+  });
+
   it('records redirects with their query, under the public URL when given', async () => {
     receiver = await startReceiver({ publicUrl: 'https://tunnel.example.test/' });
     expect(receiver.baseUrl).toBe('https://tunnel.example.test');
