@@ -112,14 +112,14 @@ export function webhookFindings(
       actual: `a JSON body sent ${read.contentType === '' ? 'without a Content-Type' : `as Content-Type ${read.contentType}`} (a JSON body parser that goes by the type skips it)`,
       severity: 'observe',
     });
-  // No User-Agent (or an empty one, which RFC 9110 10.1.5's grammar does not allow): firewalls in front of merchants
-  // block such requests (AWS WAF's core rule set, NoUserAgent_HEADER), so the webhook may never arrive (6: delivery
-  // guarantees not shown; no header is shown either).
+  // An empty User-Agent (RFC 9110 10.1.5's grammar asks for at least one product; leaving the header out is allowed):
+  // firewalls in front of merchants block such requests (AWS WAF's core rule set), so the webhook may never arrive (6:
+  // delivery guarantees not shown; no header is shown either). `userAgent` undefined: the header was not sent.
   if (read.userAgent !== undefined && read.userAgent.trim() === '')
     tolerated.push({
       clauses: ['6.1-webhook-retries-not-shown'],
-      expected: 'a webhook sent with a User-Agent naming its sender',
-      actual: 'a webhook sent with no User-Agent or an empty one (a firewall rule against such requests blocks it)',
+      expected: 'a webhook sent with a User-Agent naming its sender, or none',
+      actual: 'a webhook sent with an empty User-Agent (RFC 9110 names at least one product; a firewall rule against it blocks it)',
       severity: 'observe',
     });
   // The transaction data, unwrapped where the body wraps it (the payload is "not shown": 6.1).

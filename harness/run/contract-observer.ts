@@ -110,7 +110,9 @@ export function observeResponse(contract: Contract, operationId: string, ex: Exc
 export function observeWebhook(contract: Contract, webhook: ReceivedWebhook, fieldCase: 'exact' | 'insensitive'): ContractFinding[] {
   if (webhook.oversized) return [];
   const contentType = String(webhook.headers['content-type'] ?? '');
-  const userAgent = String(webhook.headers['user-agent'] ?? '');
+  // Absent stays undefined: RFC 9110 lets a sender leave User-Agent out; only an empty one breaks its grammar.
+  const ua = webhook.headers['user-agent'];
+  const userAgent = ua === undefined ? undefined : String(ua);
   const findings = webhookFindings(contract, webhook.json, fieldCase, { bom: webhook.bom === true, contentType, userAgent });
   tally(recordOf(WEBHOOK), findings, true, () => ({ exchange: describeExchange(asExchange(webhook)) }));
   return findings;

@@ -570,7 +570,7 @@ describe('contractFindings (responses) and webhookFindings', () => {
     ]);
   });
 
-  it('webhooks: no User-Agent, or an empty one, is observed; any other is not judged', () => {
+  it('webhooks: an empty User-Agent is observed; none, or any other, is not judged', () => {
     const body = { idTransaccion: 't', esProductiva: false };
     for (const userAgent of ['', ' '])
       expect(webhookFindings(contract, body, 'exact', { userAgent })).toEqual([
@@ -578,6 +578,7 @@ describe('contractFindings (responses) and webhookFindings', () => {
       ]);
     expect(webhookFindings(contract, body, 'exact', { userAgent: 'payment-service-sandbox' })).toEqual([]);
     expect(webhookFindings(contract, body)).toEqual([]);
+    expect(webhookFindings(contract, body, 'exact', {})).toEqual([]);
   });
 });
 
