@@ -17,6 +17,7 @@ import {
   payOnScreen,
   saidOrLookedUp,
   testCard,
+  untypedImage,
   withIdChanged,
 } from './flows/screens.ts';
 import {
@@ -274,6 +275,7 @@ describe('4.1 creating a payment link', () => {
       const { link } = await createLink(t, paymentLinkMinimal({ nombreProducto }));
       const image = await t.run.payer.fetchImage(link.urlQrCodeEnlace);
       isImage(image, link.urlQrCodeEnlace, '4.1-qr-leads-to-screen');
+      untypedImage(t, image, link.urlQrCodeEnlace, '4.1-qr-leads-to-screen');
       // The image format is not shown (4.1 "URL of the QR image"): only a PNG is decoded.
       if (!image.isPng) {
         t.observe(

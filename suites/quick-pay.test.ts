@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { parse } from 'node-html-parser';
-import { CARD_AND_QUICK_PAY, createLink } from './flows/links.ts';
+import { activate, CARD_AND_QUICK_PAY, counterRead, createLink } from './flows/links.ts';
 import { lookUp, webhookFor } from './flows/lookups.ts';
 import {
   createQuickPay,
@@ -20,7 +20,7 @@ import {
   quickPayQrOf,
   submitAskingNothing,
 } from './flows/purchases.ts';
-import { imagesNotServed, noServerErrorAt, observedLinkBody, payOnScreen, withIdChanged } from './flows/screens.ts';
+import { imagesNotServed, noServerErrorAt, observedLinkBody, payOnScreen, untypedImage, withIdChanged } from './flows/screens.ts';
 import {
   absoluteUrl,
   approvalOf,
@@ -28,6 +28,7 @@ import {
   clauseTest,
   containsPairs,
   dateAfter,
+  field,
   fieldEquals,
   hasClock,
   isImage,
@@ -58,6 +59,7 @@ describe('4.6 the quick-pay QR', () => {
       // The format is not shown (4.6 "URL of the QR"); the suite pays only a PNG's code.
       if (!image.isPng)
         t.observe('4.6-url-qr', `the QR image is ${image.contentType || 'of no content type'}, not PNG: the suite cannot pay it`);
+      untypedImage(t, image, url.href, '4.6-url-qr');
     },
   );
 
@@ -295,6 +297,50 @@ describe("4.6 a quick-pay chosen on a link's screen", () => {
           `the page the QR of a quick-pay chosen on the link's screen leads to (${page.url}) does not name the link's ` +
             `product "${nombreProducto}"`,
         );
+    },
+  );
+
+  // How a link's screen goes on to a quick-pay is not shown, so whether that payment is one "made with the link" is the
+  // record's to say: once transacciones lists it approved, it is the last successful transaction (transaccionCompra)
+  // and a successful payment counted (2.1). Not listed at all is observed.
+  clauseTest(
+    {
+      clauses: ['2.1-transaccion-compra-last-success', '2.1-successful-payments-counted', '4.6-url-qr'],
+      endpoint: 'flow',
+      purchase: true,
+      needs: ['account'],
+    },
+    "a quick-pay chosen on a link's screen and paid by its QR, listed approved in the link record, is its transaccionCompra and counted",
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: CARD_AND_QUICK_PAY }));
+      // First in line from the choice to the payment: the QR's validity starts at the choice (see above).
+      await withDeadline(Date.now() + 30_000, async () => {
+        const { urlQR } = await quickPayQrOf(t, await payOnScreen(t, link.urlEnlace, { formaPago: 4 }), link.urlEnlace);
+        await payQuickPay(t, urlQR);
+      });
+      const { ex, record } = await activate(t, link.idEnlace);
+      const listed = record.transacciones ?? [];
+      if (listed.length === 0) {
+        t.observe(
+          '2.1-transacciones-all',
+          "the quick-pay chosen on the link's screen and paid by its QR is not among the link's transacciones",
+        );
+        return;
+      }
+      // The link's only payment: the quick-pay, whatever its formaPago is written as.
+      const approved = listed.filter((tx) => asBool(field(tx, 'esAprobada')) === true).map((tx) => field(tx, 'idTransaccion'));
+      if (approved.length !== 1)
+        return t.skip('premise-elsewhere', `the link lists ${approved.length} approved transactions after one quick-pay paid`);
+      t.soft(() =>
+        fieldEquals(
+          record.transaccionCompra?.idTransaccion,
+          approved[0],
+          'transaccionCompra.idTransaccion (the quick-pay paid)',
+          '2.1-transaccion-compra-last-success',
+          ex,
+        ),
+      );
+      t.soft(() => counterRead(t, record, 'cantidadPagosExitosos', 1, '2.1-successful-payments-counted', ex));
     },
   );
 

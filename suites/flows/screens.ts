@@ -92,6 +92,16 @@ export async function imagesNotServed(t: TestHandle, html: string, pageUrl: stri
   return notServed;
 }
 
+/**
+ * A QR image served as image bytes (PNG) under no image/* content type: what the bytes are is judged by isImage; the
+ * header a URL "of the QR" answers is not shown, and one that does not say image is observed (a client trusting it
+ * does not show the QR).
+ */
+export function untypedImage(t: TestHandle, image: { contentType: string; isPng: boolean }, url: string, clause: string): void {
+  if (image.isPng && !/^image\//i.test(image.contentType.trim()))
+    t.observe(clause, `the QR image at ${url} is PNG bytes served as ${image.contentType || 'no content type'}, not image/*`);
+}
+
 /** The test that judges the test-mode decline itself (spec 7); others only need declines to happen. */
 export const DECLINE_TESTCASE = testcase(
   ['7-cvv-111-declines', '6.1-webhook-on-success', '6.1-webhook-transaction-data'],
