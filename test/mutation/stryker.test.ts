@@ -201,7 +201,7 @@ describe('the wording ignorer', () => {
   it("ignores a status page's detail made a sentence (frase), keeps the state shown", async () => {
     const source = [
       "export function estado(estado: string, detalle = '') {",
-      "  const frase = detalle === '' ? '' : `${detalle.charAt(0).toUpperCase()}${detalle.slice(1)}.`;",
+      "  const frase = detalle === '' ? '' : detalle.charAt(0).toUpperCase() + detalle.slice(1) + '.';",
       "  const marca = estado === 'aprobada' ? 'ok' : 'error';",
       '  return [marca, frase];',
       '}',
