@@ -70,6 +70,7 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
   },
   { file: 'sandbox/hash.ts', name: 'urlCuatroCampos', reason: 'only fault link-redirect-four-fields calls it' },
   { file: 'sandbox/links.ts', name: 'rutaAusente', reason: 'only fault enlacepago-route-missing acts in it' },
+  { file: 'sandbox/respuestas.ts', name: 'esReglaDeCampo', reason: 'only variant errors-422 reads it' },
   { file: 'sandbox/card-fields.ts', name: 'COOKIE', reason: 'only variant pages-session-token reads it' },
   { file: 'sandbox/card-fields.ts', name: 'CAMPO', reason: 'only variant pages-session-token reads it' },
   { file: 'sandbox/card-fields.ts', name: 'PERSONA', reason: 'only variant pages-billing-details reads it' },
