@@ -582,6 +582,8 @@ export function catalogue(ctx: BodyContext = defaultContext): RuleEntry[] {
           ex('idRegion "SS" (no country prefix)', fixed3ds, '/idRegion', 'SS'),
           // a code of ISO 3166-2 form followed by more: the subdivision part has at most three characters
           ex('idRegion "SV-SSSS" (four characters after the country)', fixed3ds, '/idRegion', 'SV-SSSS'),
+          // a code of ISO 3166-2 form with more before it: a pattern that forgot its start anchor takes it
+          ex('idRegion "SLV-SS" (an alpha-3 country before the hyphen)', fixed3ds, '/idRegion', 'SLV-SS'),
         ],
         boundary: [{ label: 'idRegion "SV-SS" with idPais "SV"', body: fixed3ds }],
       },

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
-import { futureExpiry } from '../generators/bodies.ts';
+import { futureExpiry, purchase3ds } from '../generators/bodies.ts';
 import { lookUp } from './flows/lookups.ts';
 import { noServerErrorAt, withIdChanged } from './flows/screens.ts';
 import { buy3ds, complete3ds, submitAskingNothing } from './flows/purchases.ts';
@@ -61,6 +61,68 @@ describe('4.3 the 3DS purchase response', () => {
     async (t) => {
       const { ex, request, response } = await buy3ds(t, { monto: 23.45 });
       fieldEquals(response['monto'], request.monto, 'monto', '4.3-response-fields', ex);
+    },
+  );
+});
+
+// 4.3 spells the card object twice: tarjetaCreditoDebido (the JSON example) and tarjetaCreditoDebito (the field
+// table). A target reading only the example's spelling reads one the spec gives: the table's refused is observed.
+describe("4.3 the card object in the field table's spelling", () => {
+  clauseTest(
+    { clauses: '4.3-card-object-spelling', endpoint: ENDPOINT, purchase: true },
+    "a purchase whose card object is spelled only tarjetaCreditoDebito (the field table's spelling) is accepted, else observed",
+    async (t) => {
+      const receiver = await t.run.receiver();
+      const { tarjetaCreditoDebido, ...rest } = purchase3ds(receiver.redirectUrl('3ds'), t.run.config.testData);
+      const ex = await t.call('purchase3ds', {
+        json: { ...rest, tarjetaCreditoDebito: tarjetaCreditoDebido },
+        label: 'a 3DS purchase with the card as tarjetaCreditoDebito',
+      });
+      const status = ex.response?.status ?? 0;
+      if (status < 200 || status > 299)
+        t.observe(
+          '4.3-card-object-spelling',
+          `the card object spelled tarjetaCreditoDebito (4.3's field table) was answered ${status || 'with nothing'}, not accepted`,
+        );
+    },
+  );
+});
+
+// 4.3 describes urlRedirect ("Customer redirect URL") and monto ("Amount to charge") without a rule section 7 lists
+// for the 3DS purchase: a value that is no URL, or no amount to charge, accepted is observed (never failed).
+describe('4.3 request values that are not what the table describes', () => {
+  clauseTest(
+    { clauses: '4.3-request-fields', endpoint: ENDPOINT, purchase: true },
+    'a purchase whose urlRedirect is no URL ("volver a la tienda") is refused, else observed',
+    async (t) => {
+      const ex = await t.call('purchase3ds', {
+        json: purchase3ds('volver a la tienda', t.run.config.testData),
+        label: 'a 3DS purchase whose urlRedirect is no URL',
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe('4.3-request-fields', `urlRedirect "volver a la tienda", which is no URL, was accepted (status ${status})`);
+    },
+  );
+
+  clauseTest(
+    { clauses: '4.3-request-fields', endpoint: ENDPOINT, purchase: true },
+    'a purchase of monto 0 or -5 (no amount to charge) is refused, else observed',
+    async (t) => {
+      const receiver = await t.run.receiver();
+      for (const monto of [0, -5]) {
+        const ex = await t.call('purchase3ds', {
+          json: purchase3ds(receiver.redirectUrl('3ds'), t.run.config.testData, { monto }),
+          label: `a 3DS purchase of monto ${monto}`,
+        });
+        const status = ex.response?.status ?? 0;
+        if (status >= 200 && status < 300)
+          t.observe(
+            '4.3-request-fields',
+            `a 3DS purchase of monto ${monto} was accepted (status ${status}); 4.3's monto is the amount to charge, and ` +
+              'section 7 bounds the monto of links, quick-pay and MPOS above 0',
+          );
+      }
     },
   );
 });
