@@ -434,6 +434,8 @@ function reasonFor(path: Path): string | undefined {
   }
   // The switch itself (and a const bound to it), wherever it stands.
   if (isSwitchCall(node)) return IGNORE_REASONS.plumbing;
+  // An `||` of switches only (`ctx.options.screen === 'challenge' || ctx.variant('…')`): off while each is.
+  if (anySwitch(node)) return IGNORE_REASONS.plumbing;
   if (node.type === 'UnaryExpression' && node.operator === '!' && isNode(node.argument) && isSwitchCall(node.argument))
     return IGNORE_REASONS.plumbing;
   if (isScreenTest(node, '!==')) return IGNORE_REASONS.plumbing;

@@ -92,6 +92,21 @@ describe('the sandbox-plumbing ignorer', () => {
   });
 });
 
+describe('an || of switches only', () => {
+  it('ignores it wherever it stands, keeps an || with behaviour in it', async () => {
+    const source = [
+      'export function f(ctx: any, a: boolean) {',
+      "  const pide = ctx.options.screen === 'challenge' || ctx.variant('x');",
+      "  const otro = a || ctx.variant('y');",
+      '  return [pide, otro];',
+      '}',
+    ].join('\n');
+    const { lines } = await mutantsOf(source);
+    expect(lines.some((l) => l.startsWith('const pide ='))).toBe(false);
+    expect(lines.some((l) => l.startsWith('const otro ='))).toBe(true);
+  });
+});
+
 describe('the plumbing declarations', () => {
   it('ignores a declaration of the table in its file, and the same name in another file', async () => {
     const source = "export const PERSONA = [['apellidoCliente', 'Apellido']];\nexport const OTRA = [['x', 'y']];";
