@@ -10,6 +10,7 @@ import { paymentLinkFull, paymentLinkMinimal, uniqueRef } from '../generators/bo
 import type { ConfiguracionRequest, PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, idOf, type CreatedLink } from './flows/links.ts';
 import { webhookFor } from './flows/lookups.ts';
+import { buyWallet } from './flows/purchases.ts';
 import {
   imagesNotServed,
   noServerErrorAt,
@@ -1318,6 +1319,24 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
         `the e-mail names identificadorEnlaceComercio "${request.identificadorEnlaceComercio}"`,
         `subject "${mail.subject}"`,
       );
+    },
+  );
+  // 6.1/6.2: a purchase without configuracion is notified as the business's own settings say (4.3: configuracion is
+  // only needed to override them). Those settings are not shown, so one that notifies nobody is observed, not failed.
+  clauseTest(
+    notified(['6.1-webhook-url', '6.2-email-on-success']),
+    'a wallet purchase without configuracion is notified as the business settings say, else observed',
+    async (t) => {
+      const { response } = await buyWallet(t);
+      const id = String(response['idTransaccion'] ?? '');
+      const ofPayment = (o: Outbox) => [...o.emails, ...o.webhooks].filter((n) => id !== '' && JSON.stringify(n).includes(id));
+      const outbox = await outboxWhen(t, (o) => ofPayment(o).length > 0);
+      if (ofPayment(outbox).length === 0)
+        t.observe(
+          '6.2-email-on-success',
+          `wallet purchase ${id}, sent without configuracion, was notified to nobody (no webhook, no e-mail): ` +
+            "the business's own settings name no urlWebhook and no emailsNotificacion",
+        );
     },
   );
 });

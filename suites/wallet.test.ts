@@ -6,6 +6,7 @@
 import { describe } from 'vitest';
 import { lookUp } from './flows/lookups.ts';
 import { buyWallet, datosAdicionales } from './flows/purchases.ts';
+import { purchaseWallet } from '../generators/bodies.ts';
 import { asEnum, clauseTest, containsPairs, fieldEquals, RESULTADO } from '../harness/index.ts';
 
 const ENDPOINT = 'POST /TransaccionCompra/Wallet';
@@ -70,6 +71,28 @@ describe('4.4 wallet purchase', () => {
       const sent = datosAdicionales('wallet');
       const { ex, response } = await buyWallet(t, { datosAdicionales: sent });
       containsPairs(response['datosAdicionales'], sent, 'datosAdicionales', '2.2-datos-adicionales-echo', ex);
+    },
+  );
+
+  // 4.4 gives monto only as a required double (the amount charged, 2.2); section 7 bounds the monto of links, quick-pay
+  // and MPOS above 0, not the wallet's: a wallet purchase of no amount accepted is observed, never failed.
+  clauseTest(
+    { clauses: '4.4-request-fields', endpoint: ENDPOINT, purchase: true },
+    'a wallet purchase of monto 0 or -5 (no amount to charge) is refused, else observed',
+    async (t) => {
+      for (const monto of [0, -5]) {
+        const ex = await t.call('purchaseWallet', {
+          json: purchaseWallet(t.run.config.testData, { monto }),
+          label: `a wallet purchase of monto ${monto}`,
+        });
+        const status = ex.response?.status ?? 0;
+        if (status >= 200 && status < 300)
+          t.observe(
+            '4.4-request-fields',
+            `a wallet purchase of monto ${monto} was accepted (status ${status}); monto is the amount charged, and ` +
+              'section 7 bounds the monto of links, quick-pay and MPOS above 0',
+          );
+      }
     },
   );
 });
