@@ -62,8 +62,9 @@ async function quickPayBefore(t: TestHandle): Promise<Exchange | undefined> {
   try {
     return await disposable(t)('purchaseQuickPay', { json: purchaseQuickPay(), label: 'a quick-pay purchase as the disposable business' });
   } catch (e) {
-    if (e instanceof InterlockError) return undefined;
-    throw e;
+    // Only the premise of one test: a purchase the interlock holds back, or one lost on the way, never stops the deletion.
+    if (!(e instanceof InterlockError)) t.remark(`the quick-pay purchase before the deletion did not complete: ${(e as Error).message}`);
+    return undefined;
   }
 }
 
