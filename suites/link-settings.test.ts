@@ -265,6 +265,37 @@ describe('7 the screen of no link', () => {
   );
 });
 
+// The screen's form posted to its action with another link's id in it (one no link has): the service's to refuse as it
+// likes (7: not shown); a server error is no answer to it: observed. An action that does not carry the id is not judged.
+describe('7 the screen form posted for no link', () => {
+  clauseTest(
+    { clauses: '7-error-format-not-shown', endpoint: 'flow' },
+    "the screen's form posted to its action with the id of no link answers no server error (5xx: observed)",
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: CARD_ONLY }));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.form?.method !== 'POST')
+        return t.skip('page-not-driven', `the link's screen (status ${screen.status}) shows no form posted as a body`);
+      const id = String(link.idEnlace);
+      const action = screen.form.action;
+      const at = action.lastIndexOf(id);
+      if (at < 0) return;
+      const url = `${action.slice(0, at)}${id}9999${action.slice(at + id.length)}`;
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(screen.form.fields).toString(),
+        notNow: 'answer',
+        label: "the screen's form, posted for no link",
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 500)
+        t.observe('7-error-format-not-shown', `the screen's form posted for the id of no link (${url}) was answered ${status}`);
+    },
+  );
+});
+
 // A form whose every field comes twice (as a forged or mangled post can send it) is the screen's to refuse as it
 // likes (7: the refusal is not shown); a server error is no refusal of the input, so it is observed.
 describe('7 the screen form posted with every field twice', () => {
