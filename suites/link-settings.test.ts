@@ -178,6 +178,27 @@ describe("2.1 the link's cantidadMaximaCuotas, where the payment is posted", () 
   );
 });
 
+describe('2.1 a payment in instalments posted without their number', () => {
+  // The screen asks how many instalments (its select); a post of formaPago 2 (Cuotas) naming none chose no plan within
+  // cantidadMaximaCuotas. The spec does not say how such a post is answered: one approved is observed.
+  const clauses = ['2.1-cantidad-maxima-cuotas-bounds'];
+  clauseTest(
+    { clauses, endpoint: 'flow', purchase: true },
+    'a payment in instalments (formaPago 2) posted to the screen with no number of instalments is not approved (observed)',
+    async (t) => {
+      const link = await linkOf(t, { formaPago: { ...CARD_ONLY, permitirPagoEnCuotasPartner: true }, cantidadMaximaCuotas: 'Tres' });
+      const unpaid = await control(t, link.urlEnlace, { formaPago: '2', cuotas: '3' }, 'a payment in 3 instalments');
+      const outcome = await post(t, link.urlEnlace, { formaPago: '2', cuotas: '' });
+      controlPaid(t, unpaid);
+      if (approvalOf(outcome) === 'true')
+        t.observe(
+          '2.1-cantidad-maxima-cuotas-bounds',
+          'a payment in instalments (formaPago 2) posted with the number of instalments left empty was approved: no plan was chosen',
+        );
+    },
+  );
+});
+
 describe("2.1 a number of instalments within the link's cantidadMaximaCuotas", () => {
   // Development authorizes every payment (7); which instalments a business lists is not shown (4.11), though 3 ("Tres")
   // is among a default account's (4.1): a payment in 3 instalments refused on a link allowing them is observed, once a
