@@ -178,6 +178,27 @@ describe("2.1 the link's cantidadMaximaCuotas, where the payment is posted", () 
   );
 });
 
+describe('2.1 a payment in instalments posted without their number', () => {
+  // The screen asks how many instalments (its select); a post of formaPago 2 (Cuotas) naming none chose no plan within
+  // cantidadMaximaCuotas. The spec does not say how such a post is answered: one approved is observed.
+  const clauses = ['2.1-cantidad-maxima-cuotas-bounds'];
+  clauseTest(
+    { clauses, endpoint: 'flow', purchase: true },
+    'a payment in instalments (formaPago 2) posted to the screen with no number of instalments is not approved (observed)',
+    async (t) => {
+      const link = await linkOf(t, { formaPago: { ...CARD_ONLY, permitirPagoEnCuotasPartner: true }, cantidadMaximaCuotas: 'Tres' });
+      const unpaid = await control(t, link.urlEnlace, { formaPago: '2', cuotas: '3' }, 'a payment in 3 instalments');
+      const outcome = await post(t, link.urlEnlace, { formaPago: '2', cuotas: '' });
+      controlPaid(t, unpaid);
+      if (approvalOf(outcome) === 'true')
+        t.observe(
+          '2.1-cantidad-maxima-cuotas-bounds',
+          'a payment in instalments (formaPago 2) posted with the number of instalments left empty was approved: no plan was chosen',
+        );
+    },
+  );
+});
+
 describe("2.1 a number of instalments within the link's cantidadMaximaCuotas", () => {
   // Development authorizes every payment (7); which instalments a business lists is not shown (4.11), though 3 ("Tres")
   // is among a default account's (4.1): a payment in 3 instalments refused on a link allowing them is observed, once a
@@ -261,6 +282,37 @@ describe('7 the screen of no link', () => {
       const status = ex.response?.status ?? 0;
       if (status >= 500)
         t.observe('7-error-format-not-shown', `the screen's address with the id of no link (${url}) was answered ${status}`);
+    },
+  );
+});
+
+// The screen's form posted to its action with another link's id in it (one no link has): the service's to refuse as it
+// likes (7: not shown); a server error is no answer to it: observed. An action that does not carry the id is not judged.
+describe('7 the screen form posted for no link', () => {
+  clauseTest(
+    { clauses: '7-error-format-not-shown', endpoint: 'flow' },
+    "the screen's form posted to its action with the id of no link answers no server error (5xx: observed)",
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: CARD_ONLY }));
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.form?.method !== 'POST')
+        return t.skip('page-not-driven', `the link's screen (status ${screen.status}) shows no form posted as a body`);
+      const id = String(link.idEnlace);
+      const action = screen.form.action;
+      const at = action.lastIndexOf(id);
+      if (at < 0) return;
+      const url = `${action.slice(0, at)}${id}9999${action.slice(at + id.length)}`;
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(screen.form.fields).toString(),
+        notNow: 'answer',
+        label: "the screen's form, posted for no link",
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 500)
+        t.observe('7-error-format-not-shown', `the screen's form posted for the id of no link (${url}) was answered ${status}`);
     },
   );
 });

@@ -794,6 +794,29 @@ describe('4.1 amount and quantity charged on the screen', () => {
       t.observe('4.1-monto-editable', `a payment with a forged amount was not approved (${outcome.kind}); nothing was charged`);
     }
   });
+
+  // monto has no maximum (4.1: a double, at least 0.01), so a link's amount charged (quantity × monto) can be beyond
+  // every double. Refusing that payment (or that link) is the service's choice; approving it charges a monto that is no
+  // number: observed, as is a server error.
+  clauseTest(
+    spec('4.1-cantidad-por-defecto'),
+    'a payment whose amount (cantidadPorDefecto 2 × monto 1e308) is beyond a double is not approved as no number (observed)',
+    async (t) => {
+      const body = await observedLinkBody(t, { monto: 1e308 });
+      const request = { ...body, configuracion: { ...body.configuracion, cantidadPorDefecto: 2 } };
+      const probe = await t.call('createPaymentLink', { json: request });
+      if (probe.response === undefined || probe.response.status >= 300) return; // such a link refused: not judged here
+      const { link } = await createLink(t, request);
+      const outcome = await payOnScreen(t, link.urlEnlace);
+      if (outcome.kind === 'refused' && outcome.status >= 500)
+        t.observe('4.1-cantidad-por-defecto', `the payment of 2 × 1e308 was answered ${outcome.status}, a server error`);
+      if (approvalOf(outcome) !== 'true') return;
+      const said = await saidOrLookedUp(t, approvedParams(outcome), 'monto');
+      const monto = asNumber(said);
+      if (monto === undefined || !Number.isFinite(monto))
+        t.observe('4.1-cantidad-por-defecto', `the payment of 2 × 1e308 was approved with monto ${JSON.stringify(said)}, no number`);
+    },
+  );
 });
 
 describe('4.1 / 3 how long a screen and a link can be paid', () => {

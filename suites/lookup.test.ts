@@ -298,6 +298,16 @@ describe('4.8 a Bitcoin payment', () => {
             `datosBitcoin.qrData ${JSON.stringify(qrData)} is not an address to copy (letters and digits only)`,
           );
       }
+      // fechaVencimiento is the "QR expiry" (a description): a QR expiring before the payment it was handed out for is
+      // no time to pay, observed. Both dates are the service's, read in the same clock.
+      const vence = Date.parse(String(datos['fechaVencimiento'] ?? ''));
+      const hecha = Date.parse(String(tx['fechaTransaccion'] ?? ''));
+      if (Number.isFinite(vence) && Number.isFinite(hecha) && vence < hecha)
+        t.observe(
+          '4.8-datos-bitcoin',
+          `datosBitcoin.fechaVencimiento ${String(datos['fechaVencimiento'])} is before the payment's fechaTransaccion ` +
+            `${String(tx['fechaTransaccion'])}: the QR expired before it was handed out`,
+        );
       // "QR URL" describes the value (4.8-bitcoin-url-qr): a URL that serves no image is observed.
       const urlQR = datos['urlQR'];
       if (typeof urlQR === 'string' && URL.canParse(urlQR)) {

@@ -365,4 +365,25 @@ describe("4.6 a quick-pay chosen on a link's screen", () => {
         );
     },
   );
+
+  // A quick-pay is paid through its QR (4.6: urlQR, "URL of the QR"); how the screen goes on once QuickPay is chosen is
+  // not shown. A page answering the choice that shows neither an image (the QR) nor a link to follow leaves the customer
+  // nothing to pay with: observed. A redirect, or a refusal, is not judged here.
+  clauseTest(
+    { clauses: ['4.6-url-qr'], endpoint: 'flow', purchase: true },
+    'the page answering QuickPay chosen on the screen shows a QR image or a link to go on, else observed',
+    async (t) => {
+      const { link } = await createLink(t, await observedLinkBody(t, { formaPago: CARD_AND_QUICK_PAY }));
+      const outcome = await payOnScreen(t, link.urlEnlace, { formaPago: 4 });
+      if (outcome.kind !== 'page' || outcome.status < 200 || outcome.status > 299) return;
+      const root = parse(outcome.html);
+      const images = root.querySelectorAll('img[src], source[srcset], canvas, svg');
+      const links = root.querySelectorAll('a[href]').filter((a) => !/^(#|javascript:|$)/i.test(a.getAttribute('href') ?? ''));
+      if (images.length === 0 && links.length === 0)
+        t.observe(
+          '4.6-url-qr',
+          `the page answering QuickPay chosen on the link's screen (status ${outcome.status}) shows no image and no link: no QR to pay`,
+        );
+    },
+  );
 });
