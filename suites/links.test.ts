@@ -1362,4 +1362,16 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
         );
     },
   );
+
+  // 4.4/6.2: a purchase's own configuracion overrides the business settings; its emailsNotificacion gets the e-mail.
+  clauseTest(
+    notified('6.2-email-on-success'),
+    'a wallet purchase with emailsNotificacion in its configuracion e-mails that address on success',
+    async (t) => {
+      const to = uniqueEmail('compra');
+      await buyWallet(t, { configuracion: { emailsNotificacion: to } });
+      const outbox = await outboxWhen(t, (o) => emailsTo(o, to).length > 0);
+      holds(emailsTo(outbox, to).length > 0, 'email-sent', '6.2-email-on-success', `an e-mail to ${to}`, 'none');
+    },
+  );
 });
