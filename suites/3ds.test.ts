@@ -105,6 +105,22 @@ describe('4.3 request values that are not what the table describes', () => {
     },
   );
 
+  // 4.3 types configuracion's urlWebhook as a string; 6.1 posts the webhook to it, so a value that is no URL is observed.
+  clauseTest(
+    { clauses: '4.3-request-fields', endpoint: ENDPOINT, purchase: true },
+    'a purchase whose configuracion.urlWebhook is no URL ("avisar a ventas") is refused, else observed',
+    async (t) => {
+      const receiver = await t.run.receiver();
+      const ex = await t.call('purchase3ds', {
+        json: purchase3ds(receiver.redirectUrl('3ds'), t.run.config.testData, { configuracion: { urlWebhook: 'avisar a ventas' } }),
+        label: 'a 3DS purchase whose configuracion.urlWebhook is no URL',
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe('4.3-request-fields', `configuracion.urlWebhook "avisar a ventas", which is no URL, was accepted (status ${status})`);
+    },
+  );
+
   clauseTest(
     { clauses: '4.3-request-fields', endpoint: ENDPOINT, purchase: true },
     'a purchase of monto 0 or -5 (no amount to charge) is refused, else observed',

@@ -1366,4 +1366,39 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
         );
     },
   );
+
+  // 4.4/6.2: a purchase's own configuracion overrides the business settings; its emailsNotificacion gets the e-mail.
+  clauseTest(
+    notified('6.2-email-on-success'),
+    'a wallet purchase with emailsNotificacion in its configuracion e-mails that address on success',
+    async (t) => {
+      const to = uniqueEmail('compra');
+      await buyWallet(t, { configuracion: { emailsNotificacion: to } });
+      const outbox = await outboxWhen(t, (o) => emailsTo(o, to).length > 0);
+      holds(emailsTo(outbox, to).length > 0, 'email-sent', '6.2-email-on-success', `an e-mail to ${to}`, 'none');
+    },
+  );
+
+  // 6.1/6.2: the business-level settings, learned from a purchase without configuracion, for a link that names no
+  // emailsNotificacion. 4.1 does not say whether they still apply beside the link's own: observed.
+  clauseTest(
+    notified('6.2-email-on-success'),
+    'a payment of a link without emailsNotificacion e-mails the business as a purchase without configuracion does, else observed',
+    async (t) => {
+      const emailsOf = (o: Outbox, id: string) => o.emails.filter((e) => id !== '' && JSON.stringify(e).includes(id));
+      const walletId = String((await buyWallet(t)).response['idTransaccion'] ?? '');
+      const settings = emailsOf(await outboxWhen(t, (o) => emailsOf(o, walletId).length > 0), walletId);
+      const business = new Set(settings.map((e) => e.to.trim().toLowerCase()));
+      if (business.size === 0) return; // the business e-mails nobody: the test above observes it
+      const { link } = await linkWith(t, { emailsNotificacion: undefined, notificarTransaccionCliente: false });
+      const id = paymentApproved(await payOnScreen(t, link.urlEnlace), '6.2-email-on-success', 'the payment')['idTransaccion'] ?? '';
+      const toBusiness = (o: Outbox) => emailsOf(o, id).some((e) => business.has(e.to.trim().toLowerCase()));
+      if (!toBusiness(await outboxWhen(t, toBusiness)))
+        t.observe(
+          '6.2-email-on-success',
+          `payment ${id} of a link with urlWebhook and no emailsNotificacion e-mailed none of ${[...business].join(', ')}, ` +
+            'whom a wallet purchase without configuracion e-mails (the business settings)',
+        );
+    },
+  );
 });
