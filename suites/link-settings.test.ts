@@ -263,6 +263,23 @@ describe('4.1 an editable quantity is a whole number, where the payment is poste
       await onlyControlsCharged(t, link.idEnlace, approved, clauses, 'the quantities that are not whole numbers');
     },
   );
+  // Hexadecimal text no number input sends: how a screen reads a posted field's text is not stated, so one that
+  // takes "0x2" as the number 2 and charges it is observed, never failed.
+  clauseTest(
+    { clauses, endpoint: 'flow', purchase: true },
+    'a quantity posted as hexadecimal text ("0x2") to the screen of a link with esCantidadEditable is refused (else its charge observed)',
+    async (t) => {
+      const monto = 10;
+      const link = await linkOf(t, { monto }, { esCantidadEditable: true, cantidadPorDefecto: 1 });
+      const outcome = await post(t, link.urlEnlace, { cantidad: '0x2' });
+      if (approvalOf(outcome) !== 'true') return;
+      const charged = await saidOrLookedUp(t, outcome.kind === 'redirect' ? outcome.params : {}, 'monto');
+      t.observe(
+        '4.1-cantidad-editable',
+        `a payment of quantity "0x2" was approved and charged ${JSON.stringify(charged)} (monto ${monto})`,
+      );
+    },
+  );
 });
 
 // The screen's address with another link's id in it (one no link has) is the service's to refuse as it likes (7: not

@@ -37,6 +37,7 @@ import {
   isImage,
   letTimePass,
   NoFormError,
+  PayerError,
   mapPage,
   NotJudged,
   notLate,
@@ -1303,6 +1304,34 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
         t.observe(
           '6.2-customer-email',
           `the screen took "${typed}" as the customer e-mail (not an e-mail address) and approved the payment: the e-mail to the customer has no address`,
+        );
+    },
+  );
+
+  // With notificarTransaccionCliente false nothing is written to the customer (6.2), and no rule makes the customer
+  // e-mail required: a screen that refuses a payment whose e-mail input is left empty is observed, not failed.
+  clauseTest(
+    { clauses: '6.2-customer-email', endpoint: 'flow', purchase: true },
+    'with notificarTransaccionCliente false, a payment whose customer e-mail is left empty on the screen is approved (else observed)',
+    async (t) => {
+      // The control, on a link of its own: with the e-mail entered the screen pays (else nothing here is judged), so a
+      // refusal asking for what was left empty below asks for the e-mail.
+      const control = await linkWith(t, { notificarTransaccionCliente: false });
+      if (!approved(await payOnScreen(t, control.link.urlEnlace)))
+        return t.skip('page-not-driven', 'a payment with the customer e-mail entered was not approved: the empty one says nothing');
+      const { link } = await linkWith(t, { notificarTransaccionCliente: false });
+      let outcome: PaymentOutcome;
+      try {
+        outcome = await payOnScreen(t, link.urlEnlace, { email: undefined });
+      } catch (e) {
+        if (!(e instanceof PayerError) || e.name !== 'PaymentRefused') throw e;
+        return t.observe('6.2-customer-email', `a payment with the customer e-mail left empty was refused: ${e.message}`);
+      }
+      if (!approved(outcome))
+        t.observe(
+          '6.2-customer-email',
+          `a payment with the customer e-mail left empty (notificarTransaccionCliente false) was not approved (${outcome.kind}` +
+            `${outcome.kind === 'refused' ? `, status ${outcome.status}` : ''})`,
         );
     },
   );

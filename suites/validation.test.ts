@@ -203,6 +203,8 @@ describe('4 request bodies are JSON', () => {
     ['an empty body declared as JSON', 'application/json', ''],
     ['a JSON array instead of an object', 'application/json', '[]'],
     ['a JSON string instead of an object', 'application/json', '"monto=10.5"'],
+    // JSON null parses, so it reaches the field rules as no object at all.
+    ['JSON null instead of an object', 'application/json', 'null'],
     ['a text/plain body that is not JSON', 'text/plain', 'identificadorEnlaceComercio=conf-json&monto=10.5&nombreProducto=x'],
   ];
   const clauses = ['4-json-bodies', '7-violations-rejected'];
