@@ -339,6 +339,24 @@ describe('2 types no rule covers: a value of another type, taken, is observed', 
     },
   );
 
+  // 2.5 types these settings as bools: the text "true" or "false" is another type (no common JSON reader takes it).
+  const linkBools: [string, string, string][] = [
+    ['notificarTransaccionCliente', 'true', '4.1-notificar-required'],
+    ['notificarTransaccionCliente', 'false', '4.1-notificar-required'],
+    ['esMontoEditable', 'true', '2.5-configuracion-types'],
+    ['esCantidadEditable', 'true', '2.5-configuracion-types'],
+  ];
+  clauseTest(
+    bodyTestSpec({ operationId: 'createPaymentLink' }, ['2.5-configuracion-types', '4.1-notificar-required']),
+    'createPaymentLink: configuracion.notificarTransaccionCliente, esMontoEditable, esCantidadEditable (bools) each given the text "true" or "false" — observed when taken',
+    async (t) => {
+      for (const [name, text, clause] of linkBools) {
+        const body = setAt(paymentLinkMinimal() as unknown as Body, `/configuracion/${name}`, text);
+        await observeTaken(t, 'createPaymentLink', body, `configuracion.${name} "${text}"`, clause);
+      }
+    },
+  );
+
   // 4.7 types the card's expiry month and year as ints (the year's rule itself is not shown): one with a fraction.
   clauseTest(
     bodyTestSpec({ operationId: 'purchaseMposBanda' }, ['4.7-anio-rule-not-shown', '4.7-mes-range']),
