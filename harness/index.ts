@@ -108,4 +108,4 @@ export { earlyRefusals } from './api/tokens.ts';
 export { redactValue } from './record/redact.ts';
 export type { ContractRecord } from './run/contract-observer.ts';
 export type { Credentials } from './setup/target.ts';
-export { InterlockError, PURCHASE_OPERATIONS } from './setup/interlock.ts';
+export { PURCHASE_OPERATIONS } from './setup/interlock.ts';

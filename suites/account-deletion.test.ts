@@ -5,7 +5,6 @@
  * The account is deleted once per run, by whichever test comes first; the others look at the result.
  */
 import { describe } from 'vitest';
-import { purchaseQuickPay } from '../generators/bodies.ts';
 import { requestToken } from './flows/tokens.ts';
 import {
   asString,
@@ -16,7 +15,6 @@ import {
   type Exchange,
   field,
   holds,
-  InterlockError,
   notAccepted,
   sharedWork,
   succeeded,
@@ -51,33 +49,15 @@ async function passwordGrant(t: TestHandle): Promise<Exchange> {
   });
 }
 
-const deletion = sharedWork<{ ex: Exchange; quickPay: Exchange | undefined }>();
-
-/**
- * A quick-pay purchase as the disposable business, before it is deleted: what the record's aplicaPagoConQuickPay says
- * is read against it. Only where the interlock lets that business purchase (known to be in development).
- */
-async function quickPayBefore(t: TestHandle): Promise<Exchange | undefined> {
-  if (!t.run.target.deletion!.business) return undefined;
-  try {
-    return await disposable(t)('purchaseQuickPay', { json: purchaseQuickPay(), label: 'a quick-pay purchase as the disposable business' });
-  } catch (e) {
-    // Only the premise of one test: a purchase the interlock holds back, or one lost on the way, never stops the deletion.
-    if (!(e instanceof InterlockError)) t.remark(`the quick-pay purchase before the deletion did not complete: ${(e as Error).message}`);
-    return undefined;
-  }
-}
+const deletion = sharedWork<Exchange>();
 
 /** DELETE /Cuenta of the disposable account, sent once per run; fails the test unless it succeeded. */
-async function deleted(t: TestHandle): Promise<{ ex: Exchange; record: Record<string, unknown>; quickPay: Exchange | undefined }> {
-  const { ex, quickPay } = await deletion(async () => {
-    const quickPay = await quickPayBefore(t);
-    return { ex: await disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' }), quickPay };
-  });
+async function deleted(t: TestHandle): Promise<{ ex: Exchange; record: Record<string, unknown> }> {
+  const ex = await deletion(() => disposable(t)('deleteAccount', { label: 'DELETE /Cuenta (disposable account)' }));
   succeeded(ex, '4.9-endpoint', 'deleting the disposable account');
   const record = bodyOf(ex, '2.6-account-types');
   for (const b of businessesOf(record)) t.secret(b.clientSecret, 'client-secret');
-  return { ex, record, quickPay };
+  return { ex, record };
 }
 
 /** The client credentials of the businesses listed in the record (2.7). */
@@ -179,32 +159,6 @@ describe('4.9 account deletion', () => {
         const ex = await requestToken(t, business);
         notAccepted(ex, '4.9-deletes-account', `a token for ${business.clientId}, a business of the deleted account`);
       }
-    },
-  );
-
-  // 2.7: aplicaPagoConQuickPay means the business accepts QR quick-pay payments. A record saying false for the business
-  // that just had a quick-pay purchase accepted contradicts it; the permissions behind a flag are not shown: observed.
-  clauseTest(
-    { clauses: ['2.7-business-types', '4.9-endpoint'], endpoint: ENDPOINT, needs: ['deletion'], purchase: true },
-    'the deleted business that took a quick-pay purchase is listed with aplicaPagoConQuickPay true, else observed',
-    async (t) => {
-      const { record, quickPay } = await deleted(t);
-      const business = t.run.target.deletion!.business;
-      const status = quickPay?.response?.status ?? 0;
-      if (!business || status < 200 || status > 299)
-        return t.skip(
-          'premise-elsewhere',
-          `no quick-pay purchase of the disposable business was accepted before its deletion (${status || 'none sent'})`,
-        );
-      const listed = (Array.isArray(record['aplicativos']) ? (record['aplicativos'] as Record<string, unknown>[]) : []).find(
-        (b) => b['clientIdApi'] === business.clientId,
-      );
-      if (listed !== undefined && listed['aplicaPagoConQuickPay'] === false)
-        t.observe(
-          '2.7-business-types',
-          `the deleted business ${business.clientId} is listed with aplicaPagoConQuickPay false, though its quick-pay purchase ` +
-            `was accepted (status ${status}) just before`,
-        );
     },
   );
 });
