@@ -81,7 +81,7 @@ describe('the suite against a sandbox without its test-control API, with six var
   it('skips only for the control API, credentials not given, or a wait beyond MAX_WAIT_S — never for a setting it can discover', () => {
     const reasons = (run.summary?.tests ?? []).filter((t) => t.status === 'skip').map((t) => t.reason ?? '');
     const allowed =
-      /no notification outbox|no state counters|account deletion is destructive|no second business|no second merchant|more than MAX_WAIT_S|covers these clauses|not waited in real time|nothing to judge|was not judged|verified no webhook|no webhook signature scheme|the suite was too late/;
+      /no notification outbox|no state counters|no clock control|account deletion is destructive|no second business|no second merchant|more than MAX_WAIT_S|covers these clauses|not waited in real time|nothing to judge|was not judged|verified no webhook|no webhook signature scheme|the suite was too late/;
     expect(reasons.filter((r) => !allowed.test(r))).toEqual([]);
     expect(reasons.filter((r) => /REDIRECT_HASH|WEBHOOK_SIGNATURE|ACCOUNT_AUTH|SCREEN_FIELD_NAMES/.test(r))).toEqual([]);
   });
