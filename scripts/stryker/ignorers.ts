@@ -23,7 +23,7 @@ interface Path {
   key: string | number | null;
   parentPath: Path | null;
   container?: unknown;
-  scope: { getBinding(name: string): { path: { node: Node }; kind: string } | undefined };
+  scope: { getBinding(name: string): { path: { node: Node }; kind: string; referencePaths: Path[] } | undefined };
   hub?: { file?: { opts?: { filename?: string } } };
 }
 interface Node {
@@ -216,6 +216,34 @@ function isWording(path: Path): boolean {
     if (places?.(path.key)) return true;
   }
   return false;
+}
+
+/**
+ * A const spelt only into wording (`const que = …` used in an error's message alone; `esperado`, read only by the
+ * 401's message) is wording too: each of its uses is inside wording, directly or through another such const.
+ */
+function onlyInWording(path: Path, known = new Map<Node, boolean>()): boolean {
+  const { node } = path;
+  if (node.type !== 'VariableDeclarator' || (node.id as Node).type !== 'Identifier') return false;
+  const answer = known.get(node);
+  if (answer !== undefined) return answer;
+  known.set(node, true); // while its own uses are read
+  const binding = path.scope.getBinding((node.id as Node).name as string);
+  const wording =
+    binding !== undefined &&
+    binding.kind === 'const' &&
+    binding.path.node === node &&
+    binding.referencePaths.length > 0 &&
+    binding.referencePaths.every((ref) => {
+      for (let p = ref.parentPath; p !== null; p = p.parentPath) {
+        if (isWording(p)) return true;
+        if (p.node.type === 'VariableDeclarator') return onlyInWording(p, known);
+        if (/Statement$|Function|^Program$/.test(p.node.type)) return false;
+      }
+      return false;
+    });
+  known.set(node, wording);
+  return wording;
 }
 
 /** `a.b.c` of a member chain of identifiers and `this` ('' for anything else). */
@@ -437,7 +465,7 @@ function reasonFor(path: Path): string | undefined {
     if (NETWORK_FILE.test(file)) return IGNORE_REASONS.network;
     if (SCREEN_FILES.test(file)) return IGNORE_REASONS.screens;
   }
-  if (isWording(path)) return IGNORE_REASONS.wording;
+  if (isWording(path) || onlyInWording(path)) return IGNORE_REASONS.wording;
   const call = path.parentPath?.node;
   if (call?.type === 'CallExpression' && call.arguments === path.container && (call.callee as Node).type === 'Identifier') {
     const argument = SWITCH_ARGUMENTS[(call.callee as Node).name as string];

@@ -230,6 +230,23 @@ describe('the wording ignorer', () => {
     expect(lines.some((l) => l.startsWith('const doble ='))).toBe(true);
   });
 
+  it('ignores a const spelt only into wording (directly or through another), keeps one the behaviour reads too', async () => {
+    const source = [
+      'export function f(v: any, tipo: string, ok: boolean) {',
+      "  const que = tipo === 'email' ? 'correos' : 'telefonos';",
+      "  const cuenta = ok ? 'la cuenta' : 'el token';",
+      '  const esperado = { a: cuenta, b: `o ${cuenta}` }[tipo];',
+      "  const limite = tipo === 'email' ? 5 : 9;",
+      '  if (!ok) v.error(tipo, `debe ser una lista de ${que} (${limite})`);',
+      "  if (limite > 6) return { errores: [{ campo: 'x', mensaje: `se requiere ${esperado}` }] };",
+      '  return null;',
+      '}',
+    ].join('\n');
+    const { lines } = await mutantsOf(source);
+    for (const name of ['que', 'cuenta', 'esperado']) expect(lines.some((l) => l.startsWith(`const ${name} =`))).toBe(false);
+    expect(lines.some((l) => l.startsWith('const limite ='))).toBe(true);
+  });
+
   it('ignores a builder of an error body, keeps the status of the refusal', async () => {
     const source = [
       'export function h(reply: any, code: number) {',
