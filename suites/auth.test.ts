@@ -160,6 +160,38 @@ describe('5.1 / 5.2 token issuance', () => {
     },
   );
 
+  // RFC 6749 5.2 (5.1's OAuth 2.0 flow) names the answer to a token request with no client authentication at all:
+  // invalid_client. 7 shows no error format, so another refusal is observed; a token is a failure.
+  clauseTest(
+    { clauses: '5.1-client-credentials', endpoint: 'POST /connect/token' },
+    'a token request without client credentials gets no token, refused as invalid_client',
+    async (t) => {
+      const ex = await t.run.http.request({
+        method: 'POST',
+        url: `${t.run.target.authUrl}/connect/token`,
+        form: { grant_type: 'client_credentials', audience: t.run.config.tokenAudience },
+        idempotent: true,
+        label: 'token request without client credentials',
+      });
+      notAccepted(ex, '5.1-client-credentials', 'a token request without client_id and client_secret');
+      const body = ex.response?.json as Record<string, unknown> | undefined;
+      holds(
+        !body?.['access_token'],
+        'no-token',
+        '5.1-client-credentials',
+        'no access_token without client credentials',
+        'an access_token was issued',
+        ex,
+      );
+      if (body?.['error'] !== 'invalid_client')
+        t.observe(
+          '7-error-format-not-shown',
+          `a token request without client credentials was refused with status ${ex.response?.status}, error ` +
+            `${JSON.stringify(body?.['error'])} (RFC 6749 5.2: invalid_client, "no client authentication included")`,
+        );
+    },
+  );
+
   // 5.1: the token request is form-encoded. A JSON body taken anyway is a lenient reader's near miss (observed, as
   // docs/decisions.md "readers that tolerate"), also when the content type only mentions the form type in a parameter
   // (a reader matching the media type anywhere in the header, as fastify's CVE-2022-41919).

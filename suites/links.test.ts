@@ -1176,10 +1176,11 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
   );
 
   // The same list written with a space after each comma: every notification of the payment (the outbox records that
-  // name its idTransaccion) goes to an address as named — none to an empty recipient, none with the space kept.
+  // name its idTransaccion) goes to an address as named — none to an empty recipient, none with the space kept, and
+  // none to a recipient that is no address of its kind (4.1: e-mails, mobile numbers), which reaches nobody.
   clauseTest(
     notified(['4.1-emails-comma-separated', '6.2-email-on-success', '6.2-sms-on-success']),
-    'the notifications of a payment go to the addresses named, none to an empty or space-padded recipient',
+    'the notifications of a payment go to the addresses named, none to an empty, space-padded or malformed recipient',
     async (t) => {
       const to = [uniqueEmail('ventas'), uniqueEmail('soporte')];
       const { link } = await linkWith(t, { emailsNotificacion: to.join(', '), notificarTransaccionCliente: false });
@@ -1190,7 +1191,9 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
         ...outbox.emails.filter((e) => id !== '' && `${e.subject}\n${e.body}`.includes(id)).map((e) => ['e-mail', e.to] as const),
         ...outbox.sms.filter((s) => id !== '' && s.body.includes(id)).map((s) => ['SMS', s.to] as const),
       ];
-      const odd = ofPayment.filter(([, recipient]) => recipient.trim() === '' || recipient !== recipient.trim());
+      const isAddress = (kind: string, r: string): boolean =>
+        kind === 'e-mail' ? /^[^\s@]+@[^\s@]+$/.test(r) : /\d/.test(r) && /^\+?[\d\s().-]+$/.test(r);
+      const odd = ofPayment.filter(([kind, recipient]) => recipient !== recipient.trim() || !isAddress(kind, recipient));
       if (odd.length > 0)
         t.observe(
           '6.2-email-on-success',
