@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe } from 'vitest';
 import { futureExpiry, purchase3ds } from '../generators/bodies.ts';
 import { lookUp } from './flows/lookups.ts';
-import { noServerErrorAt, withIdChanged } from './flows/screens.ts';
+import { leftoverShown, noServerErrorAt, withIdChanged } from './flows/screens.ts';
 import { buy3ds, complete3ds, submitAskingNothing } from './flows/purchases.ts';
 import {
   asEnum,
@@ -230,6 +230,7 @@ describe('4.3 the 3DS page takes its own form', () => {
       const url = readString(purchase.response, 'urlCompletarPago3Ds', '4.3-response-fields', purchase.ex);
       const absolute = URL.canParse(url, purchase.ex.request.url) ? new URL(url, purchase.ex.request.url).href : url;
       const page = await t.run.payer.openScreen(absolute);
+      leftoverShown(t, page.html, '4.3-url-completar', 'the 3DS page');
       const clauses = ['4.3-url-completar', '6.3-redirect-outcome'];
       const outcome = await submitAskingNothing(t, page, purchase.request.urlRedirect, clauses, 'the 3DS page');
       paymentApproved(outcome, clauses, 'the 3DS payment completed on its page');

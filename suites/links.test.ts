@@ -13,6 +13,7 @@ import { webhookFor } from './flows/lookups.ts';
 import { buyWallet } from './flows/purchases.ts';
 import {
   imagesNotServed,
+  leftoverShown,
   noServerErrorAt,
   observedLinkBody,
   payOnScreen,
@@ -551,6 +552,7 @@ function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, 
     `the screen shows the link's product "${nombreProducto}"`,
     'the product name is not on the screen',
   );
+  leftoverShown(t, screen.html, clause, `the payment screen at ${screen.url}`);
   if (!screen.form) t.observe(clause, `the payment screen at ${screen.url} has no <form> the suite can fill`);
   // A form with no button to press takes no payment as served: a browser submits a form of several inputs only
   // through one (a script may submit it: observed).

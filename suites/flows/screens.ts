@@ -162,3 +162,20 @@ export async function noServerErrorAt(t: TestHandle, url: string, what: string):
   const status = ex.response?.status ?? 0;
   if (status >= 500) t.observe('7-error-format-not-shown', `${what} (${url}) was answered ${status}, a server error`);
 }
+
+/** What a template prints for a value it never had (undefined, NaN, an object). */
+const LEFTOVER = /\bundefined\b|\bNaN\b|\[object Object\]/;
+
+/**
+ * A hosted page showing a value its template never had, as JavaScript prints it: the customer reads a variable, not
+ * the purchase. Observed (the spec shows none of the pages' words); only the text a page shows (no scripts, styles).
+ */
+export function leftoverShown(t: TestHandle, html: string, clause: string, what: string): void {
+  const root = parse(html);
+  root.querySelectorAll('script, style, noscript, template').forEach((el) => el.remove());
+  const text = (root.querySelector('body') ?? root).text.replace(/\s+/g, ' ');
+  const found = LEFTOVER.exec(text);
+  if (found === null) return;
+  const around = text.slice(Math.max(0, found.index - 30), found.index + found[0].length + 30).trim();
+  t.observe(clause, `${what} shows "${found[0]}" in its text ("…${around}…")`);
+}
