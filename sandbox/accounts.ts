@@ -56,7 +56,7 @@ export const accountsApi: FastifyPluginAsync = async (app) => {
     const borrados = new Set(account.aplicativos);
     for (const [token, t] of store.tokens) if (borrados.has(t.idAplicativo) || t.idCuenta === account.idCuenta) store.tokens.delete(token);
     for (const [id, link] of store.links) {
-      if (!borrados.has(link.idAplicativo)) continue;
+      if (!borrados.has(link.idAplicativo) || ctx.variant('deletion-keeps-links')) continue;
       store.links.delete(id);
       store.linkCodes.delete(link.codigo);
     }

@@ -73,7 +73,7 @@ export function urlResultado(ctx: SandboxContext, tx: Transaction, business: Bus
   if (ctx.fault('redirect-query-dropped')) url.search = '';
   for (const [nombre, valor] of valores) url.searchParams.append(nombre, valor);
   url.searchParams.append('hash', otroEsquema ? createHmac('sha512', clave).update(mensaje).digest('base64') : hmacHex(clave, mensaje));
-  if (link !== null) {
+  if (link !== null && !ctx.variant('redirect-no-link-ids')) {
     url.searchParams.append('idEnlace', String(link.idEnlace));
     url.searchParams.append('identificadorEnlaceComercio', link.identificadorEnlaceComercio);
   }

@@ -133,6 +133,12 @@ export const VARIANTS = [
   },
   { id: 'monto-shortest', area: 'redirect', description: '6.3: monto in its shortest form in the redirect query and hash (10, 10.5)' },
   {
+    id: 'redirect-no-link-ids',
+    area: 'redirect',
+    description:
+      "4.1/6.3: a link payment's redirect carries the outcome and the hash only, not the link's idEnlace nor identificadorEnlaceComercio",
+  },
+  {
     id: 'hash-hmac-sha512-base64',
     area: 'redirect',
     description: '6.3: the redirect hash is HMAC-SHA512 in base64 (keyed with the client secret)',
@@ -346,6 +352,13 @@ export const VARIANTS = [
     id: '3ds-card-table-spelling',
     area: 'validation',
     description: "4.3: with both tarjetaCreditoDebido and tarjetaCreditoDebito sent, the field table's spelling is the one read",
+  },
+  // Account deletion (4.9: "delete the account"; what becomes of its businesses' links is not said).
+  {
+    id: 'deletion-keeps-links',
+    area: 'accounts',
+    description:
+      "4.9: a deleted account's links are kept: their short URL still redirects and their QR image is still served, but their screen answers not found (nothing payable)",
   },
 ] as const satisfies readonly VariantEntry[];
 

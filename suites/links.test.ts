@@ -1113,6 +1113,14 @@ describe('4.1 where the screen sends the customer', () => {
           '6.3-redirect-outcome',
           `the redirect carries no ${unsaid.join(' nor ')} (6.3 hashes them; empty for a test approval is usual)`,
         );
+      // A value without a name (`&=123`) gives the merchant nothing it can read as part of the outcome.
+      if ('' in params)
+        t.observe(
+          '6.3-redirect-outcome',
+          `the redirect query carries a parameter without a name (=${JSON.stringify(params[''])}) beside ${Object.keys(params)
+            .filter((k) => k !== '')
+            .join(', ')}`,
+        );
     },
   );
 
