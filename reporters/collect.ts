@@ -31,6 +31,8 @@ interface Context {
   filtered: boolean;
   /** Reasons tests did not run because the run stopped (abort, interlock, interruption): each is one ERROR. */
   stops: Set<string>;
+  /** The run's notes its tests carried (meta `runNotes`: the pages' fields discovered), each once, in order. */
+  notes: Set<string>;
 }
 
 // vitest's note on the tests it cancels (Ctrl-C, cancelCurrentRun).
@@ -127,6 +129,7 @@ export abstract class ConformanceReporter implements Reporter {
       abort: info.abort,
       filtered: vitest.config.testNamePattern !== undefined,
       stops: new Set(),
+      notes: new Set(),
     };
     const records = collect(conformance, this.files, unhandledErrors, ctx);
     const catalogue = loadCatalogue(fromRoot(this.options.clausesFile, 'spec/clauses.yaml'));
@@ -141,7 +144,7 @@ export abstract class ConformanceReporter implements Reporter {
       // A shard of the conformance project is chosen by suites/all.conformance.ts (CONFORMANCE_SHARD, set from --shard).
       ...(shardOf(vitest) ? { shards: [shardOf(vitest)!] } : {}),
       ...(runIdOf(process.env) ? { runId: runIdOf(process.env)! } : {}),
-      notes: [...setupNotes, note, catalogue.note].filter((n): n is string => n !== undefined),
+      notes: [...setupNotes, note, catalogue.note, ...ctx.notes].filter((n): n is string => n !== undefined),
     };
     return withBaseline(summarize(run, records, catalogue.clauses), reportSetting('BASELINE'), reportSetting('FAIL_ON'));
   }
@@ -265,6 +268,8 @@ export function failureOf(first: CheckEvidence, all: readonly CheckEvidence[] | 
 
 function testRecord(test: TestCase, ctx: Context): ReportedTest {
   const meta = test.meta();
+  // About the run, not this test's target: a note of the run, whatever the test's status.
+  for (const n of meta.runNotes ?? []) ctx.notes.add(n);
   const result = test.result();
   const record: ReportedTest = {
     file: fileOf(test),

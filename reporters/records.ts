@@ -69,7 +69,11 @@ export interface RunInfo {
   shards?: string[];
   /** What the shards of one run share (RUN_ID, or the CI run's id: reporters/run-id.ts); the merge refuses mixed runs. */
   runId?: string;
-  /** Problems of the reporting itself (catalogue missing, unreadable run info). */
+  /**
+   * Remarks on the run as a whole, never a test's verdict: problems of the reporting itself (catalogue missing,
+   * unreadable run info), what the global setup recovered from, and what the run learnt about the target's pages
+   * (their fields the payer discovered: meta `runNotes`).
+   */
   notes: string[];
 }
 

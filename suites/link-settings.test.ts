@@ -264,16 +264,26 @@ describe('4.1 an editable quantity is a whole number, where the payment is poste
     },
   );
   // Hexadecimal text no number input sends: how a screen reads a posted field's text is not stated, so one that
-  // takes "0x2" as the number 2 and charges it is observed, never failed.
+  // takes "0x2" as the number 2 and charges it is observed, never failed. A browser's number input keeps no such
+  // text (it posts the field empty), so the default quantity's charge through any payer but the HTTP one (which
+  // posts the text as given) says nothing about how "0x2" is read: not judged.
   clauseTest(
     { clauses, endpoint: 'flow', purchase: true },
     'a quantity posted as hexadecimal text ("0x2") to the screen of a link with esCantidadEditable is refused (else its charge observed)',
     async (t) => {
       const monto = 10;
-      const link = await linkOf(t, { monto }, { esCantidadEditable: true, cantidadPorDefecto: 1 });
+      const cantidadPorDefecto = 1;
+      const link = await linkOf(t, { monto }, { esCantidadEditable: true, cantidadPorDefecto });
       const outcome = await post(t, link.urlEnlace, { cantidad: '0x2' });
       if (approvalOf(outcome) !== 'true') return;
       const charged = await saidOrLookedUp(t, outcome.kind === 'redirect' ? outcome.params : {}, 'monto');
+      if (asNumber(charged) === monto * cantidadPorDefecto && t.run.config.payer.kind !== 'http')
+        return t.skip(
+          'page-not-driven',
+          `a payment of quantity "0x2" was approved and charged ${JSON.stringify(charged)}, the default quantity's ` +
+            `(${cantidadPorDefecto} × monto ${monto}): through PAYER=${t.run.config.payer.kind} the text need not reach the ` +
+            'service as posted (a number input keeps none), so how the service reads it is not seen; PAYER=http posts it as given',
+        );
       t.observe(
         '4.1-cantidad-editable',
         `a payment of quantity "0x2" was approved and charged ${JSON.stringify(charged)} (monto ${monto})`,

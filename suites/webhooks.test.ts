@@ -212,10 +212,13 @@ describe('6.1 what the spec does not show: signature and retries', () => {
         const { response } = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl('no-content') } });
         const id = response['idTransaccion'];
         const first = await webhookFor(t, id, ['6.1-webhook-on-success']);
-        if (first.answeredStatus !== 204) {
-          t.observe('6.1-webhook-retries-not-shown', 'the first delivery was not the one answered 204, so nothing was observed');
-          return;
-        }
+        // The receiver's 204 went to another delivery (or none): the suite's premise, not the target's doing.
+        if (first.answeredStatus !== 204)
+          return t.skip(
+            'undecidable',
+            `the first delivery of ${String(id)} was answered ${first.answeredStatus}, not the 204 the receiver was set to give it, ` +
+              'so a copy sent after a 204 could not be watched for',
+          );
         // A few seconds, not WEBHOOK_TIMEOUT_S: a copy sent at once is what a sender that misread the 204 does.
         const waitS = Math.min(3, t.run.config.webhook.timeoutS);
         const again = await receiver

@@ -5,7 +5,7 @@
  * (`autocomplete="cc-number"`…), by its label (`<label for>`, a wrapping label, aria-label, placeholder; Spanish or
  * English), by its select's options, then by input type and `inputmode`; else the suite's default name (on a link
  * screen the quantity, then the amount, also by elimination: placeByElimination). The spec
- * shows none of this (1: "a payment screen hosted by the service"), so the mapping is only observed; a page where a
+ * shows none of this (1: "a payment screen hosted by the service"), so the mapping is only a note of the run; a page where a
  * field the payment needs cannot be found is not judged (FieldsNotFoundError: SKIP naming it and what the page shows).
  */
 import { parse, type HTMLElement } from 'node-html-parser';
@@ -39,7 +39,7 @@ export interface FieldMapping {
   candidates: Candidate[];
 }
 
-/** The page kinds whose mapping a run observes. */
+/** The page kinds whose mapping a run notes. */
 export type PageKind = 'link screen' | '3DS page' | 'quick-pay page';
 
 const AUTOCOMPLETE: Partial<Record<FieldName, string[]>> = {
@@ -376,11 +376,11 @@ function lookedFor(missing: FieldName[], mapping: FieldMapping): string {
 
 /**
  * The mappings a payer used in this run (its memory, memory.ts), per kind of page: the first of each kind is kept,
- * for one observation per kind; only the page being paid is recorded, not the pages it leads to.
+ * for one note per kind; only the page being paid is recorded, not the pages it leads to.
  */
 export class FieldMappings {
   readonly #seen = new Map<PageKind, FieldMapping>();
-  readonly #observed = new Set<PageKind>();
+  readonly #noted = new Set<PageKind>();
   record(kind: PageKind, mapping: FieldMapping): void {
     if (!this.#seen.has(kind)) this.#seen.set(kind, mapping);
   }
@@ -388,15 +388,22 @@ export class FieldMappings {
     return this.#seen.get(kind);
   }
   /**
-   * Observes (once per kind of page per run, on the test that first paid one) each mapping discovery found beyond
-   * SCREEN_FIELD_NAMES and the default names: the spec does not show the pages' fields, so it is only a WARN.
+   * Each mapping discovery found beyond SCREEN_FIELD_NAMES and the default names, once per kind of page per run: a
+   * note of the run (its summary), never a test's WARN, since which test paid such a page first is the run's
+   * scheduling and the spec does not show the pages' fields.
    */
-  observeNew(observe: (clause: string, message: string) => void): void {
+  newNotes(): string[] {
+    const notes: string[] = [];
     for (const [kind, mapping] of this.#seen) {
-      if (this.#observed.has(kind)) continue;
-      this.#observed.add(kind);
-      if (isDiscovered(mapping)) observe(PAGE_CLAUSE[kind], `${kind} fields discovered: ${describeMapping(mapping)}`);
+      if (this.#noted.has(kind)) continue;
+      this.#noted.add(kind);
+      if (isDiscovered(mapping))
+        notes.push(
+          `${kind} fields discovered (${PAGE_CLAUSE[kind]}): ${describeMapping(mapping)}; ` +
+            '`npm run discover` writes them as SCREEN_FIELD_NAMES',
+        );
     }
+    return notes;
   }
 }
 

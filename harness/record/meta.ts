@@ -64,6 +64,11 @@ export interface ConformanceMeta {
   network?: NetworkTally;
   /** The verdict, decided where the test ran (harness/record/verdict.ts `classify`); reporters copy it. */
   verdict?: Verdict;
+  /**
+   * What the run learnt while this test ran that is about the run, not the test's target (the hosted pages' fields
+   * the payer discovered): the reporters make them notes of the run (summary.json `run.notes`), never a WARN.
+   */
+  runNotes?: string[];
 }
 
 // TaskMeta is declared in @vitest/runner; augmenting vitest's re-export does not merge.

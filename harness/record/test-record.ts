@@ -38,6 +38,8 @@ export class TestRecord {
   endpoint = '';
   /** What was observed where the spec is silent (WARN). */
   readonly observations: Observation[] = [];
+  /** Notes of the run learnt while it ran (meta.ts `runNotes`): not the test's, never a WARN. */
+  readonly runNotes: string[] = [];
   /** Failed checks in the order they failed: soft ones (`t.soft`), then the one that stopped the test, if any. */
   readonly failures: CheckEvidence[] = [];
   seed: number | undefined;
@@ -149,6 +151,7 @@ export class TestRecord {
       ...(this.expectedOutcome ? { expected: this.expectedOutcome } : {}),
       ...(this.skipKind ? { skipKind: this.skipKind } : {}),
       ...(this.verdict ? { verdict: this.verdict } : {}),
+      ...(this.runNotes.length > 0 ? { runNotes: [...this.runNotes] } : {}),
       requests: this.madeBefore + this.exchanges.length,
       ...(eventful(this.network) ? { network: { ...this.network, ambiguous: [...this.network.ambiguous] } } : {}),
     };

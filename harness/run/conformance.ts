@@ -150,7 +150,6 @@ export async function runBody(
     if (softs.length > 0) throw new CheckFailures(softs);
     const exchanges = currentRecordExchanges();
     observeServerErrors(t.observe, exchanges, record.observations);
-    t.run.payerMemory.fields.observeNew(t.observe);
     return exchanges.filter((ex) => ex.response?.status === 429 || ex.response?.status === 503).length;
   });
 }
@@ -178,9 +177,13 @@ export function clauseTest(
     // transcript shows how far it got.
     const record = Object.assign(new TestRecord(name), { clauses, endpoint: spec.endpoint });
     runStarted();
+    let memory: Run['payerMemory'] | undefined;
     ctx.onTestFinished(({ task }) => {
       testDone();
       record.end();
+      // The pages' fields discovered so far are the run's notes (whichever test paid such a page first, however it
+      // ended), not an observation of this test's target.
+      if (memory) record.runNotes.push(...memory.fields.newNotes());
       const state = task.result?.state === 'fail' ? 'fail' : task.result?.state === 'skip' ? 'skip' : 'pass';
       const error = task.result?.errors?.[0];
       if (state === 'fail' && !record.transcript)
@@ -204,6 +207,7 @@ export function clauseTest(
       Object.assign(ctx.task.meta, record.toMeta());
     });
     const shared = await getRun();
+    memory = shared.payerMemory;
     if (shared.target.unreachable) throw new Error(`target unusable: ${shared.target.unreachable}`);
     // The target refuses "not now" whatever the run does: what is left is not run (one line, exit 2), not a page of FAILs.
     const stopped = (): never => {

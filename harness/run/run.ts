@@ -37,7 +37,7 @@ export interface Run {
   callAs(business: Credentials | undefined, account?: { user: string; password: string }): Call;
   /** Pays hosted screens; refuses (InterlockError) unless the primary business is known to be in development. */
   payer: Payer;
-  /** What the payer learned in this run: origins paid, submissions, the field mappings observed once per kind of page. */
+  /** What the payer learned in this run: origins paid, submissions, the field mappings noted once per kind of page. */
   payerMemory: PayerMemory;
   receiver(): Promise<Receiver>;
   control?: Control;

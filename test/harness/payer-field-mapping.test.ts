@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FieldName } from '../../harness/payer/types.ts';
-import { describeMapping, discoverFields, isDiscovered, joinExpiry, mapPage, notFoundMessage } from '../../harness/payer/field-mapping.ts';
+import {
+  describeMapping,
+  discoverFields,
+  FieldMappings,
+  isDiscovered,
+  joinExpiry,
+  mapPage,
+  notFoundMessage,
+} from '../../harness/payer/field-mapping.ts';
 
 const page = (body: string) =>
   `<html><body><form method="post" action="/pagar">${body}<button type="submit">Pagar</button></form></body></html>`;
@@ -91,6 +99,20 @@ describe('field discovery on hosted pages', () => {
     expect(
       isDiscovered(discoverFields(page('<input name="numeroTarjeta" autocomplete="cc-number"><input name="cvv" autocomplete="cc-csc">'))),
     ).toBe(false);
+  });
+
+  it('a mapping discovery found is a note of the run, once per kind of page; the default names are none', () => {
+    const mappings = new FieldMappings();
+    mappings.record('link screen', discoverFields(page('<input name="a" autocomplete="cc-number"><input name="b" autocomplete="cc-csc">')));
+    mappings.record('link screen', discoverFields(page('<input name="z" autocomplete="cc-number">')));
+    mappings.record('3DS page', discoverFields(page('<input name="numeroTarjeta" autocomplete="cc-number">')));
+    expect(mappings.newNotes()).toEqual([
+      'link screen fields discovered (4.1-url-enlace-leads-to-screen): numeroTarjeta → a (autocomplete), cvv → b (autocomplete); ' +
+        '`npm run discover` writes them as SCREEN_FIELD_NAMES',
+    ]);
+    mappings.record('quick-pay page', discoverFields(page('<input name="q" autocomplete="cc-number">')));
+    expect(mappings.newNotes()).toEqual([expect.stringMatching(/^quick-pay page fields discovered \(4\.6-url-qr\): numeroTarjeta → q/)]);
+    expect(mappings.newNotes()).toEqual([]);
   });
 
   it('a page without a cvv input: the reason names the cvv and lists the inputs seen', () => {

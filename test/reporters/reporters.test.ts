@@ -220,9 +220,17 @@ describe('summary', () => {
       suiteVersion: version,
       fcSeed: 4242,
       outcome: 'failed',
-      // What the global setup recovered from reaches the run's notes (text only).
-      notes: ['the mode probe as CLIENT_ID got connection dropped to POST /EnlacePago; it probed again with a new link'],
+      // What the global setup recovered from reaches the run's notes (text only); so do the tests' notes of the run
+      // (the pages' fields discovered), once however many tests carry one.
+      notes: [
+        'the mode probe as CLIENT_ID got connection dropped to POST /EnlacePago; it probed again with a new link',
+        'link screen fields discovered (4.1-url-enlace-leads-to-screen): numeroTarjeta → pan (autocomplete)',
+      ],
     });
+    // A note of the run is no observation: the test that carried it passes (WARN is the one observing fixture).
+    expect(byName(summaryOf(full), 'monto 0.01 is accepted')).toMatchObject({ status: 'pass', observations: [] });
+    expect(full.stdout).toContain('note: link screen fields discovered (4.1-url-enlace-leads-to-screen)');
+    expect(read(full, 'summary.md')).toContain('> Note: link screen fields discovered');
     expect(Date.parse(run.startedAt)).not.toBeNaN();
     expect(run.durationMs).toBeGreaterThan(0);
     for (const r of [full, aborted, interrupted]) {
@@ -380,6 +388,9 @@ describe('sharding', () => {
     expect(merged.totals).toEqual(whole.totals);
     expect(merged.clauses).toEqual(whole.clauses);
     expect(merged.run.shards).toEqual(['1/2', '2/2']);
+    expect(merged.run.notes).toContain(
+      'link screen fields discovered (4.1-url-enlace-leads-to-screen): numeroTarjeta → pan (autocomplete)',
+    );
     const shape = (xml: string) => testcases(xml).map((c) => ({ ...c, body: c.body.replace(/ time="[^"]*"/g, '') }));
     const mergedXml = readFileSync(join(out, 'junit.xml'), 'utf8');
     expect(shape(mergedXml)).toEqual(shape(read(full, 'junit.xml')));
