@@ -178,10 +178,12 @@ describe('6.1 what the spec does not show: signature and retries', () => {
         const { response } = await buyWallet(t, { configuracion: { urlWebhook: receiver.webhookUrl('retry') } });
         const id = response['idTransaccion'];
         const first = await webhookFor(t, id, ['6.1-webhook-on-success']);
-        if (first.answeredStatus < 300) {
-          t.observe('6.1-webhook-retries-not-shown', 'the first delivery was not the one answered 503, so retries were not observed');
-          return;
-        }
+        if (first.answeredStatus < 300)
+          return t.skip(
+            'undecidable',
+            `the first delivery of ${String(id)} was answered ${first.answeredStatus}, not the 503 the receiver was set to give it, ` +
+              'so a retry could not be watched for',
+          );
         const { timeoutS } = t.run.config.webhook;
         const delivered = await receiver
           .waitForWebhook((w) => field(t, w, 'idTransaccion') === id && w.answeredStatus < 300, timeoutS * 1000)

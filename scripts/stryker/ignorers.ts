@@ -39,10 +39,16 @@ export const IGNORE_REASONS = {
   network: 'plumbing: the simulated internet in front of the sandbox (network.ts, SANDBOX_NETWORK, off by default)',
   screens: 'plumbing: code only another screen runs (screen-frame.ts, screen-steps.ts; SANDBOX_SCREEN, off by default)',
   wording: 'wording: an error body or message (spec 7: "not shown") or the words a page shows people (no clause fixes them)',
-  seed: 'seed data: the words the seeded accounts describe themselves with (2.6 fields the spec only describes)',
+  seed: 'seed data: what the seeded accounts and businesses say of themselves, their words and the payment forms they list (2.6 fields the spec only describes)',
 } as const;
 
-/** store.ts: the seeded accounts' descriptive text (names, addresses), data as the catalogues are, not behaviour. */
+/**
+ * store.ts: the seeded accounts' descriptive text (names, addresses) and the seeded businesses' aplicaPagoCon* flags,
+ * data as the catalogues are, not behaviour: the flags are read only by the account record DELETE /Cuenta answers
+ * (4.9, of the disposable account, whose settings a remote target's operator chooses) and by fault
+ * link-formapago-not-enforced; what a payment accepts is the link's formaPago.
+ */
+const SEED_FLAGS = new Set(['aplicaPagoConPuntos', 'aplicaPagoConBitcoin', 'aplicaPagoConQuickPay']);
 const STORE_FILE = /sandbox[\\/]store\.ts$/;
 const SEED_WORDS = new Set([
   'nombreCompletoContacto',
@@ -472,10 +478,10 @@ function reasonFor(path: Path): string | undefined {
     if (argument !== undefined && argument.at === path.key) return plumbingReason(argument.reason);
   }
   if (
-    node.type === 'StringLiteral' &&
+    ((node.type === 'StringLiteral' && SEED_WORDS.has(keyName(path.parentPath?.node ?? node) ?? '')) ||
+      (node.type === 'BooleanLiteral' && SEED_FLAGS.has(keyName(path.parentPath?.node ?? node) ?? ''))) &&
     path.key === 'value' &&
     path.parentPath?.node.type === 'ObjectProperty' &&
-    SEED_WORDS.has(keyName(path.parentPath.node) ?? '') &&
     STORE_FILE.test(path.hub?.file?.opts?.filename ?? '')
   )
     return IGNORE_REASONS.seed;

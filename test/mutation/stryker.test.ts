@@ -274,12 +274,15 @@ describe('the wording ignorer', () => {
   });
 
   it("ignores the words the seeded accounts describe themselves with, keeps their other data and another file's", async () => {
-    const source = "export const cuenta = { calle: 'Pasaje 3', tipoPersoneria: 'Natural', idCuenta: 'c-1' };";
+    const source =
+      "export const cuenta = { calle: 'Pasaje 3', tipoPersoneria: 'Natural', idCuenta: 'c-1', aplicaPagoConBitcoin: true, permisoMpos: true };";
     const seeded = await mutantsOf(source, 'store.ts');
     const at = seeded.mutants.map((m) => source.slice(m.location.start.column));
     expect(at.some((a) => a.startsWith("'Pasaje 3'"))).toBe(false);
+    expect(at.some((a) => a.startsWith('true, permisoMpos'))).toBe(false);
     expect(at.some((a) => a.startsWith("'Natural'"))).toBe(true);
-    expect((await mutantsOf(source, 'links.ts')).mutants.length).toBe(seeded.mutants.length + 1);
+    expect(at.some((a) => a.startsWith('true }'))).toBe(true);
+    expect((await mutantsOf(source, 'links.ts')).mutants.length).toBe(seeded.mutants.length + 2);
   });
 
   it('ignores the simulated network and the other screens as whole files', async () => {
