@@ -11,6 +11,9 @@ import { enumerate, mutantKey, seededSample } from '../../scripts/stryker/sample
 import { PLUMBING_DECLARATIONS } from '../../scripts/stryker/ignorers.ts';
 import { loadTriage, matchTriage, staleEntries, TriageError } from '../../scripts/stryker/triage.ts';
 
+/** A run of the command instruments the whole sandbox first (about 20 s idle): no bound a loaded machine could break. */
+const ENUMERATION_TIMEOUT = 600_000;
+
 async function mutantsOf(source: string, name = 'links.ts') {
   const dir = mkdtempSync(join(tmpdir(), 'stryker-unit-'));
   const file = join(dir, 'sandbox', name);
@@ -353,25 +356,37 @@ describe('the triage file', () => {
     ]);
     expect(stale.map((e) => e.where)).toEqual(['sandbox/a.ts:2:5']);
   });
-  it('the committed file has no stale entry: each explains a mutant Stryker makes of the sandbox today', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '1', '--seed', '1', '--list'], {
-      encoding: 'utf8',
-    });
-    expect(run.status).toBe(0);
-    expect(run.stdout.split('\n').filter((l) => l.startsWith('stale triage entry'))).toEqual([]);
-  });
+  it(
+    'the committed file has no stale entry: each explains a mutant Stryker makes of the sandbox today',
+    () => {
+      const run = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '1', '--seed', '1', '--list'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(run.status).toBe(0);
+      expect(run.stdout.split('\n').filter((l) => l.startsWith('stale triage entry'))).toEqual([]);
+    },
+    ENUMERATION_TIMEOUT,
+  );
 });
 
 describe('--survivors-of', () => {
-  it('refuses, before any run, a summary that is not of the same sample', () => {
-    const summary = join(mkdtempSync(join(tmpdir(), 'stryker-unit-')), 'summary.json');
-    writeFileSync(summary, JSON.stringify({ seed: 8, sample: 3, killedBy: [{ key: 'sandbox/a.ts:1:1-1:2 M x' }] }));
-    const run = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '3', '--seed', '7', '--survivors-of', summary, '--list'],
-      { encoding: 'utf8' },
-    );
-    expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/is not a summary of a sample of this seed and size .*run the whole sample/);
-  });
+  it(
+    'refuses, before any run, a summary that is not of the same sample',
+    () => {
+      const summary = join(mkdtempSync(join(tmpdir(), 'stryker-unit-')), 'summary.json');
+      writeFileSync(summary, JSON.stringify({ seed: 8, sample: 3, killedBy: [{ key: 'sandbox/a.ts:1:1-1:2 M x' }] }));
+      const run = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/mutation-stryker.ts', '--sample', '3', '--seed', '7', '--survivors-of', summary, '--list'],
+        { encoding: 'utf8' },
+      );
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/is not a summary of a sample of this seed and size .*run the whole sample/);
+    },
+    ENUMERATION_TIMEOUT,
+  );
 });
