@@ -759,7 +759,11 @@ describe('4.1 amount and quantity charged on the screen', () => {
           '4.1-cantidad-editable',
         );
       } else {
-        t.observe('4.1-cantidad-editable', `a payment with a forged quantity was not approved (${outcome.kind}); nothing was charged`);
+        // Refusing a forged post is the target's right: no charge to compare, nothing to judge (never a WARN).
+        t.skip(
+          'nothing-to-judge',
+          `a payment with a forged quantity was not approved (${outcome.kind}): nothing was charged, nothing to judge`,
+        );
       }
     },
   );
@@ -799,7 +803,11 @@ describe('4.1 amount and quantity charged on the screen', () => {
         '4.1-monto-editable',
       );
     } else {
-      t.observe('4.1-monto-editable', `a payment with a forged amount was not approved (${outcome.kind}); nothing was charged`);
+      // Refusing a forged post is the target's right: no charge to compare, nothing to judge (never a WARN).
+      t.skip(
+        'nothing-to-judge',
+        `a payment with a forged amount was not approved (${outcome.kind}): nothing was charged, nothing to judge`,
+      );
     }
   });
 
@@ -824,7 +832,8 @@ describe('4.1 amount and quantity charged on the screen', () => {
       const outcome = await payOnScreen(t, link.urlEnlace);
       if (outcome.kind === 'refused' && outcome.status >= 500)
         t.observe('4.1-cantidad-por-defecto', `the payment of 2 × 1e308 was answered ${outcome.status}, a server error`);
-      if (approvalOf(outcome) !== 'true') return;
+      // Not approved is what the title asks; a page left unread is not judged (approved: unreadPage).
+      if (!approved(outcome)) return;
       const said = await saidOrLookedUp(t, approvedParams(outcome), 'monto');
       const monto = asNumber(said);
       if (monto === undefined || !Number.isFinite(monto))
