@@ -228,14 +228,13 @@ describe('3 vigencia.fechaFin minutes in the past: no wait needed', () => {
       const fechaFin = new Date(Math.max(now - 180_000, startOfDay + 1000)).toISOString();
       const base = await observedLinkBody(t, { vigencia: { fechaFin } });
       const created = await t.call('createPaymentLink', { json: base });
-      // Refusing a link that is already over is stricter than the spec asks, and leaves nothing to pay.
-      if (!(created.response && created.response.status >= 200 && created.response.status < 300)) {
-        t.observe(
-          '3-vigencia-bounds-use',
-          `a link whose vigencia.fechaFin (${fechaFin}) has passed was refused at creation (status ${created.response?.status ?? 'none'})`,
+      // Refusing a link that is already over is stricter than the spec asks (the target's right), and leaves nothing to pay.
+      if (!(created.response && created.response.status >= 200 && created.response.status < 300))
+        return t.skip(
+          'nothing-to-judge',
+          `a link whose vigencia.fechaFin (${fechaFin}) has passed was refused at creation (status ` +
+            `${created.response?.status ?? 'none'}), as the target may: no link to pay, nothing to judge`,
         );
-        return;
-      }
       // The link itself made as every test makes one (its URL found the ways the spec gives).
       const { link } = await createLink(t, { ...base, identificadorEnlaceComercio: `${base.identificadorEnlaceComercio}-b` });
       paymentNotApproved(

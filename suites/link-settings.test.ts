@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { draw } from '../generators/free-content.ts';
 import type { PaymentOutcome, TestHandle } from '../harness/index.ts';
-import { approvalOf, asBool, asNumber, clauseTest, fail, field, holds, mapPage } from '../harness/index.ts';
+import { approvalOf, asBool, asNumber, clauseTest, fail, field, holds, mapPage, unreadPage } from '../harness/index.ts';
 import type { PaymentLinkCreateRequest } from '../spec/types.ts';
 import { activate, createLink, idOf } from './flows/links.ts';
 import { lookUp } from './flows/lookups.ts';
@@ -275,6 +275,8 @@ describe('4.1 an editable quantity is a whole number, where the payment is poste
       const cantidadPorDefecto = 1;
       const link = await linkOf(t, { monto }, { esCantidadEditable: true, cantidadPorDefecto });
       const outcome = await post(t, link.urlEnlace, { cantidad: '0x2' });
+      // Refused is what the title asks; a page left unread says nothing (not judged).
+      unreadPage(outcome, 'a payment of quantity "0x2"');
       if (approvalOf(outcome) !== 'true') return;
       const charged = await saidOrLookedUp(t, outcome.kind === 'redirect' ? outcome.params : {}, 'monto');
       if (asNumber(charged) === monto * cantidadPorDefecto && t.run.config.payer.kind !== 'http')

@@ -279,19 +279,15 @@ describe('4.1 creating a payment link', () => {
       const image = await t.run.payer.fetchImage(link.urlQrCodeEnlace);
       isImage(image, link.urlQrCodeEnlace, '4.1-qr-leads-to-screen');
       untypedImage(t, image, link.urlQrCodeEnlace, '4.1-qr-leads-to-screen');
-      // The image format is not shown (4.1 "URL of the QR image"): only a PNG is decoded.
-      if (!image.isPng) {
-        t.observe(
-          '4.1-qr-leads-to-screen',
-          `the QR image is ${image.contentType || 'of no content type'}, not PNG: where its code leads is not checked`,
+      // The image format is not shown (4.1 "URL of the QR image"): only a PNG is decoded, so another format (the
+      // target's right) or one too large for the decoder leaves the suite unable to tell where the code leads.
+      if (!image.isPng)
+        return t.skip(
+          'undecidable',
+          `the QR image is ${image.contentType || 'of no content type'}, not the PNG this suite decodes: where its code leads is not judged`,
         );
-        return;
-      }
       const qr = decodeQrPng(image.bytes);
-      if (qr.tooLarge) {
-        t.observe('4.1-qr-leads-to-screen', `${qr.reason}: where its code leads is not checked`);
-        return;
-      }
+      if (qr.tooLarge) return t.skip('undecidable', `${qr.reason}: where its code leads is not judged`);
       holds(qr.text !== undefined, 'qr-readable', '4.1-qr-leads-to-screen', 'the PNG holds a readable QR code', qr.reason ?? '');
       const target = new URL(qr.text, link.urlQrCodeEnlace).href;
       screenOfProduct(t, await t.run.payer.openScreen(target), nombreProducto, '4.1-qr-leads-to-screen', `the QR's ${target}`);
@@ -721,7 +717,11 @@ describe('4.1 amount and quantity charged on the screen', () => {
       const screen = await t.run.payer.openScreen(link.urlEnlace);
       const name = mapPage(screen.html, t.run.config.screenFieldNames).names.cantidad;
       const shown = screen.form?.fields[name];
-      if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name)) return;
+      if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name))
+        return t.skip(
+          'page-not-driven',
+          `the payer finds no visible quantity input (${name}) on the screen: where it starts is not judged`,
+        );
       if (Number(shown.trim()) !== 3 || shown.trim() === '')
         t.observe(
           '4.1-cantidad-por-defecto',
@@ -759,7 +759,11 @@ describe('4.1 amount and quantity charged on the screen', () => {
           '4.1-cantidad-editable',
         );
       } else {
-        t.observe('4.1-cantidad-editable', `a payment with a forged quantity was not approved (${outcome.kind}); nothing was charged`);
+        // Refusing a forged post is the target's right: no charge to compare, nothing to judge (never a WARN).
+        t.skip(
+          'nothing-to-judge',
+          `a payment with a forged quantity was not approved (${outcome.kind}): nothing was charged, nothing to judge`,
+        );
       }
     },
   );
@@ -771,7 +775,8 @@ describe('4.1 amount and quantity charged on the screen', () => {
     const screen = await t.run.payer.openScreen(link.urlEnlace);
     const name = mapPage(screen.html, t.run.config.screenFieldNames).names.monto;
     const shown = screen.form?.fields[name];
-    if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name)) return;
+    if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name))
+      return t.skip('page-not-driven', `the payer finds no visible amount input (${name}) on the screen: where it starts is not judged`);
     if (shown.trim() === '' || Number(shown.trim().replace(',', '.')) !== 10.5)
       t.observe('4.1-monto-editable', `the editable amount input of a link of monto 10.50 starts at ${JSON.stringify(shown)}, not 10.50`);
   });
@@ -798,7 +803,11 @@ describe('4.1 amount and quantity charged on the screen', () => {
         '4.1-monto-editable',
       );
     } else {
-      t.observe('4.1-monto-editable', `a payment with a forged amount was not approved (${outcome.kind}); nothing was charged`);
+      // Refusing a forged post is the target's right: no charge to compare, nothing to judge (never a WARN).
+      t.skip(
+        'nothing-to-judge',
+        `a payment with a forged amount was not approved (${outcome.kind}): nothing was charged, nothing to judge`,
+      );
     }
   });
 
@@ -812,12 +821,19 @@ describe('4.1 amount and quantity charged on the screen', () => {
       const body = await observedLinkBody(t, { monto: 1e308 });
       const request = { ...body, configuracion: { ...body.configuracion, cantidadPorDefecto: 2 } };
       const probe = await t.call('createPaymentLink', { json: request });
-      if (probe.response === undefined || probe.response.status >= 300) return; // such a link refused: not judged here
+      // Such a link refused is the service's choice (see above): no payment to judge.
+      if (probe.response === undefined || probe.response.status >= 300)
+        return t.skip(
+          'nothing-to-judge',
+          `a link of monto 1e308 and cantidadPorDefecto 2 was refused at creation (${probe.response?.status ?? 'no answer'}), ` +
+            'as the service may: no payment to judge, nothing to judge',
+        );
       const { link } = await createLink(t, request);
       const outcome = await payOnScreen(t, link.urlEnlace);
       if (outcome.kind === 'refused' && outcome.status >= 500)
         t.observe('4.1-cantidad-por-defecto', `the payment of 2 × 1e308 was answered ${outcome.status}, a server error`);
-      if (approvalOf(outcome) !== 'true') return;
+      // Not approved is what the title asks; a page left unread is not judged (approved: unreadPage).
+      if (!approved(outcome)) return;
       const said = await saidOrLookedUp(t, approvedParams(outcome), 'monto');
       const monto = asNumber(said);
       if (monto === undefined || !Number.isFinite(monto))
@@ -909,9 +925,10 @@ describe('4.1 / 3 how long a screen and a link can be paid', () => {
         try {
           paymentNotApproved(early, '3-vigencia-bounds-use', 'a payment just before vigencia.fechaInicio');
         } catch (err) {
-          // A page this payer cannot tell from a refusal: that side unjudged (said), the other still judged below.
+          // A page this payer cannot tell from a refusal: that side unjudged (a line of the transcript, the suite's own
+          // reading, never a WARN), the other still judged below.
           if (!(err instanceof NoFormError) && !(err instanceof UnreadPage)) throw err;
-          t.observe('3-vigencia-bounds-use', `${err.message}: the side before fechaInicio is not judged`);
+          t.remark(`${err.message}: the side before fechaInicio is not judged`);
         }
       } else {
         // The suite's own lateness, not the target's behaviour: a line of the transcript, never a WARN (it flickers with load).
@@ -1042,7 +1059,10 @@ describe('4.1 where the screen sends the customer', () => {
       const { link } = await linkWith(t, {});
       const screen = await t.run.payer.openScreen(link.urlEnlace);
       const led = t.run.payer.follow ? await t.run.payer.follow(screen, 'back') : { notFound: 'this payer presses no controls' };
-      if ('notFound' in led || new URL(led.url).origin !== new URL(screen.url).origin) return;
+      if ('notFound' in led)
+        return t.skip('nothing-to-judge', `the back button of the screen, not pressed: ${led.notFound}; nothing to judge`);
+      if (new URL(led.url).origin !== new URL(screen.url).origin)
+        return t.skip('nothing-to-judge', `the back button leads out of the service (${led.url}): nothing to judge`);
       const ex = await t.run.http.request({ method: 'GET', url: led.url, notNow: 'answer', label: 'where the back button leads' });
       const status = ex.response?.status ?? 0;
       if (status >= 400)

@@ -35,8 +35,11 @@ async function payQr(t: TestHandle, urlEnlacePago: string, label?: string): Prom
   return t.call('purchasePagoQr', { json: purchasePagoQr(urlEnlacePago), ...(label ? { label } : {}) });
 }
 
-/** Whether the PagoQr transaction is approved, looked up as the account that made it (4.8); observed when not. */
-async function approvedNow(t: TestHandle, paid: Exchange, what: string): Promise<boolean> {
+/**
+ * The premise that the PagoQr transaction is approved, looked up as the account that made it (4.8). Whether PagoQr
+ * completes at once is not shown (3: transitions not shown), so one not approved yet skips the test, with the facts.
+ */
+async function approvedNow(t: TestHandle, paid: Exchange, what: string): Promise<void> {
   bodyOf(paid, '4.5-response-fields');
   const id = readString(readResponse(t.run.contract, 'purchasePagoQr', paid), 'idTransaccion', '4.5-response-fields', paid);
   const ex = await t.call('getTransaction', { pathParams: { id }, auth: 'account' });
@@ -44,12 +47,11 @@ async function approvedNow(t: TestHandle, paid: Exchange, what: string): Promise
   bodyOf(ex, '4.8-response-fields');
   const esAprobada = readResponse(t.run.contract, 'getTransaction', ex)['esAprobada'];
   if (asBool(esAprobada) !== true)
-    t.observe(
-      '4.5-pays-the-link',
-      `the PagoQr transaction ${id} is not approved right after the request (esAprobada ` +
-        `${JSON.stringify(esAprobada)}): ${what} not checked`,
+    t.skip(
+      'nothing-to-judge',
+      `the PagoQr transaction ${id} is not approved right after the request (esAprobada ${JSON.stringify(esAprobada)}; ` +
+        `whether PagoQr completes at once is not shown): ${what} not judged, nothing to judge`,
     );
-  return asBool(esAprobada) === true;
 }
 
 /** A refusal with its status observed: the spec shows no error status (7). */
@@ -91,7 +93,7 @@ describe('4.5 paying a link from its QR', () => {
       const { link } = await createLink(t);
       const paid = await payQr(t, link.urlEnlace);
       succeeded(paid, '4.5-endpoint', 'paying the link from its short URL');
-      if (!(await approvedNow(t, paid, 'the link record'))) return;
+      await approvedNow(t, paid, 'the link record');
       const id = readString(readResponse(t.run.contract, 'purchasePagoQr', paid), 'idTransaccion', '4.5-response-fields', paid);
       const { ex, record } = await activate(t, link.idEnlace);
       fieldEquals(record.cantidadPagosExitosos, 1, 'cantidadPagosExitosos', '2.1-successful-payments-counted', ex);
@@ -165,7 +167,7 @@ describe('4.5 paying a link from its QR', () => {
     const { link } = await createLink(t, paymentLinkMinimal({ limitesDeUso: { cantidadMaximaPagosExitosos: 1 } }));
     const first = await payQr(t, link.urlEnlace, 'PagoQr 1 of 1');
     succeeded(first, '4.5-endpoint', 'the one payment the link allows');
-    if (!(await approvedNow(t, first, 'the success limit'))) return;
+    await approvedNow(t, first, 'the success limit');
     refused(
       t,
       await payQr(t, link.urlEnlace, 'PagoQr 2 of 1'),

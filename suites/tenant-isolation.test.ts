@@ -6,7 +6,8 @@
  * transaction, activate a link, pay a link through PagoQr, buy through MPOS as its idAplicativo. Any 2xx fails
  * (with SECURITY_CHECKS=observe, securityCheck records a WARN with the same evidence instead: chosen here, where the
  * check is made). Each test first shows the other
- * merchant's credentials work on its own objects, so a refusal is about the tenant, not about bad credentials.
+ * merchant's credentials work on its own objects, so a refusal is about the tenant, not about bad credentials (where
+ * they do not, the test is not judged).
  */
 import { describe } from 'vitest';
 import { paymentLinkMinimal, purchaseMposBanda, purchasePagoQr } from '../generators/bodies.ts';
@@ -37,42 +38,33 @@ function other(t: TestHandle): Call {
   return t.run.callAs(o.business, o.account);
 }
 
-/** The other merchant's business creates a link and its account activates it: both credentials work. */
-async function otherCredentialsWork(t: TestHandle, clause: string): Promise<boolean> {
+/**
+ * The premise of every test here: the other merchant's business creates a link and its account activates it (both
+ * credentials work). Where they do not, a refusal across tenants would say nothing: not judged, with the answer.
+ */
+async function otherCredentialsWork(t: TestHandle): Promise<void> {
   const call = other(t);
   const created = await call('createPaymentLink', {
     json: paymentLinkMinimal(),
     auth: 'bearer',
     label: 'createPaymentLink (other merchant)',
   });
-  if (
-    !securityCheck(
-      t,
-      is2xx(created),
-      'success',
-      clause,
-      "the other merchant's business creating a link of its own (its credentials work) succeeds (2xx)",
-      statusText(created),
-      created,
-    )
-  )
-    return false;
+  if (!is2xx(created)) notWorking(t, `its business token creating a link of its own answered ${statusText(created)}`);
   const idEnlace = asString(field(created.response?.json, 'idEnlace')) ?? '';
   const activated = await call('activatePaymentLink', {
     pathParams: { id: idEnlace },
     auth: 'account',
     label: 'activatePaymentLink (other merchant, own link)',
   });
-  return securityCheck(
-    t,
-    is2xx(activated),
-    'success',
-    clause,
-    "the other merchant's account activating its own link (its credentials work) succeeds (2xx)",
-    statusText(activated),
-    activated,
-  );
+  if (!is2xx(activated)) notWorking(t, `its account activating its own link ${idEnlace} answered ${statusText(activated)}`);
 }
+
+const notWorking = (t: TestHandle, what: string): never =>
+  t.skip(
+    'credential-missing',
+    `the other merchant's credentials (OTHER_CLIENT_ID, OTHER_ACCOUNT_USER) do not work on its own objects (${what}): ` +
+      'a refusal across tenants would say nothing',
+  );
 
 /** The other merchant's request on the first's object was refused (not 2xx); a 2xx is the finding. */
 function refusedAcrossTenants(t: TestHandle, ex: Exchange, clause: string, what: string): void {
@@ -97,7 +89,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
         const { response } = await buyWallet(t);
         const id = String(response['idTransaccion']);
         await lookUp(t, id); // the id is real: its owner reads it
-        if (!(await otherCredentialsWork(t, 'security-tenant-transaction-read'))) return;
+        await otherCredentialsWork(t);
         const ex = await other(t)('getTransaction', { pathParams: { id }, auth, label: `getTransaction (other merchant, ${auth})` });
         refusedAcrossTenants(t, ex, 'security-tenant-transaction-read', `GET /TransaccionCompra/${id} with the other merchant's ${who}`);
       },
@@ -109,7 +101,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
     "the other merchant's account cannot activate (and read) the first merchant's link",
     async (t) => {
       const { link } = await createLink(t);
-      if (!(await otherCredentialsWork(t, 'security-tenant-link-activate'))) return;
+      await otherCredentialsWork(t);
       const ex = await other(t)('activatePaymentLink', {
         pathParams: { id: link.idEnlace },
         auth: 'account',
@@ -129,7 +121,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
     "whether the other merchant's account can pay the first merchant's link through PagoQr (observed)",
     async (t) => {
       const { link } = await createLink(t);
-      if (!(await otherCredentialsWork(t, 'security-tenant-pagoqr'))) return;
+      await otherCredentialsWork(t);
       // The interlock checks the other merchant's own mode before this purchase is sent as it (harness/setup/interlock.ts).
       const ex = await other(t)('purchasePagoQr', {
         json: purchasePagoQr(link.urlEnlace),
@@ -153,7 +145,7 @@ describe('security: another merchant reaches nothing of the first (OWASP API1:20
     "the other merchant's account cannot buy through MPOS as the first merchant's idAplicativo",
     async (t) => {
       const idAplicativo = await businessIdOf(t);
-      if (!(await otherCredentialsWork(t, 'security-tenant-mpos-idaplicativo'))) return;
+      await otherCredentialsWork(t);
       const body = purchaseMposBanda(t.run.config.testData, { idAplicativo });
       const ex = await other(t)('purchaseMposBanda', {
         json: body,
