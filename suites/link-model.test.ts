@@ -10,7 +10,8 @@
  * at every activar, or only when it revives a link that reached that limit), whether the record activar answers shows
  * the counters as they stood or as it just reset them (4.2 returns "the full link record", not which), what `usable` says for a link past its
  * success limit or outside its validity ("not shown", 3), and what a payment outside the validity does after
- * activar. A step no world explains is a finding; what the surviving worlds say is recorded as an observation.
+ * activar. A step no world explains is a finding. Which readings the target takes is observed by a pinned test
+ * (fixed sequences), not by the random walk: what a walk settles depends on the draw.
  *
  * Times: the validity bounds lie 15 s past a half-minute and the clock moves in half-minutes, so no step falls near
  * a bound (the few seconds the run itself takes stay below 15 s).
@@ -658,7 +659,6 @@ describe('3 / 2.1 / 4.2 a payment link under random command sequences (model-bas
 });
 
 async function modelRun(t: TestHandle, name: string): Promise<void> {
-  const notes = new Set<string>();
   await runModel(t, {
     file: FILE,
     name,
@@ -667,16 +667,16 @@ async function modelRun(t: TestHandle, name: string): Promise<void> {
     params: paramsArbitrary(t.run.target.capabilities.includes('clock')),
     commands: commandArbitraries(t),
     maxCommands: t.run.target.kind === 'embedded' ? 10 : 6,
-    setup: (p) => setup(t, p, notes),
+    setup: (p) => setup(t, p, new Set()),
     runs: { embedded: 12, remote: 3 },
   });
-  // One observation, whichever readings this run's random walk met: the count of WARNs does not vary with the draw.
-  if (notes.size > 0) t.observe('3-other-link-transitions-not-shown', [...notes].slice(0, 8).join('; '));
+  // No observation here: which readings a walk settles depends on the draw (FC_SEED=44's 12 walks settle none), so a
+  // correct target passed or warned by chance. The pinned test of activar's readings observes them every run.
 }
 
 /** Pinned sequences: steps the random walk finds only sometimes, run through the same model every time. */
 describe('3 / 2.1 / 4.1 pinned sequences of the link model', () => {
-  const pinned = async (t: TestHandle, p: Partial<LinkParams>, commands: LinkCommand[]) => {
+  const pinned = async (t: TestHandle, p: Partial<LinkParams>, commands: LinkCommand[], notes = new Set<string>()) => {
     const params: LinkParams = {
       monto: 10.5,
       maxExitosos: null,
@@ -688,7 +688,7 @@ describe('3 / 2.1 / 4.1 pinned sequences of the link model', () => {
       fin: null,
       ...p,
     };
-    const { model, real } = await setup(t, params, new Set());
+    const { model, real } = await setup(t, params, notes);
     await fc.asyncModelRun(() => ({ model, real }), commands);
   };
 
@@ -731,6 +731,37 @@ describe('3 / 2.1 / 4.1 pinned sequences of the link model', () => {
         new Pay(false, 1),
         new Activate(),
       ]);
+    },
+  );
+
+  clauseTest(
+    {
+      clauses: [
+        '3-other-link-transitions-not-shown',
+        '3-failure-limit-deactivates',
+        '3-success-limit-bounds-use',
+        '2.1-failed-attempts-counted',
+        '2.1-successful-payments-counted',
+        '4.2-activar-restores',
+      ],
+      endpoint: 'flow',
+      purchase: true,
+      needs: ['account'],
+      movesClock: true,
+    },
+    "activar's readings the spec leaves open (limits, counters, usable outside the validity) are settled by fixed sequences",
+    async (t) => {
+      const notes = new Set<string>();
+      // activar before and after the failure limit, then once more: what the limit and the counter count.
+      const d = () => new Pay(true, 1);
+      const a = () => new Pay(false, 1);
+      await pinned(t, { maxFallidos: 2 }, [d(), new Activate(), d(), a(), d(), new Activate(), new Activate()], notes);
+      // The same for the success limit.
+      await pinned(t, { maxExitosos: 2 }, [a(), a(), new Activate(), a(), new Activate(), a(), a(), new Activate()], notes);
+      // activar of a link past its vigencia.fechaFin (needs the clock: 45 s past the creation).
+      if (t.run.control && t.run.target.capabilities.includes('clock'))
+        await pinned(t, { fin: 1 }, [a(), new Advance(2), new Activate(), a()], notes);
+      if (notes.size > 0) t.observe('3-other-link-transitions-not-shown', [...notes].join('; '));
     },
   );
 });
