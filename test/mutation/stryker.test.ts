@@ -238,9 +238,12 @@ describe('the wording ignorer', () => {
       'export function f(v: any, tipo: string, ok: boolean) {',
       "  const que = tipo === 'email' ? 'correos' : 'telefonos';",
       "  const cuenta = ok ? 'la cuenta' : 'el token';",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a template literal, instrumented as text
       '  const esperado = { a: cuenta, b: `o ${cuenta}` }[tipo];',
       "  const limite = tipo === 'email' ? 5 : 9;",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a template literal, instrumented as text
       '  if (!ok) v.error(tipo, `debe ser una lista de ${que} (${limite})`);',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a template literal, instrumented as text
       "  if (limite > 6) return { errores: [{ campo: 'x', mensaje: `se requiere ${esperado}` }] };",
       '  return null;',
       '}',
