@@ -17,6 +17,7 @@ import {
   holds,
   type Need,
   notAccepted,
+  NotJudged,
   PURCHASE_OPERATIONS,
   succeeded,
   type TestHandle,
@@ -96,6 +97,30 @@ describe('5.1 / 5.2 token issuance', () => {
         String(body['expires_in']),
         ex,
       );
+    },
+  );
+
+  // RFC 6749 5.1 (5.1's OAuth 2.0 flow): a response with a token MUST carry Cache-Control: no-store and Pragma:
+  // no-cache. 5.2 does not show the response's headers, so a missing one is observed.
+  clauseTest(
+    { clauses: '5.2-token-response', endpoint: 'POST /connect/token' },
+    'a token response forbids caching (Cache-Control: no-store, Pragma: no-cache), observed otherwise',
+    async (t) => {
+      const ex = await requestToken(t, t.run.target.business.clientSecret);
+      succeeded(ex, '5.1-token-request', 'the token request');
+      const headers = ex.response?.headers ?? {};
+      const esperados: [string, RegExp][] = [
+        ['cache-control', /\bno-store\b/i],
+        ['pragma', /\bno-cache\b/i],
+      ];
+      for (const [name, value] of esperados) {
+        const got = headers[name];
+        if (!value.test(String(got ?? '')))
+          t.observe(
+            '5.2-token-response',
+            `the token response has ${name} ${JSON.stringify(got ?? null)} (RFC 6749 5.1: a token response MUST carry ${name === 'pragma' ? 'Pragma: no-cache' : 'Cache-Control: no-store'})`,
+          );
+      }
     },
   );
 
@@ -269,14 +294,17 @@ describe('5.1 / 5.2 token issuance', () => {
       const basic = Buffer.from(`${encodeURIComponent(business.clientId)}:${encodeURIComponent(business.clientSecret)}`).toString('base64');
       t.secret(business.clientSecret, 'client-secret');
       t.secret(basic, 'client-secret');
+      const sinCliente = Buffer.from(`:${encodeURIComponent(business.clientSecret)}`).toString('base64');
+      t.secret(sinCliente, 'client-secret');
       const credentials = { client_id: business.clientId, client_secret: business.clientSecret };
       const cases: { clause: string; what: string; headers?: Record<string, string>; form?: Record<string, string>; body?: string }[] = [
         { clause: '5.1-grant-type', what: 'without grant_type', form: { audience, ...credentials } },
-        {
-          clause: '5.1-token-request',
-          what: 'with grant_type twice',
-          body: `grant_type=client_credentials&${new URLSearchParams({ grant_type: 'client_credentials', audience, ...credentials })}`,
-        },
+        // Each parameter of 5.1 repeated with its own value: RFC 6749 3.2 "MUST NOT be included more than once".
+        ...Object.entries({ grant_type: 'client_credentials', audience, ...credentials }).map(([name, value]) => ({
+          clause: name.startsWith('client_') ? '5.1-client-credentials' : '5.1-token-request',
+          what: `with ${name} twice`,
+          body: `${new URLSearchParams({ [name]: value })}&${new URLSearchParams({ grant_type: 'client_credentials', audience, ...credentials })}`,
+        })),
         {
           clause: '5.1-client-credentials',
           what: 'authenticating the client twice, by HTTP Basic and in the form',
@@ -288,6 +316,13 @@ describe('5.1 / 5.2 token issuance', () => {
           what: 'with HTTP Basic and the client_secret in the form as well',
           headers: { authorization: `Basic ${basic}` },
           form: { grant_type: 'client_credentials', audience, client_secret: business.clientSecret },
+        },
+        {
+          // RFC 7617 lets the user-id be empty: a Basic header naming no client is still a second method.
+          clause: '5.1-client-credentials',
+          what: 'with HTTP Basic naming an empty client id and the credentials in the form',
+          headers: { authorization: `Basic ${sinCliente}` },
+          form: { grant_type: 'client_credentials', audience, ...credentials },
         },
       ];
       for (const c of cases) {
@@ -565,6 +600,51 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
         t.observe(
           '5.5-account-auth-not-shown',
           `an Authorization header "Basic <the account's credential> <a wrong one>" was accepted (${status}): only its first token was read`,
+        );
+    },
+  );
+  // The Basic scheme of RFC 7617 is "Basic" 1*SP token68 (RFC 9110 11.4): another scheme whose name merely ends in
+  // the word is not it, and two spaces before the credential still are. 5.5 shows no scheme: both are observed.
+  clauseTest(
+    { clauses: ['5.5-account-endpoints', '5.5-account-auth-not-shown'], endpoint: ENDPOINT['activatePaymentLink']!, needs: ['account'] },
+    'activatePaymentLink with the account credential under another scheme (NotBasic) is observed when accepted',
+    async (t) => {
+      const { user, password } = t.run.target.account!;
+      const right = Buffer.from(`${user}:${password}`).toString('base64');
+      t.secret(right, 'account credential');
+      const ex = await t.call('activatePaymentLink', {
+        ...(await validRequest(t, 'activatePaymentLink')),
+        auth: { header: `NotBasic ${right}` },
+      });
+      const status = ex.response?.status ?? 0;
+      if (status >= 200 && status < 300)
+        t.observe(
+          '5.5-account-auth-not-shown',
+          `an Authorization header "NotBasic <the account's credential>" was accepted (${status}): not the Basic scheme`,
+        );
+    },
+  );
+  clauseTest(
+    { clauses: ['5.5-account-endpoints', '5.5-account-auth-not-shown'], endpoint: ENDPOINT['activatePaymentLink']!, needs: ['account'] },
+    'activatePaymentLink with two spaces between Basic and the account credential is observed when refused where one is accepted',
+    async (t) => {
+      const { user, password } = t.run.target.account!;
+      const right = Buffer.from(`${user}:${password}`).toString('base64');
+      t.secret(right, 'account credential');
+      const request = await validRequest(t, 'activatePaymentLink');
+      const control = await t.call('activatePaymentLink', { ...request, auth: { header: `Basic ${right}` } });
+      const ok = (s: number): boolean => s >= 200 && s < 300;
+      // A target that takes no HTTP Basic at all (5.5 shows no scheme) has nothing to compare.
+      if (!ok(control.response?.status ?? 0))
+        throw new NotJudged(
+          `the account credential by HTTP Basic with one space was refused (${control.response?.status}): nothing to compare`,
+        );
+      const ex = await t.call('activatePaymentLink', { ...request, auth: { header: `Basic  ${right}` } });
+      const status = ex.response?.status ?? 0;
+      if (!ok(status))
+        t.observe(
+          '5.5-account-auth-not-shown',
+          `an Authorization header "Basic  <the account's credential>" (two spaces) was refused (${status}) where one space was accepted: RFC 9110 11.4 allows 1*SP`,
         );
     },
   );
