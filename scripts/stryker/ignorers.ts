@@ -87,6 +87,7 @@ export const PLUMBING_DECLARATIONS: readonly { file: string; name: string; reaso
     control: true,
     property: true,
   },
+  { file: 'sandbox/auth.ts', name: 'AUDIENCIA_PROPIA', reason: 'only fault token-audience-own reads it' },
   { file: 'sandbox/hash.ts', name: 'urlCuatroCampos', reason: 'only fault link-redirect-four-fields calls it' },
   { file: 'sandbox/links.ts', name: 'rutaAusente', reason: 'only fault enlacepago-route-missing acts in it' },
   { file: 'sandbox/respuestas.ts', name: 'esReglaDeCampo', reason: 'only variant errors-422 reads it' },
