@@ -112,14 +112,18 @@ describe('request cap order', () => {
     const { get, release } = await oneSlotHeld();
     let next!: () => void;
     const go = new Promise<void>((resolve) => (next = resolve));
+    let reached!: () => void;
+    const twoDone = new Promise<void>((resolve) => (reached = resolve));
     // A test two requests along its chain, whose third waits until the only slot is taken.
     const along = withRecord('along', async () => {
       await get('/along-1');
       await get('/along-2');
+      reached();
       await go;
       return get('/along-3');
     });
-    await sleep(50);
+    // Its two answers in, however loaded the machine, before the slot is taken.
+    await twoDone;
     const hold = get('/hold');
     await sleep(20);
     const fresh = withRecord('fresh', () => get('/fresh'));
