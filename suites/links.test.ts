@@ -707,6 +707,31 @@ describe('4.1 amount and quantity charged on the screen', () => {
     },
   );
 
+  // A total the screen writes (a "total" label, then an amount with cents) is the amount it charges: quantity × monto
+  // (4.1). The spec does not say the screen shows one, so a wrong total is observed, never failed; none is not judged.
+  clauseTest(
+    { clauses: '4.1-cantidad-por-defecto', endpoint: 'flow' },
+    'a total the payment screen shows is cantidadPorDefecto × monto, else observed',
+    async (t) => {
+      const { link } = await linkWith(t, { cantidadPorDefecto: 3 }, { monto: 10.5 });
+      const screen = await t.run.payer.openScreen(link.urlEnlace);
+      if (screen.status < 200 || screen.status >= 300)
+        return t.skip(
+          'premise-elsewhere',
+          `the payment screen answered ${screen.status}: judged by the 4.1-url-enlace-leads-to-screen tests`,
+        );
+      const root = parse(screen.html);
+      for (const e of root.querySelectorAll('style, script')) e.remove(); // a CSS rule .total is no total
+      const totals = [...root.text.matchAll(/\btotal\b[^\d]{0,40}?(\d+[.,]\d{2})(?![\d])/gi)].map((m) => m[1] ?? '');
+      const wrong = totals.filter((n) => Number(n.replace(',', '.')) !== 31.5);
+      if (wrong.length > 0)
+        t.observe(
+          '4.1-cantidad-por-defecto',
+          `the payment screen at ${screen.url} of a link of monto 10.50 and cantidadPorDefecto 3 shows a total of ${wrong.join(', ')}, not 31.50`,
+        );
+    },
+  );
+
   // cantidadPorDefecto is the quantity shown (4.1): where the customer edits it, its input starts there; one starting
   // at another value (or none) is observed. A screen whose quantity input this payer does not find is not judged.
   clauseTest(
