@@ -47,6 +47,7 @@ import {
   paymentApproved,
   paymentNotApproved,
   type PaymentOutcome,
+  type CardPayment,
   paymentWentThrough,
   redirectSeen,
   type Screen,
@@ -1463,6 +1464,39 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
           `payment ${id} of a link with urlWebhook and no emailsNotificacion e-mailed none of ${[...business].join(', ')}, ` +
             'whom a wallet purchase without configuracion e-mails (the business settings)',
         );
+    },
+  );
+});
+
+describe('4.1 the card entered on the screen', () => {
+  // The screen is where the customer enters the card (4.1 urlEnlace; 7 judges its cvv), and a card payment carries a
+  // number, cvv and expiry (4.3 "all required"). The screen's own rules are not shown: a screen approving a card whose
+  // cvv or expiry was left empty is observed, not failed.
+  clauseTest(
+    { clauses: '4.1-url-enlace-leads-to-screen', endpoint: 'flow', purchase: true },
+    'a card whose cvv, expiry month or expiry year is left empty on the screen is not approved (else observed)',
+    async (t) => {
+      const empty: { campo: 'cvv' | 'mesVencimiento' | 'anioVencimiento'; overrides: Partial<CardPayment> }[] = [
+        { campo: 'cvv', overrides: { cvv: '' } },
+        { campo: 'mesVencimiento', overrides: { mesVencimiento: '' } },
+        { campo: 'anioVencimiento', overrides: { anioVencimiento: '' } },
+      ];
+      // A field the screen offers no empty choice for (a select of months) cannot be left empty: not judged.
+      const notDriven: string[] = [];
+      for (const { campo, overrides } of empty) {
+        const { link } = await linkWith(t, {});
+        let outcome: PaymentOutcome;
+        try {
+          outcome = await payOnScreen(t, link.urlEnlace, overrides);
+        } catch (e) {
+          if (!(e instanceof PayerError) || (e.name !== 'PaymentRefused' && e.name !== 'FieldsNotFoundError')) throw e;
+          if (e.name === 'FieldsNotFoundError') notDriven.push(`${campo}: ${e.message}`);
+          continue; // refused: as a card without it should be
+        }
+        if (approved(outcome))
+          t.observe('4.1-url-enlace-leads-to-screen', `the screen approved a card payment whose ${campo} was left empty`);
+      }
+      if (notDriven.length === empty.length) t.skip('page-not-driven', `no card field could be left empty: ${notDriven.join('; ')}`);
     },
   );
 });
