@@ -534,6 +534,20 @@ function expectedProductivo(t: TestHandle): boolean {
  * The screen of this product opens (4.1: "Product name shown to the customer"). How a screen takes the card is not
  * shown (a vendor's may need JavaScript), so a page without a form is only observed.
  */
+/**
+ * A screen asking for the card number but with no input for its cvv or expiry takes no card (a card payment carries
+ * all of them, 4.3; 7 judges the screen's cvv): observed, the screen's fields are not shown. A number the suite does
+ * not find (a frame, another naming) is not judged.
+ */
+function cardHalfAsked(t: TestHandle, screen: Screen, clause: string): void {
+  if (!screen.form) return;
+  const { found } = mapPage(screen.html, t.run.config.screenFieldNames);
+  if (!found.numeroTarjeta) return;
+  const missing = (['cvv', 'mesVencimiento', 'anioVencimiento'] as const).filter((campo) => !found[campo]);
+  if (missing.length > 0)
+    t.observe(clause, `the payment screen at ${screen.url} asks for the card number but shows no input for ${missing.join(', ')}`);
+}
+
 function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, clause: string, what: string): void {
   holds(
     screen.status >= 200 && screen.status < 300,
@@ -550,6 +564,7 @@ function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, 
     'the product name is not on the screen',
   );
   leftoverShown(t, screen.html, clause, `the payment screen at ${screen.url}`);
+  cardHalfAsked(t, screen, clause);
   if (!screen.form) t.observe(clause, `the payment screen at ${screen.url} has no <form> the suite can fill`);
   // A form with no button to press takes no payment as served: a browser submits a form of several inputs only
   // through one (a script may submit it: observed).
