@@ -47,6 +47,7 @@ import {
   paymentApproved,
   paymentNotApproved,
   type PaymentOutcome,
+  type CardPayment,
   paymentWentThrough,
   redirectSeen,
   type Screen,
@@ -533,6 +534,20 @@ function expectedProductivo(t: TestHandle): boolean {
  * The screen of this product opens (4.1: "Product name shown to the customer"). How a screen takes the card is not
  * shown (a vendor's may need JavaScript), so a page without a form is only observed.
  */
+/**
+ * A screen asking for the card number but with no input for its cvv or expiry takes no card (a card payment carries
+ * all of them, 4.3; 7 judges the screen's cvv): observed, the screen's fields are not shown. A number the suite does
+ * not find (a frame, another naming) is not judged.
+ */
+function cardHalfAsked(t: TestHandle, screen: Screen, clause: string): void {
+  if (!screen.form) return;
+  const { found } = mapPage(screen.html, t.run.config.screenFieldNames);
+  if (!found.numeroTarjeta) return;
+  const missing = (['cvv', 'mesVencimiento', 'anioVencimiento'] as const).filter((campo) => !found[campo]);
+  if (missing.length > 0)
+    t.observe(clause, `the payment screen at ${screen.url} asks for the card number but shows no input for ${missing.join(', ')}`);
+}
+
 function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, clause: string, what: string): void {
   holds(
     screen.status >= 200 && screen.status < 300,
@@ -549,6 +564,7 @@ function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, 
     'the product name is not on the screen',
   );
   leftoverShown(t, screen.html, clause, `the payment screen at ${screen.url}`);
+  cardHalfAsked(t, screen, clause);
   if (!screen.form) t.observe(clause, `the payment screen at ${screen.url} has no <form> the suite can fill`);
   // A form with no button to press takes no payment as served: a browser submits a form of several inputs only
   // through one (a script may submit it: observed).
@@ -1488,6 +1504,39 @@ describe('4.1 / 6.2 notifications of a successful payment', () => {
           `payment ${id} of a link with urlWebhook and no emailsNotificacion e-mailed none of ${[...business].join(', ')}, ` +
             'whom a wallet purchase without configuracion e-mails (the business settings)',
         );
+    },
+  );
+});
+
+describe('4.1 the card entered on the screen', () => {
+  // The screen is where the customer enters the card (4.1 urlEnlace; 7 judges its cvv), and a card payment carries a
+  // number, cvv and expiry (4.3 "all required"). The screen's own rules are not shown: a screen approving a card whose
+  // cvv or expiry was left empty is observed, not failed.
+  clauseTest(
+    { clauses: '4.1-url-enlace-leads-to-screen', endpoint: 'flow', purchase: true },
+    'a card whose cvv, expiry month or expiry year is left empty on the screen is not approved (else observed)',
+    async (t) => {
+      const empty: { campo: 'cvv' | 'mesVencimiento' | 'anioVencimiento'; overrides: Partial<CardPayment> }[] = [
+        { campo: 'cvv', overrides: { cvv: '' } },
+        { campo: 'mesVencimiento', overrides: { mesVencimiento: '' } },
+        { campo: 'anioVencimiento', overrides: { anioVencimiento: '' } },
+      ];
+      // A field the screen offers no empty choice for (a select of months) cannot be left empty: not judged.
+      const notDriven: string[] = [];
+      for (const { campo, overrides } of empty) {
+        const { link } = await linkWith(t, {});
+        let outcome: PaymentOutcome;
+        try {
+          outcome = await payOnScreen(t, link.urlEnlace, overrides);
+        } catch (e) {
+          if (!(e instanceof PayerError) || (e.name !== 'PaymentRefused' && e.name !== 'FieldsNotFoundError')) throw e;
+          if (e.name === 'FieldsNotFoundError') notDriven.push(`${campo}: ${e.message}`);
+          continue; // refused: as a card without it should be
+        }
+        if (approved(outcome))
+          t.observe('4.1-url-enlace-leads-to-screen', `the screen approved a card payment whose ${campo} was left empty`);
+      }
+      if (notDriven.length === empty.length) t.skip('page-not-driven', `no card field could be left empty: ${notDriven.join('; ')}`);
     },
   );
 });
