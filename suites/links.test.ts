@@ -156,6 +156,51 @@ describe('4.1 creating a payment link', () => {
     },
   );
 
+  // 4.1 takes idGrupoTarjetas and 2.1 lists it in the record; that the record shows the group sent is not stated
+  // (a target may know no such group): another value is observed. A refused body is not judged here.
+  clauseTest(
+    { clauses: ['4.1-request-fields', '2.1-payment-link-types'], endpoint: 'POST /EnlacePago', needs: ['account'] },
+    'a link created with idGrupoTarjetas shows that group in its record, else observed',
+    async (t) => {
+      const idGrupoTarjetas = uniqueRef('grupo');
+      const ex = await t.call('createPaymentLink', { json: { ...paymentLinkMinimal(), idGrupoTarjetas } });
+      const status = ex.response?.status ?? 0;
+      if (status < 200 || status >= 300) return t.skip('refused-by-target', `a link with idGrupoTarjetas was answered ${status}`);
+      const idEnlace = asNumber(field(ex.response?.json, 'idEnlace'));
+      if (idEnlace === undefined) return t.skip('premise-elsewhere', 'the answer gives no idEnlace: the contract testcase judges it');
+      const { record } = await activate(t, idEnlace);
+      const kept = field(record, 'idGrupoTarjetas');
+      if (kept !== idGrupoTarjetas)
+        t.observe(
+          '2.1-payment-link-types',
+          `a link created with idGrupoTarjetas "${idGrupoTarjetas}" has ${JSON.stringify(kept)} in its record`,
+        );
+    },
+  );
+
+  // 4.1 does not list datosAdicionales, 2.1 lists it in the record: pairs sent with a link and missing from its record
+  // are observed (a target may take only the fields 4.1 lists). A refused body is not judged here.
+  clauseTest(
+    { clauses: ['4.1-request-fields', '2.1-payment-link-types'], endpoint: 'POST /EnlacePago', needs: ['account'] },
+    'a link created with datosAdicionales shows those pairs in its record, else observed',
+    async (t) => {
+      const datosAdicionales = { pedido: uniqueRef('pedido'), canal: 'enlace' };
+      const ex = await t.call('createPaymentLink', { json: { ...paymentLinkMinimal(), datosAdicionales } as PaymentLinkCreateRequest });
+      const status = ex.response?.status ?? 0;
+      if (status < 200 || status >= 300) return t.skip('refused-by-target', `a link with datosAdicionales was answered ${status}`);
+      const idEnlace = asNumber(field(ex.response?.json, 'idEnlace'));
+      if (idEnlace === undefined) return t.skip('premise-elsewhere', 'the answer gives no idEnlace: the contract testcase judges it');
+      const { record } = await activate(t, idEnlace);
+      const kept = field(record, 'datosAdicionales');
+      const faltan = Object.entries(datosAdicionales).filter(([clave, valor]) => field(kept, clave) !== valor);
+      if (faltan.length > 0)
+        t.observe(
+          '2.1-payment-link-types',
+          `a link created with datosAdicionales ${JSON.stringify(datosAdicionales)} has ${JSON.stringify(kept)} in its record`,
+        );
+    },
+  );
+
   // The mirror of the full body: every setting's other value (a bool true where the full body sends false, another
   // payment form, Doce), and vigencia written in whole seconds with an offset — ISO 8601 date-times as a merchant's
   // system writes them (4.1 types them date-time, nothing asks for fractions of a second).
@@ -620,6 +665,12 @@ describe('4.1 formaPago omitted', () => {
         ex,
       );
       fieldEquals(record.formaPago.permitirPagoConPuntoPartner, true, 'formaPago.permitirPagoConPuntoPartner', '4.1-formapago-default', ex);
+      // 4.1 names card and points only; it does not say the other forms are refused: one the default also takes is observed.
+      const otras = (['permitirPagoEnCuotasPartner', 'permitirPagoEnBitcoin', 'permitePagoQuickPay'] as const).filter(
+        (campo) => field(record.formaPago, campo) === true,
+      );
+      if (otras.length > 0)
+        t.observe('4.1-formapago-default', `a link created without formaPago accepts ${otras.join(', ')} too (4.1 names card and points)`);
     },
   );
 
