@@ -790,6 +790,8 @@ describe('4.1 amount and quantity charged on the screen', () => {
       const root = parse(screen.html);
       for (const e of root.querySelectorAll('style, script')) e.remove(); // a CSS rule .total is no total
       const totals = [...root.text.matchAll(/\btotal\b[^\d]{0,40}?(\d+[.,]\d{2})(?![\d])/gi)].map((m) => m[1] ?? '');
+      if (totals.length === 0)
+        return t.skip('nothing-to-judge', `the payment screen at ${screen.url} writes no amount after a "total" label`);
       const wrong = totals.filter((n) => Number(n.replace(',', '.')) !== 31.5);
       if (wrong.length > 0)
         t.observe(
