@@ -17,7 +17,6 @@ import {
   holds,
   type Need,
   notAccepted,
-  NotJudged,
   PURCHASE_OPERATIONS,
   succeeded,
   type TestHandle,
@@ -636,8 +635,9 @@ describe('5.5 account endpoints refuse missing and wrong account credentials', (
       const ok = (s: number): boolean => s >= 200 && s < 300;
       // A target that takes no HTTP Basic at all (5.5 shows no scheme) has nothing to compare.
       if (!ok(control.response?.status ?? 0))
-        throw new NotJudged(
-          `the account credential by HTTP Basic with one space was refused (${control.response?.status}): nothing to compare`,
+        return t.skip(
+          'nothing-to-judge',
+          `the account credential by HTTP Basic with one space was refused (${control.response?.status}): nothing to judge`,
         );
       const ex = await t.call('activatePaymentLink', { ...request, auth: { header: `Basic  ${right}` } });
       const status = ex.response?.status ?? 0;
