@@ -593,6 +593,18 @@ function cardHalfAsked(t: TestHandle, screen: Screen, clause: string): void {
     t.observe(clause, `the payment screen at ${screen.url} asks for the card number but shows no input for ${missing.join(', ')}`);
 }
 
+/**
+ * The value a visible input named `name` starts at: the form's as the payer read it, else the input's own value in
+ * the page (a script-built checkout keeps its inputs outside any <form>); undefined when no visible input has it.
+ */
+function startValue(screen: Screen, name: string): string | undefined {
+  const fromForm = screen.form?.fields[name];
+  if (fromForm !== undefined && (screen.form?.visible ?? [name]).includes(name)) return fromForm;
+  const input = parse(screen.html).querySelector(`input[name="${name}"]`);
+  if (input === null || input.getAttribute('type') === 'hidden' || input.hasAttribute('hidden')) return undefined;
+  return input.getAttribute('value') ?? '';
+}
+
 function screenOfProduct(t: TestHandle, screen: Screen, nombreProducto: string, clause: string, what: string): void {
   holds(
     screen.status >= 200 && screen.status < 300,
@@ -810,8 +822,8 @@ describe('4.1 amount and quantity charged on the screen', () => {
       const { link } = await linkWith(t, { esCantidadEditable: true, cantidadPorDefecto: 3 }, { monto: 10.5 });
       const screen = await t.run.payer.openScreen(link.urlEnlace);
       const name = mapPage(screen.html, t.run.config.screenFieldNames).names.cantidad;
-      const shown = screen.form?.fields[name];
-      if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name))
+      const shown = startValue(screen, name);
+      if (shown === undefined)
         return t.skip(
           'page-not-driven',
           `the payer finds no visible quantity input (${name}) on the screen: where it starts is not judged`,
@@ -868,8 +880,8 @@ describe('4.1 amount and quantity charged on the screen', () => {
     const { link } = await linkWith(t, { esMontoEditable: true }, { monto: 10.5 });
     const screen = await t.run.payer.openScreen(link.urlEnlace);
     const name = mapPage(screen.html, t.run.config.screenFieldNames).names.monto;
-    const shown = screen.form?.fields[name];
-    if (shown === undefined || !(screen.form?.visible ?? [name]).includes(name))
+    const shown = startValue(screen, name);
+    if (shown === undefined)
       return t.skip('page-not-driven', `the payer finds no visible amount input (${name}) on the screen: where it starts is not judged`);
     if (shown.trim() === '' || Number(shown.trim().replace(',', '.')) !== 10.5)
       t.observe('4.1-monto-editable', `the editable amount input of a link of monto 10.50 starts at ${JSON.stringify(shown)}, not 10.50`);
